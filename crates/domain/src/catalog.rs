@@ -1,0 +1,194 @@
+//! Types of the engine catalog: what each engine is, what it accepts and how it is priced.
+//!
+//! The catalog's data lives in the `engines` crate; these are the shapes and the pure rules on them.
+
+use crate::money::Usd;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The kind of work an engine does; decides its local implementation and output media.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Text to image.
+    ImageGeneration,
+    /// Image plus instruction to image.
+    ImageEditing,
+    /// Image to image with a transparent background.
+    BackgroundRemoval,
+    /// Image to a larger image.
+    ImageUpscaling,
+    /// Still image to video.
+    ImageToVideo,
+    /// Text to video.
+    TextToVideo,
+    /// Video plus instruction to video.
+    VideoToVideo,
+    /// Video to a larger video.
+    VideoUpscaling,
+    /// Video plus audio to video with speech.
+    LipSync,
+    /// Text to speech audio.
+    TextToSpeech,
+    /// Text to music audio.
+    Music,
+}
+
+impl Family {
+    /// Every family, in catalog order.
+    pub const ALL: [Family; 11] = [
+        Family::ImageGeneration,
+        Family::ImageEditing,
+        Family::BackgroundRemoval,
+        Family::ImageUpscaling,
+        Family::ImageToVideo,
+        Family::TextToVideo,
+        Family::VideoToVideo,
+        Family::VideoUpscaling,
+        Family::LipSync,
+        Family::TextToSpeech,
+        Family::Music,
+    ];
+}
+
+/// Whether an engine needs, accepts or refuses one of the request's top-level inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputRequirement {
+    /// The request must carry it.
+    Required,
+    /// The request may carry it.
+    Optional,
+    /// The request must not carry it.
+    #[default]
+    Rejected,
+}
+
+/// The top-level inputs of a generate request and what an engine makes of each.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineInputs {
+    /// `prompt`.
+    #[serde(default)]
+    pub prompt: InputRequirement,
+    /// `image_url`.
+    #[serde(default)]
+    pub image_url: InputRequirement,
+    /// `video_url`.
+    #[serde(default)]
+    pub video_url: InputRequirement,
+    /// `audio_url`.
+    #[serde(default)]
+    pub audio_url: InputRequirement,
+}
+
+/// The rule one key of `params` must satisfy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ParamRule {
+    /// A whole number in `min..=max`.
+    Integer {
+        /// Smallest accepted value.
+        min: i64,
+        /// Largest accepted value.
+        max: i64,
+        /// Value used when the key is absent.
+        default: i64,
+    },
+    /// A number in `min..=max`, kept exact.
+    Number {
+        /// Smallest accepted value.
+        min: Decimal,
+        /// Largest accepted value.
+        max: Decimal,
+        /// Value used when the key is absent.
+        default: Decimal,
+    },
+    /// A string, optionally restricted to a set of values.
+    String {
+        /// Accepted values; any string up to `max_len` when empty.
+        #[serde(default)]
+        one_of: Vec<String>,
+        /// Longest accepted string, in characters.
+        #[serde(default = "default_max_len")]
+        max_len: usize,
+    },
+    /// `true` or `false`.
+    Boolean {
+        /// Value used when the key is absent.
+        default: bool,
+    },
+    /// An absolute http(s) or `data:` URL of an additional input (for example a mask).
+    Url {
+        /// Whether the key must be present.
+        #[serde(default)]
+        required: bool,
+    },
+}
+
+fn default_max_len() -> usize {
+    2000
+}
+
+/// How an engine's price is computed from a job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "per", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PriceRule {
+    /// A flat price per call.
+    Call {
+        /// Price of one call.
+        usd: Usd,
+    },
+    /// A price per output image (`num_images`).
+    Image {
+        /// Price of one image.
+        usd: Usd,
+    },
+    /// A price per output megapixel (`width` x `height` x `num_images`, or the input size times `scale`).
+    Megapixel {
+        /// Price of one megapixel.
+        usd: Usd,
+    },
+    /// A price per second of output media (`duration`).
+    Second {
+        /// Price of one second.
+        usd: Usd,
+    },
+    /// A price per 1,000 characters of prompt text, rounded up to whole thousands.
+    ThousandChars {
+        /// Price of 1,000 characters.
+        usd: Usd,
+    },
+}
+
+/// Where an engine runs.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Route {
+    /// The built-in local implementation of the engine's family.
+    #[default]
+    Local,
+}
+
+/// One engine of the catalog.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSpec {
+    /// Engine id, the `model` of a generate request.
+    pub id: String,
+    /// What the engine does.
+    pub family: Family,
+    /// A short human-readable description.
+    pub title: String,
+    /// Which top-level inputs it needs or accepts.
+    pub inputs: EngineInputs,
+    /// Accepted `params` keys and their rules; any other key is refused.
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamRule>,
+    /// How the price of a job is computed.
+    pub price: PriceRule,
+    /// Where it runs.
+    #[serde(default)]
+    pub route: Route,
+}

@@ -1,0 +1,18 @@
+//! Pure rules of the media-generation service, with no I/O: money, the engine catalog's types and
+//! request validation, price quotes, the task lifecycle, billing decisions and API-key hashing.
+//!
+//! Every other crate builds on these types; keeping them free of databases and networks lets the
+//! rules be tested exhaustively on their own.
+
+pub mod billing;
+pub mod catalog;
+pub mod keys;
+pub mod money;
+pub mod task;
+pub mod validation;
+
+pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
+pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
+pub use money::Usd;
+pub use task::{OutputKind, TaskStatus};
+pub use validation::{GenerateRequest, ValidatedJob, ValidationError};

@@ -1,0 +1,12 @@
+//! Pure-Rust media processing behind the built-in local engines.
+//!
+//! Everything here runs in-process without ffmpeg or model weights, so the
+//! service can produce real (if classical or procedural) media offline.
+
+pub mod audio;
+mod error;
+pub mod imaging;
+mod seed;
+pub mod video;
+
+pub use error::MediaError;

@@ -1,0 +1,541 @@
+//! H.264/MP4 encode, probe and decode without ffmpeg.
+//!
+//! Encoding and decoding use the OpenH264 sources compiled into the binary;
+//! the MP4 container is written and parsed with the pure-Rust `mp4` crate.
+
+use std::io::{Cursor, Read, Seek};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use image::RgbImage;
+use mp4::{AvcConfig, MediaConfig, Mp4Config, Mp4Reader, Mp4Sample, Mp4Track, Mp4Writer, TrackConfig, TrackType};
+use openh264::decoder::{DecodedYUV, Decoder, DecoderConfig, Flush};
+use openh264::encoder::{
+    BitRate, Encoder, EncoderConfig, FrameRate, IntraFramePeriod, Profile, RateControlMode, UsageType,
+};
+use openh264::formats::{RgbSliceU8, YUVBuffer, YUVSource};
+use openh264::{OpenH264API, Timestamp};
+
+use super::MediaError;
+
+/// Most frames [`decode_mp4`] returns; later frames are ignored.
+pub const MAX_DECODE_FRAMES: u32 = 1800;
+
+/// Upper bound on decoded RGB bytes held at once, so a long high-resolution
+/// upload cannot exhaust memory even under the frame cap.
+const MAX_DECODE_BYTES: usize = 1536 * 1024 * 1024;
+
+/// Highest frame rate accepted by [`encode_mp4`].
+pub const MAX_FPS: u32 = 240;
+
+const NAL_IDR: u8 = 5;
+const NAL_SPS: u8 = 7;
+const NAL_PPS: u8 = 8;
+const NAL_AUD: u8 = 9;
+
+/// Per-frame tick count; with a timescale of `fps * TICKS_PER_FRAME` every
+/// frame duration is an exact integer.
+const TICKS_PER_FRAME: u32 = 1000;
+
+/// Basic facts about an MP4's primary video track.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mp4Info {
+    /// Coded width in pixels.
+    pub width: u32,
+    /// Coded height in pixels.
+    pub height: u32,
+    /// Track duration in seconds.
+    pub duration_secs: f64,
+    /// Number of samples (frames) in the track.
+    pub frame_count: u32,
+    /// Sample entry four-cc, e.g. `avc1` for H.264.
+    pub codec: String,
+}
+
+/// Encodes RGB frames as H.264 (constrained baseline) in an MP4 file.
+///
+/// All frames must share one even size (4:2:0 chroma needs it) no larger than
+/// 3840x2160 (or 2160x3840); `fps` must be 1..=[`MAX_FPS`]. The result has one
+/// `avc1` track whose duration is exactly `frames.len() / fps`, with IDR
+/// frames every two seconds marked as sync samples so players can seek.
+pub fn encode_mp4(frames: &[RgbImage], fps: u32) -> Result<Vec<u8>, MediaError> {
+    let first = frames.first().ok_or_else(|| MediaError::InvalidInput("no frames to encode".into()))?;
+    let (w, h) = first.dimensions();
+    validate_encode_input(frames, w, h, fps)?;
+
+    let encoded = encode_h264(frames, w, h, fps)?;
+    mux_mp4(&encoded, w, h, fps)
+}
+
+fn validate_encode_input(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Result<(), MediaError> {
+    if !(1..=MAX_FPS).contains(&fps) {
+        return Err(MediaError::InvalidInput(format!("fps must be 1..={MAX_FPS}, got {fps}")));
+    }
+    if w == 0 || h == 0 || w % 2 != 0 || h % 2 != 0 {
+        return Err(MediaError::InvalidInput(format!("frame size must be non-zero and even, got {w}x{h}")));
+    }
+    if w.max(h) > 3840 || w.min(h) > 2160 {
+        return Err(MediaError::InvalidInput(format!(
+            "frame size {w}x{h} exceeds the H.264 encoder limit of 3840x2160"
+        )));
+    }
+    if let Some((i, f)) = frames.iter().enumerate().find(|(_, f)| f.dimensions() != (w, h)) {
+        return Err(MediaError::InvalidInput(format!("frame {i} is {}x{}, expected {w}x{h}", f.width(), f.height())));
+    }
+    Ok(())
+}
+
+/// Output of the H.264 stage, ready for muxing.
+struct EncodedStream {
+    sps: Vec<u8>,
+    pps: Vec<u8>,
+    /// Length-prefixed access units, sync flag, and how many input frames
+    /// each one spans (more than one only if the encoder skipped frames).
+    samples: Vec<(Vec<u8>, bool, u32)>,
+}
+
+fn encode_h264(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Result<EncodedStream, MediaError> {
+    let enc_err = |e: openh264::Error| MediaError::Encode(format!("H.264 encoder: {e}"));
+    // Rate control off means a constant QP of 26: steady quality, no frame
+    // skipping (which would break timing and frame counts) and none of the
+    // warnings OpenH264 logs when bitrate modes run with skipping disabled.
+    // The bitrate only serves as the level/HRD hint in the SPS.
+    let bps = (f64::from(w) * f64::from(h) * f64::from(fps) * 0.15).clamp(250_000.0, 40_000_000.0) as u32;
+    let config = EncoderConfig::new()
+        .bitrate(BitRate::from_bps(bps))
+        .max_frame_rate(FrameRate::from_hz(fps as f32))
+        .rate_control_mode(RateControlMode::Off)
+        .skip_frames(false)
+        .profile(Profile::Baseline)
+        // The bundled OpenH264 rejects the non-real-time usage types.
+        .usage_type(UsageType::CameraVideoRealTime)
+        .intra_frame_period(IntraFramePeriod::from_num_frames(fps * 2))
+        // Single-threaded keeps output deterministic and leaves cores to the service.
+        .num_threads(1);
+    let mut encoder = Encoder::with_api_config(OpenH264API::from_source(), config).map_err(enc_err)?;
+
+    let (wu, hu) = (w as usize, h as usize);
+    let mut yuv = YUVBuffer::new(wu, hu);
+    let mut sps: Option<Vec<u8>> = None;
+    let mut pps: Option<Vec<u8>> = None;
+    let mut samples: Vec<(Vec<u8>, bool, u32)> = Vec::with_capacity(frames.len());
+
+    for (index, frame) in frames.iter().enumerate() {
+        yuv.read_rgb8(RgbSliceU8::new(frame.as_raw(), (wu, hu)));
+        let millis = index as u64 * 1000 / u64::from(fps);
+        let stream = encoder.encode_at(&yuv, Timestamp::from_millis(millis)).map_err(enc_err)?;
+        let mut access_unit = Vec::new();
+        let mut is_idr = false;
+        for layer in (0..stream.num_layers()).filter_map(|l| stream.layer(l)) {
+            for nal in (0..layer.nal_count()).filter_map(|n| layer.nal_unit(n)) {
+                let payload = strip_start_code(nal);
+                let Some(&header) = payload.first() else {
+                    continue;
+                };
+                match header & 0x1f {
+                    NAL_SPS => {
+                        sps.get_or_insert_with(|| payload.to_vec());
+                    }
+                    NAL_PPS => {
+                        pps.get_or_insert_with(|| payload.to_vec());
+                    }
+                    // Access unit delimiters are redundant in MP4 samples.
+                    NAL_AUD => {}
+                    kind => {
+                        is_idr |= kind == NAL_IDR;
+                        let len = u32::try_from(payload.len())
+                            .map_err(|_| MediaError::Encode("NAL unit larger than 4 GiB".into()))?;
+                        access_unit.extend_from_slice(&len.to_be_bytes());
+                        access_unit.extend_from_slice(payload);
+                    }
+                }
+            }
+        }
+        if access_unit.is_empty() {
+            // A skipped frame: hold the previous picture for one more frame.
+            match samples.last_mut() {
+                Some(last) => last.2 += 1,
+                None => return Err(MediaError::Encode("encoder produced no picture for the first frame".into())),
+            }
+        } else {
+            samples.push((access_unit, is_idr, 1));
+        }
+    }
+
+    let sps = sps.ok_or_else(|| MediaError::Encode("encoder emitted no SPS".into()))?;
+    let pps = pps.ok_or_else(|| MediaError::Encode("encoder emitted no PPS".into()))?;
+    if sps.len() < 4 {
+        return Err(MediaError::Encode("encoder emitted a truncated SPS".into()));
+    }
+    Ok(EncodedStream { sps, pps, samples })
+}
+
+/// Removes an Annex-B start code (3 or 4 bytes) if present.
+fn strip_start_code(nal: &[u8]) -> &[u8] {
+    if let Some(rest) = nal.strip_prefix(&[0, 0, 0, 1]) {
+        rest
+    } else if let Some(rest) = nal.strip_prefix(&[0, 0, 1]) {
+        rest
+    } else {
+        nal
+    }
+}
+
+fn mux_mp4(stream: &EncodedStream, w: u32, h: u32, fps: u32) -> Result<Vec<u8>, MediaError> {
+    let mux_err = |e: mp4::Error| MediaError::Encode(format!("MP4 mux: {e}"));
+    let brand = |s: &[u8; 4]| mp4::FourCC::from(*s);
+    let config = Mp4Config {
+        major_brand: brand(b"isom"),
+        minor_version: 512,
+        compatible_brands: vec![brand(b"isom"), brand(b"iso2"), brand(b"avc1"), brand(b"mp41")],
+        timescale: 1000,
+    };
+    let mut writer = Mp4Writer::write_start(Cursor::new(Vec::new()), &config).map_err(mux_err)?;
+    let timescale = fps * TICKS_PER_FRAME;
+    let (width, height) = (
+        u16::try_from(w).map_err(|_| MediaError::InvalidInput("width too large".into()))?,
+        u16::try_from(h).map_err(|_| MediaError::InvalidInput("height too large".into()))?,
+    );
+    writer
+        .add_track(&TrackConfig {
+            track_type: TrackType::Video,
+            timescale,
+            language: "und".into(),
+            media_conf: MediaConfig::AvcConfig(AvcConfig {
+                width,
+                height,
+                seq_param_set: stream.sps.clone(),
+                pic_param_set: stream.pps.clone(),
+            }),
+        })
+        .map_err(mux_err)?;
+
+    let mut start_time = 0u64;
+    for (bytes, is_sync, frames) in &stream.samples {
+        let duration = frames * TICKS_PER_FRAME;
+        writer
+            .write_sample(
+                1,
+                &Mp4Sample {
+                    start_time,
+                    duration,
+                    rendering_offset: 0,
+                    is_sync: *is_sync,
+                    bytes: bytes::Bytes::copy_from_slice(bytes),
+                },
+            )
+            .map_err(mux_err)?;
+        start_time += u64::from(duration);
+    }
+    writer.write_end().map_err(mux_err)?;
+    let mut out = writer.into_writer().into_inner();
+    fix_next_track_id(&mut out, 2);
+    Ok(out)
+}
+
+/// The `mp4` crate leaves `mvhd.next_track_id` at 1, which collides with the
+/// track it just wrote; strict validators flag that, so patch it in place.
+fn fix_next_track_id(file: &mut [u8], next_id: u32) {
+    let Some((moov_start, moov_end)) = find_box(file, 0, file.len(), b"moov") else {
+        return;
+    };
+    if let Some((mvhd_start, mvhd_end)) = find_box(file, moov_start + 8, moov_end, b"mvhd") {
+        if mvhd_end >= mvhd_start + 12 {
+            file[mvhd_end - 4..mvhd_end].copy_from_slice(&next_id.to_be_bytes());
+        }
+    }
+}
+
+/// Finds a child box by type among the boxes in `file[start..end]`,
+/// returning its byte range (header included).
+fn find_box(file: &[u8], mut pos: usize, end: usize, kind: &[u8; 4]) -> Option<(usize, usize)> {
+    while pos + 8 <= end {
+        let size = u32::from_be_bytes(file.get(pos..pos + 4)?.try_into().ok()?) as usize;
+        if size < 8 || pos + size > end {
+            return None;
+        }
+        if file.get(pos + 4..pos + 8)? == kind {
+            return Some((pos, pos + size));
+        }
+        pos += size;
+    }
+    None
+}
+
+/// Reads the primary video track's size, duration, frame count and codec.
+pub fn probe_mp4(bytes: &[u8]) -> Result<Mp4Info, MediaError> {
+    guard_parser(|| {
+        let reader = open_mp4(bytes)?;
+        let track = primary_video_track(&reader)?;
+        let codec = track
+            .box_type()
+            .map(|f| String::from_utf8_lossy(&f.value).into_owned())
+            .map_err(|e| MediaError::Decode(format!("unsupported video sample entry: {e}")))?;
+        Ok(Mp4Info {
+            width: u32::from(track.width()),
+            height: u32::from(track.height()),
+            duration_secs: track_duration_secs(&reader, track)?,
+            frame_count: track.sample_count(),
+            codec,
+        })
+    })
+}
+
+/// Decodes the H.264 (`avc1`) track to RGB frames and returns them with the
+/// stream's frame rate.
+///
+/// At most [`MAX_DECODE_FRAMES`] frames are returned (later ones are ignored);
+/// a stream whose decoded frames would not fit the in-memory budget (1.5 GiB
+/// of RGB) is rejected instead of truncated to a useless stub.
+pub fn decode_mp4(bytes: &[u8]) -> Result<(Vec<RgbImage>, f64), MediaError> {
+    guard_parser(|| decode_mp4_inner(bytes))
+}
+
+fn decode_mp4_inner(bytes: &[u8]) -> Result<(Vec<RgbImage>, f64), MediaError> {
+    let mut reader = open_mp4(bytes)?;
+    let track = primary_video_track(&reader)?;
+    let avc1 = track
+        .trak
+        .mdia
+        .minf
+        .stbl
+        .stsd
+        .avc1
+        .as_ref()
+        .ok_or_else(|| MediaError::Decode("video track is not H.264 (avc1)".into()))?;
+    let length_size = usize::from(avc1.avcc.length_size_minus_one & 0x03) + 1;
+    let mut parameter_sets = Vec::new();
+    for nal in avc1.avcc.sequence_parameter_sets.iter().chain(&avc1.avcc.picture_parameter_sets) {
+        parameter_sets.extend_from_slice(&[0, 0, 0, 1]);
+        parameter_sets.extend_from_slice(&nal.bytes);
+    }
+    let track_id = track.track_id();
+    let sample_count = track.sample_count();
+    let fps = stream_fps(track)?;
+    // The mp4 crate allocates each sample at its declared size before reading,
+    // so refuse declared sizes that cannot fit in the file.
+    let stsz = &track.trak.mdia.minf.stbl.stsz;
+    let file_len = bytes.len() as u64;
+    if u64::from(stsz.sample_size) > file_len || stsz.sample_sizes.iter().any(|&s| u64::from(s) > file_len) {
+        return Err(MediaError::Decode("sample size exceeds file size".into()));
+    }
+
+    let dec_err = |e: openh264::Error| MediaError::Decode(format!("H.264 decoder: {e}"));
+    let config = DecoderConfig::new().flush_after_decode(Flush::NoFlush);
+    let mut decoder = Decoder::with_api_config(OpenH264API::from_source(), config).map_err(dec_err)?;
+    let mut frames: Vec<RgbImage> = Vec::new();
+    let mut decoded_bytes = 0usize;
+    let mut annex_b = Vec::new();
+    let cap = MAX_DECODE_FRAMES as usize;
+
+    for sample_id in 1..=sample_count {
+        if frames.len() >= cap {
+            break;
+        }
+        let sample = reader
+            .read_sample(track_id, sample_id)
+            .map_err(|e| MediaError::Decode(format!("reading sample {sample_id}: {e}")))?;
+        let Some(sample) = sample else {
+            continue;
+        };
+        annex_b.clear();
+        // Parameter sets live in avcC, not in the samples; the decoder needs
+        // them in-band before every random-access point.
+        if sample.is_sync || sample_id == 1 {
+            annex_b.extend_from_slice(&parameter_sets);
+        }
+        length_prefixed_to_annex_b(&sample.bytes, length_size, &mut annex_b)?;
+        if let Some(yuv) = decoder.decode(&annex_b).map_err(dec_err)? {
+            push_frame(&mut frames, &mut decoded_bytes, &yuv)?;
+        }
+    }
+    for yuv in decoder.flush_remaining().map_err(dec_err)? {
+        if frames.len() >= cap {
+            break;
+        }
+        push_frame(&mut frames, &mut decoded_bytes, &yuv)?;
+    }
+    if frames.is_empty() {
+        return Err(MediaError::Decode("no decodable frames in video track".into()));
+    }
+    Ok((frames, fps))
+}
+
+fn push_frame(frames: &mut Vec<RgbImage>, decoded_bytes: &mut usize, yuv: &DecodedYUV<'_>) -> Result<(), MediaError> {
+    let (w, h) = yuv.dimensions();
+    if w == 0 || h == 0 {
+        return Ok(());
+    }
+    let size = w * h * 3;
+    *decoded_bytes += size;
+    if *decoded_bytes > MAX_DECODE_BYTES {
+        return Err(MediaError::InvalidInput(
+            "video too large to decode in memory; use a shorter or smaller clip".into(),
+        ));
+    }
+    let mut rgb = vec![0u8; size];
+    yuv.write_rgb8(&mut rgb);
+    let (w32, h32) = (
+        u32::try_from(w).map_err(|_| MediaError::Decode("frame too wide".into()))?,
+        u32::try_from(h).map_err(|_| MediaError::Decode("frame too tall".into()))?,
+    );
+    let img = RgbImage::from_raw(w32, h32, rgb)
+        .ok_or_else(|| MediaError::Decode("decoded frame buffer size mismatch".into()))?;
+    frames.push(img);
+    Ok(())
+}
+
+/// Rewrites MP4 length-prefixed NAL units as Annex-B start-code units.
+fn length_prefixed_to_annex_b(sample: &[u8], length_size: usize, out: &mut Vec<u8>) -> Result<(), MediaError> {
+    let mut rest = sample;
+    while !rest.is_empty() {
+        if rest.len() < length_size {
+            return Err(MediaError::Decode("truncated NAL length prefix".into()));
+        }
+        let (prefix, tail) = rest.split_at(length_size);
+        let len = prefix.iter().fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+        if len > tail.len() {
+            return Err(MediaError::Decode("NAL unit overruns its sample".into()));
+        }
+        let (nal, tail) = tail.split_at(len);
+        if !nal.is_empty() {
+            out.extend_from_slice(&[0, 0, 0, 1]);
+            out.extend_from_slice(nal);
+        }
+        rest = tail;
+    }
+    Ok(())
+}
+
+fn open_mp4(bytes: &[u8]) -> Result<Mp4Reader<Cursor<&[u8]>>, MediaError> {
+    if bytes.is_empty() {
+        return Err(MediaError::InvalidInput("empty video data".into()));
+    }
+    Mp4Reader::read_header(Cursor::new(bytes), bytes.len() as u64)
+        .map_err(|e| MediaError::Decode(format!("not a readable MP4: {e}")))
+}
+
+/// Lowest-id H.264 track, else the lowest-id video track of any codec.
+fn primary_video_track<R: Read + Seek>(reader: &Mp4Reader<R>) -> Result<&Mp4Track, MediaError> {
+    let mut video: Vec<&Mp4Track> =
+        reader.tracks().values().filter(|t| matches!(t.track_type(), Ok(TrackType::Video))).collect();
+    video.sort_by_key(|t| t.track_id());
+    video
+        .iter()
+        .find(|t| t.trak.mdia.minf.stbl.stsd.avc1.is_some())
+        .or_else(|| video.first())
+        .copied()
+        .ok_or_else(|| MediaError::Decode("MP4 has no video track".into()))
+}
+
+/// Media duration of the track, falling back to the movie header when the
+/// track's own duration is unset (as in some fragmented files).
+fn track_duration_secs<R>(reader: &Mp4Reader<R>, track: &Mp4Track) -> Result<f64, MediaError> {
+    let mdhd = &track.trak.mdia.mdhd;
+    if mdhd.timescale > 0 && mdhd.duration > 0 {
+        return Ok(mdhd.duration as f64 / f64::from(mdhd.timescale));
+    }
+    let mvhd = &reader.moov.mvhd;
+    if mvhd.timescale > 0 {
+        return Ok(mvhd.duration as f64 / f64::from(mvhd.timescale));
+    }
+    Err(MediaError::Decode("MP4 has a zero timescale".into()))
+}
+
+/// Average frame rate from the sample timing table.
+fn stream_fps(track: &Mp4Track) -> Result<f64, MediaError> {
+    let timescale = track.trak.mdia.mdhd.timescale;
+    let stts = &track.trak.mdia.minf.stbl.stts;
+    let (count, ticks) = stts.entries.iter().fold((0u64, 0u64), |(c, t), e| {
+        (c + u64::from(e.sample_count), t + u64::from(e.sample_count) * u64::from(e.sample_delta))
+    });
+    if timescale == 0 || count == 0 || ticks == 0 {
+        return Err(MediaError::Decode("MP4 video track has no usable timing".into()));
+    }
+    Ok(count as f64 * f64::from(timescale) / ticks as f64)
+}
+
+/// Runs MP4 parsing behind a panic guard: the `mp4` crate still has
+/// `unwrap`s on malformed tables, and uploads are untrusted.
+fn guard_parser<T>(f: impl FnOnce() -> Result<T, MediaError>) -> Result<T, MediaError> {
+    catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(MediaError::Decode("malformed MP4 (parser aborted)".into())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::media::imaging::sandbox_motion_frames;
+
+    fn clip(frames: u32) -> Vec<RgbImage> {
+        sandbox_motion_frames("test clip", 9, 160, 96, frames)
+    }
+
+    #[test]
+    fn encode_probe_decode_roundtrip() -> Result<(), MediaError> {
+        let frames = clip(24);
+        let mp4 = encode_mp4(&frames, 12)?;
+
+        let info = probe_mp4(&mp4)?;
+        assert_eq!(info.codec, "avc1");
+        assert_eq!((info.width, info.height), (160, 96));
+        assert!((info.duration_secs - 2.0).abs() < 0.1, "duration {}", info.duration_secs);
+        assert_eq!(info.frame_count, 24);
+
+        let (decoded, fps) = decode_mp4(&mp4)?;
+        assert_eq!(decoded.len(), 24);
+        assert!(decoded.iter().all(|f| f.dimensions() == (160, 96)));
+        assert!((fps - 12.0).abs() < 1e-6);
+        // Lossy, but recognisably the same pictures.
+        for (a, b) in decoded.iter().zip(&frames) {
+            let err: u64 = a.as_raw().iter().zip(b.as_raw()).map(|(x, y)| u64::from(x.abs_diff(*y))).sum();
+            let mean = err as f64 / a.as_raw().len() as f64;
+            assert!(mean < 12.0, "mean abs error {mean}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn container_tables_are_consistent() -> Result<(), MediaError> {
+        let mp4 = encode_mp4(&clip(6), 3)?;
+        let reader = open_mp4(&mp4)?;
+        assert_eq!(reader.moov.mvhd.next_track_id, 2);
+        let track = primary_video_track(&reader)?;
+        let stbl = &track.trak.mdia.minf.stbl;
+        let ticks: u64 = stbl.stts.entries.iter().map(|e| u64::from(e.sample_count) * u64::from(e.sample_delta)).sum();
+        assert_eq!(ticks, track.trak.mdia.mdhd.duration);
+        assert_eq!(ticks, 2 * u64::from(track.trak.mdia.mdhd.timescale));
+        assert_eq!(stbl.stsz.sample_count, 6);
+        let offsets = stbl.stco.as_ref().map(|s| s.entries.clone()).unwrap_or_default();
+        assert!(!offsets.is_empty());
+        assert!(offsets.iter().all(|&o| (o as usize) < mp4.len()));
+        // First sample is an IDR sync sample.
+        assert!(stbl.stss.as_ref().is_some_and(|s| s.entries.first() == Some(&1)));
+        // Samples are well-formed length-prefixed NAL units.
+        let first = offsets[0] as usize;
+        let size = stbl.stsz.sample_sizes.first().copied().unwrap_or(stbl.stsz.sample_size) as usize;
+        let mut annex_b = Vec::new();
+        length_prefixed_to_annex_b(&mp4[first..first + size], 4, &mut annex_b)?;
+        assert_eq!(annex_b[4] & 0x1f, NAL_IDR);
+        Ok(())
+    }
+
+    #[test]
+    fn encode_rejects_bad_input() {
+        let odd = vec![RgbImage::new(15, 10)];
+        assert!(matches!(encode_mp4(&odd, 10), Err(MediaError::InvalidInput(_))));
+        assert!(matches!(encode_mp4(&[], 10), Err(MediaError::InvalidInput(_))));
+        let ok = vec![RgbImage::new(16, 16)];
+        assert!(matches!(encode_mp4(&ok, 0), Err(MediaError::InvalidInput(_))));
+        let mixed = vec![RgbImage::new(16, 16), RgbImage::new(32, 16)];
+        assert!(matches!(encode_mp4(&mixed, 10), Err(MediaError::InvalidInput(_))));
+    }
+
+    #[test]
+    fn decode_rejects_garbage_and_truncation() -> Result<(), MediaError> {
+        assert!(probe_mp4(b"").is_err());
+        assert!(decode_mp4(b"not an mp4 at all").is_err());
+        let mp4 = encode_mp4(&clip(4), 4)?;
+        assert!(decode_mp4(&mp4[..mp4.len() / 2]).is_err());
+        Ok(())
+    }
+}

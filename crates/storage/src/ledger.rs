@@ -1,0 +1,168 @@
+//! The append-only billing ledger, usage summaries, and the check that balances match it.
+
+use crate::accounts::Account;
+use crate::connection::read;
+use crate::keys::ApiKey;
+use crate::schema::{accounts, api_keys, ledger};
+use crate::{Database, StorageResult};
+use diesel::prelude::*;
+use std::collections::BTreeMap;
+
+/// One ledger row: a hold placed at submit, a capture on success, or a release of what was not
+/// captured.
+#[derive(Clone, Debug, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = ledger)]
+pub struct LedgerEntry {
+    /// Sequence number.
+    pub id: i64,
+    /// Task the money moved for.
+    pub task_id: String,
+    /// Key charged.
+    pub key_id: String,
+    /// Account charged.
+    pub account_id: String,
+    /// `hold`, `capture` or `release`.
+    pub kind: String,
+    /// Amount, ten-thousandths of a dollar.
+    pub amount_units: i64,
+    /// Part of the amount on the free allowance.
+    pub allowance_units: i64,
+    /// Time, Unix milliseconds.
+    pub created_at: i64,
+}
+
+/// A key's and its account's billing state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    /// The key.
+    pub key: ApiKey,
+    /// Its account.
+    pub account: Account,
+    /// The key's most recent captures, newest first.
+    pub recent_charges: Vec<LedgerEntry>,
+}
+
+/// A stored balance that differs from the one recomputed from the ledger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LedgerMismatch {
+    /// `key ...` or `account ...`.
+    pub owner: String,
+    /// Which balance.
+    pub balance: &'static str,
+    /// Stored value, ten-thousandths of a dollar.
+    pub stored: i64,
+    /// Value recomputed from the ledger.
+    pub recomputed: i64,
+}
+
+/// Appends a ledger row for a task (inside the caller's transaction). The unique
+/// `(task_id, kind)` index makes a second hold, capture or release of one task impossible.
+macro_rules! append_ledger {
+    ($conn:expr, $task:expr, $kind:expr, $amount:expr, $allowance:expr, $now:expr) => {
+        diesel::insert_into($crate::schema::ledger::table)
+            .values((
+                $crate::schema::ledger::task_id.eq($task.id.as_str()),
+                $crate::schema::ledger::key_id.eq($task.key_id.as_str()),
+                $crate::schema::ledger::account_id.eq($task.account_id.as_str()),
+                $crate::schema::ledger::kind.eq($kind),
+                $crate::schema::ledger::amount_units.eq($amount.units()),
+                $crate::schema::ledger::allowance_units.eq($allowance.units()),
+                $crate::schema::ledger::created_at.eq($now),
+            ))
+            .execute($conn)
+    };
+}
+pub(crate) use append_ledger;
+
+#[derive(Default)]
+struct Sums {
+    hold: i64,
+    hold_allowance: i64,
+    capture: i64,
+    capture_allowance: i64,
+    release: i64,
+    release_allowance: i64,
+}
+
+impl Sums {
+    fn add(&mut self, entry: &LedgerEntry) {
+        let (amount, allowance) = match entry.kind.as_str() {
+            "hold" => (&mut self.hold, &mut self.hold_allowance),
+            "capture" => (&mut self.capture, &mut self.capture_allowance),
+            _ => (&mut self.release, &mut self.release_allowance),
+        };
+        *amount += entry.amount_units;
+        *allowance += entry.allowance_units;
+    }
+}
+
+impl Database {
+    /// The billing state of `key_id` and its account, with its `recent` latest charges.
+    pub fn usage(&self, key_id: &str, recent: i64) -> StorageResult<Usage> {
+        let key = self.key(key_id)?;
+        let account = self.account(&key.account_id)?;
+        let recent_charges = read!(self, |conn| ledger::table
+            .filter(ledger::key_id.eq(key_id))
+            .filter(ledger::kind.eq("capture"))
+            .order(ledger::id.desc())
+            .limit(recent)
+            .select(LedgerEntry::as_select())
+            .load(conn))?;
+        Ok(Usage { key, account, recent_charges })
+    }
+
+    /// Every ledger row of an account, oldest first.
+    pub fn account_ledger(&self, account_name: &str) -> StorageResult<Vec<LedgerEntry>> {
+        let account = self.account_by_name(account_name)?;
+        Ok(read!(self, |conn| ledger::table
+            .filter(ledger::account_id.eq(&account.id))
+            .order(ledger::id.asc())
+            .select(LedgerEntry::as_select())
+            .load(conn))?)
+    }
+
+    /// Recomputes every key's and account's balances from the ledger and lists those that differ
+    /// from the stored ones. Empty means the books balance.
+    pub fn verify_ledger(&self) -> StorageResult<Vec<LedgerMismatch>> {
+        let (entries, keys, accounts): (Vec<LedgerEntry>, Vec<ApiKey>, Vec<Account>) = read!(self, |conn| {
+            conn.transaction(|conn| {
+                Ok::<_, diesel::result::Error>((
+                    ledger::table.select(LedgerEntry::as_select()).load(conn)?,
+                    api_keys::table.select(ApiKey::as_select()).load(conn)?,
+                    accounts::table.select(Account::as_select()).load(conn)?,
+                ))
+            })
+        })?;
+        let mut by_key: BTreeMap<&str, Sums> = BTreeMap::new();
+        let mut by_account: BTreeMap<&str, Sums> = BTreeMap::new();
+        for entry in &entries {
+            by_key.entry(&entry.key_id).or_default().add(entry);
+            by_account.entry(&entry.account_id).or_default().add(entry);
+        }
+        let mut mismatches = Vec::new();
+        let mut check = |owner: String, balance: &'static str, stored: i64, recomputed: i64| {
+            if stored != recomputed {
+                mismatches.push(LedgerMismatch { owner, balance, stored, recomputed });
+            }
+        };
+        let none = Sums::default();
+        for key in &keys {
+            let s = by_key.get(key.id.as_str()).unwrap_or(&none);
+            check(format!("key {}", key.id), "spent", key.spent_units, s.capture);
+            check(format!("key {}", key.id), "held", key.held_units, s.hold - s.capture - s.release);
+        }
+        for account in &accounts {
+            let s = by_account.get(account.id.as_str()).unwrap_or(&none);
+            let owner = format!("account {}", account.name);
+            check(owner.clone(), "free_used", account.free_used_units, s.capture_allowance);
+            check(
+                owner.clone(),
+                "free_held",
+                account.free_held_units,
+                s.hold_allowance - s.capture_allowance - s.release_allowance,
+            );
+            check(owner, "invoice", account.invoice_units, s.capture - s.capture_allowance);
+        }
+        Ok(mismatches)
+    }
+}

@@ -1,0 +1,70 @@
+//! Persistence of the service: accounts, API keys, tasks (which double as the job queue) and the
+//! billing ledger, over SQLite (the embedded default) or PostgreSQL, chosen by the database URL.
+//!
+//! Every operation is written once against diesel's query builder and compiled for both backends
+//! by the `write_tx!`/`read!` macros; the few statements that must differ (queue claims, row locks)
+//! branch on [`Backend`]. Calls are blocking: async callers run them on a blocking thread.
+
+mod accounts;
+mod connection;
+mod keys;
+mod ledger;
+mod queue;
+mod schema;
+mod settings;
+mod tasks;
+pub mod test_support;
+
+pub use accounts::Account;
+pub use connection::{Backend, Database};
+pub use keys::{ApiKey, AuthenticatedKey};
+pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
+pub use queue::ClaimedTask;
+pub use tasks::{NewTask, SubmitError, TaskRecord};
+
+/// A failure of the storage layer.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// The database URL is not one we can use.
+    #[error("unsupported database URL {0:?}: use sqlite://PATH or postgres://...")]
+    UnsupportedUrl(String),
+    /// No connection could be had from the pool.
+    #[error("database unavailable: {0}")]
+    Pool(#[from] r2d2::Error),
+    /// Connecting failed.
+    #[error("cannot connect to the database: {0}")]
+    Connect(#[from] diesel::ConnectionError),
+    /// A query failed.
+    #[error("database error: {0}")]
+    Query(#[from] diesel::result::Error),
+    /// Applying migrations failed.
+    #[error("database migration failed: {0}")]
+    Migration(String),
+    /// A named account or key does not exist.
+    #[error("{0} not found")]
+    NotFound(String),
+    /// A unique name is taken.
+    #[error("{0} already exists")]
+    AlreadyExists(String),
+    /// Stored data could not be read back.
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+}
+
+/// Result of storage operations.
+pub type StorageResult<T> = Result<T, StorageError>;
+
+/// The current time in Unix milliseconds, the unit of every stored timestamp.
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A random identifier with a readable prefix, such as `task_3f9c...`.
+pub fn new_id(prefix: &str) -> String {
+    use rand::Rng;
+    let bytes: [u8; 12] = rand::thread_rng().gen();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{prefix}_{hex}")
+}

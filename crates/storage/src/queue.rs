@@ -1,0 +1,175 @@
+//! The job queue over the tasks table: claims with a lease, heartbeats, release, and the
+//! finalisation that settles billing in the same transaction as the terminal status.
+
+use crate::connection::write_tx;
+use crate::ledger::append_ledger;
+use crate::schema::{accounts, api_keys, tasks};
+use crate::tasks::TaskRecord;
+use crate::{now_millis, Backend, Database, StorageResult};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+use domain::{billing, Capture, TaskStatus, Usd};
+
+/// The update target "this task, while this attempt runs it".
+macro_rules! running_attempt {
+    ($task_id:expr, $attempt:expr) => {
+        diesel::update(tasks::table)
+            .filter(tasks::id.eq($task_id))
+            .filter(tasks::status.eq(TaskStatus::Running.as_str()))
+            .filter(tasks::attempt.eq($attempt))
+    };
+}
+
+/// Reads the task if `attempt` still runs it, locking its row on PostgreSQL so a concurrent
+/// finaliser waits, then sees the new status and backs off.
+macro_rules! lock_running_attempt {
+    ($conn:expr, $backend:expr, $task_id:expr, $attempt:expr) => {{
+        let sql = if $backend == Backend::Postgres {
+            "SELECT * FROM tasks WHERE id = $1 AND status = 'running' AND attempt = $2 FOR UPDATE"
+        } else {
+            "SELECT * FROM tasks WHERE id = ? AND status = 'running' AND attempt = ?"
+        };
+        diesel::sql_query(sql)
+            .bind::<Text, _>($task_id)
+            .bind::<diesel::sql_types::Integer, _>($attempt)
+            .get_result::<TaskRecord>($conn)
+            .optional()
+    }};
+}
+
+/// A task a worker has claimed, with the attempt number that fences its finalisation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimedTask {
+    /// The task as claimed (status `running`).
+    pub task: TaskRecord,
+    /// This claim's attempt number.
+    pub attempt: i32,
+}
+
+// A task is claimable when queued, or running under a lease that lapsed (its worker died).
+const CLAIM_SQLITE: &str = "UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = ?, \
+     lease_expires_at = ?, started_at = COALESCE(started_at, ?), updated_at = ? \
+     WHERE id = (SELECT id FROM tasks WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < ?) \
+     ORDER BY created_at, id LIMIT 1) RETURNING *";
+// SKIP LOCKED lets many workers claim concurrently without waiting on each other's rows.
+const CLAIM_POSTGRES: &str = "UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = $1, \
+     lease_expires_at = $2, started_at = COALESCE(started_at, $3), updated_at = $4 \
+     WHERE id = (SELECT id FROM tasks WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $5) \
+     ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *";
+
+impl Database {
+    /// Claims the oldest claimable task for `worker_id` with a lease of `lease_ms`.
+    pub fn claim_task(&self, worker_id: &str, lease_ms: i64) -> StorageResult<Option<ClaimedTask>> {
+        let now = now_millis();
+        let claimed: Option<TaskRecord> = write_tx!(self, |conn, backend| {
+            let sql = if backend == Backend::Postgres { CLAIM_POSTGRES } else { CLAIM_SQLITE };
+            diesel::sql_query(sql)
+                .bind::<Text, _>(worker_id)
+                .bind::<BigInt, _>(now + lease_ms)
+                .bind::<BigInt, _>(now)
+                .bind::<BigInt, _>(now)
+                .bind::<BigInt, _>(now)
+                .get_result::<TaskRecord>(conn)
+                .optional()
+        })?;
+        Ok(claimed.map(|task| ClaimedTask { attempt: task.attempt, task }))
+    }
+
+    /// Renews the lease of `task_id` for the holder of `attempt`. Returns false when the lease
+    /// was lost (another attempt took over, or the task ended): the caller must stop.
+    pub fn renew_lease(&self, task_id: &str, attempt: i32, lease_ms: i64) -> StorageResult<bool> {
+        let updated = write_tx!(self, |conn, backend| running_attempt!(task_id, attempt)
+            .set(tasks::lease_expires_at.eq(now_millis() + lease_ms))
+            .execute(conn))?;
+        Ok(updated == 1)
+    }
+
+    /// Gives a claimed task back at once (graceful shutdown): its lease lapses now, so any
+    /// worker claims it again. The status stays `running`; clients never see it go backwards.
+    pub fn release_task(&self, task_id: &str, attempt: i32) -> StorageResult<bool> {
+        let updated = write_tx!(self, |conn, backend| running_attempt!(task_id, attempt)
+            .set((tasks::lease_expires_at.eq(0i64), tasks::lease_owner.eq(None::<String>)))
+            .execute(conn))?;
+        Ok(updated == 1)
+    }
+
+    /// Marks `attempt` of a task succeeded and captures its cost, in one transaction. Returns the
+    /// capture, or `None` when the attempt no longer holds the task (finished already, or fenced
+    /// out by a newer attempt): finalising twice never bills twice.
+    pub fn finish_succeeded(
+        &self,
+        task_id: &str,
+        attempt: i32,
+        outputs_json: &str,
+        cost: Usd,
+        sandbox: bool,
+    ) -> StorageResult<Option<Capture>> {
+        let now = now_millis();
+        write_tx!(self, |conn, backend| {
+            let Some(task) = lock_running_attempt!(conn, backend, task_id, attempt)? else {
+                return Ok(None);
+            };
+            let capture = billing::capture(&task.hold(), cost);
+            running_attempt!(task_id, attempt)
+                .set((
+                    tasks::status.eq(TaskStatus::Succeeded.as_str()),
+                    tasks::outputs.eq(outputs_json),
+                    tasks::cost_units.eq(capture.cost.units()),
+                    tasks::sandbox.eq(sandbox),
+                    tasks::finished_at.eq(now),
+                    tasks::updated_at.eq(now),
+                    tasks::lease_owner.eq(None::<String>),
+                    tasks::lease_expires_at.eq(None::<i64>),
+                ))
+                .execute(conn)?;
+            let hold = task.hold();
+            diesel::update(accounts::table.find(&task.account_id))
+                .set((
+                    accounts::free_held_units.eq(accounts::free_held_units - hold.from_allowance.units()),
+                    accounts::free_used_units.eq(accounts::free_used_units + capture.from_allowance.units()),
+                    accounts::invoice_units.eq(accounts::invoice_units + capture.to_invoice.units()),
+                ))
+                .execute(conn)?;
+            diesel::update(api_keys::table.find(&task.key_id))
+                .set((
+                    api_keys::held_units.eq(api_keys::held_units - hold.total.units()),
+                    api_keys::spent_units.eq(api_keys::spent_units + capture.cost.units()),
+                ))
+                .execute(conn)?;
+            append_ledger!(conn, &task, "capture", capture.cost, capture.from_allowance, now)?;
+            let released_allowance = hold.from_allowance - capture.from_allowance;
+            append_ledger!(conn, &task, "release", capture.released, released_allowance, now)?;
+            Ok(Some(capture))
+        })
+    }
+
+    /// Marks `attempt` of a task failed with `error` and releases its whole hold, in one
+    /// transaction. Returns false when the attempt no longer holds the task.
+    pub fn finish_failed(&self, task_id: &str, attempt: i32, error: &str) -> StorageResult<bool> {
+        let now = now_millis();
+        write_tx!(self, |conn, backend| {
+            let Some(task) = lock_running_attempt!(conn, backend, task_id, attempt)? else {
+                return Ok(false);
+            };
+            running_attempt!(task_id, attempt)
+                .set((
+                    tasks::status.eq(TaskStatus::Failed.as_str()),
+                    tasks::error.eq(error),
+                    tasks::finished_at.eq(now),
+                    tasks::updated_at.eq(now),
+                    tasks::lease_owner.eq(None::<String>),
+                    tasks::lease_expires_at.eq(None::<i64>),
+                ))
+                .execute(conn)?;
+            let hold = task.hold();
+            diesel::update(accounts::table.find(&task.account_id))
+                .set(accounts::free_held_units.eq(accounts::free_held_units - hold.from_allowance.units()))
+                .execute(conn)?;
+            diesel::update(api_keys::table.find(&task.key_id))
+                .set(api_keys::held_units.eq(api_keys::held_units - hold.total.units()))
+                .execute(conn)?;
+            append_ledger!(conn, &task, "release", hold.total, hold.from_allowance, now)?;
+            Ok(true)
+        })
+    }
+}

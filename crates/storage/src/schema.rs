@@ -1,0 +1,72 @@
+//! Diesel table definitions, matching `migrations/{sqlite,postgres}`.
+
+diesel::table! {
+    accounts (id) {
+        id -> Text,
+        name -> Text,
+        card_on_file -> Bool,
+        free_allowance_units -> BigInt,
+        free_used_units -> BigInt,
+        free_held_units -> BigInt,
+        invoice_units -> BigInt,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> Text,
+        account_id -> Text,
+        secret_hash -> Text,
+        label -> Nullable<Text>,
+        spend_cap_units -> Nullable<BigInt>,
+        spent_units -> BigInt,
+        held_units -> BigInt,
+        created_at -> BigInt,
+        revoked_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    tasks (id) {
+        id -> Text,
+        key_id -> Text,
+        account_id -> Text,
+        engine -> Text,
+        job -> Text,
+        status -> Text,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+        started_at -> Nullable<BigInt>,
+        finished_at -> Nullable<BigInt>,
+        lease_owner -> Nullable<Text>,
+        lease_expires_at -> Nullable<BigInt>,
+        attempt -> Integer,
+        outputs -> Nullable<Text>,
+        price_units -> BigInt,
+        hold_allowance_units -> BigInt,
+        cost_units -> Nullable<BigInt>,
+        error -> Nullable<Text>,
+        sandbox -> Bool,
+    }
+}
+
+diesel::table! {
+    ledger (id) {
+        id -> BigInt,
+        task_id -> Text,
+        key_id -> Text,
+        account_id -> Text,
+        kind -> Text,
+        amount_units -> BigInt,
+        allowance_units -> BigInt,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    settings (name) {
+        name -> Text,
+        value -> Text,
+    }
+}

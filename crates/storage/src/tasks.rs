@@ -1,0 +1,208 @@
+//! Tasks: creating one together with its billing hold, and reading it back.
+
+use crate::accounts::Account;
+use crate::connection::{read, write_tx};
+use crate::keys::ApiKey;
+use crate::ledger::append_ledger;
+use crate::schema::{accounts, api_keys, ledger, tasks};
+use crate::{now_millis, Backend, Database, StorageError, StorageResult};
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use domain::{billing, BillingRefusal, TaskStatus, Usd};
+
+/// A task row.
+#[derive(Clone, Debug, PartialEq, Eq, Queryable, QueryableByName, Selectable)]
+#[diesel(table_name = tasks)]
+pub struct TaskRecord {
+    /// Task id (`task_...`).
+    pub id: String,
+    /// Key that created it; only this key can see it.
+    pub key_id: String,
+    /// Account billed for it.
+    pub account_id: String,
+    /// Engine id.
+    pub engine: String,
+    /// The validated job as JSON.
+    pub job: String,
+    /// Lifecycle status (see [`TaskStatus`]).
+    pub status: String,
+    /// Creation time, Unix milliseconds.
+    pub created_at: i64,
+    /// Last change.
+    pub updated_at: i64,
+    /// First claim by a worker.
+    pub started_at: Option<i64>,
+    /// Reaching a terminal status.
+    pub finished_at: Option<i64>,
+    /// Worker holding the lease.
+    pub lease_owner: Option<String>,
+    /// When the lease lapses unless renewed.
+    pub lease_expires_at: Option<i64>,
+    /// Number of claims so far; fences out finishers of older attempts.
+    pub attempt: i32,
+    /// Outputs as JSON, once succeeded.
+    pub outputs: Option<String>,
+    /// Quoted price, held at submit.
+    pub price_units: i64,
+    /// Part of the hold drawn on the free allowance.
+    pub hold_allowance_units: i64,
+    /// Billed cost, once succeeded.
+    pub cost_units: Option<i64>,
+    /// Failure message.
+    pub error: Option<String>,
+    /// Whether the outputs come from a sandbox engine rather than a real model.
+    pub sandbox: bool,
+}
+
+impl TaskRecord {
+    /// The task's status.
+    pub fn status(&self) -> StorageResult<TaskStatus> {
+        self.status.parse().map_err(|e: domain::task::UnknownStatus| StorageError::Corrupt(e.to_string()))
+    }
+
+    /// The quoted price.
+    pub fn price(&self) -> Usd {
+        Usd::from_units(self.price_units)
+    }
+
+    /// The billed cost, once succeeded.
+    pub fn cost(&self) -> Option<Usd> {
+        self.cost_units.map(Usd::from_units)
+    }
+
+    /// The hold placed at submit.
+    pub fn hold(&self) -> domain::Hold {
+        domain::Hold { total: self.price(), from_allowance: Usd::from_units(self.hold_allowance_units) }
+    }
+}
+
+/// What is needed to create a task.
+#[derive(Clone, Debug)]
+pub struct NewTask {
+    /// Task id (`task_...`).
+    pub id: String,
+    /// Submitting key.
+    pub key_id: String,
+    /// Engine id.
+    pub engine: String,
+    /// The validated job as JSON.
+    pub job: String,
+    /// Quoted price, to be held.
+    pub price: Usd,
+}
+
+/// Why a task was not created.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    /// The billing rules refuse the job (HTTP 402).
+    #[error(transparent)]
+    Refused(#[from] BillingRefusal),
+    /// The database failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+impl From<diesel::result::Error> for SubmitError {
+    fn from(e: diesel::result::Error) -> Self {
+        SubmitError::Storage(e.into())
+    }
+}
+
+impl From<r2d2::Error> for SubmitError {
+    fn from(e: r2d2::Error) -> Self {
+        SubmitError::Storage(e.into())
+    }
+}
+
+impl Database {
+    /// Creates a queued task and places its hold, in one transaction: the key's cap and the
+    /// account's allowance are checked and reserved under row locks, so concurrent submits can
+    /// never together pass a limit.
+    pub fn submit_task(&self, new: &NewTask) -> Result<TaskRecord, SubmitError> {
+        let now = now_millis();
+        write_tx!(self, |conn, backend| {
+            let key: ApiKey = api_keys::table.find(&new.key_id).select(ApiKey::as_select()).first(conn)?;
+            if backend == Backend::Postgres {
+                // Lock order account -> key everywhere, so concurrent holds and settlements
+                // serialise per account without deadlocks. SQLite's IMMEDIATE transaction already
+                // holds the database's write lock.
+                diesel::sql_query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE")
+                    .bind::<Text, _>(&key.account_id)
+                    .execute(conn)?;
+                diesel::sql_query("SELECT id FROM api_keys WHERE id = $1 FOR UPDATE")
+                    .bind::<Text, _>(&key.id)
+                    .execute(conn)?;
+            }
+            let key: ApiKey = api_keys::table.find(&new.key_id).select(ApiKey::as_select()).first(conn)?;
+            let account: Account = accounts::table.find(&key.account_id).select(Account::as_select()).first(conn)?;
+            let hold = billing::place_hold(&key.limits(), &account.limits(), new.price)?;
+            diesel::update(accounts::table.find(&account.id))
+                .set(accounts::free_held_units.eq(accounts::free_held_units + hold.from_allowance.units()))
+                .execute(conn)?;
+            diesel::update(api_keys::table.find(&key.id))
+                .set(api_keys::held_units.eq(api_keys::held_units + hold.total.units()))
+                .execute(conn)?;
+            let record = TaskRecord {
+                id: new.id.clone(),
+                key_id: key.id.clone(),
+                account_id: account.id.clone(),
+                engine: new.engine.clone(),
+                job: new.job.clone(),
+                status: TaskStatus::Queued.as_str().to_string(),
+                created_at: now,
+                updated_at: now,
+                started_at: None,
+                finished_at: None,
+                lease_owner: None,
+                lease_expires_at: None,
+                attempt: 0,
+                outputs: None,
+                price_units: hold.total.units(),
+                hold_allowance_units: hold.from_allowance.units(),
+                cost_units: None,
+                error: None,
+                sandbox: false,
+            };
+            diesel::insert_into(tasks::table)
+                .values((
+                    tasks::id.eq(&record.id),
+                    tasks::key_id.eq(&record.key_id),
+                    tasks::account_id.eq(&record.account_id),
+                    tasks::engine.eq(&record.engine),
+                    tasks::job.eq(&record.job),
+                    tasks::status.eq(&record.status),
+                    tasks::created_at.eq(now),
+                    tasks::updated_at.eq(now),
+                    tasks::price_units.eq(record.price_units),
+                    tasks::hold_allowance_units.eq(record.hold_allowance_units),
+                ))
+                .execute(conn)?;
+            append_ledger!(conn, &record, "hold", hold.total, hold.from_allowance, now)?;
+            Ok(record)
+        })
+    }
+
+    /// The task `id` if it belongs to `key_id`; tasks of other keys are invisible.
+    pub fn task_for_key(&self, id: &str, key_id: &str) -> StorageResult<Option<TaskRecord>> {
+        Ok(read!(self, |conn| tasks::table
+            .find(id)
+            .filter(tasks::key_id.eq(key_id))
+            .select(TaskRecord::as_select())
+            .first(conn)
+            .optional())?)
+    }
+
+    /// The task `id`, whoever owns it (for workers and operators).
+    pub fn task(&self, id: &str) -> StorageResult<Option<TaskRecord>> {
+        Ok(read!(self, |conn| tasks::table.find(id).select(TaskRecord::as_select()).first(conn).optional())?)
+    }
+
+    /// Ledger rows of one task, oldest first (for operators and tests).
+    pub fn task_ledger(&self, id: &str) -> StorageResult<Vec<crate::LedgerEntry>> {
+        Ok(read!(self, |conn| ledger::table
+            .filter(ledger::task_id.eq(id))
+            .order(ledger::id.asc())
+            .select(crate::LedgerEntry::as_select())
+            .load(conn))?)
+    }
+}

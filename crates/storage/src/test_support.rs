@@ -1,0 +1,77 @@
+//! Throw-away databases for tests: a fresh SQLite file or a fresh PostgreSQL database per test,
+//! migrated and removed again on drop.
+//!
+//! PostgreSQL is reached through `TEST_DATABASE_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/postgres`); each test database is created beside it.
+
+use crate::{new_id, Backend, Database, StorageResult};
+use diesel::connection::SimpleConnection;
+use diesel::pg::PgConnection;
+use diesel::Connection;
+use std::path::PathBuf;
+
+/// Server used for PostgreSQL test databases unless `TEST_DATABASE_URL` says otherwise.
+pub const DEFAULT_TEST_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// A migrated database that disappears when dropped.
+pub struct TestDatabase {
+    /// The database.
+    pub db: Database,
+    /// The URL it was opened with, for processes started by the test.
+    pub url: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    Directory(PathBuf),
+    PostgresDatabase { admin_url: String, name: String },
+}
+
+impl TestDatabase {
+    /// A fresh database on `backend`.
+    pub fn new(backend: Backend) -> StorageResult<TestDatabase> {
+        match backend {
+            Backend::Sqlite => Self::sqlite(),
+            Backend::Postgres => Self::postgres(),
+        }
+    }
+
+    /// A fresh SQLite file in its own temporary directory.
+    pub fn sqlite() -> StorageResult<TestDatabase> {
+        let dir = std::env::temp_dir().join(new_id("media-test"));
+        let url = format!("sqlite://{}", dir.join("test.db").display());
+        let db = Database::connect(&url, 8)?;
+        Ok(TestDatabase { db, url, cleanup: Cleanup::Directory(dir) })
+    }
+
+    /// A fresh PostgreSQL database on the test server.
+    pub fn postgres() -> StorageResult<TestDatabase> {
+        let admin_url = std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| DEFAULT_TEST_POSTGRES_URL.to_string());
+        let name = new_id("media_test");
+        PgConnection::establish(&admin_url)?.batch_execute(&format!("CREATE DATABASE {name}"))?;
+        let url = match admin_url.rsplit_once('/') {
+            Some((server, _)) => format!("{server}/{name}"),
+            None => format!("{admin_url}/{name}"),
+        };
+        let db = Database::connect(&url, 16)?;
+        Ok(TestDatabase { db, url, cleanup: Cleanup::PostgresDatabase { admin_url, name } })
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        match &self.cleanup {
+            Cleanup::Directory(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            Cleanup::PostgresDatabase { admin_url, name } => {
+                if let Ok(mut conn) = PgConnection::establish(admin_url) {
+                    let _ = conn.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+                }
+            }
+        }
+    }
+}
+
+/// Both backends, for tests that must hold on each.
+pub const BACKENDS: [Backend; 2] = [Backend::Sqlite, Backend::Postgres];

@@ -1,0 +1,223 @@
+//! The queue and the billing ledger against real SQLite and PostgreSQL databases.
+
+use domain::{keys, BillingRefusal, TaskStatus, Usd};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use storage::test_support::{TestDatabase, BACKENDS};
+use storage::{new_id, Database, NewTask, SubmitError};
+
+fn usd(text: &str) -> Usd {
+    text.parse().expect("valid amount")
+}
+
+fn account_and_key(db: &Database, allowance: &str, card: bool, cap: Option<&str>) -> String {
+    let name = new_id("acct-name");
+    db.create_account(&name, card, usd(allowance)).expect("account");
+    let secret = keys::secret_from_random(rand_bytes());
+    db.create_key(&name, &keys::hash_secret(&secret), None, cap.map(usd)).expect("key").id
+}
+
+fn rand_bytes() -> [u8; 32] {
+    let id = new_id("x");
+    let mut out = [0u8; 32];
+    out[..id.len().min(32)].copy_from_slice(&id.as_bytes()[..id.len().min(32)]);
+    out
+}
+
+fn new_task(key_id: &str, price: &str) -> NewTask {
+    NewTask {
+        id: new_id("task"),
+        key_id: key_id.to_string(),
+        engine: "tts".into(),
+        job: "{}".into(),
+        price: usd(price),
+    }
+}
+
+fn each_backend(test: impl Fn(&Database)) {
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend)
+            .unwrap_or_else(|e| panic!("{backend:?} test database unavailable (is PostgreSQL running?): {e}"));
+        test(&test_db.db);
+        assert_eq!(test_db.db.verify_ledger().expect("verify"), vec![], "{backend:?}: books must balance");
+    }
+}
+
+#[test]
+fn lifecycle_bills_once_on_success() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        let task = db.submit_task(&new_task(&key, "0.4000")).expect("submit");
+        assert_eq!(task.status().unwrap(), TaskStatus::Queued);
+        let claimed = db.claim_task("w1", 60_000).expect("claim").expect("a task");
+        assert_eq!((claimed.task.id.as_str(), claimed.attempt), (task.id.as_str(), 1));
+        assert!(db.claim_task("w2", 60_000).expect("claim").is_none(), "a leased task is not claimed twice");
+        let capture = db.finish_succeeded(&task.id, 1, "[]", usd("0.25"), true).expect("finish").expect("captured");
+        assert_eq!((capture.cost, capture.released), (usd("0.25"), usd("0.15")));
+        assert!(db.finish_succeeded(&task.id, 1, "[]", usd("0.25"), true).expect("again").is_none());
+        assert!(!db.finish_failed(&task.id, 1, "late").expect("late failure"));
+        let usage = db.usage(&key, 10).expect("usage");
+        assert_eq!((usage.key.spent_units, usage.key.held_units), (2_500, 0));
+        assert_eq!((usage.account.free_used_units, usage.account.free_held_units), (2_500, 0));
+        assert_eq!(usage.recent_charges.len(), 1);
+    });
+}
+
+#[test]
+fn failure_costs_nothing() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, Some("1"));
+        let task = db.submit_task(&new_task(&key, "0.9")).expect("submit");
+        let claimed = db.claim_task("w1", 60_000).expect("claim").expect("task");
+        assert!(db.finish_failed(&task.id, claimed.attempt, "engine broke").expect("fail"));
+        let usage = db.usage(&key, 10).expect("usage");
+        assert_eq!((usage.key.spent_units, usage.key.held_units, usage.account.free_used_units), (0, 0, 0));
+        assert_eq!(db.task(&task.id).unwrap().unwrap().status().unwrap(), TaskStatus::Failed);
+    });
+}
+
+#[test]
+fn expired_lease_is_reclaimed_and_late_finisher_is_fenced_out() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        let task = db.submit_task(&new_task(&key, "0.1")).expect("submit");
+        let first = db.claim_task("dead-worker", 30).expect("claim").expect("task");
+        thread::sleep(std::time::Duration::from_millis(80));
+        let second = db.claim_task("live-worker", 60_000).expect("claim").expect("reclaimed");
+        assert_eq!((second.task.id.as_str(), second.attempt), (task.id.as_str(), 2));
+        assert!(!db.renew_lease(&task.id, first.attempt, 60_000).unwrap(), "old attempt lost its lease");
+        assert!(db.finish_succeeded(&task.id, first.attempt, "[]", usd("0.1"), true).unwrap().is_none());
+        assert!(db.finish_succeeded(&task.id, second.attempt, "[]", usd("0.1"), true).unwrap().is_some());
+        assert_eq!(db.usage(&key, 10).unwrap().key.spent_units, 1_000);
+        assert_eq!(db.task_ledger(&task.id).unwrap().iter().filter(|e| e.kind == "capture").count(), 1);
+    });
+}
+
+#[test]
+fn released_task_is_claimed_again_at_once() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        db.submit_task(&new_task(&key, "0.1")).expect("submit");
+        let first = db.claim_task("stopping", 60_000).unwrap().unwrap();
+        assert!(db.renew_lease(&first.task.id, first.attempt, 60_000).unwrap());
+        assert!(db.release_task(&first.task.id, first.attempt).unwrap());
+        let again = db.claim_task("other", 60_000).unwrap().unwrap();
+        assert_eq!((again.task.id, again.attempt), (first.task.id, 2));
+    });
+}
+
+#[test]
+fn allowance_needs_a_card_once_used_up() {
+    each_backend(|db| {
+        let name = new_id("acct");
+        db.create_account(&name, false, usd("1")).unwrap();
+        let key = db.create_key(&name, &keys::hash_secret(&new_id("s")), None, None).unwrap().id;
+        db.submit_task(&new_task(&key, "0.6")).unwrap();
+        match db.submit_task(&new_task(&key, "0.6")) {
+            Err(SubmitError::Refused(BillingRefusal::AllowanceUsedUp { .. })) => {}
+            other => panic!("expected allowance refusal, got {other:?}"),
+        }
+        db.set_card_on_file(&name, true).unwrap();
+        let task = db.submit_task(&new_task(&key, "0.6")).unwrap();
+        assert_eq!(task.hold_allowance_units, 4_000, "the rest of the allowance is drawn first");
+    });
+}
+
+/// 64 clients submit at once against a cap that fits exactly 10 of them.
+#[test]
+fn concurrent_submits_never_pass_the_cap() {
+    each_backend(|db| {
+        let key = account_and_key(db, "1000", false, Some("1.0000"));
+        let barrier = Arc::new(Barrier::new(64));
+        let handles: Vec<_> = (0..64)
+            .map(|_| {
+                let (db, key, barrier) = (db.clone(), key.clone(), barrier.clone());
+                thread::spawn(move || {
+                    barrier.wait();
+                    db.submit_task(&new_task(&key, "0.1"))
+                })
+            })
+            .collect();
+        let results: Vec<_> = handles.into_iter().map(|h| h.join().expect("thread")).collect();
+        let accepted = results.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(accepted, 10);
+        assert!(results
+            .iter()
+            .all(|r| matches!(r, Ok(_) | Err(SubmitError::Refused(BillingRefusal::SpendCapReached { .. })))));
+        // Settle them all concurrently: half succeed at a lower cost, half fail.
+        let mut claims = Vec::new();
+        while let Some(c) = db.claim_task("w", 60_000).unwrap() {
+            claims.push(c);
+        }
+        assert_eq!(claims.len(), 10);
+        let handles: Vec<_> = claims
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let db = db.clone();
+                thread::spawn(move || {
+                    if i % 2 == 0 {
+                        db.finish_succeeded(&c.task.id, c.attempt, "[]", usd("0.07"), true).map(|r| r.is_some())
+                    } else {
+                        db.finish_failed(&c.task.id, c.attempt, "no")
+                    }
+                })
+            })
+            .collect();
+        assert!(handles.into_iter().all(|h| h.join().expect("thread").expect("finish")));
+        let usage = db.usage(&key, 100).unwrap();
+        assert_eq!((usage.key.spent_units, usage.key.held_units), (3_500, 0));
+    });
+}
+
+/// Many finalisers race on one task (a retried finalisation after a crash, overlapping workers):
+/// exactly one capture.
+#[test]
+fn concurrent_finalisation_captures_once() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        let task = db.submit_task(&new_task(&key, "0.5")).unwrap();
+        let claim = db.claim_task("w", 60_000).unwrap().unwrap();
+        let barrier = Arc::new(Barrier::new(8));
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let (db, id, barrier) = (db.clone(), task.id.clone(), barrier.clone());
+                thread::spawn(move || {
+                    barrier.wait();
+                    if i % 4 == 3 {
+                        db.finish_failed(&id, claim.attempt, "x").map(u8::from)
+                    } else {
+                        db.finish_succeeded(&id, claim.attempt, "[]", usd("0.5"), true).map(|c| u8::from(c.is_some()))
+                    }
+                })
+            })
+            .collect();
+        let winners: u8 = handles.into_iter().map(|h| h.join().expect("thread").expect("finish")).sum();
+        assert_eq!(winners, 1);
+        let ledger = db.task_ledger(&task.id).unwrap();
+        assert_eq!(ledger.iter().filter(|e| e.kind != "hold").map(|e| e.amount_units).sum::<i64>(), 5_000);
+    });
+}
+
+#[test]
+fn revoked_keys_do_not_authenticate() {
+    each_backend(|db| {
+        let name = new_id("acct");
+        db.create_account(&name, false, usd("5")).unwrap();
+        let hash = keys::hash_secret("mgk_secret");
+        let key = db.create_key(&name, &hash, Some("ci"), None).unwrap();
+        assert_eq!(db.authenticate(&hash).unwrap().map(|k| k.key_id), Some(key.id.clone()));
+        db.revoke_key(&key.id).unwrap();
+        assert!(db.authenticate(&hash).unwrap().is_none());
+        assert_eq!(db.list_keys(&name).unwrap().len(), 1);
+    });
+}
+
+#[test]
+fn settings_are_created_once() {
+    each_backend(|db| {
+        let a = db.setting_or_insert("signing", || "first".into()).unwrap();
+        let b = db.setting_or_insert("signing", || "second".into()).unwrap();
+        assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
+    });
+}
