@@ -1,1 +1,256 @@
-fn main() {}
+//! `api-server`: the HTTP API (with the job worker in-process on embedded deployments), plus the
+//! operator's `migrate` and `admin` commands.
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use domain::Usd;
+use service::{AppConfig, Service};
+use tokio::sync::watch;
+
+#[derive(Parser)]
+#[command(name = "api-server", version, about = "Media generation API server")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API (the default command).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Print the OpenAPI 3.1 description.
+    Openapi,
+    /// Operator commands: accounts, keys, caps, ledger.
+    #[command(subcommand)]
+    Admin(Admin),
+}
+
+#[derive(Args, Default)]
+struct ServeArgs {
+    /// Do not run jobs in this process (run `worker` processes instead).
+    #[arg(long)]
+    no_worker: bool,
+}
+
+#[derive(Subcommand)]
+enum Admin {
+    /// Accounts.
+    #[command(subcommand)]
+    Account(AccountCmd),
+    /// API keys.
+    #[command(subcommand)]
+    Key(KeyCmd),
+    /// Check that every stored balance equals its recomputation from the ledger.
+    VerifyLedger,
+}
+
+#[derive(Subcommand)]
+enum AccountCmd {
+    /// Create an account with the deployment's free allowance.
+    Create {
+        /// Unique account name.
+        name: String,
+        /// The account has a card on file (use beyond the allowance is invoiced).
+        #[arg(long)]
+        card_on_file: bool,
+    },
+    /// Set or clear the card-on-file flag.
+    Card {
+        /// Account name.
+        name: String,
+        /// A card is on file.
+        #[arg(long, conflicts_with = "off", required_unless_present = "off")]
+        on: bool,
+        /// No card is on file.
+        #[arg(long)]
+        off: bool,
+    },
+    /// Print the account's ledger (holds, captures, releases).
+    Ledger {
+        /// Account name.
+        name: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeyCmd {
+    /// Create a key; the secret is printed alone on the last line and never shown again.
+    Create {
+        /// Owning account.
+        #[arg(long)]
+        account: String,
+        /// Cumulative spend cap in USD.
+        #[arg(long)]
+        spend_cap: Option<Usd>,
+        /// Free-text label.
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// Revoke a key: it gets 401 everywhere from now on.
+    Revoke {
+        /// Key id (`key_...`).
+        key_id: String,
+    },
+    /// List an account's keys.
+    List {
+        /// Account name.
+        #[arg(long)]
+        account: String,
+    },
+    /// Change a key's spend cap.
+    Cap {
+        /// Key id.
+        key_id: String,
+        /// New cap in USD.
+        #[arg(long, conflicts_with = "none", required_unless_present = "none")]
+        usd: Option<Usd>,
+        /// Remove the cap.
+        #[arg(long)]
+        none: bool,
+    },
+}
+
+fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,actix_server=warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let config = AppConfig::from_env()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
+        Command::Serve(args) => runtime.block_on(serve(config, args)),
+        Command::Migrate => {
+            config.build_service().context("migrating the database")?;
+            println!("database is up to date");
+            Ok(())
+        }
+        Command::Openapi => {
+            println!("{}", http::openapi_json());
+            Ok(())
+        }
+        Command::Admin(admin) => runtime.block_on(async {
+            let service = config.build_service()?;
+            run_admin(&service, admin).await
+        }),
+    }
+}
+
+async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {
+    for line in config.describe() {
+        tracing::info!("config {line}");
+    }
+    let service = config.build_service()?;
+    if config.is_embedded() {
+        if let Some(new_key) = service.bootstrap_dev_key().await? {
+            println!(
+                "First start: created account \"dev\" with key {} (free allowance {} USD).",
+                new_key.key.id, config.free_allowance
+            );
+            println!("Its secret is shown only now; keep it:");
+            println!("{}", new_key.secret);
+        }
+    }
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let worker = (config.embedded_worker && !args.no_worker).then(|| {
+        let worker_config =
+            worker::WorkerConfig::from_app_config(&config, format!("api-server-{}", std::process::id()));
+        tokio::spawn(worker::run(service.clone(), worker_config, shutdown_rx))
+    });
+    let (server, addrs) = http::bind(service, &config.bind_addr, config.http_workers)
+        .with_context(|| format!("binding {}", config.bind_addr))?;
+    tracing::info!(addrs = ?addrs, public = %config.public_base_url, worker = worker.is_some(), "api-server listening");
+    let handle = server.handle();
+    let server = tokio::spawn(server);
+    worker::termination_signal().await;
+    tracing::info!("shutting down: no new jobs are claimed; running jobs get {:?}", config.shutdown_grace);
+    let _ = shutdown_tx.send(true);
+    handle.stop(true).await;
+    if let Some(worker) = worker {
+        let _ = worker.await;
+    }
+    let _ = server.await;
+    Ok(())
+}
+
+async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
+    match admin {
+        Admin::Account(AccountCmd::Create { name, card_on_file }) => {
+            let account = service.create_account(&name, card_on_file).await?;
+            println!(
+                "created account {} ({}), free allowance {} USD, card on file: {}",
+                account.name,
+                account.id,
+                Usd::from_units(account.free_allowance_units),
+                account.card_on_file
+            );
+        }
+        Admin::Account(AccountCmd::Card { name, on, .. }) => {
+            let account = service.set_card_on_file(&name, on).await?;
+            println!("account {}: card on file: {}", account.name, account.card_on_file);
+        }
+        Admin::Account(AccountCmd::Ledger { name }) => {
+            println!("{:>6}  {:<28}  {:<8}  {:>12}  {:>12}", "seq", "task", "kind", "amount_usd", "allowance_usd");
+            for e in service.account_ledger(&name).await? {
+                println!(
+                    "{:>6}  {:<28}  {:<8}  {:>12}  {:>12}",
+                    e.id,
+                    e.task_id,
+                    e.kind,
+                    Usd::from_units(e.amount_units),
+                    Usd::from_units(e.allowance_units)
+                );
+            }
+        }
+        Admin::Key(KeyCmd::Create { account, spend_cap, label }) => {
+            let new_key = service.create_key(&account, spend_cap, label.as_deref()).await?;
+            let cap = spend_cap.map_or("none".to_string(), |c| format!("{c} USD"));
+            println!("created key {} for account {account} (spend cap: {cap})", new_key.key.id);
+            println!("secret (shown only now):");
+            println!("{}", new_key.secret);
+        }
+        Admin::Key(KeyCmd::Revoke { key_id }) => {
+            let key = service.revoke_key(&key_id).await?;
+            println!("revoked key {}", key.id);
+        }
+        Admin::Key(KeyCmd::List { account }) => {
+            println!(
+                "{:<28}  {:<8}  {:>12}  {:>12}  {:>12}  label",
+                "key", "state", "spent_usd", "held_usd", "cap_usd"
+            );
+            for key in service.list_keys(&account).await? {
+                let limits = key.limits();
+                println!(
+                    "{:<28}  {:<8}  {:>12}  {:>12}  {:>12}  {}",
+                    key.id,
+                    if key.revoked_at.is_some() { "revoked" } else { "active" },
+                    limits.spent,
+                    limits.held,
+                    limits.cap.map_or("-".to_string(), |c| c.to_string()),
+                    key.label.unwrap_or_default()
+                );
+            }
+        }
+        Admin::Key(KeyCmd::Cap { key_id, usd, .. }) => {
+            let key = service.set_spend_cap(&key_id, usd).await?;
+            let cap = key.limits().cap.map_or("none".to_string(), |c| format!("{c} USD"));
+            println!("key {}: spend cap {cap}", key.id);
+        }
+        Admin::VerifyLedger => {
+            let mismatches = service.verify_ledger().await?;
+            if mismatches.is_empty() {
+                println!("ledger verified: every balance equals its recomputation");
+            } else {
+                for m in &mismatches {
+                    println!("MISMATCH {} {}: stored {} recomputed {}", m.owner, m.balance, m.stored, m.recomputed);
+                }
+                anyhow::bail!("{} balances differ from the ledger", mismatches.len());
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,1 +1,34 @@
-fn main() {}
+//! `worker`: a standalone job runner for scale-out. Point it at the same `DATABASE_URL` (and output
+//! store) as the api-servers; run as many as needed.
+
+use anyhow::Result;
+use service::AppConfig;
+use tokio::sync::watch;
+
+fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let config = AppConfig::from_env()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        for line in config.describe() {
+            tracing::info!("config {line}");
+        }
+        let service = config.build_service()?;
+        let worker_config =
+            worker::WorkerConfig::from_app_config(&config, format!("worker-{}-{}", hostname(), std::process::id()));
+        let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        let running = tokio::spawn(worker::run(service, worker_config, shutdown_rx));
+        worker::termination_signal().await;
+        tracing::info!("shutting down: no new jobs are claimed");
+        let _ = shutdown_tx.send(true);
+        let _ = running.await;
+        Ok(())
+    })
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "host".into())
+}

@@ -113,6 +113,9 @@ pub enum ParamRule {
         /// Longest accepted string, in characters.
         #[serde(default = "default_max_len")]
         max_len: usize,
+        /// Value used when the key is absent.
+        #[serde(default)]
+        default: Option<String>,
     },
     /// `true` or `false`.
     Boolean {

@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 /// Status of a task as clients see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
     /// Accepted and waiting for a worker.
@@ -70,6 +71,7 @@ impl FromStr for TaskStatus {
 
 /// The media kind of one output (`output[].type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OutputKind {
     /// A PNG or JPEG picture.

@@ -26,15 +26,15 @@ pub struct GenerateRequest {
     pub prompt: Option<String>,
     /// Input image (absolute http(s) URL or `data:` URI).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(format = Uri))]
+    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
     pub image_url: Option<String>,
     /// Input video (absolute http(s) URL or `data:` URI).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(format = Uri))]
+    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
     pub video_url: Option<String>,
     /// Input audio (absolute http(s) URL or `data:` URI).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(format = Uri))]
+    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
     pub audio_url: Option<String>,
     /// Engine-specific parameters; `GET /v1` lists each engine's keys and their rules.
     #[serde(default)]
@@ -145,6 +145,9 @@ impl EngineSpec {
         for (key, rule) in &self.params {
             let ok = match rule {
                 ParamRule::Integer { min, max, default } => min <= default && default <= max,
+                ParamRule::String { one_of, default: Some(default), .. } => {
+                    one_of.is_empty() || one_of.contains(default)
+                }
                 ParamRule::Number { min, max, default } => min <= default && default <= max,
                 _ => true,
             };
@@ -267,7 +270,8 @@ fn check_param(field: &str, rule: &ParamRule, value: Option<&Value>) -> Result<O
                 ParamRule::Number { default, .. } => Ok(Some(Value::String(default.to_string()))),
                 ParamRule::Boolean { default } => Ok(Some(Value::Bool(*default))),
                 ParamRule::Url { required: true } => Err(ValidationError::new(field, "required")),
-                ParamRule::Url { .. } | ParamRule::String { .. } => Ok(None),
+                ParamRule::String { default, .. } => Ok(default.clone().map(Value::String)),
+                ParamRule::Url { .. } => Ok(None),
             }
         }
         Some(value) => value,
@@ -290,7 +294,7 @@ fn check_param(field: &str, rule: &ParamRule, value: Option<&Value>) -> Result<O
                 _ => Err(ValidationError::new(field, format!("must be a number from {min} to {max}"))),
             }
         }
-        ParamRule::String { one_of, max_len } => match value.as_str() {
+        ParamRule::String { one_of, max_len, .. } => match value.as_str() {
             Some(s) if !one_of.is_empty() && !one_of.iter().any(|o| o == s) => {
                 Err(ValidationError::new(field, format!("must be one of: {}", one_of.join(", "))))
             }
@@ -333,7 +337,10 @@ mod tests {
             params: [
                 ("duration".to_string(), ParamRule::Integer { min: 1, max: 10, default: 5 }),
                 ("strength".to_string(), ParamRule::Number { min: dec!(0), max: dec!(1), default: dec!(0.5) }),
-                ("style".to_string(), ParamRule::String { one_of: vec!["calm".into(), "fast".into()], max_len: 20 }),
+                (
+                    "style".to_string(),
+                    ParamRule::String { one_of: vec!["calm".into(), "fast".into()], max_len: 20, default: None },
+                ),
             ]
             .into_iter()
             .collect(),

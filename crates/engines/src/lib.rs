@@ -1,3 +1,154 @@
-//! placeholder
+//! The engines behind the service: the catalog of live engine ids, fetching of input media, the
+//! built-in local implementations of every engine family, and the store that keeps outputs.
+//!
+//! [`Engines::run`] takes a validated job to finished output files; where they are stored and how
+//! they are billed is the caller's business.
 
+pub mod catalog;
+pub mod fetch;
+pub mod local;
 pub mod media;
+pub mod store;
+
+pub use catalog::{Catalog, CatalogError};
+pub use fetch::{FetchError, FetchPolicy, InputFetcher};
+pub use store::{OutputStore, StoreError};
+
+use domain::validation::Produced;
+use domain::{OutputKind, ValidatedJob};
+use std::sync::Arc;
+
+/// Why a job produced no output.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The job names an engine the catalog no longer has.
+    #[error("unknown model {0}")]
+    UnknownEngine(String),
+    /// An input could not be fetched.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// An input was fetched but is not usable media.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The engine itself failed.
+    #[error("engine failed: {0}")]
+    Failed(String),
+}
+
+/// Input media of a job, fetched.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    /// Bytes behind `image_url`.
+    pub image: Option<Vec<u8>>,
+    /// Bytes behind `video_url`.
+    pub video: Option<Vec<u8>>,
+    /// Bytes behind `audio_url`.
+    pub audio: Option<Vec<u8>>,
+    /// Bytes behind `params.mask_url`.
+    pub mask: Option<Vec<u8>>,
+}
+
+/// One produced file.
+#[derive(Clone, Debug)]
+pub struct OutputFile {
+    /// File contents.
+    pub bytes: Vec<u8>,
+    /// Media kind.
+    pub kind: OutputKind,
+    /// MIME type, such as `image/png`.
+    pub content_type: &'static str,
+    /// File extension without the dot.
+    pub extension: &'static str,
+    /// Pixel width of images and videos.
+    pub width: Option<u32>,
+    /// Pixel height of images and videos.
+    pub height: Option<u32>,
+    /// Length of videos and recordings, seconds.
+    pub duration_secs: Option<f64>,
+}
+
+impl OutputFile {
+    /// A PNG (`png`) or JPEG (`jpg`) image.
+    pub fn image(bytes: Vec<u8>, extension: &'static str, width: u32, height: u32) -> OutputFile {
+        let content_type = if extension == "png" { "image/png" } else { "image/jpeg" };
+        OutputFile {
+            bytes,
+            kind: OutputKind::Image,
+            content_type,
+            extension,
+            width: Some(width),
+            height: Some(height),
+            duration_secs: None,
+        }
+    }
+
+    /// A WAV recording.
+    pub fn audio(bytes: Vec<u8>, duration_secs: f64) -> OutputFile {
+        OutputFile {
+            bytes,
+            kind: OutputKind::Audio,
+            content_type: "audio/wav",
+            extension: "wav",
+            width: None,
+            height: None,
+            duration_secs: Some(duration_secs),
+        }
+    }
+}
+
+/// What a finished job produced.
+#[derive(Clone, Debug)]
+pub struct EngineOutput {
+    /// The files, in order.
+    pub files: Vec<OutputFile>,
+    /// Quantities produced, from which the job's cost is computed.
+    pub produced: Produced,
+    /// True when the files are sandbox media rather than a real model's result.
+    pub sandbox: bool,
+}
+
+/// The catalog plus the means to run its engines; cheap to clone.
+#[derive(Clone)]
+pub struct Engines {
+    catalog: Arc<Catalog>,
+    fetcher: InputFetcher,
+}
+
+impl Engines {
+    /// Engines of `catalog`, fetching inputs with `fetcher`.
+    pub fn new(catalog: Catalog, fetcher: InputFetcher) -> Engines {
+        Engines { catalog: Arc::new(catalog), fetcher }
+    }
+
+    /// The catalog.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// Runs `job`: fetches its inputs, then runs its engine on a blocking thread.
+    pub async fn run(&self, job: &ValidatedJob) -> Result<EngineOutput, EngineError> {
+        let spec =
+            self.catalog.get(&job.model).cloned().ok_or_else(|| EngineError::UnknownEngine(job.model.clone()))?;
+        let inputs = self.fetch_inputs(job).await?;
+        let job = job.clone();
+        tokio::task::spawn_blocking(move || local::run(&spec, &job, &inputs))
+            .await
+            .map_err(|e| EngineError::Failed(format!("engine crashed: {e}")))?
+    }
+
+    async fn fetch_inputs(&self, job: &ValidatedJob) -> Result<Inputs, EngineError> {
+        let fetch = |label: &'static str, url: Option<String>| async move {
+            match url {
+                Some(url) => self.fetcher.fetch(label, &url).await.map(Some),
+                None => Ok(None),
+            }
+        };
+        let (image, video, audio, mask) = futures::try_join!(
+            fetch("image_url", job.image_url.clone()),
+            fetch("video_url", job.video_url.clone()),
+            fetch("audio_url", job.audio_url.clone()),
+            fetch("params.mask_url", job.str_param("mask_url").map(str::to_string)),
+        )?;
+        Ok(Inputs { image, video, audio, mask })
+    }
+}

@@ -1,1 +1,88 @@
-//! placeholder
+//! The HTTP front end: the actix-web routes of the public API, bearer authentication, the one
+//! mapping of service errors to JSON error bodies, signed file downloads and the OpenAPI 3.1
+//! description generated from the code.
+//!
+//! Handlers only translate between HTTP and [`service::Service`]; no business rule lives here.
+
+mod errors;
+mod openapi;
+mod routes;
+
+pub use errors::{ApiError, ErrorBody, REALM};
+pub use openapi::openapi_json;
+
+use actix_web::http::StatusCode;
+use actix_web::middleware::{ErrorHandlers, Logger};
+use actix_web::web::{self, Data, PayloadConfig};
+use actix_web::{App, HttpServer};
+use service::Service;
+
+/// Largest accepted request body: room for `data:` URIs of small inputs.
+pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+
+/// Registers every route of the API on an actix app.
+pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
+    move |cfg| {
+        cfg.app_data(Data::new(service))
+            .app_data(PayloadConfig::new(MAX_BODY_BYTES))
+            .service(web::resource("/openapi.json").route(web::get().to(openapi::serve)))
+            .service(web::resource("/healthz").route(web::get().to(routes::health)))
+            .service(
+                web::resource("/v1")
+                    .route(web::get().to(routes::list_models))
+                    .default_service(web::to(routes::wrong_method)),
+            )
+            .service(
+                web::resource("/v1/generate")
+                    .route(web::post().to(routes::generate))
+                    .default_service(web::to(routes::wrong_method)),
+            )
+            .service(
+                web::resource("/v1/tasks/{id}")
+                    .route(web::get().to(routes::get_task))
+                    .default_service(web::to(routes::wrong_method)),
+            )
+            .service(
+                web::resource("/v1/usage")
+                    .route(web::get().to(routes::usage))
+                    .default_service(web::to(routes::wrong_method)),
+            )
+            .service(
+                web::resource("/files/{path:.+}")
+                    .route(web::get().to(routes::download))
+                    .default_service(web::to(routes::wrong_method)),
+            )
+            .default_service(web::to(routes::fallback));
+    }
+}
+
+/// Binds the API on `addr` with `workers` HTTP threads; returns the server (to await) and the
+/// bound addresses (useful with port 0).
+pub fn bind(
+    service: Service,
+    addr: &str,
+    workers: usize,
+) -> std::io::Result<(actix_web::dev::Server, Vec<std::net::SocketAddr>)> {
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(ErrorHandlers::new().default_handler(errors::json_error_body))
+            .wrap(Logger::new("%a \"%r\" %s %b %Dms").exclude("/healthz"))
+            .configure(configure(service.clone()))
+    })
+    .workers(workers.max(1))
+    .shutdown_timeout(5)
+    .disable_signals()
+    .bind(addr)?;
+    let addrs = server.addrs();
+    Ok((server.run(), addrs))
+}
+
+/// Status codes the API answers; kept here so the OpenAPI test can check them.
+pub const DOCUMENTED_STATUSES: [StatusCode; 6] = [
+    StatusCode::OK,
+    StatusCode::ACCEPTED,
+    StatusCode::BAD_REQUEST,
+    StatusCode::UNAUTHORIZED,
+    StatusCode::PAYMENT_REQUIRED,
+    StatusCode::NOT_FOUND,
+];

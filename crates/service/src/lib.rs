@@ -1,1 +1,115 @@
-//! placeholder
+//! The use-cases of the media-generation service, shared by every front end: authenticate a key,
+//! list models, submit a job (validated, priced and held in one step), read a task, report usage,
+//! serve signed output files, run a claimed job to its billed end, and the operator's account and
+//! key administration.
+//!
+//! The HTTP API and the MCP connector are thin layers over [`Service`]; no business rule lives in
+//! them.
+
+mod admin;
+pub mod config;
+mod errors;
+mod jobs;
+pub mod signing;
+pub mod views;
+
+pub use admin::NewKey;
+pub use config::{AppConfig, ConfigError};
+pub use errors::ServiceError;
+pub use jobs::JobOutcome;
+pub use signing::UrlSigner;
+
+use domain::Usd;
+use engines::{Engines, OutputStore};
+use std::sync::Arc;
+use std::time::Duration;
+use storage::Database;
+use tokio::sync::Notify;
+
+/// Deployment settings the use-cases need.
+#[derive(Clone, Debug)]
+pub struct ServiceConfig {
+    /// Base of every URL handed out (`poll_url`, output URLs), without a trailing slash.
+    pub public_base_url: String,
+    /// Free allowance of new accounts.
+    pub free_allowance: Usd,
+    /// How long a signed output URL stays valid.
+    pub output_url_ttl: Duration,
+}
+
+/// The authenticated caller of a use-case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    /// Key id.
+    pub key_id: String,
+    /// Account id.
+    pub account_id: String,
+}
+
+/// The service's use-cases over its database, engines and output store; cheap to clone.
+#[derive(Clone)]
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    db: Database,
+    engines: Engines,
+    store: OutputStore,
+    signer: UrlSigner,
+    config: ServiceConfig,
+    queued: Notify,
+}
+
+impl Service {
+    /// Assembles the service.
+    pub fn new(
+        db: Database,
+        engines: Engines,
+        store: OutputStore,
+        signer: UrlSigner,
+        config: ServiceConfig,
+    ) -> Service {
+        let config =
+            ServiceConfig { public_base_url: config.public_base_url.trim_end_matches('/').to_string(), ..config };
+        Service { inner: Arc::new(Inner { db, engines, store, signer, config, queued: Notify::new() }) }
+    }
+
+    /// The database.
+    pub fn database(&self) -> &Database {
+        &self.inner.db
+    }
+
+    /// The engines.
+    pub fn engines(&self) -> &Engines {
+        &self.inner.engines
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ServiceConfig {
+        &self.inner.config
+    }
+
+    /// Signalled whenever this process accepts a job, so in-process workers wake without polling.
+    pub fn job_queued(&self) -> &Notify {
+        &self.inner.queued
+    }
+
+    /// Runs a blocking storage call off the async runtime.
+    async fn db<T, E>(&self, call: impl FnOnce(&Database) -> Result<T, E> + Send + 'static) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        E: Into<ServiceError> + Send + 'static,
+    {
+        let db = self.inner.db.clone();
+        tokio::task::spawn_blocking(move || call(&db).map_err(Into::into))
+            .await
+            .map_err(|e| ServiceError::Internal(format!("storage task crashed: {e}")))?
+    }
+}
+
+/// Formats Unix milliseconds as RFC 3339.
+pub(crate) fn rfc3339(millis: i64) -> String {
+    let time = std::time::UNIX_EPOCH + Duration::from_millis(u64::try_from(millis).unwrap_or(0));
+    humantime::format_rfc3339_millis(time).to_string()
+}

@@ -40,7 +40,7 @@ impl CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqlitePragma
         // WAL lets readers run beside the single writer; the busy timeout makes writers queue
         // instead of failing when another connection holds the write lock.
         conn.batch_execute(
-            "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 30000; \
+            "PRAGMA busy_timeout = 30000; PRAGMA journal_mode = WAL; \
              PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
         )
         .map_err(diesel::r2d2::Error::QueryError)
@@ -90,6 +90,17 @@ impl Database {
             Pools::Postgres(pool) => pool.get()?.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ()),
         };
         result.map_err(|e| StorageError::Migration(e.to_string()))
+    }
+
+    /// The backend a URL selects, if it is one of ours.
+    pub fn backend_of_url(url: &str) -> Option<Backend> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Some(Backend::Postgres)
+        } else if url.starts_with("sqlite:") {
+            Some(Backend::Sqlite)
+        } else {
+            None
+        }
     }
 
     /// The backend in use.

@@ -1,1 +1,180 @@
-//! placeholder
+//! The job runner: claims queued jobs under a lease, keeps the lease alive with a heartbeat while
+//! a job runs, finalises it through the service (which bills it), and shuts down gracefully.
+//!
+//! Runs in-process inside `api-server` (embedded deployments) or as the standalone `worker`
+//! binary; any number of workers may share one PostgreSQL database.
+
+use service::{AppConfig, JobOutcome, Service};
+use std::sync::Arc;
+use std::time::Duration;
+use storage::ClaimedTask;
+use tokio::sync::{watch, Semaphore};
+use tokio::task::JoinSet;
+
+/// How a worker behaves.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// Name recorded as the lease owner.
+    pub worker_id: String,
+    /// Jobs run at once.
+    pub concurrency: usize,
+    /// Lease length; a job whose worker stops renewing is claimed again after this.
+    pub lease: Duration,
+    /// Interval between lease renewals (well under `lease`).
+    pub heartbeat: Duration,
+    /// Fallback interval for looking for work when no wake-up arrives (other processes' jobs).
+    pub poll_interval: Duration,
+    /// Claims after which a job that keeps losing its worker is failed instead of run again.
+    pub max_attempts: i32,
+    /// On shutdown, how long running jobs may take to finish before they are released.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        WorkerConfig {
+            worker_id: format!("worker-{}", std::process::id()),
+            concurrency: 2,
+            lease: Duration::from_secs(30),
+            heartbeat: Duration::from_secs(10),
+            poll_interval: Duration::from_millis(500),
+            max_attempts: 3,
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
+}
+
+impl WorkerConfig {
+    /// The worker settings of a deployment's configuration.
+    pub fn from_app_config(config: &AppConfig, worker_id: String) -> WorkerConfig {
+        WorkerConfig {
+            worker_id,
+            concurrency: config.worker_concurrency,
+            lease: config.worker_lease,
+            heartbeat: config.worker_heartbeat,
+            poll_interval: config.worker_poll,
+            max_attempts: config.worker_max_attempts,
+            shutdown_grace: config.shutdown_grace,
+        }
+    }
+}
+
+/// Resolves on SIGTERM or Ctrl-C: the cue for a graceful shutdown.
+pub async fn termination_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+/// Runs jobs until `shutdown` turns true, then stops claiming, gives running jobs
+/// `shutdown_grace` to finish and releases the rest to the queue.
+pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Receiver<bool>) {
+    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
+    let mut running = JoinSet::new();
+    let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
+    tracing::info!(worker = %config.worker_id, concurrency = config.concurrency, "worker started");
+    loop {
+        if *shutdown.borrow() {
+            break;
+        }
+        let permit = tokio::select! {
+            permit = slots.clone().acquire_owned() => match permit { Ok(p) => p, Err(_) => break },
+            _ = shutdown.changed() => continue,
+        };
+        // Reap finished jobs so the set does not grow without bound.
+        while running.try_join_next().is_some() {}
+        match service.claim(&config.worker_id, lease_ms).await {
+            Ok(Some(claimed)) => {
+                let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
+                running.spawn(async move {
+                    run_one(&service, &config, claimed, shutdown).await;
+                    drop(permit);
+                });
+            }
+            Ok(None) => {
+                drop(permit);
+                tokio::select! {
+                    _ = service.job_queued().notified() => {}
+                    _ = tokio::time::sleep(config.poll_interval) => {}
+                    _ = shutdown.changed() => {}
+                }
+            }
+            Err(e) => {
+                drop(permit);
+                tracing::warn!(error = %e, "claiming a job failed; retrying");
+                tokio::time::sleep(config.poll_interval).await;
+            }
+        }
+    }
+    tracing::info!(worker = %config.worker_id, running = running.len(), "worker stopping");
+    while running.join_next().await.is_some() {}
+    tracing::info!(worker = %config.worker_id, "worker stopped");
+}
+
+async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask, mut shutdown: watch::Receiver<bool>) {
+    let task_id = claimed.task.id.clone();
+    if claimed.attempt > config.max_attempts {
+        let reason = format!("the job lost its worker {} times; giving up", claimed.attempt - 1);
+        log_outcome(&task_id, service.fail(&claimed, &reason).await);
+        return;
+    }
+    let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
+    let job = service.execute(&claimed);
+    tokio::pin!(job);
+    let mut heartbeat = tokio::time::interval(config.heartbeat);
+    heartbeat.tick().await;
+    let mut grace_deadline: Option<tokio::time::Instant> = None;
+    loop {
+        let grace = async {
+            match grace_deadline {
+                Some(deadline) => tokio::time::sleep_until(deadline).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            outcome = &mut job => {
+                log_outcome(&task_id, outcome);
+                return;
+            }
+            _ = heartbeat.tick() => {
+                match service.renew_lease(&claimed, lease_ms).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(task = %task_id, "lease lost to another attempt; abandoning this one");
+                        return;
+                    }
+                    Err(e) => tracing::warn!(task = %task_id, error = %e, "lease renewal failed"),
+                }
+            }
+            _ = shutdown.changed(), if grace_deadline.is_none() => {
+                grace_deadline = Some(tokio::time::Instant::now() + config.shutdown_grace);
+            }
+            _ = grace => {
+                match service.release(&claimed).await {
+                    Ok(_) => tracing::info!(task = %task_id, "released to the queue at shutdown"),
+                    Err(e) => tracing::warn!(task = %task_id, error = %e, "release failed; the lease will lapse"),
+                }
+                return;
+            }
+        }
+    }
+}
+
+fn log_outcome(task_id: &str, outcome: Result<JobOutcome, service::ServiceError>) {
+    match outcome {
+        Ok(JobOutcome::Succeeded(cost)) => tracing::info!(task = %task_id, %cost, "job succeeded"),
+        Ok(JobOutcome::Failed(reason)) => tracing::info!(task = %task_id, %reason, "job failed"),
+        Ok(JobOutcome::Superseded) => tracing::info!(task = %task_id, "job superseded by a newer attempt"),
+        // Our own fault (store or database): leave the lease to lapse so another attempt runs it.
+        Err(e) => tracing::error!(task = %task_id, error = %e, "job could not be finalised; it will be retried"),
+    }
+}

@@ -77,7 +77,7 @@ pub fn synthesize_music(prompt: &str, seed: u64, duration_secs: f64, sample_rate
     }
     let plan = MusicPlan::new(prompt, seed);
     let mut mix = vec![0.0f64; total];
-    let mut rng = Rng::new(prompt_seed(prompt, seed) ^ 0x6d75_7369_63);
+    let mut rng = Rng::new(prompt_seed(prompt, seed) ^ 0x006d_7573_6963);
     let beat = 60.0 / plan.tempo;
     let bar = 4.0 * beat;
     let end = total as f64 / sr;
@@ -139,7 +139,7 @@ pub fn synthesize_music(prompt: &str, seed: u64, duration_secs: f64, sample_rate
         bar_index += 1;
     }
 
-    finish(&mut mix, sr, 0.89)
+    finish(&mut mix, sr, 0.89, 1.5)
 }
 
 /// Musical choices derived from the prompt hash.
@@ -348,15 +348,15 @@ fn render_hat(mix: &mut [f64], sr: f64, start: f64, rng: &mut Rng) {
 }
 
 /// Fades the ends (no clicks) and normalises the peak to `peak`.
-fn finish(mix: &mut [f64], sr: f64, peak: f64) -> Vec<f32> {
+fn finish(mix: &mut [f64], sr: f64, peak: f64, fade_out_secs: f64) -> Vec<f32> {
     let n = mix.len();
     let fade_in = ((0.01 * sr) as usize).min(n / 2);
-    let fade_out = ((1.5 * sr) as usize).min(n / 10).max(fade_in);
-    for i in 0..fade_in {
-        mix[i] *= i as f64 / fade_in as f64;
+    let fade_out = ((fade_out_secs * sr) as usize).min(n / 10).max(fade_in);
+    for (i, v) in mix.iter_mut().take(fade_in).enumerate() {
+        *v *= i as f64 / fade_in as f64;
     }
-    for i in 0..fade_out.min(n) {
-        mix[n - 1 - i] *= i as f64 / fade_out as f64;
+    for (i, v) in mix.iter_mut().rev().take(fade_out).enumerate() {
+        *v *= i as f64 / fade_out as f64;
     }
     let max = mix.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let gain = if max > 1e-9 { peak / max } else { 0.0 };
@@ -404,7 +404,7 @@ pub fn synthesize_speech_sandbox(text: &str, sample_rate: u32) -> Vec<f32> {
     }
 
     let mut out = render_speech(&segments, sr, &mut rng);
-    finish(&mut out, sr, 0.8)
+    finish(&mut out, sr, 0.8, 0.02)
 }
 
 /// Articulation of one stretch of time.
@@ -650,6 +650,10 @@ fn render_speech(segments: &[Segment], sr: f64, rng: &mut Rng) -> Vec<f64> {
     let ramp = (0.006 * sr).max(1.0);
     let mut phase = 0.0;
     let mut prev_pulse = 0.0;
+    // One-pole low-pass on the source gives the natural downward spectral
+    // tilt of a voice; without it the pulse train sounds buzzy.
+    let tilt = 1.0 - (-TAU * 2500.0 / sr).exp();
+    let mut source = 0.0;
 
     for seg in segments {
         let n = (seg.secs * sr).round() as usize;
@@ -668,7 +672,8 @@ fn render_speech(segments: &[Segment], sr: f64, rng: &mut Rng) -> Vec<f64> {
                     // Differentiating models radiation at the lips.
                     let d = (pulse - prev_pulse) * sr / (f0 * 8.0);
                     prev_pulse = pulse;
-                    d
+                    source += (d - source) * tilt;
+                    source
                 }
                 _ => {
                     prev_pulse = 0.0;

@@ -9,9 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use image::RgbImage;
 use mp4::{AvcConfig, MediaConfig, Mp4Config, Mp4Reader, Mp4Sample, Mp4Track, Mp4Writer, TrackConfig, TrackType};
 use openh264::decoder::{DecodedYUV, Decoder, DecoderConfig, Flush};
-use openh264::encoder::{
-    BitRate, Encoder, EncoderConfig, FrameRate, IntraFramePeriod, Profile, RateControlMode, UsageType,
-};
+use openh264::encoder::{Encoder, EncoderConfig, FrameRate, IntraFramePeriod, Profile, RateControlMode, UsageType};
 use openh264::formats::{RgbSliceU8, YUVBuffer, YUVSource};
 use openh264::{OpenH264API, Timestamp};
 
@@ -70,7 +68,8 @@ fn validate_encode_input(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Resul
     if !(1..=MAX_FPS).contains(&fps) {
         return Err(MediaError::InvalidInput(format!("fps must be 1..={MAX_FPS}, got {fps}")));
     }
-    if w == 0 || h == 0 || w % 2 != 0 || h % 2 != 0 {
+    // Bit tests rather than `is_multiple_of`, which is newer than the MSRV.
+    if w == 0 || h == 0 || w & 1 != 0 || h & 1 != 0 {
         return Err(MediaError::InvalidInput(format!("frame size must be non-zero and even, got {w}x{h}")));
     }
     if w.max(h) > 3840 || w.min(h) > 2160 {
@@ -98,10 +97,7 @@ fn encode_h264(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Result<EncodedS
     // Rate control off means a constant QP of 26: steady quality, no frame
     // skipping (which would break timing and frame counts) and none of the
     // warnings OpenH264 logs when bitrate modes run with skipping disabled.
-    // The bitrate only serves as the level/HRD hint in the SPS.
-    let bps = (f64::from(w) * f64::from(h) * f64::from(fps) * 0.15).clamp(250_000.0, 40_000_000.0) as u32;
     let config = EncoderConfig::new()
-        .bitrate(BitRate::from_bps(bps))
         .max_frame_rate(FrameRate::from_hz(fps as f32))
         .rate_control_mode(RateControlMode::Off)
         .skip_frames(false)
@@ -183,14 +179,16 @@ fn strip_start_code(nal: &[u8]) -> &[u8] {
 fn mux_mp4(stream: &EncodedStream, w: u32, h: u32, fps: u32) -> Result<Vec<u8>, MediaError> {
     let mux_err = |e: mp4::Error| MediaError::Encode(format!("MP4 mux: {e}"));
     let brand = |s: &[u8; 4]| mp4::FourCC::from(*s);
+    let timescale = fps * TICKS_PER_FRAME;
     let config = Mp4Config {
         major_brand: brand(b"isom"),
         minor_version: 512,
         compatible_brands: vec![brand(b"isom"), brand(b"iso2"), brand(b"avc1"), brand(b"mp41")],
-        timescale: 1000,
+        // The writer converts each sample duration to movie units with integer
+        // division, so only an identical movie timescale keeps mvhd/tkhd exact.
+        timescale,
     };
     let mut writer = Mp4Writer::write_start(Cursor::new(Vec::new()), &config).map_err(mux_err)?;
-    let timescale = fps * TICKS_PER_FRAME;
     let (width, height) = (
         u16::try_from(w).map_err(|_| MediaError::InvalidInput("width too large".into()))?,
         u16::try_from(h).map_err(|_| MediaError::InvalidInput("height too large".into()))?,
@@ -499,6 +497,8 @@ mod tests {
         let mp4 = encode_mp4(&clip(6), 3)?;
         let reader = open_mp4(&mp4)?;
         assert_eq!(reader.moov.mvhd.next_track_id, 2);
+        let mvhd = &reader.moov.mvhd;
+        assert_eq!(mvhd.duration, 2 * u64::from(mvhd.timescale));
         let track = primary_video_track(&reader)?;
         let stbl = &track.trak.mdia.minf.stbl;
         let ticks: u64 = stbl.stts.entries.iter().map(|e| u64::from(e.sample_count) * u64::from(e.sample_delta)).sum();

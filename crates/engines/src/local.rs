@@ -1,0 +1,223 @@
+//! The built-in local engines: one implementation per family, producing real media files with no
+//! network and no model weights.
+//!
+//! Families with a classical algorithm (background removal, upscaling, inpainting, video
+//! upscaling) do the real work. Generative families (image generation and editing, video
+//! generation, speech, music, lip sync) produce deterministic sandbox media derived from the
+//! prompt, seed and inputs, and say so through [`EngineOutput::sandbox`].
+
+use crate::media::{audio, imaging, video, MediaError};
+use crate::{EngineError, EngineOutput, Inputs, OutputFile};
+use domain::validation::Produced;
+use domain::{EngineSpec, Family, OutputKind, ValidatedJob};
+use image::{DynamicImage, RgbImage};
+
+/// Frame rate of every locally produced video.
+pub const VIDEO_FPS: u32 = 24;
+/// Sample rate of every locally produced recording.
+pub const AUDIO_SAMPLE_RATE: u32 = 22_050;
+/// Largest side of an upscaled image.
+const MAX_UPSCALED_SIDE: u32 = 8192;
+/// Largest frame side of an upscaled video.
+const MAX_UPSCALED_VIDEO_SIDE: u32 = 1920;
+
+impl From<MediaError> for EngineError {
+    fn from(e: MediaError) -> Self {
+        match e {
+            MediaError::Decode(m) | MediaError::InvalidInput(m) => EngineError::InvalidInput(m),
+            MediaError::Encode(m) => EngineError::Failed(m),
+        }
+    }
+}
+
+/// Runs `job` on the local implementation of `spec`'s family. CPU-bound: call it on a blocking
+/// thread.
+pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<EngineOutput, EngineError> {
+    let seed = job.int_param("seed").unwrap_or(0).max(0) as u64;
+    let prompt = job.prompt.as_deref().unwrap_or("");
+    match spec.family {
+        Family::ImageGeneration => {
+            let (width, height) = (param_u32(job, "width", 1024), param_u32(job, "height", 1024));
+            let count = param_u32(job, "num_images", 1);
+            let images = (0..count).map(|i| imaging::sandbox_image(prompt, seed + u64::from(i), width, height));
+            images_output(job, images.collect(), true)
+        }
+        Family::ImageEditing if job.params.contains_key("mask_url") => {
+            let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
+            let mask = decode_input_image(inputs.mask.as_deref(), "params.mask_url")?.to_luma8();
+            images_output(job, vec![imaging::inpaint(&image, &mask)?], false)
+        }
+        Family::ImageEditing => {
+            let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
+            let count = param_u32(job, "num_images", 1);
+            let edits = (0..count).map(|i| imaging::sandbox_edit(&image, prompt, seed + u64::from(i)));
+            images_output(job, edits.collect(), true)
+        }
+        Family::BackgroundRemoval => {
+            let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
+            let cutout = DynamicImage::ImageRgba8(imaging::remove_background(&image));
+            let (w, h) = (cutout.width(), cutout.height());
+            let file = OutputFile::image(imaging::encode_png(&cutout)?, "png", w, h);
+            Ok(EngineOutput { files: vec![file], produced: one_image(w, h), sandbox: false })
+        }
+        Family::ImageUpscaling => {
+            let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
+            let factor = param_u32(job, "scale", 2);
+            if image.width().max(image.height()) * factor > MAX_UPSCALED_SIDE {
+                return Err(EngineError::InvalidInput(format!(
+                    "image_url: a {}x{} image scaled {factor}x would pass {MAX_UPSCALED_SIDE} pixels a side",
+                    image.width(),
+                    image.height()
+                )));
+            }
+            let upscaled = imaging::upscale(&image, factor);
+            images_output(job, vec![upscaled.to_rgb8()], false)
+        }
+        Family::ImageToVideo => {
+            let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
+            let (width, height) = resolution(job);
+            let frames = imaging::pan_zoom_frames(&image, width, height, frame_count(job), seed);
+            video_output(&frames, true)
+        }
+        Family::TextToVideo => {
+            let (width, height) = resolution(job);
+            video_output(&imaging::sandbox_motion_frames(prompt, seed, width, height, frame_count(job)), true)
+        }
+        Family::VideoToVideo => {
+            let (frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
+            let edited: Vec<RgbImage> =
+                frames.into_iter().map(|f| imaging::sandbox_edit(&DynamicImage::ImageRgb8(f), prompt, seed)).collect();
+            video_output(&edited, true)
+        }
+        Family::VideoUpscaling => {
+            let (frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
+            let first =
+                frames.first().ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
+            let factor = param_u32(job, "scale", 2);
+            let (width, height) = (first.width() * factor, first.height() * factor);
+            if width.max(height) > MAX_UPSCALED_VIDEO_SIDE {
+                return Err(EngineError::InvalidInput(format!(
+                    "video_url: a {}x{} video scaled {factor}x would pass {MAX_UPSCALED_VIDEO_SIDE} pixels a side",
+                    first.width(),
+                    first.height()
+                )));
+            }
+            video_output(&imaging::resize_frames(&frames, even(width), even(height)), false)
+        }
+        Family::LipSync => lip_sync(inputs),
+        Family::TextToSpeech => {
+            let samples = audio::synthesize_speech_sandbox(prompt, AUDIO_SAMPLE_RATE);
+            let mut output = audio_output(&samples)?;
+            output.produced.chars = prompt.chars().count() as u64;
+            Ok(output)
+        }
+        Family::Music => {
+            let seconds = job.int_param("duration").unwrap_or(10).max(1) as f64;
+            audio_output(&audio::synthesize_music(prompt, seed, seconds, AUDIO_SAMPLE_RATE))
+        }
+    }
+}
+
+/// Sandbox lip sync: the input video, looped or cut to the speech's length, with the speech as a
+/// second output. Muxing the audio into the MP4 needs an AAC encoder this build does not have.
+fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
+    let (frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
+    let speech = required(inputs.audio.as_deref(), "audio_url")?;
+    let seconds = audio::wav_duration_secs(speech)
+        .map_err(|_| EngineError::InvalidInput("audio_url: expected a WAV recording".into()))?;
+    if frames.is_empty() {
+        return Err(EngineError::InvalidInput("video_url: video has no frames".into()));
+    }
+    let wanted = ((seconds * f64::from(VIDEO_FPS)).round() as usize).clamp(1, 60 * VIDEO_FPS as usize);
+    let looped: Vec<RgbImage> = frames.iter().cycle().take(wanted).cloned().collect();
+    let mut output = video_output(&looped, true)?;
+    output.files.push(OutputFile::audio(speech.to_vec(), seconds));
+    Ok(output)
+}
+
+fn required<'a>(bytes: Option<&'a [u8]>, field: &str) -> Result<&'a [u8], EngineError> {
+    bytes.ok_or_else(|| EngineError::InvalidInput(format!("{field}: missing")))
+}
+
+fn decode_input_image(bytes: Option<&[u8]>, field: &str) -> Result<DynamicImage, EngineError> {
+    imaging::decode_image(required(bytes, field)?)
+        .map_err(|e| EngineError::InvalidInput(format!("{field}: not a PNG or JPEG image ({e})")))
+}
+
+fn param_u32(job: &ValidatedJob, key: &str, default: u32) -> u32 {
+    job.int_param(key).and_then(|v| u32::try_from(v).ok()).unwrap_or(default)
+}
+
+fn even(n: u32) -> u32 {
+    (n & !1).max(2)
+}
+
+fn resolution(job: &ValidatedJob) -> (u32, u32) {
+    match job.str_param("resolution") {
+        Some("360p") => (640, 360),
+        Some("720p") => (1280, 720),
+        _ => (848, 480),
+    }
+}
+
+fn frame_count(job: &ValidatedJob) -> u32 {
+    let seconds = job.int_param("duration").unwrap_or(5).clamp(1, 60) as u32;
+    seconds * VIDEO_FPS
+}
+
+fn one_image(width: u32, height: u32) -> Produced {
+    Produced { images: 1, pixels: u64::from(width) * u64::from(height), ..Default::default() }
+}
+
+fn images_output(job: &ValidatedJob, images: Vec<RgbImage>, sandbox: bool) -> Result<EngineOutput, EngineError> {
+    let jpeg = job.str_param("output_format") == Some("jpeg");
+    let mut files = Vec::with_capacity(images.len());
+    let mut produced = Produced::default();
+    for image in images {
+        let (w, h) = image.dimensions();
+        let (bytes, extension) = if jpeg {
+            (imaging::encode_jpeg(&image, 90)?, "jpg")
+        } else {
+            (imaging::encode_png(&DynamicImage::ImageRgb8(image))?, "png")
+        };
+        files.push(OutputFile::image(bytes, extension, w, h));
+        produced.images += 1;
+        produced.pixels += u64::from(w) * u64::from(h);
+    }
+    Ok(EngineOutput { files, produced, sandbox })
+}
+
+fn video_output(frames: &[RgbImage], sandbox: bool) -> Result<EngineOutput, EngineError> {
+    let first = frames.first().ok_or_else(|| EngineError::Failed("no frames to encode".into()))?;
+    let (width, height) = first.dimensions();
+    // H.264 in 4:2:0 needs even sides; decoded inputs may have odd ones.
+    let resized;
+    let (frames, width, height) = if width % 2 == 1 || height % 2 == 1 {
+        resized = imaging::resize_frames(frames, even(width), even(height));
+        (resized.as_slice(), even(width), even(height))
+    } else {
+        (frames, width, height)
+    };
+    let bytes = video::encode_mp4(frames, VIDEO_FPS)?;
+    let millis = frames.len() as u64 * 1000 / u64::from(VIDEO_FPS);
+    let file = OutputFile {
+        bytes,
+        kind: OutputKind::Video,
+        content_type: "video/mp4",
+        extension: "mp4",
+        width: Some(width),
+        height: Some(height),
+        duration_secs: Some(millis as f64 / 1000.0),
+    };
+    Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
+}
+
+fn audio_output(samples: &[f32]) -> Result<EngineOutput, EngineError> {
+    let bytes = audio::encode_wav(samples, AUDIO_SAMPLE_RATE)?;
+    let millis = samples.len() as u64 * 1000 / u64::from(AUDIO_SAMPLE_RATE);
+    Ok(EngineOutput {
+        files: vec![OutputFile::audio(bytes, millis as f64 / 1000.0)],
+        produced: Produced { millis, ..Default::default() },
+        sandbox: true,
+    })
+}

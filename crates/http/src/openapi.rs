@@ -1,0 +1,57 @@
+//! The OpenAPI 3.1 description, generated from the handlers and types.
+
+use crate::errors::ErrorBody;
+use crate::routes;
+use actix_web::HttpResponse;
+use domain::GenerateRequest;
+use service::views::{ChargeView, ModelList, ModelView, OutputView, PriceView, QueuedTask, TaskView, UsageView};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+struct BearerScheme;
+
+impl Modify for BearerScheme {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("API key: `Authorization: Bearer <API_KEY>`"))
+                    .build(),
+            ),
+        );
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Media Generation API",
+        version = "1.0.0",
+        description = "Image, video and audio generation on named engines, metered in USD. Submit a job \
+            (202 with a task id), poll the task until `succeeded` or `failed`, then download the outputs."
+    ),
+    paths(routes::generate, routes::get_task, routes::list_models, routes::usage, routes::download),
+    components(schemas(
+        GenerateRequest, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
+        ErrorBody
+    )),
+    modifiers(&BearerScheme),
+    tags(
+        (name = "Generation", description = "Run engines and poll tasks"),
+        (name = "Models", description = "The live engines"),
+        (name = "Billing", description = "Spend, caps and allowance"),
+    )
+)]
+struct ApiDoc;
+
+/// The OpenAPI document as JSON.
+pub fn openapi_json() -> String {
+    ApiDoc::openapi().to_pretty_json().unwrap_or_else(|_| "{}".into())
+}
+
+pub(crate) async fn serve() -> HttpResponse {
+    HttpResponse::Ok().content_type("application/json").body(openapi_json())
+}

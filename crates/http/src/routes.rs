@@ -1,0 +1,168 @@
+//! The HTTP endpoints: thin adapters from requests to service use-cases.
+
+use crate::errors::{ApiError, ErrorBody};
+use actix_web::http::{header, StatusCode};
+use actix_web::web::{self, Bytes, Data};
+use actix_web::{HttpRequest, HttpResponse};
+use domain::GenerateRequest;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use service::views::{ModelList, QueuedTask, TaskView, UsageView};
+use service::{Caller, Service};
+
+/// Resolves the request's bearer key.
+pub(crate) async fn authenticate(req: &HttpRequest, service: &Service) -> Result<Caller, ApiError> {
+    let token = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token);
+    Ok(service.authenticate(token).await?)
+}
+
+/// Parses a JSON body, insisting on a JSON content type; errors name the problem.
+pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -> Result<T, ApiError> {
+    let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let mime = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if mime != "application/json" && !mime.ends_with("+json") {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the body as JSON with the header Content-Type: application/json",
+        ));
+    }
+    serde_json::from_slice(body).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("invalid JSON body: {e}")))
+}
+
+/// Run an engine: validates, prices and holds the job, then queues it.
+#[utoipa::path(
+    post, path = "/v1/generate", tag = "Generation",
+    request_body = GenerateRequest,
+    responses(
+        (status = 202, description = "Job accepted; poll `poll_url`", body = QueuedTask),
+        (status = 400, description = "Unknown or unavailable model, or bad input (the message names the field)", body = ErrorBody),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Body is not JSON", body = ErrorBody),
+        (status = 502, description = "The provider refused the submission", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn generate(req: HttpRequest, body: Bytes, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    let caller = authenticate(&req, &service).await?;
+    let request: GenerateRequest = parse_json(&req, &body)?;
+    let queued = service.submit(&caller, request).await?;
+    Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
+}
+
+/// Get a task: its status and, once succeeded, its outputs and billed cost.
+#[utoipa::path(
+    get, path = "/v1/tasks/{id}", tag = "Generation",
+    params(("id" = String, Path, description = "Task id returned by a submit call")),
+    responses(
+        (status = 200, description = "The task", body = TaskView),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 404, description = "No such task for this key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn get_task(
+    req: HttpRequest,
+    id: web::Path<String>,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = authenticate(&req, &service).await?;
+    Ok(HttpResponse::Ok().json(service.task(&caller, &id).await?))
+}
+
+/// List the live models with their inputs, parameters and price rules.
+#[utoipa::path(
+    get, path = "/v1", tag = "Models",
+    responses(
+        (status = 200, description = "The live engines", body = ModelList),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn list_models(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    authenticate(&req, &service).await?;
+    Ok(HttpResponse::Ok().json(service.list_models()))
+}
+
+/// This key's billed spend, holds, cap and headroom, and its account's free allowance and invoice.
+#[utoipa::path(
+    get, path = "/v1/usage", tag = "Billing",
+    responses(
+        (status = 200, description = "Usage of this key", body = UsageView),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn usage(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    let caller = authenticate(&req, &service).await?;
+    Ok(HttpResponse::Ok().json(service.usage(&caller).await?))
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Signature {
+    expires: i64,
+    sig: String,
+}
+
+/// Download an output through its signed URL (no bearer header needed).
+#[utoipa::path(
+    get, path = "/files/{path}", tag = "Generation",
+    params(
+        ("path" = String, Path, description = "Output path from `output[].url`"),
+        ("expires" = i64, Query, description = "Expiry, Unix seconds"),
+        ("sig" = String, Query, description = "Signature"),
+    ),
+    responses(
+        (status = 200, description = "The file", content_type = "application/octet-stream"),
+        (status = 400, description = "Missing signature parameters", body = ErrorBody),
+        (status = 403, description = "Invalid or expired signature", body = ErrorBody),
+        (status = 404, description = "No such file", body = ErrorBody),
+    )
+)]
+pub(crate) async fn download(
+    path: web::Path<String>,
+    signature: Result<web::Query<Signature>, actix_web::Error>,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    let signature = signature.map_err(|_| {
+        ApiError::new(StatusCode::BAD_REQUEST, "a download URL needs its `expires` and `sig` parameters")
+    })?;
+    let (bytes, content_type) = service.open_file(&path, signature.expires, &signature.sig).await?;
+    Ok(HttpResponse::Ok()
+        .content_type(content_type)
+        .insert_header((header::CACHE_CONTROL, "private, max-age=3600"))
+        .body(bytes))
+}
+
+/// Liveness probe.
+pub(crate) async fn health() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
+}
+
+/// Anything else: under `/v1` and `/api` the key is checked first (401 before 404), so unknown
+/// paths reveal nothing to unauthenticated callers.
+pub(crate) async fn fallback(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    let path = req.path();
+    if path == "/v1" || path.starts_with("/v1/") || path.starts_with("/api/") {
+        authenticate(&req, &service).await?;
+    }
+    Err(ApiError::new(StatusCode::NOT_FOUND, format!("no such endpoint: {} {}; see /openapi.json", req.method(), path)))
+}
+
+/// A known path with the wrong method: 401 first for protected paths, then 405.
+pub(crate) async fn wrong_method(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    if req.path().starts_with("/v1") || req.path().starts_with("/api/") {
+        authenticate(&req, &service).await?;
+    }
+    Err(ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("method {} not allowed on {}; see /openapi.json", req.method(), req.path()),
+    ))
+}

@@ -1,0 +1,83 @@
+//! The operator's use-cases: accounts, keys, caps and the ledger.
+
+use crate::{Service, ServiceError};
+use domain::{keys, Usd};
+use storage::{Account, ApiKey, LedgerEntry, LedgerMismatch};
+
+/// A freshly created key with its secret, which exists only in this value.
+#[derive(Clone, Debug)]
+pub struct NewKey {
+    /// The stored key.
+    pub key: ApiKey,
+    /// The secret to hand to the user once.
+    pub secret: String,
+}
+
+impl Service {
+    /// Creates an account with the deployment's free allowance.
+    pub async fn create_account(&self, name: &str, card_on_file: bool) -> Result<Account, ServiceError> {
+        let (name, allowance) = (name.trim().to_string(), self.config().free_allowance);
+        if name.is_empty() {
+            return Err(ServiceError::BadRequest("account name must not be empty".into()));
+        }
+        self.db(move |db| db.create_account(&name, card_on_file, allowance)).await
+    }
+
+    /// Sets or clears an account's card-on-file flag.
+    pub async fn set_card_on_file(&self, name: &str, on: bool) -> Result<Account, ServiceError> {
+        let name = name.to_string();
+        self.db(move |db| db.set_card_on_file(&name, on)).await
+    }
+
+    /// Creates a key for an account; the secret is returned once and only its hash is kept.
+    pub async fn create_key(
+        &self,
+        account: &str,
+        spend_cap: Option<Usd>,
+        label: Option<&str>,
+    ) -> Result<NewKey, ServiceError> {
+        let secret = keys::secret_from_random(rand::random());
+        let (account, hash, label) = (account.to_string(), keys::hash_secret(&secret), label.map(str::to_string));
+        let key = self.db(move |db| db.create_key(&account, &hash, label.as_deref(), spend_cap)).await?;
+        Ok(NewKey { key, secret })
+    }
+
+    /// Revokes a key; it authenticates nothing from now on.
+    pub async fn revoke_key(&self, key_id: &str) -> Result<ApiKey, ServiceError> {
+        let key_id = key_id.to_string();
+        self.db(move |db| db.revoke_key(&key_id)).await
+    }
+
+    /// Sets or removes a key's spend cap.
+    pub async fn set_spend_cap(&self, key_id: &str, cap: Option<Usd>) -> Result<ApiKey, ServiceError> {
+        let key_id = key_id.to_string();
+        self.db(move |db| db.set_spend_cap(&key_id, cap)).await
+    }
+
+    /// An account's keys.
+    pub async fn list_keys(&self, account: &str) -> Result<Vec<ApiKey>, ServiceError> {
+        let account = account.to_string();
+        self.db(move |db| db.list_keys(&account)).await
+    }
+
+    /// An account's ledger, oldest first.
+    pub async fn account_ledger(&self, account: &str) -> Result<Vec<LedgerEntry>, ServiceError> {
+        let account = account.to_string();
+        self.db(move |db| db.account_ledger(&account)).await
+    }
+
+    /// Balances that differ from their recomputation from the ledger; empty when the books balance.
+    pub async fn verify_ledger(&self) -> Result<Vec<LedgerMismatch>, ServiceError> {
+        self.db(|db| db.verify_ledger()).await
+    }
+
+    /// On a deployment with no accounts yet, creates a `dev` account and key and returns its
+    /// secret, so a first local run works without any setup.
+    pub async fn bootstrap_dev_key(&self) -> Result<Option<NewKey>, ServiceError> {
+        if self.db(|db| db.count_accounts()).await? > 0 {
+            return Ok(None);
+        }
+        self.create_account("dev", false).await?;
+        self.create_key("dev", None, Some("created at first start")).await.map(Some)
+    }
+}

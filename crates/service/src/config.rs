@@ -1,0 +1,241 @@
+//! The deployment's configuration: one typed struct read from environment variables (and an
+//! optional `KEY=VALUE` file named by `CONFIG_FILE`; the environment wins), every field with a
+//! documented default, and the assembly of a [`Service`] from it.
+
+use crate::{Service, ServiceConfig, UrlSigner};
+use domain::Usd;
+use engines::{Catalog, Engines, FetchPolicy, InputFetcher, OutputStore};
+use std::collections::HashMap;
+use std::time::Duration;
+use storage::{Backend, Database};
+
+/// A setting that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A variable has a value of the wrong shape.
+    #[error("{name}={value:?} is not valid: {expected}")]
+    Invalid {
+        /// Variable name.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What was expected.
+        expected: &'static str,
+    },
+    /// The configuration file could not be read.
+    #[error("cannot read CONFIG_FILE {0}: {1}")]
+    File(String, std::io::Error),
+    /// A component could not be set up.
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// Every setting of api-server and worker. See the README's configuration table.
+#[derive(Clone, Debug)]
+pub struct AppConfig {
+    /// `DATABASE_URL`: `sqlite://PATH` (default `sqlite://data/media.db`) or `postgres://...`.
+    pub database_url: String,
+    /// `DATABASE_POOL_SIZE`: connections per process (default 8).
+    pub database_pool_size: u32,
+    /// `BIND_ADDR`: HTTP listen address (default `127.0.0.1:8080`).
+    pub bind_addr: String,
+    /// `HTTP_WORKERS`: HTTP threads (default 2).
+    pub http_workers: usize,
+    /// `PUBLIC_BASE_URL`: base of `poll_url` and output URLs (default `http://` + the bind address).
+    pub public_base_url: String,
+    /// `OUTPUT_DIR`: local directory of the output store (default `data/outputs`).
+    pub output_dir: String,
+    /// `URL_SIGNING_SECRET`: HMAC key of download URLs (default: generated once, kept in the database).
+    pub url_signing_secret: Option<String>,
+    /// `OUTPUT_URL_TTL_SECS`: lifetime of a signed output URL (default 3600).
+    pub output_url_ttl: Duration,
+    /// `FREE_ALLOWANCE_USD`: free allowance of new accounts (default 5).
+    pub free_allowance: Usd,
+    /// `ENGINE_CATALOG_FILE`: replaces the built-in engine catalog (default none).
+    pub engine_catalog_file: Option<String>,
+    /// `EMBEDDED_WORKER`: whether api-server runs jobs in-process (default true on SQLite, false on PostgreSQL).
+    pub embedded_worker: bool,
+    /// `WORKER_CONCURRENCY`: jobs one worker runs at once (default 2).
+    pub worker_concurrency: usize,
+    /// `WORKER_LEASE_SECS`: job lease (default 30).
+    pub worker_lease: Duration,
+    /// `WORKER_HEARTBEAT_SECS`: lease renewal interval (default 10).
+    pub worker_heartbeat: Duration,
+    /// `WORKER_POLL_MS`: fallback polling interval (default 500).
+    pub worker_poll: Duration,
+    /// `WORKER_MAX_ATTEMPTS`: claims before a job that keeps losing its worker fails (default 3).
+    pub worker_max_attempts: i32,
+    /// `SHUTDOWN_GRACE_SECS`: time running jobs get to finish at shutdown (default 30).
+    pub shutdown_grace: Duration,
+    /// `INPUT_MAX_BYTES`: largest input download (default 67108864).
+    pub input_max_bytes: usize,
+    /// `INPUT_FETCH_TIMEOUT_SECS`: input download time limit (default 30).
+    pub input_fetch_timeout: Duration,
+    /// `ALLOW_PRIVATE_INPUT_URLS`: let jobs fetch from private addresses (default false).
+    pub allow_private_input_urls: bool,
+}
+
+struct Source(HashMap<String, String>);
+
+impl Source {
+    fn load() -> Result<Source, ConfigError> {
+        let mut values = HashMap::new();
+        if let Ok(path) = std::env::var("CONFIG_FILE") {
+            let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::File(path.clone(), e))?;
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+                if let Some((k, v)) = line.split_once('=') {
+                    values.insert(k.trim().to_string(), v.trim().trim_matches('"').to_string());
+                }
+            }
+        }
+        values.extend(std::env::vars());
+        Ok(Source(values))
+    }
+
+    fn string(&self, name: &str) -> Option<String> {
+        self.0.get(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+    }
+
+    fn parse<T: std::str::FromStr>(
+        &self,
+        name: &'static str,
+        default: T,
+        expected: &'static str,
+    ) -> Result<T, ConfigError> {
+        match self.string(name) {
+            None => Ok(default),
+            Some(value) => value.parse().map_err(|_| ConfigError::Invalid { name, value, expected }),
+        }
+    }
+
+    fn flag(&self, name: &'static str, default: bool) -> Result<bool, ConfigError> {
+        match self.string(name).map(|v| v.to_ascii_lowercase()) {
+            None => Ok(default),
+            Some(v) if ["1", "true", "yes", "on"].contains(&v.as_str()) => Ok(true),
+            Some(v) if ["0", "false", "no", "off"].contains(&v.as_str()) => Ok(false),
+            Some(value) => Err(ConfigError::Invalid { name, value, expected: "true or false" }),
+        }
+    }
+
+    fn secs(&self, name: &'static str, default: u64) -> Result<Duration, ConfigError> {
+        self.parse(name, default, "a whole number of seconds").map(Duration::from_secs)
+    }
+}
+
+impl AppConfig {
+    /// Reads the configuration from the environment (and `CONFIG_FILE`).
+    pub fn from_env() -> Result<AppConfig, ConfigError> {
+        let src = Source::load()?;
+        let database_url = src.string("DATABASE_URL").unwrap_or_else(|| "sqlite://data/media.db".into());
+        let is_sqlite = database_url.starts_with("sqlite:");
+        let bind_addr = src.string("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into());
+        let public_base_url = src
+            .string("PUBLIC_BASE_URL")
+            .unwrap_or_else(|| format!("http://{}", bind_addr.replace("0.0.0.0", "127.0.0.1")))
+            .trim_end_matches('/')
+            .to_string();
+        Ok(AppConfig {
+            database_pool_size: src.parse("DATABASE_POOL_SIZE", 8, "a positive whole number")?,
+            http_workers: src.parse("HTTP_WORKERS", 2, "a positive whole number")?,
+            output_dir: src.string("OUTPUT_DIR").unwrap_or_else(|| "data/outputs".into()),
+            url_signing_secret: src.string("URL_SIGNING_SECRET"),
+            output_url_ttl: src.secs("OUTPUT_URL_TTL_SECS", 3600)?,
+            free_allowance: src.parse(
+                "FREE_ALLOWANCE_USD",
+                Usd::from_units(50_000),
+                "a USD amount such as 5 or 2.50",
+            )?,
+            engine_catalog_file: src.string("ENGINE_CATALOG_FILE"),
+            embedded_worker: src.flag("EMBEDDED_WORKER", is_sqlite)?,
+            worker_concurrency: src.parse("WORKER_CONCURRENCY", 2, "a positive whole number")?,
+            worker_lease: src.secs("WORKER_LEASE_SECS", 30)?,
+            worker_heartbeat: src.secs("WORKER_HEARTBEAT_SECS", 10)?,
+            worker_poll: src
+                .parse("WORKER_POLL_MS", 500, "a whole number of milliseconds")
+                .map(Duration::from_millis)?,
+            worker_max_attempts: src.parse("WORKER_MAX_ATTEMPTS", 3, "a positive whole number")?,
+            shutdown_grace: src.secs("SHUTDOWN_GRACE_SECS", 30)?,
+            input_max_bytes: src.parse("INPUT_MAX_BYTES", 64 * 1024 * 1024, "a number of bytes")?,
+            input_fetch_timeout: src.secs("INPUT_FETCH_TIMEOUT_SECS", 30)?,
+            allow_private_input_urls: src.flag("ALLOW_PRIVATE_INPUT_URLS", false)?,
+            database_url,
+            bind_addr,
+            public_base_url,
+        })
+    }
+
+    /// The settings as `NAME=value` lines for the start-up log, with secrets redacted.
+    pub fn describe(&self) -> Vec<String> {
+        let redact_url = |url: &str| match url.split_once('@') {
+            Some((scheme_and_credentials, rest)) if url.contains("://") => {
+                let scheme = scheme_and_credentials.split("://").next().unwrap_or("");
+                format!("{scheme}://***@{rest}")
+            }
+            _ => url.to_string(),
+        };
+        vec![
+            format!("DATABASE_URL={}", redact_url(&self.database_url)),
+            format!("DATABASE_POOL_SIZE={}", self.database_pool_size),
+            format!("BIND_ADDR={}", self.bind_addr),
+            format!("HTTP_WORKERS={}", self.http_workers),
+            format!("PUBLIC_BASE_URL={}", self.public_base_url),
+            format!("OUTPUT_DIR={}", self.output_dir),
+            format!(
+                "URL_SIGNING_SECRET={}",
+                if self.url_signing_secret.is_some() { "***" } else { "(kept in the database)" }
+            ),
+            format!("OUTPUT_URL_TTL_SECS={}", self.output_url_ttl.as_secs()),
+            format!("FREE_ALLOWANCE_USD={}", self.free_allowance),
+            format!("ENGINE_CATALOG_FILE={}", self.engine_catalog_file.as_deref().unwrap_or("(built in)")),
+            format!("EMBEDDED_WORKER={}", self.embedded_worker),
+            format!("WORKER_CONCURRENCY={}", self.worker_concurrency),
+            format!("WORKER_LEASE_SECS={}", self.worker_lease.as_secs()),
+            format!("WORKER_HEARTBEAT_SECS={}", self.worker_heartbeat.as_secs()),
+            format!("WORKER_POLL_MS={}", self.worker_poll.as_millis()),
+            format!("WORKER_MAX_ATTEMPTS={}", self.worker_max_attempts),
+            format!("SHUTDOWN_GRACE_SECS={}", self.shutdown_grace.as_secs()),
+            format!("INPUT_MAX_BYTES={}", self.input_max_bytes),
+            format!("INPUT_FETCH_TIMEOUT_SECS={}", self.input_fetch_timeout.as_secs()),
+            format!("ALLOW_PRIVATE_INPUT_URLS={}", self.allow_private_input_urls),
+        ]
+    }
+
+    /// Opens the database (applying migrations) and assembles the service.
+    pub fn build_service(&self) -> Result<Service, ConfigError> {
+        let db = Database::connect(&self.database_url, self.database_pool_size)
+            .map_err(|e| ConfigError::Setup(e.to_string()))?;
+        self.build_service_on(db)
+    }
+
+    /// Assembles the service on an open database.
+    pub fn build_service_on(&self, db: Database) -> Result<Service, ConfigError> {
+        let catalog = match &self.engine_catalog_file {
+            Some(path) => Catalog::from_file(path).map_err(|e| ConfigError::Setup(e.to_string()))?,
+            None => Catalog::builtin(),
+        };
+        let fetcher = InputFetcher::new(FetchPolicy {
+            max_bytes: self.input_max_bytes,
+            timeout: self.input_fetch_timeout,
+            allow_private: self.allow_private_input_urls,
+            trusted_prefix: Some(format!("{}/files/", self.public_base_url)),
+        });
+        let store = OutputStore::local_dir(&self.output_dir).map_err(|e| ConfigError::Setup(e.to_string()))?;
+        let secret = match &self.url_signing_secret {
+            Some(secret) => secret.clone(),
+            None => db
+                .setting_or_insert("url_signing_secret", || hex::encode(rand::random::<[u8; 32]>()))
+                .map_err(|e| ConfigError::Setup(e.to_string()))?,
+        };
+        let config = ServiceConfig {
+            public_base_url: self.public_base_url.clone(),
+            free_allowance: self.free_allowance,
+            output_url_ttl: self.output_url_ttl,
+        };
+        Ok(Service::new(db, Engines::new(catalog, fetcher), store, UrlSigner::new(secret.as_bytes()), config))
+    }
+
+    /// Whether the database is the embedded SQLite one.
+    pub fn is_embedded(&self) -> bool {
+        Database::backend_of_url(&self.database_url) == Some(Backend::Sqlite)
+    }
+}

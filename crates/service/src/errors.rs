@@ -1,0 +1,54 @@
+//! The errors every use-case returns; each front end maps them once (HTTP status, MCP result).
+
+use storage::{StorageError, SubmitError};
+
+/// Why a use-case did not complete. Messages are meant for the client and name what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// Missing, unknown or revoked key (HTTP 401).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// Bad input; the message names the field (HTTP 400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// Spend cap reached or free allowance used up (HTTP 402).
+    #[error("{0}")]
+    PaymentRequired(String),
+    /// No such task for this key, or no such file (HTTP 404).
+    #[error("{0}")]
+    NotFound(String),
+    /// A download signature is wrong or expired (HTTP 403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// An upstream provider refused or failed (HTTP 502).
+    #[error("{0}")]
+    ProviderFailed(String),
+    /// The database cannot be reached right now (HTTP 503).
+    #[error("service temporarily unavailable: {0}")]
+    Unavailable(String),
+    /// A fault of ours (HTTP 500); details go to the log, not the client.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<StorageError> for ServiceError {
+    fn from(e: StorageError) -> Self {
+        match e {
+            StorageError::Pool(_) | StorageError::Connect(_) => {
+                ServiceError::Unavailable("database unreachable".into())
+            }
+            StorageError::NotFound(what) => ServiceError::NotFound(format!("{what} not found")),
+            StorageError::AlreadyExists(what) => ServiceError::BadRequest(format!("{what} already exists")),
+            other => ServiceError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<SubmitError> for ServiceError {
+    fn from(e: SubmitError) -> Self {
+        match e {
+            SubmitError::Refused(refusal) => ServiceError::PaymentRequired(refusal.to_string()),
+            SubmitError::Storage(e) => e.into(),
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Job use-cases: authenticate, list models, submit, read a task, usage, output downloads, and
+//! running a claimed job to its billed end.
+
+use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
+use crate::{rfc3339, Caller, Service, ServiceError};
+use bytes::Bytes;
+use domain::{keys, GenerateRequest, OutputKind, TaskStatus, Usd, ValidatedJob};
+use engines::{EngineError, StoreError};
+use serde::{Deserialize, Serialize};
+use storage::{new_id, now_millis, ClaimedTask, NewTask, TaskRecord};
+
+/// An output as recorded on the task; URLs are signed afresh on every read.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct StoredOutput {
+    path: String,
+    kind: OutputKind,
+    content_type: String,
+    width: Option<u32>,
+    height: Option<u32>,
+    duration_secs: Option<f64>,
+}
+
+/// How running a claimed job ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobOutcome {
+    /// Succeeded and billed at this cost.
+    Succeeded(Usd),
+    /// Failed, nothing billed.
+    Failed(String),
+    /// Another attempt owns the task now; this attempt's result was discarded.
+    Superseded,
+}
+
+const MISSING_KEY: &str = "missing or invalid API key: send the header `Authorization: Bearer <API_KEY>`";
+
+impl Service {
+    /// Resolves a bearer token to its live key.
+    pub async fn authenticate(&self, token: Option<&str>) -> Result<Caller, ServiceError> {
+        let token = token.map(str::trim).filter(|t| !t.is_empty());
+        let Some(token) = token.filter(|t| keys::looks_like_secret(t)) else {
+            return Err(ServiceError::Unauthorized(MISSING_KEY.into()));
+        };
+        let hash = keys::hash_secret(token);
+        let found = self.db(move |db| db.authenticate(&hash)).await?;
+        found
+            .map(|k| Caller { key_id: k.key_id, account_id: k.account_id })
+            .ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
+    }
+
+    /// The live engines.
+    pub fn list_models(&self) -> ModelList {
+        let models = self
+            .engines()
+            .catalog()
+            .engines()
+            .map(|spec| ModelView {
+                id: spec.id.clone(),
+                family: spec.family,
+                title: spec.title.clone(),
+                inputs: spec.inputs.clone(),
+                params: spec.params.clone(),
+                price: (&spec.price).into(),
+            })
+            .collect();
+        ModelList { version: "1.0.0".into(), models }
+    }
+
+    /// Validates and prices a job, holds its price and queues it.
+    pub async fn submit(&self, caller: &Caller, request: GenerateRequest) -> Result<QueuedTask, ServiceError> {
+        let job = self.validate(&request)?;
+        let new = NewTask {
+            id: new_id("task"),
+            key_id: caller.key_id.clone(),
+            engine: job.model.clone(),
+            job: serde_json::to_string(&job).map_err(|e| ServiceError::Internal(e.to_string()))?,
+            price: job.price,
+        };
+        let record = self.db(move |db| db.submit_task(&new)).await?;
+        self.job_queued().notify_one();
+        tracing::info!(task = %record.id, key = %caller.key_id, model = %record.engine, price = %record.price(), "job accepted");
+        Ok(QueuedTask {
+            poll_url: self.poll_url(&record.id),
+            id: record.id,
+            status: TaskStatus::Queued,
+            price_usd: Usd::from_units(record.price_units),
+        })
+    }
+
+    /// Checks a request against the catalog and quotes it, without queueing anything.
+    pub fn validate(&self, request: &GenerateRequest) -> Result<ValidatedJob, ServiceError> {
+        let spec = self.engines().catalog().get(&request.model).ok_or_else(|| {
+            ServiceError::BadRequest(format!(
+                "model: unknown or unavailable model {:?}; GET /v1 lists the live models",
+                request.model
+            ))
+        })?;
+        spec.validate(request).map_err(|e| ServiceError::BadRequest(e.to_string()))
+    }
+
+    /// The address clients poll for task `id`.
+    pub fn poll_url(&self, id: &str) -> String {
+        format!("{}/v1/tasks/{id}", self.config().public_base_url)
+    }
+
+    /// The task `id` as its owner sees it; other keys get 404.
+    pub async fn task(&self, caller: &Caller, id: &str) -> Result<TaskView, ServiceError> {
+        let (task_id, key_id) = (id.to_string(), caller.key_id.clone());
+        let record = self.db(move |db| db.task_for_key(&task_id, &key_id)).await?;
+        let record = record.ok_or_else(|| ServiceError::NotFound(format!("no task {id:?} for this key")))?;
+        self.task_view(&record)
+    }
+
+    fn task_view(&self, record: &TaskRecord) -> Result<TaskView, ServiceError> {
+        let status = record.status()?;
+        let output = if status == TaskStatus::Succeeded {
+            let stored: Vec<StoredOutput> = serde_json::from_str(record.outputs.as_deref().unwrap_or("[]"))
+                .map_err(|e| ServiceError::Internal(format!("stored outputs of {}: {e}", record.id)))?;
+            Some(stored.iter().map(|o| self.output_view(o)).collect())
+        } else {
+            None
+        };
+        Ok(TaskView {
+            id: record.id.clone(),
+            model: record.engine.clone(),
+            status,
+            output,
+            cost_usd: if status == TaskStatus::Succeeded { record.cost() } else { None },
+            price_usd: record.price(),
+            error: record.error.clone(),
+            sandbox: record.sandbox,
+            created_at: rfc3339(record.created_at),
+            started_at: record.started_at.map(rfc3339),
+            finished_at: record.finished_at.map(rfc3339),
+        })
+    }
+
+    fn output_view(&self, output: &StoredOutput) -> OutputView {
+        let ttl = i64::try_from(self.config().output_url_ttl.as_secs()).unwrap_or(i64::MAX / 2);
+        let expires = now_millis() / 1000 + ttl;
+        let signature = self.inner.signer.sign(&output.path, expires);
+        OutputView {
+            url: format!("{}/files/{}?expires={expires}&sig={signature}", self.config().public_base_url, output.path),
+            kind: output.kind,
+            content_type: output.content_type.clone(),
+            width: output.width,
+            height: output.height,
+            duration_seconds: output.duration_secs,
+            expires_at: rfc3339(expires.saturating_mul(1000)),
+        }
+    }
+
+    /// The bytes and MIME type of a stored output, if the URL's signature holds.
+    pub async fn open_file(&self, path: &str, expires: i64, signature: &str) -> Result<(Bytes, String), ServiceError> {
+        if !self.inner.signer.verify(path, expires, signature, now_millis() / 1000) {
+            return Err(ServiceError::Forbidden(
+                "invalid or expired download signature; poll the task again for a fresh URL".into(),
+            ));
+        }
+        let bytes = self.inner.store.get(path).await.map_err(|e| match e {
+            StoreError::NotFound(_) => ServiceError::NotFound("no such file".into()),
+            StoreError::Backend(m) => ServiceError::Internal(m),
+        })?;
+        Ok((bytes, content_type_of(path).to_string()))
+    }
+
+    /// This key's spend and its account's standing.
+    pub async fn usage(&self, caller: &Caller) -> Result<UsageView, ServiceError> {
+        let key_id = caller.key_id.clone();
+        let usage = self.db(move |db| db.usage(&key_id, 20)).await?;
+        let key = usage.key.limits();
+        let account = usage.account.limits();
+        Ok(UsageView {
+            key_id: usage.key.id.clone(),
+            spent_usd: key.spent,
+            held_usd: key.held,
+            spend_cap_usd: key.cap,
+            cap_headroom_usd: key.cap.map(|cap| cap.saturating_sub(key.spent + key.held)),
+            free_allowance_remaining_usd: account.free_remaining(),
+            card_on_file: account.card_on_file,
+            invoice_balance_usd: Usd::from_units(usage.account.invoice_units),
+            recent_charges: usage
+                .recent_charges
+                .iter()
+                .map(|e| ChargeView {
+                    task_id: e.task_id.clone(),
+                    amount_usd: Usd::from_units(e.amount_units),
+                    from_free_allowance_usd: Usd::from_units(e.allowance_units),
+                    at: rfc3339(e.created_at),
+                })
+                .collect(),
+        })
+    }
+
+    /// Claims the next job for `worker_id` with a lease of `lease_ms`.
+    pub async fn claim(&self, worker_id: &str, lease_ms: i64) -> Result<Option<ClaimedTask>, ServiceError> {
+        let worker_id = worker_id.to_string();
+        self.db(move |db| db.claim_task(&worker_id, lease_ms)).await
+    }
+
+    /// Renews a running job's lease; false when the attempt lost the task.
+    pub async fn renew_lease(&self, claimed: &ClaimedTask, lease_ms: i64) -> Result<bool, ServiceError> {
+        let (id, attempt) = (claimed.task.id.clone(), claimed.attempt);
+        self.db(move |db| db.renew_lease(&id, attempt, lease_ms)).await
+    }
+
+    /// Gives a claimed job back to the queue at once (shutdown).
+    pub async fn release(&self, claimed: &ClaimedTask) -> Result<bool, ServiceError> {
+        let (id, attempt) = (claimed.task.id.clone(), claimed.attempt);
+        self.db(move |db| db.release_task(&id, attempt)).await
+    }
+
+    /// Fails a claimed job without running it (for example after too many lost attempts).
+    pub async fn fail(&self, claimed: &ClaimedTask, reason: &str) -> Result<JobOutcome, ServiceError> {
+        let (id, attempt, reason) = (claimed.task.id.clone(), claimed.attempt, reason.to_string());
+        let message = reason.clone();
+        let failed = self.db(move |db| db.finish_failed(&id, attempt, &message)).await?;
+        Ok(if failed { JobOutcome::Failed(reason) } else { JobOutcome::Superseded })
+    }
+
+    /// Runs a claimed job: its engine, then output storage, then the terminal status with its
+    /// billing in one transaction. A job error fails the task (nothing billed); an error of ours
+    /// (store or database) is returned so the worker can release the task for another attempt.
+    pub async fn execute(&self, claimed: &ClaimedTask) -> Result<JobOutcome, ServiceError> {
+        let task = &claimed.task;
+        let job: ValidatedJob = match serde_json::from_str(&task.job) {
+            Ok(job) => job,
+            Err(e) => return self.fail(claimed, &format!("stored job is unreadable: {e}")).await,
+        };
+        let output = match self.engines().run(&job).await {
+            Ok(output) => output,
+            Err(e) => return self.fail(claimed, &client_message(&e)).await,
+        };
+        let mut stored = Vec::with_capacity(output.files.len());
+        for (index, file) in output.files.into_iter().enumerate() {
+            let path = format!("tasks/{}/{}-{index}.{}", task.id, claimed.attempt, file.extension);
+            self.inner.store.put(&path, file.bytes).await.map_err(|e| ServiceError::Internal(e.to_string()))?;
+            stored.push(StoredOutput {
+                path,
+                kind: file.kind,
+                content_type: file.content_type.to_string(),
+                width: file.width,
+                height: file.height,
+                duration_secs: file.duration_secs,
+            });
+        }
+        let cost = self
+            .engines()
+            .catalog()
+            .get(&job.model)
+            .map_or(job.price, |spec| spec.price.amount(&output.produced).min(job.price));
+        let outputs_json = serde_json::to_string(&stored).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let (id, attempt, sandbox) = (task.id.clone(), claimed.attempt, output.sandbox);
+        let capture = self.db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, cost, sandbox)).await?;
+        Ok(match capture {
+            Some(capture) => JobOutcome::Succeeded(capture.cost),
+            None => JobOutcome::Superseded,
+        })
+    }
+}
+
+fn client_message(error: &EngineError) -> String {
+    match error {
+        EngineError::Failed(m) => format!("engine failed: {m}"),
+        other => other.to_string(),
+    }
+}
+
+fn content_type_of(path: &str) -> &'static str {
+    match path.rsplit('.').next() {
+        Some("png") => "image/png",
+        Some("jpg") => "image/jpeg",
+        Some("mp4") => "video/mp4",
+        Some("wav") => "audio/wav",
+        _ => "application/octet-stream",
+    }
+}

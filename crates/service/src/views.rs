@@ -1,0 +1,179 @@
+//! What the front ends send back: the shapes of queued tasks, tasks, models and usage.
+
+use domain::catalog::EngineInputs;
+use domain::{Family, OutputKind, ParamRule, PriceRule, TaskStatus, Usd};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Answer to an accepted job (HTTP 202).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct QueuedTask {
+    /// Task id, for `GET /v1/tasks/{id}`.
+    pub id: String,
+    /// Always `queued`.
+    pub status: TaskStatus,
+    /// Published price of the job, held until it ends (decimal USD string).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0.0400"))]
+    pub price_usd: Usd,
+    /// Address to poll.
+    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
+    pub poll_url: String,
+}
+
+/// One output file of a succeeded task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OutputView {
+    /// Signed download URL; works without the bearer header until it expires.
+    pub url: String,
+    /// `image`, `video` or `audio`.
+    #[serde(rename = "type")]
+    pub kind: OutputKind,
+    /// MIME type, such as `image/png`.
+    pub content_type: String,
+    /// Pixel width of images and videos.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    /// Pixel height of images and videos.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// Length of videos and recordings, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_seconds: Option<f64>,
+    /// When `url` stops working (RFC 3339); poll the task again for a fresh one.
+    pub expires_at: String,
+}
+
+/// A task as its owner sees it (HTTP 200 of `GET /v1/tasks/{id}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TaskView {
+    /// Task id.
+    pub id: String,
+    /// Engine id.
+    pub model: String,
+    /// `queued`, `running`, `succeeded` or `failed`.
+    pub status: TaskStatus,
+    /// Outputs; present once the task has succeeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Vec<OutputView>>,
+    /// Billed cost (decimal USD string); present once the task has succeeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "0.0400"))]
+    pub cost_usd: Option<Usd>,
+    /// Price quoted and held at submit.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0.0400"))]
+    pub price_usd: Usd,
+    /// Why the task failed; null otherwise.
+    pub error: Option<String>,
+    /// True when the outputs are sandbox media from a built-in engine, not a real model's result.
+    pub sandbox: bool,
+    /// Acceptance time (RFC 3339).
+    pub created_at: String,
+    /// When a worker first started it.
+    pub started_at: Option<String>,
+    /// When it reached `succeeded` or `failed`.
+    pub finished_at: Option<String>,
+}
+
+/// How a model is priced, as listed by `GET /v1`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PriceView {
+    /// Unit: `call`, `image`, `megapixel`, `second` or `thousand_chars`.
+    pub per: String,
+    /// Price of one unit (decimal USD string).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0.0400"))]
+    pub usd: Usd,
+}
+
+impl From<&PriceRule> for PriceView {
+    fn from(rule: &PriceRule) -> Self {
+        let per = match rule {
+            PriceRule::Call { .. } => "call",
+            PriceRule::Image { .. } => "image",
+            PriceRule::Megapixel { .. } => "megapixel",
+            PriceRule::Second { .. } => "second",
+            PriceRule::ThousandChars { .. } => "thousand_chars",
+        };
+        PriceView { per: per.to_string(), usd: rule.unit_price() }
+    }
+}
+
+/// A live engine (an item of `GET /v1`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ModelView {
+    /// Engine id, the `model` of a generate request.
+    pub id: String,
+    /// Engine family.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "image_generation"))]
+    pub family: Family,
+    /// What it does.
+    pub title: String,
+    /// For each of `prompt`, `image_url`, `video_url`, `audio_url`: `required`, `optional` or `rejected`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub inputs: EngineInputs,
+    /// Accepted `params` keys and their rules (type, range, allowed values, default).
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub params: BTreeMap<String, ParamRule>,
+    /// Price rule.
+    pub price: PriceView,
+}
+
+/// Answer of `GET /v1`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ModelList {
+    /// API version.
+    pub version: String,
+    /// The live engines.
+    pub models: Vec<ModelView>,
+}
+
+/// One billed job in a usage report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChargeView {
+    /// Task billed.
+    pub task_id: String,
+    /// Amount (decimal USD string).
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub amount_usd: Usd,
+    /// Part drawn on the free allowance.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub from_free_allowance_usd: Usd,
+    /// Time (RFC 3339).
+    pub at: String,
+}
+
+/// Answer of `GET /v1/usage`: this key's spend and its account's standing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct UsageView {
+    /// Key id (not the secret).
+    pub key_id: String,
+    /// Billed spend of this key.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub spent_usd: Usd,
+    /// Prices held by this key's unfinished jobs.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub held_usd: Usd,
+    /// The key's cumulative spend cap; null when uncapped.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub spend_cap_usd: Option<Usd>,
+    /// What can still be accepted under the cap; null when uncapped.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub cap_headroom_usd: Option<Usd>,
+    /// Free allowance neither used nor held.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub free_allowance_remaining_usd: Usd,
+    /// Whether the account has a card on file.
+    pub card_on_file: bool,
+    /// Charges beyond the allowance, owed on the account's invoice.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub invoice_balance_usd: Usd,
+    /// This key's latest charges, newest first.
+    pub recent_charges: Vec<ChargeView>,
+}
