@@ -161,9 +161,11 @@ async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {
             worker::WorkerConfig::from_app_config(&config, format!("api-server-{}", std::process::id()));
         tokio::spawn(worker::run(service.clone(), worker_config, shutdown_rx))
     });
-    let (server, addrs) = http::bind(service, &config.bind_addr, config.http_workers)
-        .with_context(|| format!("binding {}", config.bind_addr))?;
-    tracing::info!(addrs = ?addrs, public = %config.public_base_url, worker = worker.is_some(), "api-server listening");
+    let listener =
+        std::net::TcpListener::bind(&config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
+    let addr = listener.local_addr()?;
+    let server = http::serve(service, listener, config.http_workers)?;
+    tracing::info!(%addr, public = %config.public_base_url, worker = worker.is_some(), "api-server listening");
     let handle = server.handle();
     let server = tokio::spawn(server);
     worker::termination_signal().await;

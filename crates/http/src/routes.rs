@@ -32,7 +32,16 @@ pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -
             "send the body as JSON with the header Content-Type: application/json",
         ));
     }
-    serde_json::from_slice(body).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("invalid JSON body: {e}")))
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        // Name the offending field when the JSON is well formed but a value has the wrong type.
+        let path = e.path().to_string();
+        let message = match path.as_str() {
+            "." => format!("invalid JSON body: {}", e.inner()),
+            _ => format!("{path}: {}", e.inner()),
+        };
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    })
 }
 
 /// Run an engine: validates, prices and holds the job, then queues it.

@@ -1,0 +1,210 @@
+//! Every endpoint and status code of the contract, black-box over HTTP, on SQLite and PostgreSQL.
+
+mod common;
+
+use common::{generate, png_data_uri, TestServer};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use storage::test_support::BACKENDS;
+
+const BAD_KEY: &str = "mgk_0000000000000000000000000000000000000000000000000000000000000000";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn generate_and_poll_statuses() {
+    for backend in BACKENDS {
+        let server = TestServer::start(backend).await;
+        let key = server.key(None, false).await;
+
+        // 202 with the queued-task fields, then 200 with outputs and cost once succeeded.
+        let (status, queued) = server
+            .post(
+                &key,
+                "/v1/generate",
+                generate("beta-image", json!({"prompt": "a porch", "params": {"width": 256, "height": 256}})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+        assert_eq!(queued["status"], "queued");
+        assert_eq!(queued["price_usd"], "0.0400");
+        let id = queued["id"].as_str().expect("id");
+        assert_eq!(queued["poll_url"], format!("{}/v1/tasks/{id}", server.base));
+        let task = server.wait(&key, id).await;
+        assert_eq!(task["status"], "succeeded", "{task}");
+        assert_eq!(task["cost_usd"], "0.0400");
+        assert_eq!(task["output"][0]["type"], "image");
+        assert_eq!(task["sandbox"], true);
+        assert!(task["error"].is_null());
+
+        // 400: unknown model, missing model, bad input naming the field, unknown params key, bad URL.
+        for (body, needle) in [
+            (json!({"model": "gpt-9", "prompt": "x"}), "model"),
+            (json!({"prompt": "x"}), "model"),
+            (json!({"model": "beta-image"}), "prompt"),
+            (generate("beta-image", json!({"prompt": "x", "params": {"width": 99999}})), "params.width"),
+            (generate("beta-image", json!({"prompt": "x", "params": {"colour": "red"}})), "params.colour"),
+            (generate("bg-remove", json!({"image_url": "file:///etc/passwd"})), "image_url"),
+            (generate("bg-remove", json!({"image_url": "https://e.com/a.png", "prompt": "x"})), "prompt"),
+            (json!({"model": "beta-image", "prompt": "x", "extra": 1}), "extra"),
+            (json!({"model": 7}), "model"),
+        ] {
+            let (status, error) = server.post(&key, "/v1/generate", body.clone()).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{body} -> {error}");
+            let message = error["error"].as_str().expect("error message");
+            assert!(message.contains(needle), "{body}: {message:?} should name {needle}");
+        }
+
+        // 400 malformed JSON, 415 wrong content type, 413 too large: all JSON bodies.
+        let raw = |body: &'static str, content_type: &'static str| {
+            server
+                .client
+                .post(format!("{}/v1/generate", server.base))
+                .bearer_auth(&key)
+                .header("content-type", content_type)
+                .body(body)
+        };
+        let (status, error) = common::read(raw("{\"model\":", "application/json").send().await.unwrap()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+        let (status, _) = common::read(raw("model=x", "application/x-www-form-urlencoded").send().await.unwrap()).await;
+        assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        let huge =
+            format!("{{\"model\":\"bg-remove\",\"image_url\":\"data:image/png;base64,{}\"}}", "A".repeat(9 << 20));
+        let response = server
+            .client
+            .post(format!("{}/v1/generate", server.base))
+            .bearer_auth(&key)
+            .header("content-type", "application/json")
+            .body(huge)
+            .send()
+            .await
+            .unwrap();
+        let (status, error) = common::read(response).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{error}");
+
+        // 401: missing, malformed, unknown; with the WWW-Authenticate challenge.
+        let response = server
+            .client
+            .post(format!("{}/v1/generate", server.base))
+            .json(&json!({"model": "tts"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.headers()["www-authenticate"], "Bearer realm=\"media-gateway\"");
+        assert_eq!(common::read(response).await.0, StatusCode::UNAUTHORIZED);
+        for bad in ["nope", BAD_KEY] {
+            let (status, _) = server.post(bad, "/v1/generate", json!({"model": "tts", "prompt": "hi"})).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED);
+            let (status, _) = server.get(bad, &format!("/v1/tasks/{id}")).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED);
+        }
+
+        // 404: unknown task, and another key's task.
+        let (status, _) = server.get(&key, "/v1/tasks/task_doesnotexist").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        let other = server.key(None, false).await;
+        let (status, error) = server.get(&other, &format!("/v1/tasks/{id}")).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{error}");
+        server.stop().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn payment_required_statuses() {
+    for backend in BACKENDS {
+        let server =
+            TestServer::start_with(backend, common::Options { free_allowance: "0.05", ..Default::default() }).await;
+        // Spend cap: 0.05 fits one 0.04 job, not two.
+        let capped = server.key(Some("0.05"), true).await;
+        server.submit(&capped, generate("beta-image", json!({"prompt": "a"}))).await;
+        let (status, error) =
+            server.post(&capped, "/v1/generate", generate("beta-image", json!({"prompt": "b"}))).await;
+        assert_eq!(status, StatusCode::PAYMENT_REQUIRED);
+        assert!(error["error"].as_str().unwrap().starts_with("spend cap reached"), "{error}");
+
+        // Free allowance 0.05 with no card: the second 0.04 job is refused, then accepted with a card.
+        let name = storage::new_id("acct");
+        server.service.create_account(&name, false).await.unwrap();
+        let key = server.service.create_key(&name, None, None).await.unwrap().secret;
+        server.submit(&key, generate("beta-image", json!({"prompt": "a"}))).await;
+        let (status, error) = server.post(&key, "/v1/generate", generate("beta-image", json!({"prompt": "b"}))).await;
+        assert_eq!(status, StatusCode::PAYMENT_REQUIRED);
+        assert!(error["error"].as_str().unwrap().starts_with("free allowance used up; add a card"), "{error}");
+        server.service.set_card_on_file(&name, true).await.unwrap();
+        server.submit(&key, generate("beta-image", json!({"prompt": "b"}))).await;
+        server.stop().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn models_usage_openapi_and_fallbacks() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let key = server.key(Some("2"), false).await;
+
+    let (status, list) = server.get(&key, "/v1").await;
+    assert_eq!(status, StatusCode::OK);
+    let models = list["models"].as_array().expect("models");
+    assert_eq!(models.len(), 41);
+    let tts = models.iter().find(|m| m["id"] == "tts").expect("tts listed");
+    assert_eq!(tts["family"], "text_to_speech");
+    assert_eq!(tts["price"], json!({"per": "thousand_chars", "usd": "0.0150"}));
+    assert_eq!(tts["inputs"]["prompt"], "required");
+    assert_eq!(server.get("nope", "/v1").await.0, StatusCode::UNAUTHORIZED);
+
+    let (status, usage) = server.get(&key, "/v1/usage").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(usage["spend_cap_usd"], "2.0000");
+    assert_eq!(usage["free_allowance_remaining_usd"], "5.0000");
+    assert_eq!(server.get(BAD_KEY, "/v1/usage").await.0, StatusCode::UNAUTHORIZED);
+
+    // Unknown paths under /v1: 401 without a key, 404 with one. Wrong method: 405. All JSON.
+    assert_eq!(server.get(BAD_KEY, "/v1/nothing").await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(server.get(&key, "/v1/nothing").await.0, StatusCode::NOT_FOUND);
+    assert_eq!(server.get(&key, "/v1/generate").await.0, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(server.get("", "/elsewhere").await.0, StatusCode::NOT_FOUND);
+
+    // Downloads need a valid signature.
+    let (status, _) = server.get("", "/files/tasks/x/1-0.png").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, _) = server.get("", "/files/tasks/x/1-0.png?expires=99999999999&sig=00").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    // OpenAPI: public, 3.1, version 1.0.0, every path once, the bearer scheme, the status codes.
+    let response = server.client.get(format!("{}/openapi.json", server.base)).send().await.unwrap();
+    let (status, doc) = common::read(response).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
+    let generate_codes: Vec<&str> =
+        doc["paths"]["/v1/generate"]["post"]["responses"].as_object().unwrap().keys().map(String::as_str).collect();
+    for code in ["202", "400", "401", "402", "502"] {
+        assert!(generate_codes.contains(&code), "generate documents {code}");
+    }
+    let task_codes = doc["paths"]["/v1/tasks/{id}"]["get"]["responses"].as_object().unwrap();
+    for code in ["200", "401", "404"] {
+        assert!(task_codes.contains_key(code));
+    }
+    assert!(doc["paths"]["/v1"]["get"].is_object());
+    assert!(doc["components"]["schemas"]["GenerateRequest"]["properties"]["params"].is_object());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn revoked_key_gets_401_everywhere() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let name = storage::new_id("acct");
+    server.service.create_account(&name, false).await.unwrap();
+    let new_key = server.service.create_key(&name, None, None).await.unwrap();
+    let queued =
+        server.submit(&new_key.secret, generate("bg-remove", json!({"image_url": png_data_uri(64, 48)}))).await;
+    server.service.revoke_key(&new_key.key.id).await.unwrap();
+    let id = queued["id"].as_str().unwrap();
+    for path in ["/v1".to_string(), format!("/v1/tasks/{id}"), "/v1/usage".into(), "/v1/whatever".into()] {
+        let (status, body) = server.get(&new_key.secret, &path).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{path}: {body}");
+        assert!(body["error"].is_string());
+    }
+    let (status, _) = server.post(&new_key.secret, "/v1/generate", json!({"model": "tts", "prompt": "x"})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let _: Value = json!(null);
+    server.stop().await;
+}

@@ -1,0 +1,187 @@
+//! A real api-server for black-box tests: a fresh database (SQLite or PostgreSQL), a temporary
+//! output directory, the HTTP API on a loopback port and an in-process worker.
+
+#![allow(dead_code)]
+
+use base64::Engine as _;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use service::{AppConfig, Service};
+use std::time::Duration;
+use storage::test_support::TestDatabase;
+use storage::Backend;
+use tokio::sync::watch;
+
+pub struct TestServer {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub service: Service,
+    shutdown: watch::Sender<bool>,
+    server: actix_web::dev::ServerHandle,
+    output_dir: std::path::PathBuf,
+    _db: TestDatabase,
+}
+
+pub struct Options {
+    pub free_allowance: &'static str,
+    pub worker: bool,
+    pub worker_concurrency: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { free_allowance: "5", worker: true, worker_concurrency: 2 }
+    }
+}
+
+impl TestServer {
+    pub async fn start(backend: Backend) -> TestServer {
+        Self::start_with(backend, Options::default()).await
+    }
+
+    pub async fn start_with(backend: Backend, options: Options) -> TestServer {
+        let db = TestDatabase::new(backend).unwrap_or_else(|e| panic!("{backend:?} database unavailable: {e}"));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let output_dir = std::env::temp_dir().join(storage::new_id("media-outputs"));
+        let mut config = AppConfig::from_env().expect("config");
+        config.public_base_url = base.clone();
+        config.output_dir = output_dir.display().to_string();
+        config.free_allowance = options.free_allowance.parse().expect("allowance");
+        config.url_signing_secret = None;
+        config.engine_catalog_file = None;
+        config.worker_concurrency = options.worker_concurrency;
+        config.worker_poll = Duration::from_millis(100);
+        let service = config.build_service_on(db.db.clone()).expect("service");
+        let server = http_api::serve(service.clone(), listener, 2).expect("serve");
+        let handle = server.handle();
+        tokio::spawn(server);
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        if options.worker {
+            let worker_config = worker::WorkerConfig::from_app_config(&config, storage::new_id("test-worker"));
+            tokio::spawn(worker::run(service.clone(), worker_config, shutdown_rx));
+        }
+        TestServer { base, client: reqwest::Client::new(), service, shutdown, server: handle, output_dir, _db: db }
+    }
+
+    /// A new account (with or without a card) and a key for it; returns the secret.
+    pub async fn key(&self, spend_cap: Option<&str>, card: bool) -> String {
+        let name = storage::new_id("acct");
+        self.service.create_account(&name, card).await.expect("account");
+        let cap = spend_cap.map(|c| c.parse().expect("cap"));
+        self.service.create_key(&name, cap, Some("test")).await.expect("key").secret
+    }
+
+    pub async fn post(&self, key: &str, path: &str, body: Value) -> (StatusCode, Value) {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(key)
+            .json(&body)
+            .send()
+            .await
+            .expect("request");
+        read(response).await
+    }
+
+    pub async fn get(&self, key: &str, path: &str) -> (StatusCode, Value) {
+        let response = self.client.get(format!("{}{path}", self.base)).bearer_auth(key).send().await.expect("request");
+        read(response).await
+    }
+
+    /// Submits a job and expects 202.
+    pub async fn submit(&self, key: &str, body: Value) -> Value {
+        let (status, queued) = self.post(key, "/v1/generate", body).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+        queued
+    }
+
+    /// Polls a task until it is terminal.
+    pub async fn wait(&self, key: &str, id: &str) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
+        loop {
+            let (status, task) = self.get(key, &format!("/v1/tasks/{id}")).await;
+            assert_eq!(status, StatusCode::OK, "{task}");
+            if task["status"] == "succeeded" || task["status"] == "failed" {
+                return task;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "task {id} did not finish: {task}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Submits, waits, and expects success.
+    pub async fn run(&self, key: &str, body: Value) -> Value {
+        let queued = self.submit(key, body).await;
+        let task = self.wait(key, queued["id"].as_str().expect("id")).await;
+        assert_eq!(task["status"], "succeeded", "{task}");
+        task
+    }
+
+    /// Downloads an output URL without the bearer header.
+    pub async fn download(&self, url: &str) -> (String, Vec<u8>) {
+        let response = self.client.get(url).send().await.expect("download");
+        assert_eq!(response.status(), StatusCode::OK, "{url}");
+        let content_type =
+            response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        (content_type, response.bytes().await.expect("bytes").to_vec())
+    }
+
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(true);
+        self.server.stop(false).await;
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.output_dir);
+    }
+}
+
+pub async fn read(response: reqwest::Response) -> (StatusCode, Value) {
+    let status = response.status();
+    let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let text = response.text().await.expect("body");
+    let body =
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("non-JSON body ({content_type}) for {status}: {text:?}"));
+    (status, body)
+}
+
+/// A PNG as a data URI: a red disc on a grey background, `w` x `h`.
+pub fn png_data_uri(w: u32, h: u32) -> String {
+    let image = image::RgbImage::from_fn(w, h, |x, y| {
+        let (dx, dy) = (x as f32 - w as f32 / 2.0, y as f32 - h as f32 / 2.0);
+        if dx * dx + dy * dy < (w.min(h) as f32 / 3.0).powi(2) {
+            image::Rgb([200, 30, 40])
+        } else {
+            image::Rgb([120 + (x % 3) as u8, 120, 122])
+        }
+    });
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageRgb8(image)
+        .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .expect("png");
+    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+/// A mask PNG (white square in the middle) as a data URI.
+pub fn mask_data_uri(w: u32, h: u32) -> String {
+    let mask = image::GrayImage::from_fn(w, h, |x, y| {
+        let inside = x > w / 3 && x < 2 * w / 3 && y > h / 3 && y < 2 * h / 3;
+        image::Luma([if inside { 255 } else { 0 }])
+    });
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageLuma8(mask)
+        .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .expect("png");
+    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+pub fn generate(model: &str, extra: Value) -> Value {
+    let mut body = json!({ "model": model });
+    if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+        body.extend(extra.clone());
+    }
+    body
+}
