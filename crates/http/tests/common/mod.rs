@@ -17,6 +17,7 @@ pub struct TestServer {
     pub client: reqwest::Client,
     pub service: Service,
     shutdown: watch::Sender<bool>,
+    worker_config: worker::WorkerConfig,
     server: actix_web::dev::ServerHandle,
     output_dir: std::path::PathBuf,
     _db: TestDatabase,
@@ -56,12 +57,27 @@ impl TestServer {
         let server = http_api::serve(service.clone(), listener, 2).expect("serve");
         let handle = server.handle();
         tokio::spawn(server);
-        let (shutdown, shutdown_rx) = watch::channel(false);
+        let (shutdown, _) = watch::channel(false);
+        let worker_config = worker::WorkerConfig::from_app_config(&config, storage::new_id("test-worker"));
+        let server = TestServer {
+            base,
+            client: reqwest::Client::new(),
+            service,
+            shutdown,
+            worker_config,
+            server: handle,
+            output_dir,
+            _db: db,
+        };
         if options.worker {
-            let worker_config = worker::WorkerConfig::from_app_config(&config, storage::new_id("test-worker"));
-            tokio::spawn(worker::run(service.clone(), worker_config, shutdown_rx));
+            server.start_worker();
         }
-        TestServer { base, client: reqwest::Client::new(), service, shutdown, server: handle, output_dir, _db: db }
+        server
+    }
+
+    /// Starts an in-process worker (stopped with the server).
+    pub fn start_worker(&self) {
+        tokio::spawn(worker::run(self.service.clone(), self.worker_config.clone(), self.shutdown.subscribe()));
     }
 
     /// A new account (with or without a card) and a key for it; returns the secret.

@@ -1,0 +1,147 @@
+//! A job of every engine family runs to `succeeded` and its output URL downloads bytes that decode
+//! as the declared media at the expected size or duration.
+
+mod common;
+
+use common::{generate, mask_data_uri, png_data_uri, TestServer};
+use engines::media::video;
+use serde_json::{json, Value};
+use std::io::Cursor;
+
+fn png_size(bytes: &[u8]) -> (u32, u32, image::ColorType) {
+    let image = image::load_from_memory_with_format(bytes, image::ImageFormat::Png).expect("PNG decodes");
+    (image.width(), image.height(), image.color())
+}
+
+async fn first_output(server: &TestServer, task: &Value) -> (String, Vec<u8>) {
+    let output = &task["output"][0];
+    let (content_type, bytes) = server.download(output["url"].as_str().expect("url")).await;
+    assert_eq!(content_type, output["content_type"].as_str().unwrap());
+    (content_type, bytes)
+}
+
+fn wav_seconds(bytes: &[u8]) -> f64 {
+    let reader = hound::WavReader::new(Cursor::new(bytes)).expect("WAV parses");
+    reader.duration() as f64 / f64::from(reader.spec().sample_rate)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_family_produces_real_media() {
+    let server = TestServer::start_with(
+        storage::Backend::Sqlite,
+        common::Options { worker_concurrency: 2, ..Default::default() },
+    )
+    .await;
+    let key = server.key(None, false).await;
+    let photo = png_data_uri(96, 64);
+
+    // Image generation (PNG and JPEG) at the requested size.
+    let task = server
+        .run(&key, generate("alpha-dev", json!({"prompt": "modern kitchen", "params": {"width": 320, "height": 256}})))
+        .await;
+    let (_, bytes) = first_output(&server, &task).await;
+    let (w, h, _) = png_size(&bytes);
+    assert_eq!((w, h), (320, 256));
+    assert_eq!(task["cost_usd"], "0.0020", "320x256 = 0.08192 MP at 0.025 USD");
+    let task = server
+        .run(&key, generate("zeta", json!({"prompt": "garden", "params": {"width": 256, "height": 256, "num_images": 2, "output_format": "jpeg"}})))
+        .await;
+    assert_eq!(task["output"].as_array().unwrap().len(), 2);
+    let (content_type, bytes) = first_output(&server, &task).await;
+    assert_eq!(content_type, "image/jpeg");
+    let jpeg = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg).expect("JPEG decodes");
+    assert_eq!((jpeg.width(), jpeg.height()), (256, 256));
+    assert_eq!(task["cost_usd"], "0.0600");
+
+    // Image editing keeps the input size; inpainting fills the mask.
+    let task = server.run(&key, generate("delta-edit", json!({"prompt": "warmer light", "image_url": photo}))).await;
+    assert_eq!(png_size(&first_output(&server, &task).await.1).0, 96);
+    let task = server
+        .run(&key, generate("inpaint", json!({"image_url": photo, "params": {"mask_url": mask_data_uri(96, 64)}})))
+        .await;
+    assert_eq!(task["sandbox"], false);
+    let (w, h, _) = png_size(&first_output(&server, &task).await.1);
+    assert_eq!((w, h), (96, 64));
+
+    // Background removal gives a PNG with alpha: corners transparent, centre opaque.
+    let task = server.run(&key, generate("bg-remove", json!({"image_url": photo}))).await;
+    let (_, bytes) = first_output(&server, &task).await;
+    let cutout = image::load_from_memory(&bytes).expect("PNG").to_rgba8();
+    assert_eq!(cutout.get_pixel(0, 0)[3], 0);
+    assert_eq!(cutout.get_pixel(48, 32)[3], 255);
+
+    // Upscaling by the requested factor.
+    let task = server.run(&key, generate("upscale-clarity", json!({"image_url": photo, "params": {"scale": 3}}))).await;
+    let (w, h, _) = png_size(&first_output(&server, &task).await.1);
+    assert_eq!((w, h), (288, 192));
+
+    // Image to video and text to video: H.264 MP4 of the requested duration.
+    let task = server
+        .run(
+            &key,
+            generate("eta-lite-i2v", json!({"image_url": photo, "params": {"duration": 2, "resolution": "360p"}})),
+        )
+        .await;
+    let (content_type, clip) = first_output(&server, &task).await;
+    assert_eq!(content_type, "video/mp4");
+    let info = video::probe_mp4(&clip).expect("MP4 parses");
+    assert_eq!((info.codec.as_str(), info.width, info.height), ("avc1", 640, 360));
+    assert!((info.duration_secs - 2.0).abs() < 0.05, "{info:?}");
+    assert_eq!(task["cost_usd"], "0.0800");
+    let task = server
+        .run(
+            &key,
+            generate(
+                "lambda-fast",
+                json!({"prompt": "sunset drone shot", "params": {"duration": 1, "resolution": "360p"}}),
+            ),
+        )
+        .await;
+    let t2v_url = task["output"][0]["url"].as_str().unwrap().to_string();
+    let (_, bytes) = first_output(&server, &task).await;
+    let (frames, _) = video::decode_mp4(&bytes).expect("H.264 decodes");
+    assert_eq!(frames.len(), 24);
+
+    // Video to video and video upscaling take our own output URL as input.
+    let task = server.run(&key, generate("nu-aleph", json!({"prompt": "make it dusk", "video_url": t2v_url}))).await;
+    assert_eq!(video::probe_mp4(&first_output(&server, &task).await.1).unwrap().frame_count, 24);
+    let small = server
+        .run(&key, generate("theta-t2v", json!({"prompt": "tiny", "params": {"duration": 1, "resolution": "360p"}})))
+        .await;
+    let small_url = small["output"][0]["url"].as_str().unwrap().to_string();
+    let task = server.run(&key, generate("video-upscale", json!({"video_url": small_url}))).await;
+    let info = video::probe_mp4(&first_output(&server, &task).await.1).unwrap();
+    assert_eq!((info.width, info.height), (1280, 720));
+
+    // Speech, music, and lip sync (video cut to the speech plus the speech track).
+    let task = server.run(&key, generate("tts", json!({"prompt": "Welcome to this three bedroom home."}))).await;
+    let (content_type, speech) = first_output(&server, &task).await;
+    assert_eq!(content_type, "audio/wav");
+    assert!(wav_seconds(&speech) >= 0.5);
+    assert_eq!(task["cost_usd"], "0.0150");
+    let speech_url = task["output"][0]["url"].as_str().unwrap().to_string();
+    let task = server.run(&key, generate("omicron2", json!({"prompt": "calm piano", "params": {"duration": 3}}))).await;
+    assert!((wav_seconds(&first_output(&server, &task).await.1) - 3.0).abs() < 0.01);
+    assert_eq!(task["cost_usd"], "0.0300");
+    let task = server.run(&key, generate("lipsync", json!({"video_url": t2v_url, "audio_url": speech_url}))).await;
+    let outputs = task["output"].as_array().unwrap();
+    assert_eq!((outputs[0]["type"].as_str(), outputs[1]["type"].as_str()), (Some("video"), Some("audio")));
+    let info = video::probe_mp4(&first_output(&server, &task).await.1).unwrap();
+    assert!((info.duration_secs - wav_seconds(&speech)).abs() < 0.1, "{info:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn undecodable_input_fails_the_task_and_costs_nothing() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let key = server.key(None, false).await;
+    let queued =
+        server.submit(&key, generate("bg-remove", json!({"image_url": "data:image/png;base64,aGVsbG8="}))).await;
+    let task = server.wait(&key, queued["id"].as_str().unwrap()).await;
+    assert_eq!(task["status"], "failed");
+    assert!(task["error"].as_str().unwrap().contains("image_url"), "{task}");
+    assert!(task.get("cost_usd").is_none() && task.get("output").is_none());
+    let (_, usage) = server.get(&key, "/v1/usage").await;
+    assert_eq!((usage["spent_usd"].as_str(), usage["held_usd"].as_str()), (Some("0.0000"), Some("0.0000")));
+    server.stop().await;
+}

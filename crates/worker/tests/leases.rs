@@ -1,0 +1,133 @@
+//! Lease behaviour with real databases: a job whose worker stops heart-beating is finished by
+//! another worker exactly once, and a job released at shutdown is finished by the next worker.
+
+use domain::GenerateRequest;
+use service::{AppConfig, Caller, JobOutcome, Service};
+use std::time::Duration;
+use storage::test_support::{TestDatabase, BACKENDS};
+use tokio::sync::watch;
+use worker::WorkerConfig;
+
+struct Fixture {
+    service: Service,
+    caller: Caller,
+    output_dir: std::path::PathBuf,
+    _db: TestDatabase,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.output_dir);
+    }
+}
+
+async fn fixture(backend: storage::Backend) -> Fixture {
+    let db = TestDatabase::new(backend).unwrap_or_else(|e| panic!("{backend:?}: {e}"));
+    let output_dir = std::env::temp_dir().join(storage::new_id("worker-test"));
+    let mut config = AppConfig::from_env().expect("config");
+    config.output_dir = output_dir.display().to_string();
+    config.url_signing_secret = Some("test-secret".into());
+    let service = config.build_service_on(db.db.clone()).expect("service");
+    let name = storage::new_id("acct");
+    service.create_account(&name, false).await.expect("account");
+    let secret = service.create_key(&name, None, None).await.expect("key").secret;
+    let caller = service.authenticate(Some(&secret)).await.expect("caller");
+    Fixture { service, caller, output_dir, _db: db }
+}
+
+fn worker_config(lease: Duration, grace: Duration) -> WorkerConfig {
+    WorkerConfig {
+        worker_id: storage::new_id("w"),
+        concurrency: 2,
+        lease,
+        heartbeat: lease / 4,
+        poll_interval: Duration::from_millis(50),
+        max_attempts: 3,
+        shutdown_grace: grace,
+    }
+}
+
+fn request(model: &str, extra: serde_json::Value) -> GenerateRequest {
+    let mut body = serde_json::json!({ "model": model });
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        b.extend(e.clone());
+    }
+    serde_json::from_value(body).expect("request")
+}
+
+async fn wait_terminal(service: &Service, caller: &Caller, id: &str) -> service::views::TaskView {
+    for _ in 0..2400 {
+        let task = service.task(caller, id).await.expect("task");
+        if task.status.is_terminal() {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("task {id} did not finish");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dead_workers_job_is_finished_once_by_another() {
+    for backend in BACKENDS {
+        let f = fixture(backend).await;
+        let queued =
+            f.service.submit(&f.caller, request("tts", serde_json::json!({"prompt": "hello there"}))).await.unwrap();
+        // A worker claims the job with a short lease and then dies: it never renews the lease.
+        let dead = f.service.claim("dead-worker", 300).await.unwrap().expect("claimed");
+        assert_eq!(dead.attempt, 1);
+
+        let (stop, stop_rx) = watch::channel(false);
+        let live = tokio::spawn(worker::run(
+            f.service.clone(),
+            worker_config(Duration::from_millis(300), Duration::from_secs(5)),
+            stop_rx,
+        ));
+        let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
+        assert_eq!(task.status, domain::TaskStatus::Succeeded, "{backend:?}");
+
+        // The dead worker comes back and finishes its stale attempt: fenced out, nothing billed.
+        assert_eq!(f.service.execute(&dead).await.unwrap(), JobOutcome::Superseded);
+        let ledger = f.service.database().task_ledger(&queued.id).unwrap();
+        assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1, "{backend:?}: charged exactly once");
+        let record = f.service.database().task(&queued.id).unwrap().unwrap();
+        assert_eq!(record.attempt, 2);
+        assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
+        let _ = stop.send(true);
+        live.await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn shutdown_releases_unfinished_jobs_to_the_next_worker() {
+    let f = fixture(storage::Backend::Sqlite).await;
+    // Long enough to be running when the shutdown arrives.
+    let body = serde_json::json!({"prompt": "long walkthrough", "params": {"duration": 3, "resolution": "480p"}});
+    let queued = f.service.submit(&f.caller, request("lambda-t2v", body)).await.unwrap();
+    let (stop, stop_rx) = watch::channel(false);
+    let first =
+        tokio::spawn(worker::run(f.service.clone(), worker_config(Duration::from_secs(30), Duration::ZERO), stop_rx));
+    for _ in 0..200 {
+        if f.service.database().task(&queued.id).unwrap().unwrap().attempt == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let _ = stop.send(true);
+    first.await.unwrap();
+    let record = f.service.database().task(&queued.id).unwrap().unwrap();
+    assert_eq!(record.status, "running", "released, not finished: {record:?}");
+    assert_eq!(record.lease_expires_at, Some(0), "the lease was given back at once");
+
+    let (stop, stop_rx) = watch::channel(false);
+    let second = tokio::spawn(worker::run(
+        f.service.clone(),
+        worker_config(Duration::from_secs(30), Duration::from_secs(60)),
+        stop_rx,
+    ));
+    let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
+    assert_eq!(task.status, domain::TaskStatus::Succeeded);
+    assert_eq!(f.service.database().task(&queued.id).unwrap().unwrap().attempt, 2);
+    assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
+    let _ = stop.send(true);
+    second.await.unwrap();
+}
