@@ -1,1 +1,56 @@
-fn main() {}
+//! Project tasks: `cargo xtask ci | dev | bench | openapi`.
+
+mod bench;
+
+use anyhow::{bail, Context, Result};
+use std::process::Command;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+  ci        everything CI checks: rustfmt, clippy (warnings are errors), rustdoc (warnings are
+            errors), and the whole test suite on SQLite and PostgreSQL
+  dev       run the service locally (embedded SQLite, local files, in-process worker)
+  bench     build release binaries, start a server and print throughput and latency figures
+  openapi   print the OpenAPI 3.1 description";
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("ci") => ci(),
+        Some("dev") => run(cargo().args(["run", "--package", "api-server", "--"]).args(&args[1..])),
+        Some("bench") => bench::run(&args[1..]),
+        Some("openapi") => run(cargo().args(["run", "--quiet", "--package", "api-server", "--", "openapi"])),
+        _ => {
+            println!("{USAGE}");
+            Ok(())
+        }
+    }
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn run(command: &mut Command) -> Result<()> {
+    let shown = format!("{command:?}");
+    eprintln!("xtask: {shown}");
+    let status = command.status().with_context(|| format!("starting {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed with {status}");
+    }
+    Ok(())
+}
+
+fn ci() -> Result<()> {
+    run(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    run(cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
+    let nextest = cargo().args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
+    if nextest {
+        run(cargo().args(["nextest", "run", "--workspace", "--no-fail-fast"]))?;
+        // nextest does not run doctests.
+        run(cargo().args(["test", "--workspace", "--doc"]))
+    } else {
+        run(cargo().args(["test", "--workspace", "--no-fail-fast"]))
+    }
+}

@@ -30,6 +30,7 @@ pub(crate) enum Pools {
 #[derive(Clone)]
 pub struct Database {
     pub(crate) pools: Pools,
+    pub(crate) url: std::sync::Arc<str>,
 }
 
 #[derive(Debug)]
@@ -63,7 +64,7 @@ impl Database {
                 .max_size(max)
                 .connection_timeout(Duration::from_secs(10))
                 .build(ConnectionManager::<PgConnection>::new(url))?;
-            return Ok(Database { pools: Pools::Postgres(pool) });
+            return Ok(Database { pools: Pools::Postgres(pool), url: url.into() });
         }
         let path = url
             .strip_prefix("sqlite://")
@@ -80,7 +81,7 @@ impl Database {
             .connection_timeout(Duration::from_secs(30))
             .connection_customizer(Box::new(SqlitePragmas))
             .build(ConnectionManager::<SqliteConnection>::new(path))?;
-        Ok(Database { pools: Pools::Sqlite(pool) })
+        Ok(Database { pools: Pools::Sqlite(pool), url: url.into() })
     }
 
     /// Applies every pending migration of this backend.

@@ -9,6 +9,7 @@ mod accounts;
 mod connection;
 mod keys;
 mod ledger;
+mod listener;
 mod queue;
 mod schema;
 mod settings;
@@ -19,6 +20,7 @@ pub use accounts::Account;
 pub use connection::{Backend, Database};
 pub use keys::{ApiKey, AuthenticatedKey};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
+pub use listener::JobListener;
 pub use queue::ClaimedTask;
 pub use tasks::{NewTask, SubmitError, TaskRecord};
 

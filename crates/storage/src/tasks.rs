@@ -178,6 +178,10 @@ impl Database {
                 ))
                 .execute(conn)?;
             append_ledger!(conn, &record, "hold", hold.total, hold.from_allowance, now)?;
+            if backend == Backend::Postgres {
+                // Delivered at commit to every listening worker (see `Database::listen_for_jobs`).
+                diesel::sql_query(crate::listener::NOTIFY_JOB).execute(conn)?;
+            }
             Ok(record)
         })
     }

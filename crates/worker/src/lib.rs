@@ -22,7 +22,7 @@ pub struct WorkerConfig {
     pub lease: Duration,
     /// Interval between lease renewals (well under `lease`).
     pub heartbeat: Duration,
-    /// Fallback interval for looking for work when no wake-up arrives (other processes' jobs).
+    /// Fallback interval for looking for work when no wake-up arrives (a missed notification).
     pub poll_interval: Duration,
     /// Claims after which a job that keeps losing its worker is failed instead of run again.
     pub max_attempts: i32,
@@ -81,6 +81,8 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
     let mut running = JoinSet::new();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
+    let waker = service.clone();
+    let _listener = service.database().listen_for_jobs(move || waker.job_queued().notify_one());
     tracing::info!(worker = %config.worker_id, concurrency = config.concurrency, "worker started");
     loop {
         if *shutdown.borrow() {

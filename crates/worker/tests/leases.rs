@@ -131,3 +131,27 @@ async fn shutdown_releases_unfinished_jobs_to_the_next_worker() {
     let _ = stop.send(true);
     second.await.unwrap();
 }
+
+/// On PostgreSQL a worker in another process is woken by NOTIFY: with its polling fallback set to
+/// an hour, it still picks a job up as soon as another service instance accepts it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_notifications_wake_workers_of_other_processes() {
+    let f = fixture(storage::Backend::Postgres).await;
+    // A second instance over its own pool, as another process would have.
+    let mut config = AppConfig::from_env().expect("config");
+    config.output_dir = f.output_dir.display().to_string();
+    config.url_signing_secret = Some("test-secret".into());
+    let other_db = storage::Database::connect(&f._db.url, 4).expect("second pool");
+    let other = config.build_service_on(other_db).expect("second service");
+    let mut lazy = worker_config(Duration::from_secs(30), Duration::from_secs(5));
+    lazy.poll_interval = Duration::from_secs(3600);
+    let (stop, stop_rx) = watch::channel(false);
+    let running = tokio::spawn(worker::run(other, lazy, stop_rx));
+    // Let the worker make its first (empty) claim and go idle.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let queued = f.service.submit(&f.caller, request("tts", serde_json::json!({"prompt": "ping"}))).await.unwrap();
+    let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
+    assert_eq!(task.status, domain::TaskStatus::Succeeded);
+    let _ = stop.send(true);
+    running.await.unwrap();
+}
