@@ -1,6 +1,7 @@
 //! Project tasks: `cargo xtask ci | dev | bench | openapi`.
 
 mod bench;
+mod mcp_e2e;
 
 use anyhow::{bail, Context, Result};
 use std::process::Command;
@@ -8,7 +9,8 @@ use std::process::Command;
 const USAGE: &str = "usage: cargo xtask <command>
 
   ci        everything CI checks: rustfmt, clippy (warnings are errors), rustdoc (warnings are
-            errors), and the whole test suite on SQLite and PostgreSQL
+            errors), the whole test suite on SQLite and PostgreSQL, and mcp-e2e
+  mcp-e2e   the MCP connector end to end with the official MCP Python SDK (part of ci)
   dev       run the service locally (embedded SQLite, local files, in-process worker)
   bench     build release binaries, start a server and print throughput and latency figures
   openapi   print the OpenAPI 3.1 description";
@@ -19,6 +21,7 @@ fn main() -> Result<()> {
         Some("ci") => ci(),
         Some("dev") => run(cargo().args(["run", "--package", "api-server", "--"]).args(&args[1..])),
         Some("bench") => bench::run(&args[1..]),
+        Some("mcp-e2e") => mcp_e2e::run(),
         Some("openapi") => run(cargo().args(["run", "--quiet", "--package", "api-server", "--", "openapi"])),
         _ => {
             println!("{USAGE}");
@@ -49,8 +52,9 @@ fn ci() -> Result<()> {
     if nextest {
         run(cargo().args(["nextest", "run", "--workspace", "--no-fail-fast"]))?;
         // nextest does not run doctests.
-        run(cargo().args(["test", "--workspace", "--doc"]))
+        run(cargo().args(["test", "--workspace", "--doc"]))?;
     } else {
-        run(cargo().args(["test", "--workspace", "--no-fail-fast"]))
+        run(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
     }
+    mcp_e2e::run()
 }

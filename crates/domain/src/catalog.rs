@@ -33,11 +33,13 @@ pub enum Family {
     TextToSpeech,
     /// Text to music audio.
     Music,
+    /// A listing photo to a cleaned-up, well-exposed one (the listing-enhance recipe).
+    PhotoEnhancement,
 }
 
 impl Family {
-    /// Every family, in catalog order.
-    pub const ALL: [Family; 11] = [
+    /// Every family of the public engines, in catalog order.
+    pub const PUBLIC: [Family; 11] = [
         Family::ImageGeneration,
         Family::ImageEditing,
         Family::BackgroundRemoval,

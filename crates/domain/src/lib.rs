@@ -8,11 +8,13 @@ pub mod billing;
 pub mod catalog;
 pub mod keys;
 pub mod money;
+pub mod recipe;
 pub mod task;
 pub mod validation;
 
 pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
 pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
 pub use money::Usd;
+pub use recipe::RecipeRequest;
 pub use task::{OutputKind, TaskStatus};
 pub use validation::{GenerateRequest, ValidatedJob, ValidationError};

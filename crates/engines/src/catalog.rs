@@ -29,12 +29,15 @@ pub enum CatalogError {
 #[serde(deny_unknown_fields)]
 struct CatalogFile {
     engines: Vec<EngineSpec>,
+    #[serde(default)]
+    recipe_engines: Vec<EngineSpec>,
 }
 
-/// The live engines, keyed by id.
+/// The live engines, keyed by id, and the engines only recipes use.
 #[derive(Clone, Debug)]
 pub struct Catalog {
     engines: BTreeMap<String, EngineSpec>,
+    recipe_engines: BTreeMap<String, EngineSpec>,
 }
 
 impl Catalog {
@@ -54,19 +57,37 @@ impl Catalog {
     pub fn parse(json: &str) -> Result<Catalog, CatalogError> {
         let file: CatalogFile = serde_json::from_str(json).map_err(|e| CatalogError::Invalid(e.to_string()))?;
         let mut engines = BTreeMap::new();
-        for spec in file.engines {
+        let mut recipe_engines = BTreeMap::new();
+        let all =
+            file.engines.into_iter().map(|s| (s, false)).chain(file.recipe_engines.into_iter().map(|s| (s, true)));
+        for (spec, recipe_only) in all {
             spec.check().map_err(CatalogError::Invalid)?;
             let id = spec.id.clone();
-            if engines.insert(id.clone(), spec).is_some() {
+            if engines.contains_key(&id) || recipe_engines.contains_key(&id) {
                 return Err(CatalogError::Invalid(format!("engine {id} is listed twice")));
             }
+            if recipe_only {
+                recipe_engines.insert(id, spec)
+            } else {
+                engines.insert(id, spec)
+            };
         }
-        Ok(Catalog { engines })
+        Ok(Catalog { engines, recipe_engines })
     }
 
-    /// The engine `id`, if live.
+    /// The public engine `id`, if live (what `model` may name).
     pub fn get(&self, id: &str) -> Option<&EngineSpec> {
         self.engines.get(id)
+    }
+
+    /// The engine `id` a recipe runs on, which clients cannot name directly.
+    pub fn recipe_engine(&self, id: &str) -> Option<&EngineSpec> {
+        self.recipe_engines.get(id)
+    }
+
+    /// Any engine, public or recipe-only (what a queued job may name).
+    pub fn get_any(&self, id: &str) -> Option<&EngineSpec> {
+        self.engines.get(id).or_else(|| self.recipe_engines.get(id))
     }
 
     /// Every live engine, ordered by id.
@@ -148,9 +169,12 @@ mod tests {
     #[test]
     fn every_family_is_served() {
         let catalog = Catalog::builtin();
-        for family in Family::ALL {
+        for family in Family::PUBLIC {
             assert!(catalog.engines().any(|e| e.family == family), "{family:?}");
         }
+        let enhance = catalog.recipe_engine("listing-enhance").expect("listing-enhance recipe engine");
+        assert_eq!(enhance.family, Family::PhotoEnhancement);
+        assert!(catalog.get("listing-enhance").is_none(), "recipe engines are not public models");
     }
 
     #[test]

@@ -128,7 +128,7 @@ impl Engines {
     /// Runs `job`: fetches its inputs, then runs its engine on a blocking thread.
     pub async fn run(&self, job: &ValidatedJob) -> Result<EngineOutput, EngineError> {
         let spec =
-            self.catalog.get(&job.model).cloned().ok_or_else(|| EngineError::UnknownEngine(job.model.clone()))?;
+            self.catalog.get_any(&job.model).cloned().ok_or_else(|| EngineError::UnknownEngine(job.model.clone()))?;
         let inputs = self.fetch_inputs(job).await?;
         let job = job.clone();
         tokio::task::spawn_blocking(move || local::run(&spec, &job, &inputs))

@@ -6,7 +6,7 @@
 //! generation, speech, music, lip sync) produce deterministic sandbox media derived from the
 //! prompt, seed and inputs, and say so through [`EngineOutput::sandbox`].
 
-use crate::media::{audio, imaging, video, MediaError};
+use crate::media::{audio, enhance, imaging, video, MediaError};
 use crate::{EngineError, EngineOutput, Inputs, OutputFile};
 use domain::validation::Produced;
 use domain::{EngineSpec, Family, OutputKind, ValidatedJob};
@@ -105,6 +105,10 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
             video_output(&imaging::resize_frames(&frames, even(width), even(height)), false)
         }
         Family::LipSync => lip_sync(inputs),
+        Family::PhotoEnhancement => {
+            let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
+            images_output(job, vec![enhance::enhance_listing_photo(&image, prompt)], false)
+        }
         Family::TextToSpeech => {
             let samples = audio::synthesize_speech_sandbox(prompt, AUDIO_SAMPLE_RATE);
             let mut output = audio_output(&samples)?;

@@ -1,9 +1,10 @@
 //! The HTTP front end: the actix-web routes of the public API, bearer authentication, the one
-//! mapping of service errors to JSON error bodies, signed file downloads and the OpenAPI 3.1
-//! description generated from the code.
+//! mapping of service errors to JSON error bodies, signed file downloads, the OpenAPI 3.1
+//! description generated from the code, and the transport of the MCP connector at `/api/mcp`.
 //!
 //! Handlers only translate between HTTP and [`service::Service`]; no business rule lives here.
 
+mod connector;
 mod errors;
 mod openapi;
 mod routes;
@@ -22,7 +23,8 @@ pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 /// Registers every route of the API on an actix app.
 pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg| {
-        cfg.app_data(Data::new(service))
+        cfg.app_data(Data::new(mcp::Connector::new(service.clone())))
+            .app_data(Data::new(service))
             .app_data(PayloadConfig::new(MAX_BODY_BYTES))
             .service(web::resource("/openapi.json").route(web::get().to(openapi::serve)))
             .service(web::resource("/healthz").route(web::get().to(routes::health)))
@@ -47,6 +49,16 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
                     .default_service(web::to(routes::wrong_method)),
             )
             .service(
+                web::resource("/v1/recipes/listing-enhance")
+                    .route(web::post().to(routes::listing_enhance))
+                    .default_service(web::to(routes::wrong_method)),
+            )
+            .service(
+                web::resource("/api/mcp")
+                    .route(web::post().to(connector::post))
+                    .default_service(web::to(connector::not_allowed)),
+            )
+            .service(
                 web::resource("/files/{path:.+}")
                     .route(web::get().to(routes::download))
                     .default_service(web::to(routes::wrong_method)),
@@ -65,7 +77,12 @@ pub fn serve(
     let server = HttpServer::new(move || {
         App::new()
             .wrap(ErrorHandlers::new().default_handler(errors::json_error_body))
-            .wrap(Logger::new("%a \"%r\" %s %b %Dms").exclude("/healthz"))
+            .wrap(
+                // The connector URL may carry the key as a query parameter: never log it.
+                Logger::new("%a \"%{request}xi\" %s %b %Dms")
+                    .custom_request_replace("request", connector::redacted_request_line)
+                    .exclude("/healthz"),
+            )
             .configure(configure(service.clone()))
     })
     .workers(workers.max(1))

@@ -3,7 +3,7 @@
 use crate::errors::ErrorBody;
 use crate::routes;
 use actix_web::HttpResponse;
-use domain::GenerateRequest;
+use domain::{GenerateRequest, RecipeRequest};
 use service::views::{ChargeView, ModelList, ModelView, OutputView, PriceView, QueuedTask, TaskView, UsageView};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -33,9 +33,9 @@ impl Modify for BearerScheme {
         description = "Image, video and audio generation on named engines, metered in USD. Submit a job \
             (202 with a task id), poll the task until `succeeded` or `failed`, then download the outputs."
     ),
-    paths(routes::generate, routes::get_task, routes::list_models, routes::usage, routes::download),
+    paths(routes::generate, routes::listing_enhance, routes::get_task, routes::list_models, routes::usage, routes::download),
     components(schemas(
-        GenerateRequest, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
+        GenerateRequest, RecipeRequest, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
         ErrorBody
     )),
     modifiers(&BearerScheme),
@@ -43,6 +43,7 @@ impl Modify for BearerScheme {
         (name = "Generation", description = "Run engines and poll tasks"),
         (name = "Models", description = "The live engines"),
         (name = "Billing", description = "Spend, caps and allowance"),
+        (name = "Recipes", description = "Real-estate workflows on top of the engines"),
     )
 )]
 struct ApiDoc;

@@ -4,7 +4,7 @@ use crate::errors::{ApiError, ErrorBody};
 use actix_web::http::{header, StatusCode};
 use actix_web::web::{self, Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
-use domain::GenerateRequest;
+use domain::{GenerateRequest, RecipeRequest};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use service::views::{ModelList, QueuedTask, TaskView, UsageView};
@@ -63,6 +63,31 @@ pub(crate) async fn generate(req: HttpRequest, body: Bytes, service: Data<Servic
     let caller = authenticate(&req, &service).await?;
     let request: GenerateRequest = parse_json(&req, &body)?;
     let queued = service.submit(&caller, request).await?;
+    Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
+}
+
+/// Listing photo enhancement: a raw interior, exterior or drone photo (`image_url`) to a premium
+/// edit, guided by `notes`. Poll `GET /v1/tasks/{id}`.
+#[utoipa::path(
+    post, path = "/v1/recipes/listing-enhance", tag = "Recipes",
+    request_body = RecipeRequest,
+    responses(
+        (status = 202, description = "Job accepted; poll `poll_url`", body = QueuedTask),
+        (status = 400, description = "Missing or invalid input (the message names the field)", body = ErrorBody),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 502, description = "The recipe or provider failed", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn listing_enhance(
+    req: HttpRequest,
+    body: Bytes,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = authenticate(&req, &service).await?;
+    let request: RecipeRequest = parse_json(&req, &body)?;
+    let queued = service.listing_enhance(&caller, request).await?;
     Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
 }
 

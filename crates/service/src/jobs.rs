@@ -4,7 +4,7 @@
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Caller, Service, ServiceError};
 use bytes::Bytes;
-use domain::{keys, GenerateRequest, OutputKind, TaskStatus, Usd, ValidatedJob};
+use domain::{keys, GenerateRequest, OutputKind, RecipeRequest, TaskStatus, Usd, ValidatedJob};
 use engines::{EngineError, StoreError};
 use serde::{Deserialize, Serialize};
 use storage::{new_id, now_millis, ClaimedTask, NewTask, TaskRecord};
@@ -68,6 +68,44 @@ impl Service {
     /// Validates and prices a job, holds its price and queues it.
     pub async fn submit(&self, caller: &Caller, request: GenerateRequest) -> Result<QueuedTask, ServiceError> {
         let job = self.validate(&request)?;
+        self.enqueue(caller, job).await
+    }
+
+    /// The listing-enhance recipe: a raw listing photo (`image_url`) to a premium edit, guided by
+    /// `notes`; queued and billed like any job, polled at `GET /v1/tasks/{id}`.
+    pub async fn listing_enhance(&self, caller: &Caller, request: RecipeRequest) -> Result<QueuedTask, ServiceError> {
+        const RECIPE: &str = "listing-enhance";
+        let bad = |e: domain::ValidationError| ServiceError::BadRequest(e.to_string());
+        request.only(RECIPE, &["image_url", "notes", "prompt", "params"]).map_err(bad)?;
+        let spec = self
+            .engines()
+            .catalog()
+            .recipe_engine(RECIPE)
+            .ok_or_else(|| ServiceError::Internal(format!("the engine catalog has no {RECIPE} recipe engine")))?;
+        let image_url = request
+            .image_url
+            .ok_or_else(|| ServiceError::BadRequest("image_url: required by the listing-enhance recipe".into()))?;
+        let guidance = match (request.notes, request.prompt) {
+            (Some(notes), Some(prompt)) => Some(format!("{prompt}. {notes}")),
+            (notes, prompt) => notes.or(prompt),
+        };
+        let generate = GenerateRequest {
+            model: RECIPE.into(),
+            prompt: guidance,
+            image_url: Some(image_url),
+            params: request.params,
+            ..Default::default()
+        };
+        let job = spec.validate(&generate).map_err(|e| match e.field.as_str() {
+            // The recipe calls the guidance `notes`.
+            "prompt" => ServiceError::BadRequest(format!("notes: {}", e.message)),
+            _ => bad(e),
+        })?;
+        self.enqueue(caller, job).await
+    }
+
+    /// Holds a validated job's price and queues it.
+    async fn enqueue(&self, caller: &Caller, job: ValidatedJob) -> Result<QueuedTask, ServiceError> {
         let new = NewTask {
             id: new_id("task"),
             key_id: caller.key_id.clone(),
@@ -246,7 +284,7 @@ impl Service {
         let cost = self
             .engines()
             .catalog()
-            .get(&job.model)
+            .get_any(&job.model)
             .map_or(job.price, |spec| spec.price.amount(&output.produced).min(job.price));
         let outputs_json = serde_json::to_string(&stored).map_err(|e| ServiceError::Internal(e.to_string()))?;
         let (id, attempt, sandbox) = (task.id.clone(), claimed.attempt, output.sandbox);

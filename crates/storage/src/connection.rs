@@ -5,6 +5,7 @@ use diesel::connection::SimpleConnection;
 use diesel::pg::PgConnection;
 use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool};
 use diesel::sqlite::SqliteConnection;
+use diesel::Connection;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use std::time::Duration;
 
@@ -38,13 +39,10 @@ struct SqlitePragmas;
 
 impl CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut SqliteConnection) -> Result<(), diesel::r2d2::Error> {
-        // WAL lets readers run beside the single writer; the busy timeout makes writers queue
-        // instead of failing when another connection holds the write lock.
-        conn.batch_execute(
-            "PRAGMA busy_timeout = 30000; PRAGMA journal_mode = WAL; \
-             PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-        )
-        .map_err(diesel::r2d2::Error::QueryError)
+        // The busy timeout makes writers queue instead of failing while another connection holds
+        // the write lock.
+        conn.batch_execute("PRAGMA busy_timeout = 30000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            .map_err(diesel::r2d2::Error::QueryError)
     }
 }
 
@@ -76,6 +74,9 @@ impl Database {
         if let Some(dir) = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StorageError::Migration(format!("{}: {e}", dir.display())))?;
         }
+        // WAL lets readers run beside the single writer. The mode is stored in the file, so it is
+        // set once here rather than racing from every pooled connection as the pool fills.
+        SqliteConnection::establish(path)?.batch_execute("PRAGMA journal_mode = WAL;")?;
         let pool = Pool::builder()
             .max_size(max)
             .connection_timeout(Duration::from_secs(30))

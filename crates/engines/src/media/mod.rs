@@ -4,6 +4,7 @@
 //! service can produce real (if classical or procedural) media offline.
 
 pub mod audio;
+pub mod enhance;
 mod error;
 pub mod imaging;
 mod seed;

@@ -1,0 +1,235 @@
+//! The agent connector over real HTTP: lifecycle, every error path, auth both ways, metering.
+
+mod common;
+
+use common::{png_data_uri, TestServer};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+struct Mcp<'a> {
+    server: &'a TestServer,
+    key: String,
+}
+
+impl Mcp<'_> {
+    async fn send(&self, body: Value) -> (StatusCode, String) {
+        let response = self
+            .server
+            .client
+            .post(format!("{}/api/mcp", self.server.base))
+            .bearer_auth(&self.key)
+            .json(&body)
+            .send()
+            .await
+            .expect("post");
+        let status = response.status();
+        (status, response.text().await.expect("body"))
+    }
+
+    async fn rpc(&self, method: &str, params: Value) -> Value {
+        let (status, body) = self.send(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        serde_json::from_str(&body).expect("JSON-RPC response")
+    }
+
+    async fn tool(&self, name: &str, arguments: Value) -> Value {
+        let response = self.rpc("tools/call", json!({"name": name, "arguments": arguments})).await;
+        response["result"].clone()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn lifecycle_and_protocol_errors() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let mcp = Mcp { key: server.key(None, false).await, server: &server };
+
+    for (asked, answered) in [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-03-26", "2025-03-26"),
+        ("2025-11-25", "2025-11-25"),
+        ("1999-01-01", "2025-11-25"),
+    ] {
+        let init = mcp
+            .rpc(
+                "initialize",
+                json!({"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+            )
+            .await;
+        assert_eq!(init["result"]["protocolVersion"], answered);
+        assert!(init["result"]["capabilities"]["tools"].is_object());
+        assert_eq!(init["result"]["serverInfo"]["name"], "media-gateway");
+        assert!(
+            init["result"]["serverInfo"]["version"].is_string() && init["result"]["serverInfo"]["title"].is_string()
+        );
+        assert!(init["result"]["instructions"].as_str().unwrap().contains("task_status"));
+    }
+    // Notifications and client responses: 202, no body.
+    let (status, body) = mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
+    let (status, _) = mcp.send(json!({"jsonrpc": "2.0", "id": 9, "result": {}})).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(mcp.rpc("ping", json!({})).await["result"], json!({}));
+
+    // The newer discovery method is unknown here: -32601, so clients fall back to initialize.
+    for method in ["server/discover", "resources/list", "nope"] {
+        assert_eq!(mcp.rpc(method, json!({})).await["error"]["code"], -32601, "{method}");
+    }
+    // Unknown tool: -32602.
+    assert_eq!(mcp.rpc("tools/call", json!({"name": "teleport", "arguments": {}})).await["error"]["code"], -32602);
+
+    // Malformed body -32700, batch and null id -32600: HTTP 400 with a JSON-RPC error.
+    let raw = |body: &'static str| {
+        server
+            .client
+            .post(format!("{}/api/mcp", server.base))
+            .bearer_auth(&mcp.key)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    for (body, code) in [
+        ("{not json", -32700),
+        ("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", -32600),
+        ("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", -32600),
+        ("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", -32600),
+    ] {
+        let response = raw(body).await.unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{body}");
+        let error: Value = response.json().await.unwrap();
+        assert_eq!((error["error"]["code"].as_i64(), error["id"].clone()), (Some(code), Value::Null), "{body}");
+    }
+
+    // Protocol version header: supported passes, unsupported is 400.
+    let with_version = |version: &'static str| {
+        server
+            .client
+            .post(format!("{}/api/mcp", server.base))
+            .bearer_auth(&mcp.key)
+            .header("mcp-protocol-version", version)
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .send()
+    };
+    assert_eq!(with_version("2025-06-18").await.unwrap().status(), StatusCode::OK);
+    assert_eq!(with_version("2024-01-01").await.unwrap().status(), StatusCode::BAD_REQUEST);
+
+    // GET: 405. Foreign Origin: 403; local origins pass.
+    let response = server.client.get(format!("{}/api/mcp", server.base)).bearer_auth(&mcp.key).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    let with_origin = |origin: &'static str| {
+        server
+            .client
+            .post(format!("{}/api/mcp", server.base))
+            .bearer_auth(&mcp.key)
+            .header("origin", origin)
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .send()
+    };
+    assert_eq!(with_origin("https://evil.example").await.unwrap().status(), StatusCode::FORBIDDEN);
+    assert_eq!(with_origin("http://localhost:3000").await.unwrap().status(), StatusCode::OK);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn authentication_both_ways() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let key = server.key(None, false).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let url = format!("{}/api/mcp", server.base);
+
+    let response = server.client.post(&url).json(&ping).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(response.headers()["www-authenticate"], "Bearer realm=\"media-gateway\"");
+    let body: Value = response.json().await.unwrap();
+    assert!(body["error"].as_str().unwrap().contains("key"));
+
+    let response = server.client.post(format!("{url}?key={key}")).json(&ping).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let response = server.client.post(format!("{url}?key=mgk_wrong")).json(&ping).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let response = server.client.post(&url).bearer_auth("mgk_wrong").json(&ping).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tools_are_metered_like_the_api() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let key = server.key(Some("0.1000"), false).await;
+    let mcp = Mcp { key: key.clone(), server: &server };
+    let held = || async { server.get(&key, "/v1/usage").await.1["held_usd"].as_str().unwrap().to_string() };
+
+    // tools/list: four tools, strict schemas, annotations, the engine ids as an enum.
+    let tools = mcp.rpc("tools/list", json!({})).await["result"]["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["list_models", "generate", "listing_enhance", "task_status"]);
+    for tool in &tools {
+        assert!(tool["title"].is_string() && tool["description"].as_str().unwrap().len() > 40);
+        assert_eq!(tool["inputSchema"]["additionalProperties"], false);
+        assert_eq!(tool["outputSchema"]["type"], "object");
+        assert_eq!(tool["annotations"]["destructiveHint"], false);
+        assert!(tool["annotations"]["readOnlyHint"].is_boolean() && tool["annotations"]["openWorldHint"].is_boolean());
+    }
+    assert_eq!(tools[1]["inputSchema"]["properties"]["model"]["enum"].as_array().unwrap().len(), 41);
+
+    // list_models is free.
+    let listed = mcp.tool("list_models", json!({"family": "music"})).await;
+    assert_eq!(listed["isError"], false);
+    assert_eq!(listed["structuredContent"]["models"][0]["id"], "omicron2");
+    assert_eq!(
+        serde_json::from_str::<Value>(listed["content"][0]["text"].as_str().unwrap()).unwrap(),
+        listed["structuredContent"]
+    );
+    assert_eq!(held().await, "0.0000");
+
+    // generate places a hold, like POST /v1/generate, and task_status follows it to success.
+    let started = mcp
+        .tool(
+            "generate",
+            json!({"model": "beta-image", "prompt": "a red door", "params": {"width": 256, "height": 256}}),
+        )
+        .await;
+    assert_eq!(started["isError"], false, "{started}");
+    let task_id = started["structuredContent"]["task_id"].as_str().unwrap().to_string();
+    assert_eq!(started["structuredContent"]["price_usd"], "0.0400");
+    let mut status = Value::Null;
+    for _ in 0..600 {
+        status = mcp.tool("task_status", json!({"id": task_id})).await;
+        if status["structuredContent"]["status"] == "succeeded" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(status["structuredContent"]["cost_usd"], "0.0400", "{status}");
+    let url = status["structuredContent"]["outputs"][0]["url"].as_str().unwrap().to_string();
+    let (_, png) = server.download(&url).await;
+    assert_eq!(image::load_from_memory(&png).unwrap().width(), 256);
+
+    // listing_enhance: a billed recipe job whose output is a real JPEG of the input's size.
+    let enhanced = mcp.tool("listing_enhance", json!({"image_url": png_data_uri(120, 80), "notes": "brighter"})).await;
+    assert_eq!(enhanced["isError"], false, "{enhanced}");
+    assert_eq!(enhanced["structuredContent"]["price_usd"], "0.0500");
+    let id = enhanced["structuredContent"]["task_id"].as_str().unwrap();
+    let task = server.wait(&key, id).await;
+    assert_eq!(task["status"], "succeeded", "{task}");
+    let (content_type, jpeg) = server.download(task["output"][0]["url"].as_str().unwrap()).await;
+    assert_eq!(content_type, "image/jpeg");
+    assert_eq!(image::load_from_memory(&jpeg).unwrap().width(), 120);
+
+    // Failures a model can act on are isError results: bad arguments, the cap, unknown tasks.
+    for (tool, arguments, needle) in [
+        ("generate", json!({"model": "beta-image"}), "prompt"),
+        ("generate", json!({"model": "beta-image", "prompt": "x", "colour": "red"}), "colour"),
+        ("generate", json!({"model": "beta-image", "prompt": "x"}), "spend cap reached"),
+        ("task_status", json!({"id": "task_missing"}), "no task"),
+        ("listing_enhance", json!({}), "image_url"),
+    ] {
+        let result = mcp.tool(tool, arguments.clone()).await;
+        assert_eq!(result["isError"], true, "{tool} {arguments}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains(needle), "{tool}: {text:?} should mention {needle}");
+    }
+    // Another key's task is invisible through the connector too.
+    let other = Mcp { key: server.key(None, false).await, server: &server };
+    assert_eq!(other.tool("task_status", json!({"id": task_id})).await["isError"], true);
+    server.stop().await;
+}

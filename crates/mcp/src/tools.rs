@@ -1,0 +1,273 @@
+//! The connector's tools: their definitions for `tools/list` and their execution for `tools/call`.
+//!
+//! Every tool is a thin call into the service. Tool failures a model can act on (bad arguments, a
+//! spend limit, an unknown task) are results with `isError: true`; an unknown tool name is a
+//! JSON-RPC error.
+
+use crate::codes;
+use domain::{Family, GenerateRequest, RecipeRequest};
+use jsonrpsee::types::{ErrorObjectOwned, Params};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use service::views::{QueuedTask, TaskView};
+use service::{Caller, Service, ServiceError};
+
+#[derive(Deserialize)]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListModelsArgs {
+    #[serde(default)]
+    family: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListingEnhanceArgs {
+    image_url: String,
+    #[serde(default)]
+    notes: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskStatusArgs {
+    id: String,
+}
+
+fn queued_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "task_id": {"type": "string", "description": "Pass to task_status."},
+            "status": {"type": "string", "enum": ["queued"]},
+            "price_usd": {"type": "string", "description": "Price held for the job (decimal USD); billed only on success."},
+            "poll_url": {"type": "string", "description": "HTTP address of the task (needs the API key)."},
+            "next_step": {"type": "string"}
+        },
+        "required": ["task_id", "status", "price_usd", "poll_url", "next_step"],
+        "additionalProperties": false
+    })
+}
+
+/// The tool definitions, with the live engine ids as the `model` enum.
+pub(crate) fn list(service: &Service) -> Value {
+    let models: Vec<String> = service.engines().catalog().engines().map(|e| e.id.clone()).collect();
+    let families: Vec<Value> = Family::PUBLIC.iter().filter_map(|f| serde_json::to_value(f).ok()).collect();
+    let url = |what: &str| json!({"type": "string", "description": format!("{what} as an absolute http(s) URL or a base64 data: URI")});
+    json!({ "tools": [
+        {
+            "name": "list_models",
+            "title": "List generation engines",
+            "description": "Lists the live media-generation engines: id, family (image_generation, image_to_video, \
+                text_to_speech, ...), which inputs each needs (prompt, image_url, video_url, audio_url), its params \
+                with ranges and defaults, and its price rule. Free; never billed. Call it to choose a model for generate.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"family": {"type": "string", "enum": families, "description": "Only engines of this family."}},
+                "additionalProperties": false
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {"models": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"},
+                        "family": {"type": "string"},
+                        "title": {"type": "string"},
+                        "inputs": {"type": "object"},
+                        "params": {"type": "object"},
+                        "price": {"type": "object", "properties": {"per": {"type": "string"}, "usd": {"type": "string"}}, "required": ["per", "usd"]}
+                    },
+                    "required": ["id", "family", "title", "inputs", "params", "price"]
+                }}},
+                "required": ["models"],
+                "additionalProperties": false
+            },
+            "annotations": {"title": "List generation engines", "readOnlyHint": true, "idempotentHint": true, "destructiveHint": false, "openWorldHint": false}
+        },
+        {
+            "name": "generate",
+            "title": "Generate media with an engine",
+            "description": "Starts a billed generation job on one engine (see list_models for each engine's required \
+                inputs, params and price) and returns a task id at once. Poll task_status with it until the status \
+                is succeeded (output URLs included) or failed. The price is held at submit and billed only on success.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "model": {"type": "string", "enum": models, "description": "Engine id."},
+                    "prompt": {"type": "string", "description": "Text prompt, for engines that take one."},
+                    "image_url": url("Input image"),
+                    "video_url": url("Input video"),
+                    "audio_url": url("Input audio"),
+                    "params": {"type": "object", "description": "Engine parameters such as width, height, num_images, duration, seed (see list_models)."}
+                },
+                "required": ["model"],
+                "additionalProperties": false
+            },
+            "outputSchema": queued_schema(),
+            "annotations": {"title": "Generate media with an engine", "readOnlyHint": false, "idempotentHint": false, "destructiveHint": false, "openWorldHint": true}
+        },
+        {
+            "name": "listing_enhance",
+            "title": "Enhance a listing photo",
+            "description": "Turns a raw interior, exterior or drone photo of a property into a polished listing photo \
+                (white balance, levels, exposure, colour, clarity). Billed; returns a task id at once; poll task_status.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "image_url": url("The photo"),
+                    "notes": {"type": "string", "description": "Optional guidance, such as 'brighter', 'warmer', 'natural'."}
+                },
+                "required": ["image_url"],
+                "additionalProperties": false
+            },
+            "outputSchema": queued_schema(),
+            "annotations": {"title": "Enhance a listing photo", "readOnlyHint": false, "idempotentHint": false, "destructiveHint": false, "openWorldHint": true}
+        },
+        {
+            "name": "task_status",
+            "title": "Check a task",
+            "description": "Returns the status of a task started by generate or listing_enhance: queued, running, \
+                succeeded (with output URLs, their media type and the billed cost) or failed (with the reason). \
+                Output URLs are signed and work without the API key for an hour.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"id": {"type": "string", "description": "The task_id returned by generate or listing_enhance."}},
+                "required": ["id"],
+                "additionalProperties": false
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "model": {"type": "string"},
+                    "status": {"type": "string", "enum": ["queued", "running", "succeeded", "failed"]},
+                    "price_usd": {"type": "string"},
+                    "cost_usd": {"type": ["string", "null"]},
+                    "error": {"type": ["string", "null"]},
+                    "sandbox": {"type": "boolean"},
+                    "outputs": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {"url": {"type": "string"}, "type": {"type": "string", "enum": ["image", "video", "audio"]}, "content_type": {"type": "string"}},
+                        "required": ["url", "type", "content_type"]
+                    }}
+                },
+                "required": ["id", "model", "status", "price_usd", "cost_usd", "error", "sandbox", "outputs"],
+                "additionalProperties": false
+            },
+            "annotations": {"title": "Check a task", "readOnlyHint": true, "idempotentHint": true, "destructiveHint": false, "openWorldHint": false}
+        }
+    ]})
+}
+
+/// Runs `tools/call`.
+pub(crate) async fn call(
+    service: &Service,
+    caller: &Caller,
+    params: Params<'static>,
+) -> Result<Value, ErrorObjectOwned> {
+    let call: CallParams = params.parse().map_err(|e| {
+        ErrorObjectOwned::owned(codes::INVALID_PARAMS, format!("tools/call needs name and arguments: {e}"), None::<()>)
+    })?;
+    let arguments = Value::Object(call.arguments.unwrap_or_default());
+    let outcome = match call.name.as_str() {
+        "list_models" => list_models(service, arguments),
+        "generate" => generate(service, caller, arguments).await,
+        "listing_enhance" => listing_enhance(service, caller, arguments).await,
+        "task_status" => task_status(service, caller, arguments).await,
+        other => {
+            return Err(ErrorObjectOwned::owned(
+                codes::INVALID_PARAMS,
+                format!("unknown tool {other:?}; tools/list names the tools"),
+                None::<()>,
+            ))
+        }
+    };
+    Ok(match outcome {
+        Ok(structured) => json!({
+            "content": [{"type": "text", "text": structured.to_string()}],
+            "structuredContent": structured,
+            "isError": false
+        }),
+        Err(message) => json!({"content": [{"type": "text", "text": message}], "isError": true}),
+    })
+}
+
+fn arguments<T: serde::de::DeserializeOwned>(tool: &str, value: Value) -> Result<T, String> {
+    serde_json::from_value(value).map_err(|e| format!("invalid arguments for {tool}: {e}"))
+}
+
+fn explain(error: ServiceError) -> String {
+    match error {
+        ServiceError::PaymentRequired(m) => format!("{m}. The job was not started and nothing was billed."),
+        ServiceError::BadRequest(m) => {
+            format!("{m}. Fix the argument and call again; list_models shows what each engine accepts.")
+        }
+        other => other.to_string(),
+    }
+}
+
+fn list_models(service: &Service, value: Value) -> Result<Value, String> {
+    let args: ListModelsArgs = arguments("list_models", value)?;
+    let models: Vec<Value> = service
+        .list_models()
+        .models
+        .into_iter()
+        .filter_map(|m| serde_json::to_value(m).ok())
+        .filter(|m| args.family.as_deref().is_none_or(|f| m["family"] == f))
+        .collect();
+    Ok(json!({ "models": models }))
+}
+
+fn queued(task: QueuedTask) -> Value {
+    json!({
+        "task_id": task.id,
+        "status": task.status,
+        "price_usd": task.price_usd,
+        "poll_url": task.poll_url,
+        "next_step": format!("call task_status with id {} until status is succeeded or failed", task.id),
+    })
+}
+
+async fn generate(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
+    let request: GenerateRequest = arguments("generate", value)?;
+    service.submit(caller, request).await.map(queued).map_err(explain)
+}
+
+async fn listing_enhance(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
+    let args: ListingEnhanceArgs = arguments("listing_enhance", value)?;
+    let request = RecipeRequest { image_url: Some(args.image_url), notes: args.notes, ..Default::default() };
+    service.listing_enhance(caller, request).await.map(queued).map_err(explain)
+}
+
+async fn task_status(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
+    let args: TaskStatusArgs = arguments("task_status", value)?;
+    let task: TaskView = service.task(caller, &args.id).await.map_err(|e| match e {
+        ServiceError::NotFound(_) => {
+            format!("no task {:?} for this key; use the task_id returned by generate", args.id)
+        }
+        other => explain(other),
+    })?;
+    let outputs: Vec<Value> = task
+        .output
+        .unwrap_or_default()
+        .into_iter()
+        .map(|o| json!({"url": o.url, "type": o.kind, "content_type": o.content_type}))
+        .collect();
+    Ok(json!({
+        "id": task.id,
+        "model": task.model,
+        "status": task.status,
+        "price_usd": task.price_usd,
+        "cost_usd": task.cost_usd,
+        "error": task.error,
+        "sandbox": task.sandbox,
+        "outputs": outputs,
+    }))
+}

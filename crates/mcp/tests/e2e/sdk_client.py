@@ -1,0 +1,78 @@
+"""End-to-end check of the connector with the official MCP Python SDK.
+
+Usage: python sdk_client.py BASE_URL API_KEY bearer|query
+
+Connects over streamable HTTP (authenticating with the bearer header, or with the ?key= connector
+URL), lets the SDK negotiate (it probes the newer discovery method first and falls back to the
+initialize handshake), lists the tools, calls generate on a local engine, polls task_status until the
+task succeeds and downloads the output. Exits non-zero on any mismatch.
+"""
+
+import asyncio
+import sys
+import time
+import urllib.request
+
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+EXPECTED_TOOLS = ["list_models", "generate", "listing_enhance", "task_status"]
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise SystemExit(f"FAIL: {message}")
+
+
+async def main(base_url: str, key: str, mode: str) -> None:
+    if mode == "bearer":
+        url, headers = f"{base_url}/api/mcp", {"Authorization": f"Bearer {key}"}
+    else:
+        url, headers = f"{base_url}/api/mcp?key={key}", {}
+    http = create_mcp_http_client(headers=headers)
+    async with Client(streamable_http_client(url, http_client=http)) as client:
+        check(client.protocol_version in ("2025-11-25", "2025-06-18", "2025-03-26"), f"negotiated {client.protocol_version}")
+        check(client.server_info is not None and client.server_info.name == "media-gateway", f"server info {client.server_info}")
+
+        tools = await client.list_tools()
+        names = [tool.name for tool in tools.tools]
+        check(names == EXPECTED_TOOLS, f"tools {names}")
+
+        models = await client.call_tool("list_models", {"family": "image_generation"})
+        check(not models.is_error, f"list_models failed: {models.content}")
+        check(any(m["id"] == "alpha-schnell" for m in models.structured_content["models"]), "alpha-schnell listed")
+
+        started = await client.call_tool(
+            "generate",
+            {"model": "alpha-schnell", "prompt": "a sunlit porch", "params": {"width": 320, "height": 256}},
+        )
+        check(not started.is_error, f"generate failed: {started.content}")
+        task_id = started.structured_content["task_id"]
+        print(f"[{mode}] generate -> {task_id} price {started.structured_content['price_usd']}")
+
+        deadline = time.monotonic() + 120
+        while True:
+            status = await client.call_tool("task_status", {"id": task_id})
+            check(not status.is_error, f"task_status failed: {status.content}")
+            state = status.structured_content["status"]
+            if state in ("succeeded", "failed"):
+                break
+            check(time.monotonic() < deadline, "task did not finish")
+            await asyncio.sleep(0.2)
+        check(state == "succeeded", f"task ended {state}: {status.structured_content}")
+        output = status.structured_content["outputs"][0]
+        check(output["type"] == "image", f"output {output}")
+        with urllib.request.urlopen(output["url"]) as response:
+            body = response.read()
+        check(body[:8] == b"\x89PNG\r\n\x1a\n", "output is a PNG")
+        print(f"[{mode}] succeeded, cost {status.structured_content['cost_usd']}, downloaded {len(body)} bytes")
+
+        bad = await client.call_tool("generate", {"model": "alpha-schnell"})
+        check(bad.is_error, "a generate without a prompt is a tool error")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[3] not in ("bearer", "query"):
+        raise SystemExit(__doc__)
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
