@@ -1,6 +1,6 @@
 //! `POST /api/mcp`: the HTTP transport of the agent connector (MCP streamable HTTP, JSON answers).
 
-use crate::errors::ApiError;
+use crate::errors::{ApiError, ErrorBody};
 use actix_web::http::{header, StatusCode};
 use actix_web::web::{Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
@@ -38,6 +38,21 @@ fn origin_allowed(req: &HttpRequest, public_base_url: &str) -> bool {
         || matches!(host, "localhost" | "127.0.0.1" | "[::1]")
 }
 
+/// The agent connector: one JSON-RPC 2.0 message per POST (MCP `initialize`, `ping`, `tools/list`,
+/// `tools/call`). Authenticate with the bearer header or the `key` query parameter.
+#[utoipa::path(
+    post, path = "/api/mcp", tag = "Connector",
+    params(("key" = Option<String>, Query, description = "API key, for clients that cannot send headers (keep the URL secret)")),
+    request_body(content = Object, description = "A JSON-RPC 2.0 request or notification", content_type = "application/json"),
+    responses(
+        (status = 200, description = "JSON-RPC response", content_type = "application/json", body = Object),
+        (status = 202, description = "Notification or client response accepted; no body"),
+        (status = 400, description = "Malformed JSON-RPC message, or unsupported MCP-Protocol-Version", body = Object),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 403, description = "Foreign Origin", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
 pub(crate) async fn post(
     req: HttpRequest,
     body: Bytes,

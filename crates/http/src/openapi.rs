@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 description, generated from the handlers and types.
 
 use crate::errors::ErrorBody;
-use crate::routes;
+use crate::{connector, routes};
 use actix_web::HttpResponse;
 use domain::{GenerateRequest, RecipeRequest};
 use service::views::{ChargeView, ModelList, ModelView, OutputView, PriceView, QueuedTask, TaskView, UsageView};
@@ -33,7 +33,10 @@ impl Modify for BearerScheme {
         description = "Image, video and audio generation on named engines, metered in USD. Submit a job \
             (202 with a task id), poll the task until `succeeded` or `failed`, then download the outputs."
     ),
-    paths(routes::generate, routes::listing_enhance, routes::get_task, routes::list_models, routes::usage, routes::download),
+    paths(
+        routes::generate, routes::listing_enhance, routes::get_task, routes::list_models, routes::usage, routes::download,
+        connector::post, routes::health
+    ),
     components(schemas(
         GenerateRequest, RecipeRequest, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
         ErrorBody
@@ -44,6 +47,8 @@ impl Modify for BearerScheme {
         (name = "Models", description = "The live engines"),
         (name = "Billing", description = "Spend, caps and allowance"),
         (name = "Recipes", description = "Real-estate workflows on top of the engines"),
+        (name = "Connector", description = "The MCP agent connector"),
+        (name = "Operations", description = "Health"),
     )
 )]
 struct ApiDoc;

@@ -175,7 +175,8 @@ pub(crate) async fn download(
         .body(bytes))
 }
 
-/// Liveness probe.
+/// Liveness probe (no key needed).
+#[utoipa::path(get, path = "/healthz", tag = "Operations", responses((status = 200, description = "Alive", body = Object)))]
 pub(crate) async fn health() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
 }

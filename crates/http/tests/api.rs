@@ -184,6 +184,9 @@ async fn models_usage_openapi_and_fallbacks() {
         assert!(task_codes.contains_key(code));
     }
     assert!(doc["paths"]["/v1"]["get"].is_object());
+    for path in ["/v1/recipes/listing-enhance", "/api/mcp", "/files/{path}", "/v1/usage", "/healthz"] {
+        assert!(doc["paths"][path].is_object(), "{path} documented");
+    }
     assert!(doc["components"]["schemas"]["GenerateRequest"]["properties"]["params"].is_object());
     server.stop().await;
 }

@@ -155,3 +155,37 @@ async fn postgres_notifications_wake_workers_of_other_processes() {
     let _ = stop.send(true);
     running.await.unwrap();
 }
+
+/// A fault of ours (the output store cannot write) must neither fail nor bill the job: it stays
+/// running, its lease lapses, and once the store works again another attempt finishes it once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn store_failure_retries_without_billing() {
+    let f = fixture(storage::Backend::Sqlite).await;
+    // A file where the store needs a directory: every write fails, even for root.
+    let blocker = f.output_dir.join("tasks");
+    std::fs::write(&blocker, b"not a directory").unwrap();
+    let queued = f.service.submit(&f.caller, request("tts", serde_json::json!({"prompt": "retry me"}))).await.unwrap();
+    let mut config = worker_config(Duration::from_millis(300), Duration::from_secs(5));
+    config.max_attempts = 50;
+    let (stop, stop_rx) = watch::channel(false);
+    let running = tokio::spawn(worker::run(f.service.clone(), config, stop_rx));
+    for _ in 0..100 {
+        if f.service.database().task(&queued.id).unwrap().unwrap().attempt >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let record = f.service.database().task(&queued.id).unwrap().unwrap();
+    assert_eq!(record.status, "running", "{record:?}");
+    assert!(record.attempt >= 2, "the failed attempt's lease lapsed and the job was claimed again");
+    assert!(f.service.database().task_ledger(&queued.id).unwrap().iter().all(|e| e.kind == "hold"), "nothing settled");
+
+    std::fs::remove_file(&blocker).unwrap();
+    let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
+    assert_eq!(task.status, domain::TaskStatus::Succeeded);
+    let ledger = f.service.database().task_ledger(&queued.id).unwrap();
+    assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1);
+    assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
+    let _ = stop.send(true);
+    running.await.unwrap();
+}

@@ -1,0 +1,147 @@
+//! The real binary as a process: first-start key, the admin CLI, and SIGTERM with nothing lost.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_api-server");
+
+struct Deployment {
+    dir: PathBuf,
+    port: u16,
+}
+
+impl Deployment {
+    fn new() -> Deployment {
+        let dir = std::env::temp_dir().join(format!("api-server-test-{}-{}", std::process::id(), rand_suffix()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        Deployment { dir, port }
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(BINARY);
+        command
+            .env("DATABASE_URL", format!("sqlite://{}", self.dir.join("media.db").display()))
+            .env("BIND_ADDR", format!("127.0.0.1:{}", self.port))
+            .env("OUTPUT_DIR", self.dir.join("outputs"))
+            .env("SHUTDOWN_GRACE_SECS", "0")
+            .env("RUST_LOG", "warn");
+        command
+    }
+
+    fn admin(&self, args: &[&str]) -> (bool, String) {
+        let output = self.command().arg("admin").args(args).output().unwrap();
+        (output.status.success(), String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Starts the server; returns it and, on a first start, the printed key.
+    fn start(&self) -> (Child, Option<String>) {
+        let mut child = self.command().stdout(Stdio::piped()).spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if line.starts_with("mgk_") {
+                    let _ = tx.send(line);
+                }
+            }
+        });
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(30), "server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        (child, rx.recv_timeout(Duration::from_millis(500)).ok())
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+impl Drop for Deployment {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+}
+
+fn terminate(child: &mut Child) -> std::process::ExitStatus {
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "server ignored SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_start_admin_cli_and_sigterm_lose_nothing() {
+    let deployment = Deployment::new();
+    let (mut server, key) = deployment.start();
+    let key = key.expect("a fresh embedded deployment prints its first key");
+    let client = reqwest::Client::new();
+
+    // The admin CLI works beside the running server: the new secret is alone on the last line.
+    assert!(deployment.admin(&["account", "create", "acme", "--card-on-file"]).0);
+    let (ok, out) = deployment.admin(&["key", "create", "--account", "acme", "--spend-cap", "1.5", "--label", "ci"]);
+    assert!(ok);
+    let secret = out.lines().last().unwrap().to_string();
+    assert!(secret.starts_with("mgk_") && secret.len() == 68, "{out}");
+    let (ok, listed) = deployment.admin(&["key", "list", "--account", "acme"]);
+    assert!(ok && listed.contains("1.5000") && listed.contains("active"), "{listed}");
+    let usage: Value =
+        client.get(deployment.url("/v1/usage")).bearer_auth(&secret).send().await.unwrap().json().await.unwrap();
+    assert_eq!(usage["spend_cap_usd"], "1.5000");
+
+    // A long job is running when SIGTERM arrives; with no grace it is released, not lost.
+    let queued: Value = client
+        .post(deployment.url("/v1/generate"))
+        .bearer_auth(&key)
+        .json(&json!({"model": "lambda-t2v", "prompt": "long tour", "params": {"duration": 4, "resolution": "480p"}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = queued["id"].as_str().unwrap().to_string();
+    let poll = |client: reqwest::Client, url: String, key: String| async move {
+        client.get(url).bearer_auth(key).send().await.unwrap().json::<Value>().await.unwrap()
+    };
+    let started = Instant::now();
+    while poll(client.clone(), deployment.url(&format!("/v1/tasks/{id}")), key.clone()).await["status"] != "running" {
+        assert!(started.elapsed() < Duration::from_secs(30));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(terminate(&mut server).success(), "graceful exit");
+
+    // After a restart the released job is finished, and billed once.
+    let (mut server, again) = deployment.start();
+    assert!(again.is_none(), "the first-start key is printed only once");
+    let started = Instant::now();
+    let task = loop {
+        let task = poll(client.clone(), deployment.url(&format!("/v1/tasks/{id}")), key.clone()).await;
+        if task["status"] == "succeeded" || task["status"] == "failed" {
+            break task;
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "{task}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(task["status"], "succeeded", "{task}");
+    assert!(terminate(&mut server).success());
+    let (ok, out) = deployment.admin(&["verify-ledger"]);
+    assert!(ok, "{out}");
+    let (ok, ledger) = deployment.admin(&["account", "ledger", "dev"]);
+    assert!(ok && ledger.matches("capture").count() == 1, "{ledger}");
+}
