@@ -18,6 +18,7 @@ pub struct TestServer {
     pub service: Service,
     shutdown: watch::Sender<bool>,
     worker_config: worker::WorkerConfig,
+    workers: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
     server: actix_web::dev::ServerHandle,
     output_dir: std::path::PathBuf,
     _db: TestDatabase,
@@ -65,6 +66,7 @@ impl TestServer {
             service,
             shutdown,
             worker_config,
+            workers: Default::default(),
             server: handle,
             output_dir,
             _db: db,
@@ -77,7 +79,9 @@ impl TestServer {
 
     /// Starts an in-process worker (stopped with the server).
     pub fn start_worker(&self) {
-        tokio::spawn(worker::run(self.service.clone(), self.worker_config.clone(), self.shutdown.subscribe()));
+        let handle =
+            tokio::spawn(worker::run(self.service.clone(), self.worker_config.clone(), self.shutdown.subscribe()));
+        self.workers.lock().expect("workers").push(handle);
     }
 
     /// A new account (with or without a card) and a key for it; returns the secret.
@@ -143,8 +147,14 @@ impl TestServer {
         (content_type, response.bytes().await.expect("bytes").to_vec())
     }
 
+    /// Stops the workers (waiting for them, so none still uses the database when it is dropped)
+    /// and the HTTP server.
     pub async fn stop(self) {
         let _ = self.shutdown.send(true);
+        let workers: Vec<_> = self.workers.lock().expect("workers").drain(..).collect();
+        for worker in workers {
+            let _ = worker.await;
+        }
         self.server.stop(false).await;
     }
 }
