@@ -1,7 +1,9 @@
 //! Project tasks: `cargo xtask ci | dev | bench | openapi`.
 
 mod bench;
+mod deployment;
 mod mcp_e2e;
+mod s3_e2e;
 
 use anyhow::{bail, Context, Result};
 use std::process::Command;
@@ -9,8 +11,9 @@ use std::process::Command;
 const USAGE: &str = "usage: cargo xtask <command>
 
   ci        everything CI checks: rustfmt, clippy (warnings are errors), rustdoc (warnings are
-            errors), the whole test suite on SQLite and PostgreSQL, and mcp-e2e
+            errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e and s3-e2e
   mcp-e2e   the MCP connector end to end with the official MCP Python SDK (part of ci)
+  s3-e2e    outputs in an S3-compatible bucket, end to end (part of ci)
   dev       run the service locally (embedded SQLite, local files, in-process worker)
   bench     build release binaries, start a server and print throughput and latency figures
   openapi   print the OpenAPI 3.1 description";
@@ -22,6 +25,7 @@ fn main() -> Result<()> {
         Some("dev") => run(cargo().args(["run", "--package", "api-server", "--"]).args(&args[1..])),
         Some("bench") => bench::run(&args[1..]),
         Some("mcp-e2e") => mcp_e2e::run(),
+        Some("s3-e2e") => s3_e2e::run(),
         Some("openapi") => run(cargo().args(["run", "--quiet", "--package", "api-server", "--", "openapi"])),
         _ => {
             println!("{USAGE}");
@@ -56,5 +60,6 @@ fn ci() -> Result<()> {
     } else {
         run(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
     }
-    mcp_e2e::run()
+    mcp_e2e::run()?;
+    s3_e2e::run()
 }

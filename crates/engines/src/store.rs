@@ -1,4 +1,5 @@
-//! Where outputs live: an `object_store` location (a local directory by default).
+//! Where outputs live: an `object_store` location, a local directory by default or an
+//! S3-compatible bucket by configuration.
 
 use bytes::Bytes;
 use object_store::local::LocalFileSystem;
@@ -29,6 +30,31 @@ impl OutputStore {
         std::fs::create_dir_all(dir).map_err(|e| StoreError::Backend(format!("{dir}: {e}")))?;
         let fs = LocalFileSystem::new_with_prefix(dir).map_err(|e| StoreError::Backend(e.to_string()))?;
         Ok(OutputStore { inner: Arc::new(fs) })
+    }
+
+    /// A store at `url`: `s3://BUCKET[/PREFIX]` (S3 or any S3-compatible service, configured by the
+    /// usual `AWS_*` variables such as `AWS_ENDPOINT`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_ALLOW_HTTP`), or `file:///DIR`.
+    pub fn from_url(url: &str) -> Result<OutputStore, StoreError> {
+        let parsed = url::Url::parse(url).map_err(|e| StoreError::Backend(format!("output store URL {url:?}: {e}")))?;
+        match parsed.scheme() {
+            "file" => Self::local_dir(parsed.path()),
+            "s3" | "s3a" => {
+                let bucket = object_store::aws::AmazonS3Builder::from_env()
+                    .with_url(url)
+                    .build()
+                    .map_err(|e| StoreError::Backend(format!("output store {url}: {e}")))?;
+                let prefix = parsed.path().trim_matches('/');
+                if prefix.is_empty() {
+                    Ok(OutputStore { inner: Arc::new(bucket) })
+                } else {
+                    Ok(OutputStore { inner: Arc::new(object_store::prefix::PrefixStore::new(bucket, prefix)) })
+                }
+            }
+            other => {
+                Err(StoreError::Backend(format!("unsupported output store scheme {other:?}; use s3:// or file://")))
+            }
+        }
     }
 
     /// A store over any `object_store` backend.

@@ -45,6 +45,9 @@ pub struct AppConfig {
     pub public_base_url: String,
     /// `OUTPUT_DIR`: local directory of the output store (default `data/outputs`).
     pub output_dir: String,
+    /// `OUTPUT_STORE_URL`: an `s3://BUCKET[/PREFIX]` store instead of `OUTPUT_DIR` (credentials and
+    /// endpoint from the standard `AWS_*` variables; default none).
+    pub output_store_url: Option<String>,
     /// `URL_SIGNING_SECRET`: HMAC key of download URLs (default: generated once, kept in the database).
     pub url_signing_secret: Option<String>,
     /// `OUTPUT_URL_TTL_SECS`: lifetime of a signed output URL (default 3600).
@@ -138,6 +141,7 @@ impl AppConfig {
             database_pool_size: src.parse("DATABASE_POOL_SIZE", 8, "a positive whole number")?,
             http_workers: src.parse("HTTP_WORKERS", 2, "a positive whole number")?,
             output_dir: src.string("OUTPUT_DIR").unwrap_or_else(|| "data/outputs".into()),
+            output_store_url: src.string("OUTPUT_STORE_URL"),
             url_signing_secret: src.string("URL_SIGNING_SECRET"),
             output_url_ttl: src.secs("OUTPUT_URL_TTL_SECS", 3600)?,
             free_allowance: src.parse(
@@ -180,6 +184,7 @@ impl AppConfig {
             format!("HTTP_WORKERS={}", self.http_workers),
             format!("PUBLIC_BASE_URL={}", self.public_base_url),
             format!("OUTPUT_DIR={}", self.output_dir),
+            format!("OUTPUT_STORE_URL={}", self.output_store_url.as_deref().unwrap_or("(none: OUTPUT_DIR)")),
             format!(
                 "URL_SIGNING_SECRET={}",
                 if self.url_signing_secret.is_some() { "***" } else { "(kept in the database)" }
@@ -219,7 +224,11 @@ impl AppConfig {
             allow_private: self.allow_private_input_urls,
             trusted_prefix: Some(format!("{}/files/", self.public_base_url)),
         });
-        let store = OutputStore::local_dir(&self.output_dir).map_err(|e| ConfigError::Setup(e.to_string()))?;
+        let store = match &self.output_store_url {
+            Some(url) => OutputStore::from_url(url),
+            None => OutputStore::local_dir(&self.output_dir),
+        }
+        .map_err(|e| ConfigError::Setup(e.to_string()))?;
         let secret = match &self.url_signing_secret {
             Some(secret) => secret.clone(),
             None => db
