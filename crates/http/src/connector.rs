@@ -12,14 +12,7 @@ const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 
 /// The key from `Authorization: Bearer` or, for ready-made connector URLs, the `key` query parameter.
 fn connector_token(req: &HttpRequest) -> Option<String> {
-    let bearer = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim().to_string());
-    bearer.or_else(|| {
+    crate::routes::bearer_token(req).map(str::to_string).or_else(|| {
         url::form_urlencoded::parse(req.query_string().as_bytes())
             .find(|(k, _)| k == "key")
             .map(|(_, v)| v.into_owned())

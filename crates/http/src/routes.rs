@@ -12,14 +12,22 @@ use service::{Caller, Service};
 
 /// Resolves the request's bearer key.
 pub(crate) async fn authenticate(req: &HttpRequest, service: &Service) -> Result<Caller, ApiError> {
-    let token = req
-        .headers()
+    Ok(service.authenticate(bearer_token(req)).await?)
+}
+
+/// The token of an `Authorization: Bearer <token>` header.
+pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
+    req.headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token);
-    Ok(service.authenticate(token).await?)
+        .map(|(_, token)| token.trim())
+}
+
+/// 202 for an accepted job, with `Location` pointing at its poll URL.
+fn accepted(queued: QueuedTask) -> HttpResponse {
+    HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued)
 }
 
 /// Parses a JSON body, insisting on a JSON content type; errors name the problem.
@@ -62,8 +70,7 @@ pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -
 pub(crate) async fn generate(req: HttpRequest, body: Bytes, service: Data<Service>) -> Result<HttpResponse, ApiError> {
     let caller = authenticate(&req, &service).await?;
     let request: GenerateRequest = parse_json(&req, &body)?;
-    let queued = service.submit(&caller, request).await?;
-    Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
+    Ok(accepted(service.submit(&caller, request).await?))
 }
 
 /// Listing photo enhancement: a raw interior, exterior or drone photo (`image_url`) to a premium
@@ -87,8 +94,7 @@ pub(crate) async fn listing_enhance(
 ) -> Result<HttpResponse, ApiError> {
     let caller = authenticate(&req, &service).await?;
     let request: RecipeRequest = parse_json(&req, &body)?;
-    let queued = service.listing_enhance(&caller, request).await?;
-    Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
+    Ok(accepted(service.listing_enhance(&caller, request).await?))
 }
 
 /// Get a task: its status and, once succeeded, its outputs and billed cost.
