@@ -221,3 +221,50 @@ fn settings_are_created_once() {
         assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
     });
 }
+
+/// A finalisation that fails midway (here its ledger write is refused by a real constraint, as a
+/// crash before commit would stop it) leaves nothing half-done: the task is still running, nothing
+/// is captured. Run again once the fault is gone, it charges exactly once; run a third time, nothing.
+#[test]
+fn interrupted_finalisation_is_all_or_nothing_and_charges_once_when_rerun() {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend).expect("database");
+        let db = &test_db.db;
+        let key = account_and_key(db, "5", false, None);
+        let task = db.submit_task(&new_task(&key, "0.3")).unwrap();
+        let claim = db.claim_task("w", 60_000).unwrap().unwrap();
+        // A stray capture row for this task makes the finalising transaction's ledger insert fail.
+        let stray = format!(
+            "INSERT INTO ledger (task_id, key_id, account_id, kind, amount_units, allowance_units, created_at) \
+             VALUES ('{}', '{}', '{}', 'capture', 1, 1, 0)",
+            task.id, task.key_id, task.account_id
+        );
+        let cleanup = format!("DELETE FROM ledger WHERE task_id = '{}' AND amount_units = 1", task.id);
+        let raw = |sql: &str| match backend {
+            storage::Backend::Sqlite => {
+                diesel::SqliteConnection::establish(test_db.url.trim_start_matches("sqlite://"))
+                    .unwrap()
+                    .batch_execute(sql)
+                    .unwrap()
+            }
+            storage::Backend::Postgres => {
+                diesel::PgConnection::establish(&test_db.url).unwrap().batch_execute(sql).unwrap()
+            }
+        };
+        raw(&stray);
+        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", usd("0.3"), true).is_err());
+        let record = db.task(&task.id).unwrap().unwrap();
+        assert_eq!((record.status.as_str(), record.cost_units), ("running", None), "rolled back");
+        let usage = db.usage(&key, 10).unwrap();
+        assert_eq!((usage.key.spent_units, usage.key.held_units), (0, 3_000), "no money moved");
+
+        raw(&cleanup);
+        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", usd("0.3"), true).unwrap().is_some());
+        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", usd("0.3"), true).unwrap().is_none());
+        let usage = db.usage(&key, 10).unwrap();
+        assert_eq!((usage.key.spent_units, usage.key.held_units), (3_000, 0));
+        assert_eq!(db.verify_ledger().unwrap(), vec![]);
+    }
+}
