@@ -2,11 +2,12 @@
 //! network and no model weights.
 //!
 //! Families with a classical algorithm (background removal, upscaling, inpainting, video
-//! upscaling) do the real work. Generative families (image generation and editing, video
-//! generation, speech, music, lip sync) produce deterministic sandbox media derived from the
-//! prompt, seed and inputs, and say so through [`EngineOutput::sandbox`].
+//! upscaling, photo enhancement) do the real work, and speech is real when the eSpeak NG
+//! synthesizer is installed. Generative families (image generation and editing, video generation,
+//! music, lip sync) produce deterministic sandbox media derived from the prompt, seed and inputs,
+//! and say so through [`EngineOutput::sandbox`].
 
-use crate::media::{audio, enhance, imaging, video, MediaError};
+use crate::media::{audio, enhance, imaging, speech, video, MediaError};
 use crate::{EngineError, EngineOutput, Inputs, OutputFile};
 use domain::validation::Produced;
 use domain::{EngineSpec, Family, OutputKind, ValidatedJob};
@@ -110,14 +111,23 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
             images_output(job, vec![enhance::enhance_listing_photo(&image, prompt)], false)
         }
         Family::TextToSpeech => {
-            let samples = audio::synthesize_speech_sandbox(prompt, AUDIO_SAMPLE_RATE);
-            let mut output = audio_output(&samples)?;
+            let voice = job.str_param("voice").unwrap_or("narrator");
+            let mut output = match speech::speak(prompt, voice) {
+                Some(wav) => {
+                    let (samples, rate) = speech::wav_samples(&wav?)?;
+                    audio_output(&samples, rate, false)?
+                }
+                // Without a synthesizer installed, a clearly marked sandbox recording.
+                None => {
+                    audio_output(&audio::synthesize_speech_sandbox(prompt, AUDIO_SAMPLE_RATE), AUDIO_SAMPLE_RATE, true)?
+                }
+            };
             output.produced.chars = prompt.chars().count() as u64;
             Ok(output)
         }
         Family::Music => {
             let seconds = job.int_param("duration").unwrap_or(10).max(1) as f64;
-            audio_output(&audio::synthesize_music(prompt, seed, seconds, AUDIO_SAMPLE_RATE))
+            audio_output(&audio::synthesize_music(prompt, seed, seconds, AUDIO_SAMPLE_RATE), AUDIO_SAMPLE_RATE, true)
         }
     }
 }
@@ -216,12 +226,12 @@ fn video_output(frames: &[RgbImage], sandbox: bool) -> Result<EngineOutput, Engi
     Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
 }
 
-fn audio_output(samples: &[f32]) -> Result<EngineOutput, EngineError> {
-    let bytes = audio::encode_wav(samples, AUDIO_SAMPLE_RATE)?;
-    let millis = samples.len() as u64 * 1000 / u64::from(AUDIO_SAMPLE_RATE);
+fn audio_output(samples: &[f32], sample_rate: u32, sandbox: bool) -> Result<EngineOutput, EngineError> {
+    let bytes = audio::encode_wav(samples, sample_rate)?;
+    let millis = samples.len() as u64 * 1000 / u64::from(sample_rate.max(1));
     Ok(EngineOutput {
         files: vec![OutputFile::audio(bytes, millis as f64 / 1000.0)],
         produced: Produced { millis, ..Default::default() },
-        sandbox: true,
+        sandbox,
     })
 }

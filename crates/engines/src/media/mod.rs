@@ -8,6 +8,7 @@ pub mod enhance;
 mod error;
 pub mod imaging;
 mod seed;
+pub mod speech;
 pub mod video;
 
 pub use error::MediaError;
