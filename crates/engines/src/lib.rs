@@ -15,7 +15,7 @@ pub use fetch::{FetchError, FetchPolicy, InputFetcher};
 pub use store::{OutputStore, StoreError};
 
 use domain::validation::Produced;
-use domain::{OutputKind, ValidatedJob};
+use domain::{EngineSpec, OutputKind, ValidatedJob};
 use std::sync::Arc;
 
 /// Why a job produced no output.
@@ -107,17 +107,54 @@ pub struct EngineOutput {
     pub sandbox: bool,
 }
 
+/// Something that runs an engine's job on fetched inputs: the built-in local engines, or (with
+/// the provider adapters) an upstream service.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait Provider: Send + Sync {
+    /// Runs `job` on `spec`'s engine.
+    fn run(
+        &self,
+        spec: EngineSpec,
+        job: ValidatedJob,
+        inputs: Inputs,
+    ) -> futures::future::BoxFuture<'static, Result<EngineOutput, EngineError>>;
+}
+
+/// The built-in local engines, run on the blocking thread pool (they are CPU-bound).
+pub struct LocalProvider;
+
+impl Provider for LocalProvider {
+    fn run(
+        &self,
+        spec: EngineSpec,
+        job: ValidatedJob,
+        inputs: Inputs,
+    ) -> futures::future::BoxFuture<'static, Result<EngineOutput, EngineError>> {
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || local::run(&spec, &job, &inputs))
+                .await
+                .map_err(|e| EngineError::Failed(format!("engine crashed: {e}")))?
+        })
+    }
+}
+
 /// The catalog plus the means to run its engines; cheap to clone.
 #[derive(Clone)]
 pub struct Engines {
     catalog: Arc<Catalog>,
     fetcher: InputFetcher,
+    local: Arc<dyn Provider>,
 }
 
 impl Engines {
-    /// Engines of `catalog`, fetching inputs with `fetcher`.
+    /// Engines of `catalog` on the built-in local engines, fetching inputs with `fetcher`.
     pub fn new(catalog: Catalog, fetcher: InputFetcher) -> Engines {
-        Engines { catalog: Arc::new(catalog), fetcher }
+        Self::with_provider(catalog, fetcher, Arc::new(LocalProvider))
+    }
+
+    /// Engines of `catalog` whose local route runs on `provider`.
+    pub fn with_provider(catalog: Catalog, fetcher: InputFetcher, provider: Arc<dyn Provider>) -> Engines {
+        Engines { catalog: Arc::new(catalog), fetcher, local: provider }
     }
 
     /// The catalog.
@@ -125,15 +162,15 @@ impl Engines {
         &self.catalog
     }
 
-    /// Runs `job`: fetches its inputs, then runs its engine on a blocking thread.
+    /// Runs `job`: fetches its inputs, then runs its engine on its route's provider.
     pub async fn run(&self, job: &ValidatedJob) -> Result<EngineOutput, EngineError> {
         let spec =
             self.catalog.get_any(&job.model).cloned().ok_or_else(|| EngineError::UnknownEngine(job.model.clone()))?;
         let inputs = self.fetch_inputs(job).await?;
-        let job = job.clone();
-        tokio::task::spawn_blocking(move || local::run(&spec, &job, &inputs))
-            .await
-            .map_err(|e| EngineError::Failed(format!("engine crashed: {e}")))?
+        let provider = match spec.route {
+            domain::catalog::Route::Local => &self.local,
+        };
+        provider.run(spec, job.clone(), inputs).await
     }
 
     async fn fetch_inputs(&self, job: &ValidatedJob) -> Result<Inputs, EngineError> {

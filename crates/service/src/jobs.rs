@@ -265,6 +265,10 @@ impl Service {
             Err(e) => return self.fail(claimed, &format!("stored job is unreadable: {e}")).await,
         };
         let output = match self.engines().run(&job).await {
+            Ok(output) if output.files.is_empty() => {
+                // Never bill for nothing, whatever the engine reported.
+                return self.fail(claimed, "engine failed: it produced no output").await;
+            }
             Ok(output) => output,
             Err(e) => return self.fail(claimed, &client_message(&e)).await,
         };

@@ -1,0 +1,110 @@
+//! Faults a real local engine cannot show, from a mocked provider: over-reported usage, an empty
+//! result, a failure. Money must stay right in each: never more than the quote, nothing for
+//! nothing, nothing on failure.
+
+use domain::{GenerateRequest, Usd};
+use engines::{
+    Catalog, EngineError, EngineOutput, Engines, FetchPolicy, InputFetcher, MockProvider, OutputFile, OutputStore,
+};
+use service::{JobOutcome, Service, ServiceConfig, UrlSigner};
+use std::sync::Arc;
+use storage::test_support::TestDatabase;
+
+struct Fixture {
+    service: Service,
+    caller: service::Caller,
+    dir: std::path::PathBuf,
+    _db: TestDatabase,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn fixture(provider: MockProvider) -> Fixture {
+    let db = TestDatabase::sqlite().expect("database");
+    let dir = std::env::temp_dir().join(storage::new_id("provider-faults"));
+    let engines =
+        Engines::with_provider(Catalog::builtin(), InputFetcher::new(FetchPolicy::default()), Arc::new(provider));
+    let config = ServiceConfig {
+        public_base_url: "http://127.0.0.1:1".into(),
+        free_allowance: "5".parse().unwrap(),
+        output_url_ttl: std::time::Duration::from_secs(60),
+    };
+    let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
+    let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);
+    service.create_account("acme", false).await.unwrap();
+    let secret = service.create_key("acme", None, None).await.unwrap().secret;
+    let caller = service.authenticate(Some(&secret)).await.unwrap();
+    Fixture { service, caller, dir, _db: db }
+}
+
+fn one_image_job() -> GenerateRequest {
+    serde_json::from_value(serde_json::json!({"model": "beta-image", "prompt": "porch"})).unwrap()
+}
+
+fn png_file() -> OutputFile {
+    // A real (tiny) PNG, so the stored output is valid media.
+    let mut bytes = Vec::new();
+    image::DynamicImage::new_rgb8(2, 2)
+        .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .unwrap();
+    OutputFile::image(bytes, "png", 2, 2)
+}
+
+async fn run_one(f: &Fixture) -> (JobOutcome, storage::TaskRecord) {
+    let queued = f.service.submit(&f.caller, one_image_job()).await.unwrap();
+    let claimed = f.service.claim("w", 60_000).await.unwrap().expect("claimed");
+    let outcome = f.service.execute(&claimed).await.unwrap();
+    (outcome, f.service.database().task(&queued.id).unwrap().unwrap())
+}
+
+#[tokio::test]
+async fn over_reported_usage_is_billed_at_the_quote() {
+    let mut provider = MockProvider::new();
+    provider.expect_run().times(1).returning(|_, _, _| {
+        let produced = domain::validation::Produced { images: 10, pixels: 10 << 20, ..Default::default() };
+        Box::pin(async move { Ok(EngineOutput { files: vec![png_file()], produced, sandbox: false }) })
+    });
+    let f = fixture(provider).await;
+    let (outcome, record) = run_one(&f).await;
+    let quote: Usd = "0.04".parse().unwrap();
+    assert_eq!(outcome, JobOutcome::Succeeded(quote));
+    assert_eq!(record.cost(), Some(quote));
+    let usage = f.service.usage(&f.caller).await.unwrap();
+    assert_eq!(usage.spent_usd, quote);
+    assert!(f.service.verify_ledger().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_empty_result_fails_and_costs_nothing() {
+    let mut provider = MockProvider::new();
+    provider.expect_run().times(1).returning(|_, _, _| {
+        let produced = domain::validation::Produced { images: 1, ..Default::default() };
+        Box::pin(async move { Ok(EngineOutput { files: vec![], produced, sandbox: false }) })
+    });
+    let f = fixture(provider).await;
+    let (outcome, record) = run_one(&f).await;
+    assert!(matches!(outcome, JobOutcome::Failed(ref m) if m.contains("no output")), "{outcome:?}");
+    assert_eq!((record.status.as_str(), record.cost_units), ("failed", None));
+    assert_eq!(f.service.usage(&f.caller).await.unwrap().spent_usd, Usd::ZERO);
+}
+
+#[tokio::test]
+async fn a_provider_failure_is_reported_and_costs_nothing() {
+    let mut provider = MockProvider::new();
+    provider
+        .expect_run()
+        .times(1)
+        .returning(|_, _, _| Box::pin(async { Err(EngineError::Failed("upstream timed out".into())) }));
+    let f = fixture(provider).await;
+    let (outcome, record) = run_one(&f).await;
+    assert_eq!(outcome, JobOutcome::Failed("engine failed: upstream timed out".into()));
+    assert_eq!(record.error.as_deref(), Some("engine failed: upstream timed out"));
+    let usage = f.service.usage(&f.caller).await.unwrap();
+    assert_eq!((usage.spent_usd, usage.held_usd), (Usd::ZERO, Usd::ZERO));
+    let task = f.service.task(&f.caller, &record.id).await.unwrap();
+    assert!(task.output.is_none() && task.cost_usd.is_none());
+}
