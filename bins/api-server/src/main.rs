@@ -130,7 +130,8 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Openapi => {
-            println!("{}", http::openapi_json());
+            let service = config.build_service()?;
+            println!("{}", http::openapi_json(service.engines().catalog().engines().map(|e| e.id.as_str())));
             Ok(())
         }
         Command::Admin(admin) => runtime.block_on(async {

@@ -39,20 +39,36 @@ pub struct RecipeRequest {
 }
 
 impl RecipeRequest {
-    /// Refuses any field set in the request that `recipe` does not use (named in `used`).
+    /// Refuses any field given a value that `recipe` does not use (named in `used`); empty
+    /// strings, lists and objects count as not given.
     pub fn only(&self, recipe: &str, used: &[&str]) -> Result<(), ValidationError> {
         let given = [
-            ("prompt", self.prompt.is_some()),
+            ("prompt", self.prompt.as_ref().is_some_and(|p| !p.is_empty())),
             ("image_url", self.image_url.is_some()),
-            ("params", self.params.is_some()),
-            ("photos", self.photos.is_some()),
-            ("details", self.details.is_some()),
-            ("points", self.points.is_some()),
-            ("notes", self.notes.is_some()),
+            ("params", self.params.as_ref().is_some_and(|p| !p.is_empty())),
+            ("photos", self.photos.as_ref().is_some_and(|p| !p.is_empty())),
+            ("details", self.details.as_ref().is_some_and(|d| !d.is_empty())),
+            ("points", self.points.as_ref().is_some_and(|p| !p.is_empty())),
+            ("notes", self.notes.as_ref().is_some_and(|n| !n.is_empty())),
         ];
         match given.iter().find(|(name, set)| *set && !used.contains(name)) {
             Some((name, _)) => Err(ValidationError::new(*name, format!("not used by the {recipe} recipe"))),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unused_fields_are_named_and_empty_ones_ignored() {
+        let request: RecipeRequest =
+            serde_json::from_value(json!({"image_url": "https://e.com/a.jpg", "photos": [], "points": [[1, 2]]}))
+                .unwrap();
+        assert_eq!(request.only("listing-enhance", &["image_url"]).unwrap_err().field, "points");
+        assert!(request.only("lot-trace", &["image_url", "points"]).is_ok());
     }
 }

@@ -53,11 +53,21 @@ impl Modify for BearerScheme {
 )]
 struct ApiDoc;
 
-/// The OpenAPI document as JSON.
-pub fn openapi_json() -> String {
-    ApiDoc::openapi().to_pretty_json().unwrap_or_else(|_| "{}".into())
+/// The OpenAPI document as JSON, with `model` restricted to the live engine ids.
+pub fn openapi_json<'a>(engine_ids: impl IntoIterator<Item = &'a str>) -> String {
+    let mut doc = match serde_json::to_value(ApiDoc::openapi()) {
+        Ok(doc) => doc,
+        Err(_) => return "{}".into(),
+    };
+    // The contract makes `model` an enum of the live ids, which only the catalog knows.
+    let ids: Vec<&str> = engine_ids.into_iter().collect();
+    if let Some(model) = doc.pointer_mut("/components/schemas/GenerateRequest/properties/model") {
+        model["enum"] = serde_json::json!(ids);
+    }
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into())
 }
 
-pub(crate) async fn serve() -> HttpResponse {
-    HttpResponse::Ok().content_type("application/json").body(openapi_json())
+pub(crate) async fn serve(service: actix_web::web::Data<service::Service>) -> HttpResponse {
+    let ids = service.engines().catalog().engines().map(|e| e.id.as_str());
+    HttpResponse::Ok().content_type("application/json").body(openapi_json(ids))
 }

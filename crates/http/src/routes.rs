@@ -83,6 +83,8 @@ pub(crate) async fn generate(req: HttpRequest, body: Bytes, service: Data<Servic
         (status = 400, description = "Missing or invalid input (the message names the field)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Body is not JSON", body = ErrorBody),
         (status = 502, description = "The recipe or provider failed", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -197,13 +199,25 @@ pub(crate) async fn fallback(req: HttpRequest, service: Data<Service>) -> Result
     Err(ApiError::new(StatusCode::NOT_FOUND, format!("no such endpoint: {} {}; see /openapi.json", req.method(), path)))
 }
 
-/// A known path with the wrong method: 401 first for protected paths, then 405.
+/// A known path with the wrong method: 401 first for protected paths, then 405 with `Allow`.
 pub(crate) async fn wrong_method(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
     if req.path().starts_with("/v1") || req.path().starts_with("/api/") {
         authenticate(&req, &service).await?;
     }
-    Err(ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        format!("method {} not allowed on {}; see /openapi.json", req.method(), req.path()),
-    ))
+    Ok(method_not_allowed(&req, allowed_methods(req.path())))
+}
+
+/// The methods a known path answers.
+fn allowed_methods(path: &str) -> &'static str {
+    match path {
+        "/v1/generate" | "/api/mcp" => "POST",
+        p if p.starts_with("/v1/recipes/") => "POST",
+        _ => "GET",
+    }
+}
+
+/// 405 with the `Allow` header RFC 9110 asks for.
+pub(crate) fn method_not_allowed(req: &HttpRequest, allow: &'static str) -> HttpResponse {
+    let message = format!("method {} not allowed on {}; use {allow} (see /openapi.json)", req.method(), req.path());
+    HttpResponse::MethodNotAllowed().insert_header((header::ALLOW, allow)).json(ErrorBody { error: message })
 }

@@ -158,7 +158,9 @@ async fn models_usage_openapi_and_fallbacks() {
     // Unknown paths under /v1: 401 without a key, 404 with one. Wrong method: 405. All JSON.
     assert_eq!(server.get(BAD_KEY, "/v1/nothing").await.0, StatusCode::UNAUTHORIZED);
     assert_eq!(server.get(&key, "/v1/nothing").await.0, StatusCode::NOT_FOUND);
-    assert_eq!(server.get(&key, "/v1/generate").await.0, StatusCode::METHOD_NOT_ALLOWED);
+    let response = server.client.get(format!("{}/v1/generate", server.base)).bearer_auth(&key).send().await.unwrap();
+    assert_eq!(response.headers()["allow"], "POST");
+    assert_eq!(common::read(response).await.0, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(server.get("", "/elsewhere").await.0, StatusCode::NOT_FOUND);
 
     // Downloads need a valid signature.
@@ -188,6 +190,10 @@ async fn models_usage_openapi_and_fallbacks() {
         assert!(doc["paths"][path].is_object(), "{path} documented");
     }
     assert!(doc["components"]["schemas"]["GenerateRequest"]["properties"]["params"].is_object());
+    assert_eq!(
+        doc["components"]["schemas"]["GenerateRequest"]["properties"]["model"]["enum"].as_array().unwrap().len(),
+        41
+    );
     server.stop().await;
 }
 
