@@ -219,3 +219,57 @@ mod tests {
         assert_eq!(fetcher.fetch("image_url", "data:text/plain;base64,aGk=").await.unwrap(), b"hi");
     }
 }
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A loopback server answering every request with `body` after `delay`.
+    async fn serve(body: Vec<u8>, delay: Duration) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let body = body.clone();
+                tokio::spawn(async move {
+                    let mut request = [0u8; 1024];
+                    let _ = socket.read(&mut request).await;
+                    tokio::time::sleep(delay).await;
+                    let head =
+                        format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
+                    let _ = socket.write_all(head.as_bytes()).await;
+                    let _ = socket.write_all(&body).await;
+                });
+            }
+        });
+        format!("http://{addr}/input.png")
+    }
+
+    fn policy(max_bytes: usize, timeout: Duration) -> FetchPolicy {
+        FetchPolicy { max_bytes, timeout, allow_private: true, trusted_prefix: None }
+    }
+
+    #[tokio::test]
+    async fn size_and_time_limits_hold() {
+        let url = serve(vec![7u8; 4096], Duration::ZERO).await;
+        assert_eq!(
+            InputFetcher::new(policy(8192, Duration::from_secs(5))).fetch("image_url", &url).await.unwrap().len(),
+            4096
+        );
+        let err = InputFetcher::new(policy(1000, Duration::from_secs(5))).fetch("image_url", &url).await.unwrap_err();
+        assert!(err.to_string().starts_with("image_url: larger than"), "{err}");
+        let slow = serve(vec![1u8; 10], Duration::from_secs(5)).await;
+        let err =
+            InputFetcher::new(policy(8192, Duration::from_millis(200))).fetch("video_url", &slow).await.unwrap_err();
+        assert!(err.to_string().starts_with("video_url: download failed"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn own_outputs_are_trusted_even_on_loopback() {
+        let url = serve(b"png".to_vec(), Duration::ZERO).await;
+        let prefix = url.trim_end_matches("input.png").to_string();
+        let fetcher = InputFetcher::new(FetchPolicy { trusted_prefix: Some(prefix), ..FetchPolicy::default() });
+        assert_eq!(fetcher.fetch("image_url", &url).await.unwrap(), b"png");
+    }
+}

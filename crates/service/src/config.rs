@@ -81,18 +81,24 @@ pub struct AppConfig {
 struct Source(HashMap<String, String>);
 
 impl Source {
+    /// `CONFIG_FILE`'s lines under the process environment (the environment wins).
     fn load() -> Result<Source, ConfigError> {
+        let file = match std::env::var("CONFIG_FILE") {
+            Ok(path) => std::fs::read_to_string(&path).map_err(|e| ConfigError::File(path.clone(), e))?,
+            Err(_) => String::new(),
+        };
+        Ok(Self::from_parts(&file, std::env::vars()))
+    }
+
+    fn from_parts(file: &str, env: impl Iterator<Item = (String, String)>) -> Source {
         let mut values = HashMap::new();
-        if let Ok(path) = std::env::var("CONFIG_FILE") {
-            let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::File(path.clone(), e))?;
-            for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-                if let Some((k, v)) = line.split_once('=') {
-                    values.insert(k.trim().to_string(), v.trim().trim_matches('"').to_string());
-                }
+        for line in file.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            if let Some((k, v)) = line.split_once('=') {
+                values.insert(k.trim().to_string(), v.trim().trim_matches('"').to_string());
             }
         }
-        values.extend(std::env::vars());
-        Ok(Source(values))
+        values.extend(env);
+        Source(values)
     }
 
     fn string(&self, name: &str) -> Option<String> {
@@ -128,7 +134,10 @@ impl Source {
 impl AppConfig {
     /// Reads the configuration from the environment (and `CONFIG_FILE`).
     pub fn from_env() -> Result<AppConfig, ConfigError> {
-        let src = Source::load()?;
+        Self::from_source(&Source::load()?)
+    }
+
+    fn from_source(src: &Source) -> Result<AppConfig, ConfigError> {
         let database_url = src.string("DATABASE_URL").unwrap_or_else(|| "sqlite://data/media.db".into());
         let is_sqlite = database_url.starts_with("sqlite:");
         let bind_addr = src.string("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into());
@@ -246,5 +255,43 @@ impl AppConfig {
     /// Whether the database is the embedded SQLite one.
     pub fn is_embedded(&self) -> bool {
         Database::backend_of_url(&self.database_url) == Some(Backend::Sqlite)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(file: &str, env: &[(&str, &str)]) -> Result<AppConfig, ConfigError> {
+        AppConfig::from_source(&Source::from_parts(file, env.iter().map(|(k, v)| (k.to_string(), v.to_string()))))
+    }
+
+    #[test]
+    fn defaults_are_the_embedded_deployment() {
+        let c = config("", &[]).unwrap();
+        assert_eq!(c.database_url, "sqlite://data/media.db");
+        assert_eq!(c.bind_addr, "127.0.0.1:8080");
+        assert_eq!(c.public_base_url, "http://127.0.0.1:8080");
+        assert_eq!(c.free_allowance.to_string(), "5.0000");
+        assert!(c.embedded_worker && !c.allow_private_input_urls);
+        assert_eq!(c.worker_lease, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn the_file_fills_in_and_the_environment_wins() {
+        let file = "# comment\nBIND_ADDR=0.0.0.0:9000\nFREE_ALLOWANCE_USD=\"2.5\"\nDATABASE_URL=postgres://u:secret@db/media\n";
+        let c = config(file, &[("FREE_ALLOWANCE_USD", "1")]).unwrap();
+        assert_eq!(c.public_base_url, "http://127.0.0.1:9000", "derived from the bind address");
+        assert_eq!(c.free_allowance.to_string(), "1.0000");
+        assert!(!c.embedded_worker, "PostgreSQL deployments run workers apart by default");
+        assert!(c.describe().iter().any(|l| l == "DATABASE_URL=postgres://***@db/media"), "password redacted");
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let err = config("", &[("WORKER_LEASE_SECS", "soon")]).unwrap_err().to_string();
+        assert!(err.starts_with("WORKER_LEASE_SECS=\"soon\""), "{err}");
+        assert!(config("", &[("EMBEDDED_WORKER", "maybe")]).is_err());
+        assert!(config("", &[("FREE_ALLOWANCE_USD", "-1")]).is_err());
     }
 }
