@@ -85,12 +85,10 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     let _listener = service.database().listen_for_jobs(move || waker.job_queued().notify_one());
     tracing::info!(worker = %config.worker_id, concurrency = config.concurrency, "worker started");
     loop {
-        if *shutdown.borrow() {
-            break;
-        }
         let permit = tokio::select! {
+            biased;
+            _ = shutdown_requested(&mut shutdown) => break,
             permit = slots.clone().acquire_owned() => match permit { Ok(p) => p, Err(_) => break },
-            _ = shutdown.changed() => continue,
         };
         // Reap finished jobs so the set does not grow without bound.
         while running.try_join_next().is_some() {}
@@ -107,7 +105,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
                 tokio::select! {
                     _ = service.job_queued().notified() => {}
                     _ = tokio::time::sleep(config.poll_interval) => {}
-                    _ = shutdown.changed() => {}
+                    _ = shutdown_requested(&mut shutdown) => break,
                 }
             }
             Err(e) => {
@@ -157,7 +155,7 @@ async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask,
                     Err(e) => tracing::warn!(task = %task_id, error = %e, "lease renewal failed"),
                 }
             }
-            _ = shutdown.changed(), if grace_deadline.is_none() => {
+            _ = shutdown_requested(&mut shutdown), if grace_deadline.is_none() => {
                 grace_deadline = Some(tokio::time::Instant::now() + config.shutdown_grace);
             }
             _ = grace => {
@@ -169,6 +167,11 @@ async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask,
             }
         }
     }
+}
+
+/// Resolves once shutdown is asked for, or once nobody can ask any more (the sender is gone).
+async fn shutdown_requested(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|stop| *stop).await;
 }
 
 fn log_outcome(task_id: &str, outcome: Result<JobOutcome, service::ServiceError>) {

@@ -189,3 +189,15 @@ async fn store_failure_retries_without_billing() {
     let _ = stop.send(true);
     running.await.unwrap();
 }
+
+/// A worker whose shutdown sender is dropped stops (it does not spin on a closed channel).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_shutdown_sender_stops_the_worker() {
+    let f = fixture(storage::Backend::Sqlite).await;
+    let (stop, stop_rx) = watch::channel(false);
+    let running =
+        tokio::spawn(worker::run(f.service.clone(), worker_config(Duration::from_secs(30), Duration::ZERO), stop_rx));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(stop);
+    tokio::time::timeout(Duration::from_secs(5), running).await.expect("worker stopped").unwrap();
+}
