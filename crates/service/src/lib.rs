@@ -9,6 +9,7 @@
 mod admin;
 pub mod config;
 mod errors;
+mod execution;
 mod jobs;
 pub mod signing;
 pub mod views;
@@ -16,7 +17,7 @@ pub mod views;
 pub use admin::NewKey;
 pub use config::{AppConfig, ConfigError};
 pub use errors::ServiceError;
-pub use jobs::JobOutcome;
+pub use execution::JobOutcome;
 pub use signing::UrlSigner;
 
 use domain::Usd;
