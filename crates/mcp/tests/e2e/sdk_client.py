@@ -5,7 +5,8 @@ Usage: python sdk_client.py BASE_URL API_KEY bearer|query
 Connects over streamable HTTP (authenticating with the bearer header, or with the ?key= connector
 URL), lets the SDK negotiate (it probes the newer discovery method first and falls back to the
 initialize handshake), lists the tools, calls generate on a local engine, polls task_status until the
-task succeeds and downloads the output. Exits non-zero on any mismatch.
+task succeeds and downloads the output, then runs listing_enhance on it the same way. The SDK checks
+every successful result against the tool's output schema. Exits non-zero on any mismatch.
 """
 
 import asyncio
@@ -23,6 +24,21 @@ EXPECTED_TOOLS = ["list_models", "generate", "listing_enhance", "task_status"]
 def check(condition: bool, message: str) -> None:
     if not condition:
         raise SystemExit(f"FAIL: {message}")
+
+
+async def wait(client: Client, task_id: str) -> dict:
+    """Polls task_status until the task ends; returns its structured status, which must be success."""
+    deadline = time.monotonic() + 120
+    while True:
+        status = await client.call_tool("task_status", {"id": task_id})
+        check(not status.is_error, f"task_status failed: {status.content}")
+        state = status.structured_content["status"]
+        if state in ("succeeded", "failed"):
+            break
+        check(time.monotonic() < deadline, "task did not finish")
+        await asyncio.sleep(0.2)
+    check(state == "succeeded", f"task ended {state}: {status.structured_content}")
+    return status.structured_content
 
 
 async def main(base_url: str, key: str, mode: str) -> None:
@@ -51,22 +67,21 @@ async def main(base_url: str, key: str, mode: str) -> None:
         task_id = started.structured_content["task_id"]
         print(f"[{mode}] generate -> {task_id} price {started.structured_content['price_usd']}")
 
-        deadline = time.monotonic() + 120
-        while True:
-            status = await client.call_tool("task_status", {"id": task_id})
-            check(not status.is_error, f"task_status failed: {status.content}")
-            state = status.structured_content["status"]
-            if state in ("succeeded", "failed"):
-                break
-            check(time.monotonic() < deadline, "task did not finish")
-            await asyncio.sleep(0.2)
-        check(state == "succeeded", f"task ended {state}: {status.structured_content}")
-        output = status.structured_content["outputs"][0]
+        status = await wait(client, task_id)
+        output = status["outputs"][0]
         check(output["type"] == "image", f"output {output}")
         with urllib.request.urlopen(output["url"]) as response:
             body = response.read()
         check(body[:8] == b"\x89PNG\r\n\x1a\n", "output is a PNG")
-        print(f"[{mode}] succeeded, cost {status.structured_content['cost_usd']}, downloaded {len(body)} bytes")
+        print(f"[{mode}] succeeded, cost {status['cost_usd']}, downloaded {len(body)} bytes")
+
+        # The recipe tool, fed the generated picture (the SDK checks every result against its schema).
+        enhanced = await client.call_tool("listing_enhance", {"image_url": output["url"], "notes": "brighter"})
+        check(not enhanced.is_error, f"listing_enhance failed: {enhanced.content}")
+        status = await wait(client, enhanced.structured_content["task_id"])
+        with urllib.request.urlopen(status["outputs"][0]["url"]) as response:
+            check(response.read()[:2] == b"\xff\xd8", "enhanced photo is a JPEG")
+        print(f"[{mode}] listing_enhance succeeded, cost {status['cost_usd']}")
 
         bad = await client.call_tool("generate", {"model": "alpha-schnell"})
         check(bad.is_error, "a generate without a prompt is a tool error")
