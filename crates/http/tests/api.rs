@@ -28,6 +28,8 @@ async fn generate_and_poll_statuses() {
         assert_eq!(queued["price_usd"], "0.0400");
         let id = queued["id"].as_str().expect("id");
         assert_eq!(queued["poll_url"], format!("{}/v1/tasks/{id}", server.base));
+        let (_, early) = server.get(&key, &format!("/v1/tasks/{id}")).await;
+        assert!(early.get("sandbox").is_none() || early["status"] == "succeeded", "{early}");
         let task = server.wait(&key, id).await;
         assert_eq!(task["status"], "succeeded", "{task}");
         assert_eq!(task["cost_usd"], "0.0400");

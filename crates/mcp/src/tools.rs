@@ -151,7 +151,7 @@ pub(crate) fn list(service: &Service) -> Value {
                     "price_usd": {"type": "string"},
                     "cost_usd": {"type": ["string", "null"]},
                     "error": {"type": ["string", "null"]},
-                    "sandbox": {"type": "boolean"},
+                    "sandbox": {"type": ["boolean", "null"], "description": "Once succeeded: whether the outputs are sandbox media from a built-in engine."},
                     "outputs": {"type": "array", "items": {
                         "type": "object",
                         "properties": {"url": {"type": "string"}, "type": {"type": "string", "enum": ["image", "video", "audio"]}, "content_type": {"type": "string"}},

@@ -154,7 +154,7 @@ impl Service {
             cost_usd: if status == TaskStatus::Succeeded { record.cost() } else { None },
             price_usd: record.price(),
             error: record.error.clone(),
-            sandbox: record.sandbox,
+            sandbox: (status == TaskStatus::Succeeded).then_some(record.sandbox),
             created_at: rfc3339(record.created_at),
             started_at: record.started_at.map(rfc3339),
             finished_at: record.finished_at.map(rfc3339),

@@ -67,8 +67,10 @@ pub struct TaskView {
     pub price_usd: Usd,
     /// Why the task failed; null otherwise.
     pub error: Option<String>,
-    /// True when the outputs are sandbox media from a built-in engine, not a real model's result.
-    pub sandbox: bool,
+    /// Once succeeded: true when the outputs are sandbox media from a built-in engine rather than
+    /// a real model's result. Absent before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<bool>,
     /// Acceptance time (RFC 3339).
     pub created_at: String,
     /// When a worker first started it.
