@@ -98,6 +98,7 @@ impl Service {
         let new = NewTask {
             id: new_id("task"),
             key_id: caller.key_id.clone(),
+            account_id: caller.account_id.clone(),
             engine: job.model.clone(),
             job: serde_json::to_string(&job).map_err(|e| ServiceError::Internal(e.to_string()))?,
             price: job.price,

@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use domain::{AccountLimits, Usd};
 
 /// An account as stored.
-#[derive(Clone, Debug, PartialEq, Eq, Queryable, Selectable)]
+#[derive(Clone, Debug, PartialEq, Eq, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = accounts)]
 pub struct Account {
     /// Account id (`acct_...`).

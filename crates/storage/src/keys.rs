@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use domain::{KeyLimits, Usd};
 
 /// An API key as stored (without its secret, which is never kept).
-#[derive(Clone, Debug, PartialEq, Eq, Queryable, Selectable)]
+#[derive(Clone, Debug, PartialEq, Eq, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = api_keys)]
 pub struct ApiKey {
     /// Key id (`key_...`), safe to show and log.

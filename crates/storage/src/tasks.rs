@@ -83,6 +83,8 @@ pub struct NewTask {
     pub id: String,
     /// Submitting key.
     pub key_id: String,
+    /// The key's account, billed for the task.
+    pub account_id: String,
     /// Engine id.
     pub engine: String,
     /// The validated job as JSON.
@@ -114,6 +116,18 @@ impl From<r2d2::Error> for SubmitError {
     }
 }
 
+/// Reads one row by id, locked `FOR UPDATE` on PostgreSQL, in one round trip.
+macro_rules! locked_row {
+    ($conn:expr, $backend:expr, $table:literal, $id:expr) => {{
+        let sql = if $backend == Backend::Postgres {
+            concat!("SELECT * FROM ", $table, " WHERE id = $1 FOR UPDATE")
+        } else {
+            concat!("SELECT * FROM ", $table, " WHERE id = ?")
+        };
+        diesel::sql_query(sql).bind::<Text, _>($id).get_result($conn)
+    }};
+}
+
 impl Database {
     /// Creates a queued task and places its hold, in one transaction: the key's cap and the
     /// account's allowance are checked and reserved under row locks, so concurrent submits can
@@ -121,20 +135,14 @@ impl Database {
     pub fn submit_task(&self, new: &NewTask) -> Result<TaskRecord, SubmitError> {
         let now = now_millis();
         write_tx!(self, |conn, backend| {
-            let key: ApiKey = api_keys::table.find(&new.key_id).select(ApiKey::as_select()).first(conn)?;
-            if backend == Backend::Postgres {
-                // Lock order account -> key everywhere, so concurrent holds and settlements
-                // serialise per account without deadlocks. SQLite's IMMEDIATE transaction already
-                // holds the database's write lock.
-                diesel::sql_query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE")
-                    .bind::<Text, _>(&key.account_id)
-                    .execute(conn)?;
-                diesel::sql_query("SELECT id FROM api_keys WHERE id = $1 FOR UPDATE")
-                    .bind::<Text, _>(&key.id)
-                    .execute(conn)?;
+            // Lock order account -> key everywhere, so concurrent holds and settlements serialise
+            // per account without deadlocks. On SQLite the IMMEDIATE transaction already holds the
+            // database's write lock, and the rows are simply read.
+            let account: Account = locked_row!(conn, backend, "accounts", &new.account_id)?;
+            let key: ApiKey = locked_row!(conn, backend, "api_keys", &new.key_id)?;
+            if key.account_id != account.id {
+                return Err(StorageError::NotFound(format!("key {:?} of account {:?}", key.id, account.id)).into());
             }
-            let key: ApiKey = api_keys::table.find(&new.key_id).select(ApiKey::as_select()).first(conn)?;
-            let account: Account = accounts::table.find(&key.account_id).select(Account::as_select()).first(conn)?;
             let hold = billing::place_hold(&key.limits(), &account.limits(), new.price)?;
             diesel::update(accounts::table.find(&account.id))
                 .set(accounts::free_held_units.eq(accounts::free_held_units + hold.from_allowance.units()))

@@ -24,10 +24,11 @@ fn rand_bytes() -> [u8; 32] {
     out
 }
 
-fn new_task(key_id: &str, price: &str) -> NewTask {
+fn new_task(db: &Database, key_id: &str, price: &str) -> NewTask {
     NewTask {
         id: new_id("task"),
         key_id: key_id.to_string(),
+        account_id: db.key(key_id).expect("key").account_id,
         engine: "tts".into(),
         job: "{}".into(),
         price: usd(price),
@@ -47,7 +48,7 @@ fn each_backend(test: impl Fn(&Database)) {
 fn lifecycle_bills_once_on_success() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, None);
-        let task = db.submit_task(&new_task(&key, "0.4000")).expect("submit");
+        let task = db.submit_task(&new_task(db, &key, "0.4000")).expect("submit");
         assert_eq!(task.status().unwrap(), TaskStatus::Queued);
         let claimed = db.claim_task("w1", 60_000).expect("claim").expect("a task");
         assert_eq!((claimed.task.id.as_str(), claimed.attempt), (task.id.as_str(), 1));
@@ -67,7 +68,7 @@ fn lifecycle_bills_once_on_success() {
 fn failure_costs_nothing() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, Some("1"));
-        let task = db.submit_task(&new_task(&key, "0.9")).expect("submit");
+        let task = db.submit_task(&new_task(db, &key, "0.9")).expect("submit");
         let claimed = db.claim_task("w1", 60_000).expect("claim").expect("task");
         assert!(db.finish_failed(&task.id, claimed.attempt, "engine broke").expect("fail"));
         let usage = db.usage(&key, 10).expect("usage");
@@ -80,7 +81,7 @@ fn failure_costs_nothing() {
 fn expired_lease_is_reclaimed_and_late_finisher_is_fenced_out() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, None);
-        let task = db.submit_task(&new_task(&key, "0.1")).expect("submit");
+        let task = db.submit_task(&new_task(db, &key, "0.1")).expect("submit");
         let first = db.claim_task("dead-worker", 30).expect("claim").expect("task");
         thread::sleep(std::time::Duration::from_millis(80));
         let second = db.claim_task("live-worker", 60_000).expect("claim").expect("reclaimed");
@@ -97,7 +98,7 @@ fn expired_lease_is_reclaimed_and_late_finisher_is_fenced_out() {
 fn released_task_is_claimed_again_at_once() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, None);
-        db.submit_task(&new_task(&key, "0.1")).expect("submit");
+        db.submit_task(&new_task(db, &key, "0.1")).expect("submit");
         let first = db.claim_task("stopping", 60_000).unwrap().unwrap();
         assert!(db.renew_lease(&first.task.id, first.attempt, 60_000).unwrap());
         assert!(db.release_task(&first.task.id, first.attempt).unwrap());
@@ -112,13 +113,13 @@ fn allowance_needs_a_card_once_used_up() {
         let name = new_id("acct");
         db.create_account(&name, false, usd("1")).unwrap();
         let key = db.create_key(&name, &keys::hash_secret(&new_id("s")), None, None).unwrap().id;
-        db.submit_task(&new_task(&key, "0.6")).unwrap();
-        match db.submit_task(&new_task(&key, "0.6")) {
+        db.submit_task(&new_task(db, &key, "0.6")).unwrap();
+        match db.submit_task(&new_task(db, &key, "0.6")) {
             Err(SubmitError::Refused(BillingRefusal::AllowanceUsedUp { .. })) => {}
             other => panic!("expected allowance refusal, got {other:?}"),
         }
         db.set_card_on_file(&name, true).unwrap();
-        let task = db.submit_task(&new_task(&key, "0.6")).unwrap();
+        let task = db.submit_task(&new_task(db, &key, "0.6")).unwrap();
         assert_eq!(task.hold_allowance_units, 4_000, "the rest of the allowance is drawn first");
     });
 }
@@ -134,7 +135,7 @@ fn concurrent_submits_never_pass_the_cap() {
                 let (db, key, barrier) = (db.clone(), key.clone(), barrier.clone());
                 thread::spawn(move || {
                     barrier.wait();
-                    db.submit_task(&new_task(&key, "0.1"))
+                    db.submit_task(&new_task(&db, &key, "0.1"))
                 })
             })
             .collect();
@@ -176,7 +177,7 @@ fn concurrent_submits_never_pass_the_cap() {
 fn concurrent_finalisation_captures_once() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, None);
-        let task = db.submit_task(&new_task(&key, "0.5")).unwrap();
+        let task = db.submit_task(&new_task(db, &key, "0.5")).unwrap();
         let claim = db.claim_task("w", 60_000).unwrap().unwrap();
         let barrier = Arc::new(Barrier::new(8));
         let handles: Vec<_> = (0..8)
@@ -233,7 +234,7 @@ fn interrupted_finalisation_is_all_or_nothing_and_charges_once_when_rerun() {
         let test_db = TestDatabase::new(backend).expect("database");
         let db = &test_db.db;
         let key = account_and_key(db, "5", false, None);
-        let task = db.submit_task(&new_task(&key, "0.3")).unwrap();
+        let task = db.submit_task(&new_task(db, &key, "0.3")).unwrap();
         let claim = db.claim_task("w", 60_000).unwrap().unwrap();
         // A stray capture row for this task makes the finalising transaction's ledger insert fail.
         let stray = format!(
