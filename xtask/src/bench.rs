@@ -1,6 +1,7 @@
 //! `cargo xtask bench [--backend sqlite|postgres|both] [--requests N] [--concurrency C]`: builds the
-//! release binaries, starts a real api-server (in-process worker) on a scratch database and prints
-//! figures: submit and poll throughput and latency over HTTP, queue drain rate, and end-to-end time
+//! release binaries, starts a real api-server (no in-process worker) on a scratch database and
+//! prints figures: submit and poll throughput and latency over HTTP with no job competing for the
+//! CPU, then, with a standalone worker process started, the queue drain rate and the end-to-end time
 //! of representative local engines. Nothing here asserts on timings; it measures.
 
 use anyhow::{bail, Context, Result};
@@ -39,19 +40,27 @@ fn parse(args: &[String]) -> Result<Options> {
 
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
-    crate::run(crate::cargo().args(["build", "--release", "--package", "api-server"]))?;
+    crate::run(crate::cargo().args(["build", "--release", "--package", "api-server", "--package", "worker-bin"]))?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     for backend in &options.backends {
-        let server = BenchServer::start(backend)?;
-        let result = runtime.block_on(measure(&server, &options));
+        let mut server = BenchServer::start(backend)?;
+        let result = runtime.block_on(measure(&mut server, &options));
         drop(server);
         result?;
     }
     Ok(())
 }
 
+/// Where and as whom requests go.
+struct Target {
+    base: String,
+    key: String,
+}
+
 struct BenchServer {
     child: Child,
+    worker: Option<Child>,
+    env: Vec<(String, String)>,
     base: String,
     key: String,
     scratch: std::path::PathBuf,
@@ -59,6 +68,7 @@ struct BenchServer {
 }
 
 const BINARY: &str = "target/release/api-server";
+const WORKER: &str = "target/release/worker";
 
 impl BenchServer {
     fn start(backend: &str) -> Result<BenchServer> {
@@ -72,15 +82,21 @@ impl BenchServer {
             (format!("sqlite://{}/bench.db", scratch.display()), None)
         };
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let vars: Vec<(String, String)> = [
+            ("DATABASE_URL", url.clone()),
+            ("BIND_ADDR", format!("127.0.0.1:{port}")),
+            ("OUTPUT_DIR", scratch.join("outputs").display().to_string()),
+            ("EMBEDDED_WORKER", "false".into()),
+            ("WORKER_CONCURRENCY", "2".into()),
+            ("WORKER_POLL_MS", "50".into()),
+            ("HTTP_WORKERS", "2".into()),
+            ("RUST_LOG", "warn".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
         let env = |command: &mut Command| {
-            command
-                .env("DATABASE_URL", &url)
-                .env("BIND_ADDR", format!("127.0.0.1:{port}"))
-                .env("OUTPUT_DIR", scratch.join("outputs"))
-                .env("EMBEDDED_WORKER", "true")
-                .env("WORKER_CONCURRENCY", "2")
-                .env("HTTP_WORKERS", "2")
-                .env("RUST_LOG", "warn");
+            command.envs(vars.iter().map(|(k, v)| (k, v)));
         };
         let admin = |args: &[&str]| -> Result<String> {
             let mut command = Command::new(BINARY);
@@ -96,7 +112,15 @@ impl BenchServer {
         let mut command = Command::new(BINARY);
         env(&mut command);
         let child = command.stdout(Stdio::null()).spawn().context("starting api-server")?;
-        let server = BenchServer { child, base: format!("http://127.0.0.1:{port}"), key, scratch, postgres_db };
+        let server = BenchServer {
+            child,
+            worker: None,
+            env: vars,
+            base: format!("http://127.0.0.1:{port}"),
+            key,
+            scratch,
+            postgres_db,
+        };
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 println!("\n== backend: {backend} ==");
@@ -108,10 +132,25 @@ impl BenchServer {
     }
 }
 
+impl BenchServer {
+    /// Starts a standalone worker process on the same database and store.
+    fn start_worker(&mut self) -> Result<()> {
+        let child = Command::new(WORKER)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdout(Stdio::null())
+            .spawn()
+            .context("starting worker")?;
+        self.worker = Some(child);
+        Ok(())
+    }
+}
+
 impl Drop for BenchServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        for child in self.worker.iter_mut().chain(std::iter::once(&mut self.child)) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
         let _ = std::fs::remove_dir_all(&self.scratch);
         if let Some(name) = &self.postgres_db {
             let _ = psql(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
@@ -144,15 +183,17 @@ fn report(name: &str, mut latencies: Vec<Duration>, elapsed: Duration) {
     );
 }
 
-async fn measure(server: &BenchServer, options: &Options) -> Result<()> {
+async fn measure(server: &mut BenchServer, options: &Options) -> Result<()> {
+    let target = Target { base: server.base.clone(), key: server.key.clone() };
+    let target = &target;
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
     let submit = |prompt: String| {
         let client = client.clone();
         async move {
             let started = Instant::now();
             let response = client
-                .post(format!("{}/v1/generate", server.base))
-                .bearer_auth(&server.key)
+                .post(format!("{}/v1/generate", target.base))
+                .bearer_auth(&target.key)
                 .json(&json!({"model": "tts", "prompt": prompt}))
                 .send()
                 .await?;
@@ -184,7 +225,7 @@ async fn measure(server: &BenchServer, options: &Options) -> Result<()> {
         let client = client.clone();
         async move {
             let started = Instant::now();
-            let response = client.get(format!("{}/v1/tasks/{id}", server.base)).bearer_auth(&server.key).send().await?;
+            let response = client.get(format!("{}/v1/tasks/{id}", target.base)).bearer_auth(&target.key).send().await?;
             let body: Value = response.json().await?;
             Ok::<_, anyhow::Error>((started.elapsed(), body["status"] == "succeeded"))
         }
@@ -198,7 +239,8 @@ async fn measure(server: &BenchServer, options: &Options) -> Result<()> {
     }
     report(&format!("GET /v1/tasks/{{id}} (c={})", options.concurrency), latencies, started.elapsed());
 
-    // Queue drain: wait until the last submitted job is done.
+    // Queue drain: a standalone worker starts on the full queue; wait until the last job is done.
+    server.start_worker()?;
     let drain_started = Instant::now();
     for id in ids.iter().rev() {
         loop {
@@ -209,12 +251,12 @@ async fn measure(server: &BenchServer, options: &Options) -> Result<()> {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
-    let total = submit_elapsed + drain_started.elapsed();
+    let drained = drain_started.elapsed();
     println!(
-        "{:<34} {:>6} jobs {:>8.0} jobs/s  (tts, 2 worker slots, submit to last success)",
+        "{:<34} {:>6} jobs {:>8.0} jobs/s  (tts with eSpeak NG when installed; 1 worker, 2 slots)",
         "queue drain",
         ids.len(),
-        ids.len() as f64 / total.as_secs_f64()
+        ids.len() as f64 / drained.as_secs_f64()
     );
 
     for (label, body) in [
@@ -231,7 +273,7 @@ async fn measure(server: &BenchServer, options: &Options) -> Result<()> {
         let body = if body["image_url"] == "SELF_IMAGE" {
             let image = end_to_end(
                 &client,
-                server,
+                target,
                 json!({"model": "beta-image", "prompt": "porch", "params": {"width": 512, "height": 512}}),
             )
             .await?
@@ -242,17 +284,17 @@ async fn measure(server: &BenchServer, options: &Options) -> Result<()> {
         } else {
             body
         };
-        let (elapsed, _) = end_to_end(&client, server, body).await?;
+        let (elapsed, _) = end_to_end(&client, target, body).await?;
         println!("{:<34} end to end {:>8.0} ms", label, elapsed.as_secs_f64() * 1000.0);
     }
     Ok(())
 }
 
-async fn end_to_end(client: &reqwest::Client, server: &BenchServer, body: Value) -> Result<(Duration, Value)> {
+async fn end_to_end(client: &reqwest::Client, target: &Target, body: Value) -> Result<(Duration, Value)> {
     let started = Instant::now();
     let queued: Value = client
-        .post(format!("{}/v1/generate", server.base))
-        .bearer_auth(&server.key)
+        .post(format!("{}/v1/generate", target.base))
+        .bearer_auth(&target.key)
         .json(&body)
         .send()
         .await?
@@ -261,7 +303,7 @@ async fn end_to_end(client: &reqwest::Client, server: &BenchServer, body: Value)
     let id = queued["id"].as_str().with_context(|| format!("not accepted: {queued}"))?.to_string();
     loop {
         let task: Value =
-            client.get(format!("{}/v1/tasks/{id}", server.base)).bearer_auth(&server.key).send().await?.json().await?;
+            client.get(format!("{}/v1/tasks/{id}", target.base)).bearer_auth(&target.key).send().await?.json().await?;
         match task["status"].as_str() {
             Some("succeeded") => return Ok((started.elapsed(), task)),
             Some("failed") => bail!("{id} failed: {task}"),
