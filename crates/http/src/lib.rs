@@ -28,43 +28,26 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .app_data(PayloadConfig::new(MAX_BODY_BYTES))
             .service(web::resource("/openapi.json").route(web::get().to(openapi::serve)))
             .service(web::resource("/healthz").route(web::get().to(routes::health)))
-            .service(
-                web::resource("/v1")
-                    .route(web::get().to(routes::list_models))
-                    .default_service(web::to(routes::wrong_method)),
-            )
-            .service(
-                web::resource("/v1/generate")
-                    .route(web::post().to(routes::generate))
-                    .default_service(web::to(routes::wrong_method)),
-            )
-            .service(
-                web::resource("/v1/tasks/{id}")
-                    .route(web::get().to(routes::get_task))
-                    .default_service(web::to(routes::wrong_method)),
-            )
-            .service(
-                web::resource("/v1/usage")
-                    .route(web::get().to(routes::usage))
-                    .default_service(web::to(routes::wrong_method)),
-            )
-            .service(
-                web::resource("/v1/recipes/listing-enhance")
-                    .route(web::post().to(routes::listing_enhance))
-                    .default_service(web::to(routes::wrong_method)),
-            )
+            .service(endpoint("/v1", "GET", web::get().to(routes::list_models)))
+            .service(endpoint("/v1/generate", "POST", web::post().to(routes::generate)))
+            .service(endpoint("/v1/tasks/{id}", "GET", web::get().to(routes::get_task)))
+            .service(endpoint("/v1/usage", "GET", web::get().to(routes::usage)))
+            .service(endpoint("/v1/recipes/listing-enhance", "POST", web::post().to(routes::listing_enhance)))
             .service(
                 web::resource("/api/mcp")
                     .route(web::post().to(connector::post))
                     .default_service(web::to(connector::not_allowed)),
             )
-            .service(
-                web::resource("/files/{path:.+}")
-                    .route(web::get().to(routes::download))
-                    .default_service(web::to(routes::wrong_method)),
-            )
+            .service(endpoint("/files/{path:.+}", "GET", web::get().to(routes::download)))
             .default_service(web::to(routes::fallback));
     }
+}
+
+/// A resource answering one method; any other gets 401 on protected paths, then 405 with `Allow`.
+fn endpoint(path: &str, allow: &'static str, route: actix_web::Route) -> actix_web::Resource {
+    web::resource(path)
+        .route(route)
+        .default_service(web::to(move |req, service| routes::wrong_method(req, service, allow)))
 }
 
 /// Serves the API on an already bound `listener` with `workers` HTTP threads; await the returned

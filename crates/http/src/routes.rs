@@ -200,20 +200,15 @@ pub(crate) async fn fallback(req: HttpRequest, service: Data<Service>) -> Result
 }
 
 /// A known path with the wrong method: 401 first for protected paths, then 405 with `Allow`.
-pub(crate) async fn wrong_method(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
-    if req.path().starts_with("/v1") || req.path().starts_with("/api/") {
+pub(crate) async fn wrong_method(
+    req: HttpRequest,
+    service: Data<Service>,
+    allow: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    if req.path().starts_with("/v1") {
         authenticate(&req, &service).await?;
     }
-    Ok(method_not_allowed(&req, allowed_methods(req.path())))
-}
-
-/// The methods a known path answers.
-fn allowed_methods(path: &str) -> &'static str {
-    match path {
-        "/v1/generate" | "/api/mcp" => "POST",
-        p if p.starts_with("/v1/recipes/") => "POST",
-        _ => "GET",
-    }
+    Ok(method_not_allowed(&req, allow))
 }
 
 /// 405 with the `Allow` header RFC 9110 asks for.
