@@ -90,7 +90,7 @@ async fn a_dead_workers_job_is_finished_once_by_another() {
         let ledger = f.service.database().task_ledger(&queued.id).unwrap();
         assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1, "{backend:?}: charged exactly once");
         let record = f.service.database().task(&queued.id).unwrap().unwrap();
-        assert_eq!(record.attempt, 2);
+        assert!(record.attempt >= 2, "finished by a later attempt: {record:?}");
         assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
         let _ = stop.send(true);
         live.await.unwrap();
