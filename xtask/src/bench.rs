@@ -4,10 +4,10 @@
 //! CPU, then, with a standalone worker process started, the queue drain rate and the end-to-end time
 //! of representative local engines. Nothing here asserts on timings; it measures.
 
+use crate::deployment::Deployment;
 use anyhow::{bail, Context, Result};
 use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 struct Options {
@@ -43,7 +43,17 @@ pub fn run(args: &[String]) -> Result<()> {
     crate::run(crate::cargo().args(["build", "--release", "--package", "api-server", "--package", "worker-bin"]))?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     for backend in &options.backends {
-        let mut server = BenchServer::start(backend)?;
+        let mut server = Deployment::start(
+            "release",
+            *backend == "postgres",
+            &[
+                ("EMBEDDED_WORKER", "false".into()),
+                ("WORKER_CONCURRENCY", "2".into()),
+                ("WORKER_POLL_MS", "50".into()),
+                ("HTTP_WORKERS", "2".into()),
+            ],
+        )?;
+        println!("\n== backend: {backend} ==");
         let result = runtime.block_on(measure(&mut server, &options));
         drop(server);
         result?;
@@ -55,115 +65,6 @@ pub fn run(args: &[String]) -> Result<()> {
 struct Target {
     base: String,
     key: String,
-}
-
-struct BenchServer {
-    child: Child,
-    worker: Option<Child>,
-    env: Vec<(String, String)>,
-    base: String,
-    key: String,
-    scratch: std::path::PathBuf,
-    postgres_db: Option<String>,
-}
-
-const BINARY: &str = "target/release/api-server";
-const WORKER: &str = "target/release/worker";
-
-impl BenchServer {
-    fn start(backend: &str) -> Result<BenchServer> {
-        let scratch = std::env::temp_dir().join(format!("media-bench-{}-{backend}", std::process::id()));
-        std::fs::create_dir_all(&scratch)?;
-        let (url, postgres_db) = if backend == "postgres" {
-            let name = format!("media_bench_{}", std::process::id());
-            psql(&format!("CREATE DATABASE {name}"))?;
-            (format!("postgres://postgres@127.0.0.1:5432/{name}"), Some(name))
-        } else {
-            (format!("sqlite://{}/bench.db", scratch.display()), None)
-        };
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let vars: Vec<(String, String)> = [
-            ("DATABASE_URL", url.clone()),
-            ("BIND_ADDR", format!("127.0.0.1:{port}")),
-            ("OUTPUT_DIR", scratch.join("outputs").display().to_string()),
-            ("EMBEDDED_WORKER", "false".into()),
-            ("WORKER_CONCURRENCY", "2".into()),
-            ("WORKER_POLL_MS", "50".into()),
-            ("HTTP_WORKERS", "2".into()),
-            ("RUST_LOG", "warn".into()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
-        let env = |command: &mut Command| {
-            command.envs(vars.iter().map(|(k, v)| (k, v)));
-        };
-        let admin = |args: &[&str]| -> Result<String> {
-            let mut command = Command::new(BINARY);
-            env(&mut command);
-            let output = command.args(["admin"]).args(args).output()?;
-            if !output.status.success() {
-                bail!("admin {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-            }
-            Ok(String::from_utf8_lossy(&output.stdout).lines().last().unwrap_or("").to_string())
-        };
-        admin(&["account", "create", "bench", "--card-on-file"])?;
-        let key = admin(&["key", "create", "--account", "bench", "--label", "bench"])?;
-        let mut command = Command::new(BINARY);
-        env(&mut command);
-        let child = command.stdout(Stdio::null()).spawn().context("starting api-server")?;
-        let server = BenchServer {
-            child,
-            worker: None,
-            env: vars,
-            base: format!("http://127.0.0.1:{port}"),
-            key,
-            scratch,
-            postgres_db,
-        };
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                println!("\n== backend: {backend} ==");
-                return Ok(server);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        bail!("api-server did not start")
-    }
-}
-
-impl BenchServer {
-    /// Starts a standalone worker process on the same database and store.
-    fn start_worker(&mut self) -> Result<()> {
-        let child = Command::new(WORKER)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::null())
-            .spawn()
-            .context("starting worker")?;
-        self.worker = Some(child);
-        Ok(())
-    }
-}
-
-impl Drop for BenchServer {
-    fn drop(&mut self) {
-        for child in self.worker.iter_mut().chain(std::iter::once(&mut self.child)) {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        let _ = std::fs::remove_dir_all(&self.scratch);
-        if let Some(name) = &self.postgres_db {
-            let _ = psql(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
-        }
-    }
-}
-
-fn psql(sql: &str) -> Result<()> {
-    let status = Command::new("psql").args(["-h", "127.0.0.1", "-U", "postgres", "-q", "-c", sql]).status()?;
-    if !status.success() {
-        bail!("psql {sql:?} failed");
-    }
-    Ok(())
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
@@ -183,7 +84,7 @@ fn report(name: &str, mut latencies: Vec<Duration>, elapsed: Duration) {
     );
 }
 
-async fn measure(server: &mut BenchServer, options: &Options) -> Result<()> {
+async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
     let target = Target { base: server.base.clone(), key: server.key.clone() };
     let target = &target;
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;

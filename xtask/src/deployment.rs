@@ -1,8 +1,9 @@
-//! A throw-away embedded deployment of the debug api-server for end-to-end checks: scratch SQLite
-//! database and output directory, a free port, and the first-start key it prints.
+//! A throw-away deployment of the built binaries for end-to-end checks and benchmarks: a scratch
+//! SQLite database (or a scratch PostgreSQL database), a scratch output directory, a free port, an
+//! account with a card on file and a key made through the admin CLI, and optionally a standalone
+//! worker process. Everything is removed on drop.
 
 use anyhow::{bail, Context, Result};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -29,40 +30,61 @@ pub fn python_with(requirements: &str) -> Result<String> {
 }
 
 pub struct Deployment {
-    child: Child,
+    server: Option<Child>,
+    worker: Option<Child>,
+    binaries: PathBuf,
+    env: Vec<(String, String)>,
     scratch: PathBuf,
+    postgres_db: Option<String>,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
-    /// The first-start API key.
+    /// An API key of an account with a card on file.
     pub key: String,
 }
 
 impl Deployment {
-    /// Builds and starts the debug api-server with extra environment `env`.
-    pub fn start(env: &[(&str, String)]) -> Result<Deployment> {
-        crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server"]))?;
-        let scratch = std::env::temp_dir().join(format!("media-e2e-{}-{}", std::process::id(), unique()));
+    /// Starts `target/{profile}/api-server` (already built) on SQLite, or on a scratch PostgreSQL
+    /// database, with `extra` environment on top of the scratch settings.
+    pub fn start(profile: &str, postgres: bool, extra: &[(&str, String)]) -> Result<Deployment> {
+        let scratch = std::env::temp_dir().join(format!("media-deployment-{}-{}", std::process::id(), unique()));
         std::fs::create_dir_all(&scratch)?;
+        let (database_url, postgres_db) = if postgres {
+            let name = format!("media_scratch_{}", unique());
+            psql(&format!("CREATE DATABASE {name}"))?;
+            (format!("postgres://postgres@127.0.0.1:5432/{name}"), Some(name))
+        } else {
+            (format!("sqlite://{}/media.db", scratch.display()), None)
+        };
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let mut command = Command::new("target/debug/api-server");
-        command
-            .env("DATABASE_URL", format!("sqlite://{}/e2e.db", scratch.display()))
-            .env("BIND_ADDR", format!("127.0.0.1:{port}"))
-            .env("OUTPUT_DIR", scratch.join("outputs"))
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().context("starting api-server")?;
-        let stdout = child.stdout.take().context("api-server stdout")?;
-        // A fresh embedded deployment prints its first key alone on a line.
-        let key = BufReader::new(stdout).lines().map_while(Result::ok).find(|line| line.starts_with("mgk_"));
-        let deployment =
-            Deployment { child, scratch, base: format!("http://127.0.0.1:{port}"), key: key.unwrap_or_default() };
-        if deployment.key.is_empty() {
-            bail!("api-server printed no first-start key");
-        }
+        let scratch_env = [
+            ("DATABASE_URL", database_url),
+            ("BIND_ADDR", format!("127.0.0.1:{port}")),
+            ("OUTPUT_DIR", scratch.join("outputs").display().to_string()),
+            ("RUST_LOG", "warn".into()),
+        ];
+        // `extra` wins over the scratch settings.
+        let env = scratch_env
+            .into_iter()
+            .filter(|(name, _)| !extra.iter().any(|(extra_name, _)| extra_name == name))
+            .chain(extra.iter().cloned())
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let binaries = PathBuf::from("target").join(profile);
+        // Built before anything can fail, so Drop cleans up whatever was made.
+        let mut deployment = Deployment {
+            server: None,
+            worker: None,
+            binaries,
+            env,
+            scratch,
+            postgres_db,
+            base: format!("http://127.0.0.1:{port}"),
+            key: String::new(),
+        };
+        deployment.admin(&["account", "create", "e2e", "--card-on-file"])?;
+        deployment.key = deployment.admin(&["key", "create", "--account", "e2e", "--label", "e2e"])?;
+        deployment.server =
+            Some(deployment.command("api-server").stdout(Stdio::null()).spawn().context("starting api-server")?);
         let started = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             if started.elapsed() > Duration::from_secs(30) {
@@ -72,14 +94,48 @@ impl Deployment {
         }
         Ok(deployment)
     }
+
+    /// Starts a standalone `worker` process on the same database and output store.
+    pub fn start_worker(&mut self) -> Result<()> {
+        self.worker = Some(self.command("worker").stdout(Stdio::null()).spawn().context("starting worker")?);
+        Ok(())
+    }
+
+    fn command(&self, binary: &str) -> Command {
+        let mut command = Command::new(self.binaries.join(binary));
+        command.envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+    }
+
+    /// Runs `api-server admin ARGS` and returns the last line it printed.
+    fn admin(&self, args: &[&str]) -> Result<String> {
+        let output = self.command("api-server").arg("admin").args(args).output()?;
+        if !output.status.success() {
+            bail!("admin {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).lines().last().unwrap_or_default().to_string())
+    }
 }
 
 impl Drop for Deployment {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        for child in self.worker.iter_mut().chain(self.server.iter_mut()) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
         let _ = std::fs::remove_dir_all(&self.scratch);
+        if let Some(name) = &self.postgres_db {
+            let _ = psql(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
     }
+}
+
+fn psql(sql: &str) -> Result<()> {
+    let status = Command::new("psql").args(["-h", "127.0.0.1", "-U", "postgres", "-q", "-c", sql]).status()?;
+    if !status.success() {
+        bail!("psql {sql:?} failed");
+    }
+    Ok(())
 }
 
 /// A number unlikely to repeat between runs, for scratch names.

@@ -11,7 +11,8 @@ const CLIENT: &str = "crates/mcp/tests/e2e/sdk_client.py";
 
 pub fn run() -> Result<()> {
     let python = python_with(REQUIREMENTS)?;
-    let deployment = Deployment::start(&[])?;
+    crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server"]))?;
+    let deployment = Deployment::start("debug", false, &[])?;
     for mode in ["bearer", "query"] {
         crate::run(Command::new(&python).args([CLIENT, &deployment.base, &deployment.key, mode]))?;
     }

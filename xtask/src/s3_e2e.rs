@@ -47,14 +47,19 @@ pub fn run() -> Result<()> {
             }
         }
         let prefix = format!("run-{}", unique());
-        let deployment = Deployment::start(&[
+        crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server"]))?;
+        let deployment = Deployment::start(
+            "debug",
+            false,
+            &[
             ("OUTPUT_STORE_URL", format!("s3://{BUCKET}/{prefix}")),
             ("AWS_ENDPOINT", endpoint.clone()),
             ("AWS_ALLOW_HTTP", "true".into()),
             ("AWS_REGION", "us-east-1".into()),
             ("AWS_ACCESS_KEY_ID", "e2e".into()),
             ("AWS_SECRET_ACCESS_KEY", "e2e".into()),
-        ])?;
+            ],
+        )?;
         let queued: Value = client
             .post(format!("{}/v1/generate", deployment.base))
             .bearer_auth(&deployment.key)

@@ -88,6 +88,9 @@ fn terminate(child: &mut Child) -> std::process::ExitStatus {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn first_start_admin_cli_and_sigterm_lose_nothing() {
     let deployment = Deployment::new();
+    // `migrate` prepares a fresh database on its own, without serving.
+    let output = deployment.command().arg("migrate").output().unwrap();
+    assert!(output.status.success() && String::from_utf8_lossy(&output.stdout).contains("up to date"));
     let (mut server, key) = deployment.start();
     let key = key.expect("a fresh embedded deployment prints its first key");
     let client = reqwest::Client::new();
@@ -103,6 +106,20 @@ async fn first_start_admin_cli_and_sigterm_lose_nothing() {
     let usage: Value =
         client.get(deployment.url("/v1/usage")).bearer_auth(&secret).send().await.unwrap().json().await.unwrap();
     assert_eq!(usage["spend_cap_usd"], "1.5000");
+
+    // The operator changes the card flag, the cap, and revokes the key: each takes effect at once.
+    assert!(deployment.admin(&["account", "card", "acme", "--off"]).1.contains("card on file: false"));
+    let key_id = listed.lines().nth(1).and_then(|l| l.split_whitespace().next()).unwrap().to_string();
+    assert!(deployment.admin(&["key", "cap", &key_id, "--usd", "0.01"]).0);
+    let tts = json!({"model": "tts", "prompt": "one sentence"});
+    let refused = client.post(deployment.url("/v1/generate")).bearer_auth(&secret).json(&tts).send().await.unwrap();
+    assert_eq!(refused.status(), 402, "0.0150 does not fit a 0.01 cap");
+    assert!(deployment.admin(&["key", "cap", &key_id, "--none"]).0);
+    let accepted = client.post(deployment.url("/v1/generate")).bearer_auth(&secret).json(&tts).send().await.unwrap();
+    assert_eq!(accepted.status(), 202);
+    assert!(deployment.admin(&["key", "revoke", &key_id]).0);
+    let revoked = client.get(deployment.url("/v1/usage")).bearer_auth(&secret).send().await.unwrap();
+    assert_eq!(revoked.status(), 401);
 
     // A long job is running when SIGTERM arrives; with no grace it is released, not lost.
     let queued: Value = client

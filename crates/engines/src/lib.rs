@@ -55,8 +55,6 @@ pub struct OutputFile {
     pub bytes: Vec<u8>,
     /// Media kind.
     pub kind: OutputKind,
-    /// MIME type, such as `image/png`.
-    pub content_type: &'static str,
     /// File extension without the dot.
     pub extension: &'static str,
     /// Pixel width of images and videos.
@@ -70,11 +68,9 @@ pub struct OutputFile {
 impl OutputFile {
     /// A PNG (`png`) or JPEG (`jpg`) image.
     pub fn image(bytes: Vec<u8>, extension: &'static str, width: u32, height: u32) -> OutputFile {
-        let content_type = if extension == "png" { "image/png" } else { "image/jpeg" };
         OutputFile {
             bytes,
             kind: OutputKind::Image,
-            content_type,
             extension,
             width: Some(width),
             height: Some(height),
@@ -87,12 +83,29 @@ impl OutputFile {
         OutputFile {
             bytes,
             kind: OutputKind::Audio,
-            content_type: "audio/wav",
             extension: "wav",
             width: None,
             height: None,
             duration_secs: Some(duration_secs),
         }
+    }
+}
+
+impl OutputFile {
+    /// MIME type, such as `image/png`.
+    pub fn content_type(&self) -> &'static str {
+        content_type_of(self.extension)
+    }
+}
+
+/// MIME type of an output file's extension (`png`, `jpg`, `mp4`, `wav`).
+pub fn content_type_of(extension: &str) -> &'static str {
+    match extension {
+        "png" => "image/png",
+        "jpg" => "image/jpeg",
+        "mp4" => "video/mp4",
+        "wav" => "audio/wav",
+        _ => "application/octet-stream",
     }
 }
 

@@ -217,7 +217,6 @@ fn video_output(frames: &[RgbImage], sandbox: bool) -> Result<EngineOutput, Engi
     let file = OutputFile {
         bytes,
         kind: OutputKind::Video,
-        content_type: "video/mp4",
         extension: "mp4",
         width: Some(width),
         height: Some(height),

@@ -82,14 +82,6 @@ pub(crate) async fn post(
     })
 }
 
-/// `GET` (the optional server-to-client stream) and other methods: not offered.
-pub(crate) async fn not_allowed() -> Result<HttpResponse, ApiError> {
-    Err(ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "the connector answers POST only; this server opens no event stream",
-    ))
-}
-
 /// The request line for access logs, with the `key` query parameter redacted.
 pub(crate) fn redacted_request_line(req: &actix_web::dev::ServiceRequest) -> String {
     let query = req.query_string();

@@ -99,33 +99,28 @@ async fn lifecycle_and_protocol_errors() {
         assert_eq!((error["error"]["code"].as_i64(), error["id"].clone()), (Some(code), Value::Null), "{body}");
     }
 
-    // Protocol version header: supported passes, unsupported is 400.
-    let with_version = |version: &'static str| {
-        server
+    // Protocol version header: supported passes, unsupported is 400. Foreign Origin: 403; local
+    // origins pass. GET: 405.
+    for (header, value, status) in [
+        ("mcp-protocol-version", "2025-06-18", StatusCode::OK),
+        ("mcp-protocol-version", "2024-01-01", StatusCode::BAD_REQUEST),
+        ("origin", "https://evil.example", StatusCode::FORBIDDEN),
+        ("origin", "http://localhost:3000", StatusCode::OK),
+    ] {
+        let response = server
             .client
             .post(format!("{}/api/mcp", server.base))
             .bearer_auth(&mcp.key)
-            .header("mcp-protocol-version", version)
+            .header(header, value)
             .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
             .send()
-    };
-    assert_eq!(with_version("2025-06-18").await.unwrap().status(), StatusCode::OK);
-    assert_eq!(with_version("2024-01-01").await.unwrap().status(), StatusCode::BAD_REQUEST);
-
-    // GET: 405. Foreign Origin: 403; local origins pass.
+            .await
+            .unwrap();
+        assert_eq!(response.status(), status, "{header}: {value}");
+    }
     let response = server.client.get(format!("{}/api/mcp", server.base)).bearer_auth(&mcp.key).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
-    let with_origin = |origin: &'static str| {
-        server
-            .client
-            .post(format!("{}/api/mcp", server.base))
-            .bearer_auth(&mcp.key)
-            .header("origin", origin)
-            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
-            .send()
-    };
-    assert_eq!(with_origin("https://evil.example").await.unwrap().status(), StatusCode::FORBIDDEN);
-    assert_eq!(with_origin("http://localhost:3000").await.unwrap().status(), StatusCode::OK);
+    assert_eq!(response.headers()["allow"], "POST");
     server.stop().await;
 }
 
@@ -166,8 +161,11 @@ async fn tools_are_metered_like_the_api() {
         assert!(tool["title"].is_string() && tool["description"].as_str().unwrap().len() > 40);
         assert_eq!(tool["inputSchema"]["additionalProperties"], false);
         assert_eq!(tool["outputSchema"]["type"], "object");
-        assert_eq!(tool["annotations"]["destructiveHint"], false);
-        assert!(tool["annotations"]["readOnlyHint"].is_boolean() && tool["annotations"]["openWorldHint"].is_boolean());
+        let billed = ["generate", "listing_enhance"].contains(&tool["name"].as_str().unwrap());
+        let hints = &tool["annotations"];
+        assert_eq!(hints["title"], tool["title"]);
+        assert_eq!((&hints["readOnlyHint"], &hints["idempotentHint"]), (&json!(!billed), &json!(!billed)), "{tool}");
+        assert_eq!((&hints["destructiveHint"], &hints["openWorldHint"]), (&json!(false), &json!(billed)), "{tool}");
     }
     assert_eq!(tools[1]["inputSchema"]["properties"]["model"]["enum"].as_array().unwrap().len(), 41);
 

@@ -55,12 +55,28 @@ fn queued_schema() -> Value {
     })
 }
 
+/// Tools that start billed jobs; the others only read.
+const BILLED_TOOLS: [&str; 2] = ["generate", "listing_enhance"];
+
+/// Adds a tool's annotations, derived from whether it starts a billed job: billed tools change state,
+/// are not idempotent and reach outside (they fetch input URLs); the others are read-only lookups.
+fn annotate(tool: &mut Value) {
+    let billed = tool["name"].as_str().is_some_and(|name| BILLED_TOOLS.contains(&name));
+    tool["annotations"] = json!({
+        "title": tool["title"].clone(),
+        "readOnlyHint": !billed,
+        "idempotentHint": !billed,
+        "destructiveHint": false,
+        "openWorldHint": billed,
+    });
+}
+
 /// The tool definitions, with the live engine ids as the `model` enum.
 pub(crate) fn list(service: &Service) -> Value {
     let models: Vec<String> = service.engines().catalog().engines().map(|e| e.id.clone()).collect();
     let families: Vec<Value> = Family::PUBLIC.iter().filter_map(|f| serde_json::to_value(f).ok()).collect();
     let url = |what: &str| json!({"type": "string", "description": format!("{what} as an absolute http(s) URL or a base64 data: URI")});
-    json!({ "tools": [
+    let mut tools = json!([
         {
             "name": "list_models",
             "title": "List generation engines",
@@ -88,8 +104,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 }}},
                 "required": ["models"],
                 "additionalProperties": false
-            },
-            "annotations": {"title": "List generation engines", "readOnlyHint": true, "idempotentHint": true, "destructiveHint": false, "openWorldHint": false}
+            }
         },
         {
             "name": "generate",
@@ -110,8 +125,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 "required": ["model"],
                 "additionalProperties": false
             },
-            "outputSchema": queued_schema(),
-            "annotations": {"title": "Generate media with an engine", "readOnlyHint": false, "idempotentHint": false, "destructiveHint": false, "openWorldHint": true}
+            "outputSchema": queued_schema()
         },
         {
             "name": "listing_enhance",
@@ -127,8 +141,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 "required": ["image_url"],
                 "additionalProperties": false
             },
-            "outputSchema": queued_schema(),
-            "annotations": {"title": "Enhance a listing photo", "readOnlyHint": false, "idempotentHint": false, "destructiveHint": false, "openWorldHint": true}
+            "outputSchema": queued_schema()
         },
         {
             "name": "task_status",
@@ -160,10 +173,13 @@ pub(crate) fn list(service: &Service) -> Value {
                 },
                 "required": ["id", "model", "status", "price_usd", "cost_usd", "error", "sandbox", "outputs"],
                 "additionalProperties": false
-            },
-            "annotations": {"title": "Check a task", "readOnlyHint": true, "idempotentHint": true, "destructiveHint": false, "openWorldHint": false}
+            }
         }
-    ]})
+    ]);
+    if let Some(tools) = tools.as_array_mut() {
+        tools.iter_mut().for_each(annotate);
+    }
+    json!({ "tools": tools })
 }
 
 /// Runs `tools/call`.

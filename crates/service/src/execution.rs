@@ -65,11 +65,12 @@ impl Service {
         let mut stored = Vec::with_capacity(output.files.len());
         for (index, file) in output.files.into_iter().enumerate() {
             let path = format!("tasks/{}/{}-{index}.{}", task.id, claimed.attempt, file.extension);
+            let content_type = file.content_type().to_string();
             self.inner.store.put(&path, file.bytes).await.map_err(|e| ServiceError::Internal(e.to_string()))?;
             stored.push(StoredOutput {
                 path,
                 kind: file.kind,
-                content_type: file.content_type.to_string(),
+                content_type,
                 width: file.width,
                 height: file.height,
                 duration_secs: file.duration_secs,

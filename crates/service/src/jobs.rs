@@ -188,7 +188,7 @@ impl Service {
             StoreError::NotFound(_) => ServiceError::NotFound("no such file".into()),
             StoreError::Backend(m) => ServiceError::Internal(m),
         })?;
-        Ok((bytes, content_type_of(path).to_string()))
+        Ok((bytes, engines::content_type_of(path.rsplit('.').next().unwrap_or_default()).to_string()))
     }
 
     /// This key's spend and its account's standing.
@@ -217,15 +217,5 @@ impl Service {
                 })
                 .collect(),
         })
-    }
-}
-
-fn content_type_of(path: &str) -> &'static str {
-    match path.rsplit('.').next() {
-        Some("png") => "image/png",
-        Some("jpg") => "image/jpeg",
-        Some("mp4") => "video/mp4",
-        Some("wav") => "audio/wav",
-        _ => "application/octet-stream",
     }
 }

@@ -47,6 +47,24 @@ fn worker_config(lease: Duration, grace: Duration) -> WorkerConfig {
     }
 }
 
+/// A worker running in the background until [`RunningWorker::stop`].
+struct RunningWorker {
+    stop: watch::Sender<bool>,
+    handle: tokio::task::JoinHandle<()>,
+}
+
+fn start_worker(service: Service, config: WorkerConfig) -> RunningWorker {
+    let (stop, stop_rx) = watch::channel(false);
+    RunningWorker { stop, handle: tokio::spawn(worker::run(service, config, stop_rx)) }
+}
+
+impl RunningWorker {
+    async fn stop(self) {
+        let _ = self.stop.send(true);
+        self.handle.await.expect("worker task");
+    }
+}
+
 fn request(model: &str, extra: serde_json::Value) -> GenerateRequest {
     let mut body = serde_json::json!({ "model": model });
     if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
@@ -76,12 +94,7 @@ async fn a_dead_workers_job_is_finished_once_by_another() {
         let dead = f.service.claim("dead-worker", 300).await.unwrap().expect("claimed");
         assert_eq!(dead.attempt, 1);
 
-        let (stop, stop_rx) = watch::channel(false);
-        let live = tokio::spawn(worker::run(
-            f.service.clone(),
-            worker_config(Duration::from_millis(300), Duration::from_secs(5)),
-            stop_rx,
-        ));
+        let live = start_worker(f.service.clone(), worker_config(Duration::from_millis(300), Duration::from_secs(5)));
         let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
         assert_eq!(task.status, domain::TaskStatus::Succeeded, "{backend:?}");
 
@@ -92,8 +105,7 @@ async fn a_dead_workers_job_is_finished_once_by_another() {
         let record = f.service.database().task(&queued.id).unwrap().unwrap();
         assert!(record.attempt >= 2, "finished by a later attempt: {record:?}");
         assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
-        let _ = stop.send(true);
-        live.await.unwrap();
+        live.stop().await;
     }
 }
 
@@ -103,33 +115,24 @@ async fn shutdown_releases_unfinished_jobs_to_the_next_worker() {
     // Long enough to be running when the shutdown arrives.
     let body = serde_json::json!({"prompt": "long walkthrough", "params": {"duration": 3, "resolution": "480p"}});
     let queued = f.service.submit(&f.caller, request("lambda-t2v", body)).await.unwrap();
-    let (stop, stop_rx) = watch::channel(false);
-    let first =
-        tokio::spawn(worker::run(f.service.clone(), worker_config(Duration::from_secs(30), Duration::ZERO), stop_rx));
+    let first = start_worker(f.service.clone(), worker_config(Duration::from_secs(30), Duration::ZERO));
     for _ in 0..200 {
         if f.service.database().task(&queued.id).unwrap().unwrap().attempt == 1 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let _ = stop.send(true);
-    first.await.unwrap();
+    first.stop().await;
     let record = f.service.database().task(&queued.id).unwrap().unwrap();
     assert_eq!(record.status, "running", "released, not finished: {record:?}");
     assert_eq!(record.lease_expires_at, Some(0), "the lease was given back at once");
 
-    let (stop, stop_rx) = watch::channel(false);
-    let second = tokio::spawn(worker::run(
-        f.service.clone(),
-        worker_config(Duration::from_secs(30), Duration::from_secs(60)),
-        stop_rx,
-    ));
+    let second = start_worker(f.service.clone(), worker_config(Duration::from_secs(30), Duration::from_secs(60)));
     let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
     assert_eq!(task.status, domain::TaskStatus::Succeeded);
     assert_eq!(f.service.database().task(&queued.id).unwrap().unwrap().attempt, 2);
     assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
-    let _ = stop.send(true);
-    second.await.unwrap();
+    second.stop().await;
 }
 
 /// On PostgreSQL a worker in another process is woken by NOTIFY: with its polling fallback set to
@@ -145,15 +148,13 @@ async fn postgres_notifications_wake_workers_of_other_processes() {
     let other = config.build_service_on(other_db).expect("second service");
     let mut lazy = worker_config(Duration::from_secs(30), Duration::from_secs(5));
     lazy.poll_interval = Duration::from_secs(3600);
-    let (stop, stop_rx) = watch::channel(false);
-    let running = tokio::spawn(worker::run(other, lazy, stop_rx));
+    let running = start_worker(other, lazy);
     // Let the worker make its first (empty) claim and go idle.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let queued = f.service.submit(&f.caller, request("tts", serde_json::json!({"prompt": "ping"}))).await.unwrap();
     let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
     assert_eq!(task.status, domain::TaskStatus::Succeeded);
-    let _ = stop.send(true);
-    running.await.unwrap();
+    running.stop().await;
 }
 
 /// A fault of ours (the output store cannot write) must neither fail nor bill the job: it stays
@@ -167,8 +168,7 @@ async fn store_failure_retries_without_billing() {
     let queued = f.service.submit(&f.caller, request("tts", serde_json::json!({"prompt": "retry me"}))).await.unwrap();
     let mut config = worker_config(Duration::from_millis(300), Duration::from_secs(5));
     config.max_attempts = 50;
-    let (stop, stop_rx) = watch::channel(false);
-    let running = tokio::spawn(worker::run(f.service.clone(), config, stop_rx));
+    let running = start_worker(f.service.clone(), config);
     for _ in 0..100 {
         if f.service.database().task(&queued.id).unwrap().unwrap().attempt >= 2 {
             break;
@@ -186,8 +186,7 @@ async fn store_failure_retries_without_billing() {
     let ledger = f.service.database().task_ledger(&queued.id).unwrap();
     assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1);
     assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
-    let _ = stop.send(true);
-    running.await.unwrap();
+    running.stop().await;
 }
 
 /// A worker whose shutdown sender is dropped stops (it does not spin on a closed channel).
@@ -200,4 +199,44 @@ async fn a_dropped_shutdown_sender_stops_the_worker() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     drop(stop);
     tokio::time::timeout(Duration::from_secs(5), running).await.expect("worker stopped").unwrap();
+}
+
+/// The heartbeat keeps the lease of a job that outlives it alive, so the job stays on its first
+/// attempt, and a worker with one slot never runs two jobs at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn heartbeats_keep_long_jobs_and_slots_bound_concurrency() {
+    let f = fixture(storage::Backend::Sqlite).await;
+    let body = serde_json::json!({"prompt": "slow walkthrough", "params": {"duration": 3, "resolution": "480p"}});
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        ids.push(f.service.submit(&f.caller, request("lambda-t2v", body.clone())).await.unwrap().id);
+    }
+    let lease = Duration::from_millis(600);
+    let mut config = worker_config(lease, Duration::from_secs(30));
+    config.concurrency = 1;
+    config.heartbeat = Duration::from_millis(100);
+    let running = start_worker(f.service.clone(), config);
+    loop {
+        let records: Vec<_> = ids.iter().map(|id| f.service.database().task(id).unwrap().unwrap()).collect();
+        assert!(records.iter().filter(|r| r.status == "running").count() <= 1, "one slot, one job: {records:?}");
+        // Without heartbeats a running job's lease would lapse after 600 ms and another worker
+        // could take it.
+        let now = storage::now_millis();
+        for record in records.iter().filter(|r| r.status == "running") {
+            assert!(record.lease_expires_at.is_some_and(|at| at > now), "lease kept alive: {record:?}");
+        }
+        if records.iter().all(|r| r.status == "succeeded" || r.status == "failed") {
+            for record in &records {
+                assert_eq!((record.status.as_str(), record.attempt), ("succeeded", 1), "{record:?}");
+                let ran = record.finished_at.unwrap() - record.started_at.unwrap();
+                assert!(
+                    ran > lease.as_millis() as i64,
+                    "the job ({ran} ms) must outlive its lease for this to prove anything"
+                );
+            }
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    running.stop().await;
 }
