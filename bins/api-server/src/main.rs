@@ -122,7 +122,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     let config = AppConfig::from_env()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
+    let outcome = match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
         Command::Serve(args) => runtime.block_on(serve(config, args)),
         Command::Migrate => {
             config.build_service().context("migrating the database")?;
@@ -138,7 +138,11 @@ fn main() -> Result<()> {
             let service = config.build_service()?;
             run_admin(&service, admin).await
         }),
-    }
+    };
+    // By now every unfinished job has been released to the queue; media work still running on a
+    // blocking thread cannot be interrupted, and waiting for it would hold the exit hostage.
+    runtime.shutdown_background();
+    outcome
 }
 
 async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {

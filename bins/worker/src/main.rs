@@ -12,7 +12,7 @@ fn main() -> Result<()> {
         .init();
     let config = AppConfig::from_env()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async {
+    let outcome = runtime.block_on(async {
         for line in config.describe() {
             tracing::info!("config {line}");
         }
@@ -26,7 +26,10 @@ fn main() -> Result<()> {
         let _ = shutdown_tx.send(true);
         let _ = running.await;
         Ok(())
-    })
+    });
+    // Unfinished jobs are back in the queue; do not wait on media work that cannot be interrupted.
+    runtime.shutdown_background();
+    outcome
 }
 
 fn hostname() -> String {

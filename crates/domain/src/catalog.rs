@@ -33,8 +33,10 @@ pub enum Family {
     TextToSpeech,
     /// Text to music audio.
     Music,
-    /// A listing photo to a cleaned-up, well-exposed one (the listing-enhance recipe).
-    PhotoEnhancement,
+    /// A recipe's catalog entry (its title and price); recipes run in the recipes crate, not as
+    /// an engine. Older catalogs call listing-enhance's family `photo_enhancement`.
+    #[serde(alias = "photo_enhancement")]
+    Recipe,
 }
 
 impl Family {

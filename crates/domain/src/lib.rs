@@ -15,6 +15,6 @@ pub mod validation;
 pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
 pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
 pub use money::Usd;
-pub use recipe::RecipeRequest;
-pub use task::{OutputKind, TaskStatus};
+pub use recipe::{ListingEnhanceRequest, LotTraceRequest};
+pub use task::{FailureKind, OutputKind, TaskStatus};
 pub use validation::{GenerateRequest, ValidatedJob, ValidationError};

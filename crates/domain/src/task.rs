@@ -45,6 +45,27 @@ impl TaskStatus {
     }
 }
 
+/// Why a task failed: the client's input could not be used, or anything else went wrong (an
+/// engine, a provider, a worker that kept dying). Synchronous recipes answer 400 for the first and
+/// 502 for the second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FailureKind {
+    /// The input is unusable (undecodable image, points outside the image, unreachable URL).
+    Input,
+    /// The job failed for a reason that is not the client's input.
+    Job,
+}
+
+impl FailureKind {
+    /// The kind as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Input => "input",
+            FailureKind::Job => "job",
+        }
+    }
+}
+
 impl fmt::Display for TaskStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

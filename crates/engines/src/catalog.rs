@@ -173,7 +173,7 @@ mod tests {
             assert!(catalog.engines().any(|e| e.family == family), "{family:?}");
         }
         let enhance = catalog.recipe_engine("listing-enhance").expect("listing-enhance recipe engine");
-        assert_eq!(enhance.family, Family::PhotoEnhancement);
+        assert_eq!(enhance.family, Family::Recipe);
         assert!(catalog.get("listing-enhance").is_none(), "recipe engines are not public models");
     }
 

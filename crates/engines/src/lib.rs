@@ -7,7 +7,6 @@
 pub mod catalog;
 pub mod fetch;
 pub mod local;
-pub mod media;
 pub mod store;
 
 pub use catalog::{Catalog, CatalogError};
@@ -173,6 +172,11 @@ impl Engines {
     /// The catalog.
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// The SSRF-safe fetcher of input media (recipes fetch their own inputs through it).
+    pub fn fetcher(&self) -> &InputFetcher {
+        &self.fetcher
     }
 
     /// Runs `job`: fetches its inputs, then runs its engine on its route's provider.

@@ -7,11 +7,11 @@
 //! music, lip sync) produce deterministic sandbox media derived from the prompt, seed and inputs,
 //! and say so through [`EngineOutput::sandbox`].
 
-use crate::media::{audio, enhance, imaging, speech, video, MediaError};
 use crate::{EngineError, EngineOutput, Inputs, OutputFile};
 use domain::validation::Produced;
 use domain::{EngineSpec, Family, OutputKind, ValidatedJob};
 use image::{DynamicImage, RgbImage};
+use media::{audio, codecs, inpaint, resample, sandbox, segmentation, speech, video, MediaError};
 
 /// Frame rate of every locally produced video.
 pub const VIDEO_FPS: u32 = 24;
@@ -40,25 +40,25 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
         Family::ImageGeneration => {
             let (width, height) = (param_u32(job, "width", 1024), param_u32(job, "height", 1024));
             let count = param_u32(job, "num_images", 1);
-            let images = (0..count).map(|i| imaging::sandbox_image(prompt, seed + u64::from(i), width, height));
+            let images = (0..count).map(|i| sandbox::sandbox_image(prompt, seed + u64::from(i), width, height));
             images_output(job, images.collect(), true)
         }
         Family::ImageEditing if job.params.contains_key("mask_url") => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
             let mask = decode_input_image(inputs.mask.as_deref(), "params.mask_url")?.to_luma8();
-            images_output(job, vec![imaging::inpaint(&image, &mask)?], false)
+            images_output(job, vec![inpaint::inpaint(&image, &mask)?], false)
         }
         Family::ImageEditing => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
             let count = param_u32(job, "num_images", 1);
-            let edits = (0..count).map(|i| imaging::sandbox_edit(&image, prompt, seed + u64::from(i)));
+            let edits = (0..count).map(|i| sandbox::sandbox_edit(&image, prompt, seed + u64::from(i)));
             images_output(job, edits.collect(), true)
         }
         Family::BackgroundRemoval => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
-            let cutout = DynamicImage::ImageRgba8(imaging::remove_background(&image));
+            let cutout = DynamicImage::ImageRgba8(segmentation::remove_background(&image));
             let (w, h) = (cutout.width(), cutout.height());
-            let file = OutputFile::image(imaging::encode_png(&cutout)?, "png", w, h);
+            let file = OutputFile::image(codecs::encode_png(&cutout)?, "png", w, h);
             Ok(EngineOutput { files: vec![file], produced: one_image(w, h), sandbox: false })
         }
         Family::ImageUpscaling => {
@@ -71,23 +71,23 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
                     image.height()
                 )));
             }
-            let upscaled = imaging::upscale(&image, factor);
+            let upscaled = resample::upscale(&image, factor);
             images_output(job, vec![upscaled.to_rgb8()], false)
         }
         Family::ImageToVideo => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
             let (width, height) = resolution(job);
-            let frames = imaging::pan_zoom_frames(&image, width, height, frame_count(job), seed);
+            let frames = sandbox::pan_zoom_frames(&image, width, height, frame_count(job), seed);
             video_output(&frames, true)
         }
         Family::TextToVideo => {
             let (width, height) = resolution(job);
-            video_output(&imaging::sandbox_motion_frames(prompt, seed, width, height, frame_count(job)), true)
+            video_output(&sandbox::sandbox_motion_frames(prompt, seed, width, height, frame_count(job)), true)
         }
         Family::VideoToVideo => {
             let (frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
             let edited: Vec<RgbImage> =
-                frames.into_iter().map(|f| imaging::sandbox_edit(&DynamicImage::ImageRgb8(f), prompt, seed)).collect();
+                frames.into_iter().map(|f| sandbox::sandbox_edit(&DynamicImage::ImageRgb8(f), prompt, seed)).collect();
             video_output(&edited, true)
         }
         Family::VideoUpscaling => {
@@ -103,13 +103,10 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
                     first.height()
                 )));
             }
-            video_output(&imaging::resize_frames(&frames, even(width), even(height)), false)
+            video_output(&resample::resize_frames(&frames, even(width), even(height)), false)
         }
         Family::LipSync => lip_sync(inputs),
-        Family::PhotoEnhancement => {
-            let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
-            images_output(job, vec![enhance::enhance_listing_photo(&image, prompt)], false)
-        }
+        Family::Recipe => Err(EngineError::Failed(format!("{} runs only as a recipe", spec.id))),
         Family::TextToSpeech => {
             let voice = job.str_param("voice").unwrap_or("narrator");
             let mut output = match speech::speak(prompt, voice) {
@@ -154,7 +151,7 @@ fn required<'a>(bytes: Option<&'a [u8]>, field: &str) -> Result<&'a [u8], Engine
 }
 
 fn decode_input_image(bytes: Option<&[u8]>, field: &str) -> Result<DynamicImage, EngineError> {
-    imaging::decode_image(required(bytes, field)?)
+    codecs::decode_image(required(bytes, field)?)
         .map_err(|e| EngineError::InvalidInput(format!("{field}: not a PNG or JPEG image ({e})")))
 }
 
@@ -190,9 +187,9 @@ fn images_output(job: &ValidatedJob, images: Vec<RgbImage>, sandbox: bool) -> Re
     for image in images {
         let (w, h) = image.dimensions();
         let (bytes, extension) = if jpeg {
-            (imaging::encode_jpeg(&image, 90)?, "jpg")
+            (codecs::encode_jpeg(&image, 90)?, "jpg")
         } else {
-            (imaging::encode_png(&DynamicImage::ImageRgb8(image))?, "png")
+            (codecs::encode_png(&DynamicImage::ImageRgb8(image))?, "png")
         };
         files.push(OutputFile::image(bytes, extension, w, h));
         produced.images += 1;
@@ -207,7 +204,7 @@ fn video_output(frames: &[RgbImage], sandbox: bool) -> Result<EngineOutput, Engi
     // H.264 in 4:2:0 needs even sides; decoded inputs may have odd ones.
     let resized;
     let (frames, width, height) = if width % 2 == 1 || height % 2 == 1 {
-        resized = imaging::resize_frames(frames, even(width), even(height));
+        resized = resample::resize_frames(frames, even(width), even(height));
         (resized.as_slice(), even(width), even(height))
     } else {
         (frames, width, height)

@@ -33,6 +33,7 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(endpoint("/v1/tasks/{id}", "GET", web::get().to(routes::get_task)))
             .service(endpoint("/v1/usage", "GET", web::get().to(routes::usage)))
             .service(endpoint("/v1/recipes/listing-enhance", "POST", web::post().to(routes::listing_enhance)))
+            .service(endpoint("/v1/recipes/lot-trace", "POST", web::post().to(routes::lot_trace)))
             // GET (the optional event stream) is not offered: 405 without asking for the key.
             .service(endpoint("/api/mcp", "POST", web::post().to(connector::post)))
             .service(endpoint("/files/{path:.+}", "GET", web::get().to(routes::download)))

@@ -3,7 +3,9 @@
 use crate::errors::ErrorBody;
 use crate::{connector, routes};
 use actix_web::HttpResponse;
-use domain::{GenerateRequest, RecipeRequest};
+use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
+use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest};
+use recipes::lot_trace::measure::{CentroidView, Measurement, Side};
 use service::views::{ChargeView, ModelList, ModelView, OutputView, PriceView, QueuedTask, TaskView, UsageView};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -34,11 +36,12 @@ impl Modify for BearerScheme {
             (202 with a task id), poll the task until `succeeded` or `failed`, then download the outputs."
     ),
     paths(
-        routes::generate, routes::listing_enhance, routes::get_task, routes::list_models, routes::usage, routes::download,
+        routes::generate, routes::listing_enhance, routes::lot_trace, routes::get_task, routes::list_models, routes::usage, routes::download,
         connector::post, routes::health
     ),
     components(schemas(
-        GenerateRequest, RecipeRequest, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
+        GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
+        LotTraceParams, PixelPoint, routes::LotTraceResult, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
         ErrorBody
     )),
     modifiers(&BearerScheme),

@@ -4,11 +4,12 @@ use crate::errors::{ApiError, ErrorBody};
 use actix_web::http::{header, StatusCode};
 use actix_web::web::{self, Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
-use domain::{GenerateRequest, RecipeRequest};
+use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use service::views::{ModelList, QueuedTask, TaskView, UsageView};
-use service::{Caller, Service};
+use service::{Caller, Service, SyncOutcome};
+use utoipa::ToSchema;
 
 /// Resolves the request's bearer key.
 pub(crate) async fn authenticate(req: &HttpRequest, service: &Service) -> Result<Caller, ApiError> {
@@ -44,9 +45,13 @@ pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -
     serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         // Name the offending field when the JSON is well formed but a value has the wrong type.
         let path = e.path().to_string();
-        let message = match path.as_str() {
-            "." => format!("invalid JSON body: {}", e.inner()),
-            _ => format!("{path}: {}", e.inner()),
+        let inner = e.inner().to_string();
+        let missing = inner.strip_prefix("missing field `").and_then(|rest| rest.split_once('`')).map(|(f, _)| f);
+        let message = match (path.as_str(), missing) {
+            (".", Some(field)) => format!("{field}: required"),
+            (".", None) => format!("invalid JSON body: {inner}"),
+            (_, Some(field)) => format!("{path}.{field}: required"),
+            (_, None) => format!("{path}: {inner}"),
         };
         ApiError::new(StatusCode::BAD_REQUEST, message)
     })
@@ -77,7 +82,7 @@ pub(crate) async fn generate(req: HttpRequest, body: Bytes, service: Data<Servic
 /// edit, guided by `notes`. Poll `GET /v1/tasks/{id}`.
 #[utoipa::path(
     post, path = "/v1/recipes/listing-enhance", tag = "Recipes",
-    request_body = RecipeRequest,
+    request_body = ListingEnhanceRequest,
     responses(
         (status = 202, description = "Job accepted; poll `poll_url`", body = QueuedTask),
         (status = 400, description = "Missing or invalid input (the message names the field)", body = ErrorBody),
@@ -95,8 +100,48 @@ pub(crate) async fn listing_enhance(
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
     let caller = authenticate(&req, &service).await?;
-    let request: RecipeRequest = parse_json(&req, &body)?;
+    let request: ListingEnhanceRequest = parse_json(&req, &body)?;
     Ok(accepted(service.listing_enhance(&caller, request).await?))
+}
+
+/// A finished lot-trace (HTTP 200): the task (its `id` also readable at `GET /v1/tasks/{id}`),
+/// with the measured parcel beside its fields.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct LotTraceResult {
+    #[serde(flatten)]
+    task: TaskView,
+    #[serde(flatten)]
+    parcel: recipes::lot_trace::measure::Measurement,
+}
+
+/// Lot trace: an aerial photo, the parcel boundary and the ground scale to the measured parcel
+/// (acres, square feet, perimeter, every side) and the photo with the parcel isolated and
+/// annotated. Synchronous: 200 with the result, or 202 with the task to poll when it takes longer
+/// than the server's wait (`SYNC_RECIPE_WAIT_SECS`).
+#[utoipa::path(
+    post, path = "/v1/recipes/lot-trace", tag = "Recipes",
+    request_body = LotTraceRequest,
+    responses(
+        (status = 200, description = "The traced parcel; billed at `cost_usd`", body = LotTraceResult),
+        (status = 202, description = "Still running when the wait ran out; poll `poll_url`", body = QueuedTask,
+            headers(("Location" = String, description = "The poll URL"))),
+        (status = 400, description = "Missing or invalid input, including points outside the image or an undecodable photo (nothing billed)", body = ErrorBody),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Body is not JSON", body = ErrorBody),
+        (status = 502, description = "The recipe failed (nothing billed)", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn lot_trace(req: HttpRequest, body: Bytes, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    let caller = authenticate(&req, &service).await?;
+    let request: LotTraceRequest = parse_json(&req, &body)?;
+    Ok(match service.lot_trace(&caller, request).await? {
+        SyncOutcome::Finished(result) => HttpResponse::Ok().json(result),
+        SyncOutcome::Pending(queued) => accepted(queued),
+    })
 }
 
 /// Get a task: its status and, once succeeded, its outputs and billed cost.

@@ -156,12 +156,12 @@ async fn tools_are_metered_like_the_api() {
     // tools/list: four tools, strict schemas, annotations, the engine ids as an enum.
     let tools = mcp.rpc("tools/list", json!({})).await["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["list_models", "generate", "listing_enhance", "task_status"]);
+    assert_eq!(names, ["list_models", "generate", "listing_enhance", "lot_trace", "task_status"]);
     for tool in &tools {
         assert!(tool["title"].is_string() && tool["description"].as_str().unwrap().len() > 40);
         assert_eq!(tool["inputSchema"]["additionalProperties"], false);
         assert_eq!(tool["outputSchema"]["type"], "object");
-        let billed = ["generate", "listing_enhance"].contains(&tool["name"].as_str().unwrap());
+        let billed = ["generate", "listing_enhance", "lot_trace"].contains(&tool["name"].as_str().unwrap());
         let hints = &tool["annotations"];
         assert_eq!(hints["title"], tool["title"]);
         assert_eq!((&hints["readOnlyHint"], &hints["idempotentHint"]), (&json!(!billed), &json!(!billed)), "{tool}");

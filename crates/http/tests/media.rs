@@ -4,7 +4,7 @@
 mod common;
 
 use common::{generate, mask_data_uri, png_data_uri, TestServer};
-use engines::media::video;
+use media::video;
 use serde_json::{json, Value};
 use std::io::Cursor;
 
@@ -118,7 +118,7 @@ async fn every_family_produces_real_media() {
     let (content_type, speech) = first_output(&server, &task).await;
     assert_eq!(content_type, "audio/wav");
     // Real speech from eSpeak NG when installed (CI installs it), else the marked sandbox vocoder.
-    let synthesizer = std::process::Command::new(engines::media::speech::SYNTHESIZER).arg("--version").output().is_ok();
+    let synthesizer = std::process::Command::new(media::speech::SYNTHESIZER).arg("--version").output().is_ok();
     assert_eq!(task["sandbox"], !synthesizer, "{task}");
     let seconds = wav_seconds(&speech);
     assert!((0.5..10.0).contains(&seconds), "{seconds} s for one sentence");

@@ -5,12 +5,12 @@
 //! JSON-RPC error.
 
 use crate::codes;
-use domain::{Family, GenerateRequest, RecipeRequest};
+use domain::{Family, GenerateRequest, ListingEnhanceRequest, LotTraceRequest};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use service::views::{QueuedTask, TaskView};
-use service::{Caller, Service, ServiceError};
+use service::{Caller, Service, ServiceError, SyncOutcome};
 
 #[derive(Deserialize)]
 struct CallParams {
@@ -24,14 +24,6 @@ struct CallParams {
 struct ListModelsArgs {
     #[serde(default)]
     family: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ListingEnhanceArgs {
-    image_url: String,
-    #[serde(default)]
-    notes: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -55,8 +47,16 @@ fn queued_schema() -> Value {
     })
 }
 
+fn output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"url": {"type": "string"}, "type": {"type": "string", "enum": ["image", "video", "audio"]}, "content_type": {"type": "string"}},
+        "required": ["url", "type", "content_type"]
+    })
+}
+
 /// Tools that start billed jobs; the others only read.
-const BILLED_TOOLS: [&str; 2] = ["generate", "listing_enhance"];
+const BILLED_TOOLS: [&str; 3] = ["generate", "listing_enhance", "lot_trace"];
 
 /// Adds a tool's annotations, derived from whether it starts a billed job: billed tools change state,
 /// are not idempotent and reach outside (they fetch input URLs); the others are read-only lookups.
@@ -131,12 +131,23 @@ pub(crate) fn list(service: &Service) -> Value {
             "name": "listing_enhance",
             "title": "Enhance a listing photo",
             "description": "Turns a raw interior, exterior or drone photo of a property into a polished listing photo \
-                (white balance, levels, exposure, colour, clarity). Billed; returns a task id at once; poll task_status.",
+                (white balance, exposure, local contrast, colour, optional vertical correction), exported for MLS \
+                (default: JPEG, long edge 2048 px, under 3 MB), web or print. Billed; returns a task id at once; poll \
+                task_status, whose result lists every adjustment made.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
                     "image_url": url("The photo"),
-                    "notes": {"type": "string", "description": "Optional guidance, such as 'brighter', 'warmer', 'natural'."}
+                    "notes": {"type": "string", "description": "Optional guidance, such as 'brighter', 'warmer', 'more contrast', 'twilight', 'natural'."},
+                    "params": {
+                        "type": "object",
+                        "properties": {
+                            "preset": {"type": "string", "enum": ["mls", "web", "print"], "description": "Export preset (default mls)."},
+                            "output_format": {"type": "string", "enum": ["jpeg", "png"], "description": "jpeg (default) or png (not with mls)."},
+                            "straighten": {"type": "boolean", "description": "Correct tilted verticals (walls, door frames)."}
+                        },
+                        "additionalProperties": false
+                    }
                 },
                 "required": ["image_url"],
                 "additionalProperties": false
@@ -144,14 +155,73 @@ pub(crate) fn list(service: &Service) -> Value {
             "outputSchema": queued_schema()
         },
         {
-            "name": "task_status",
-            "title": "Check a task",
-            "description": "Returns the status of a task started by generate or listing_enhance: queued, running, \
-                succeeded (with output URLs, their media type and the billed cost) or failed (with the reason). \
-                Output URLs are signed and work without the API key for an hour.",
+            "name": "lot_trace",
+            "title": "Trace a parcel on an aerial photo",
+            "description": "Isolates a parcel on an aerial or satellite photo and measures it: acres, square feet, \
+                perimeter and every side's length, plus the photo with the parcel highlighted, side lengths and an \
+                acreage callout. Give the boundary as pixel points (or params.geojson in lon/lat with a \
+                geo-referenced image) and one ground scale: params.meters_per_pixel, params.latitude with \
+                params.zoom (web-mercator tiles), or params.bounds. Billed; answers with the result when done \
+                (usually within seconds), otherwise with a task id to poll with task_status. Approximate; not a survey.",
             "inputSchema": {
                 "type": "object",
-                "properties": {"id": {"type": "string", "description": "The task_id returned by generate or listing_enhance."}},
+                "properties": {
+                    "image_url": url("The aerial photo"),
+                    "points": {
+                        "type": "array", "minItems": 3, "maxItems": 1000,
+                        "description": "Corners of the parcel in image pixels, in order around it.",
+                        "items": {"oneOf": [
+                            {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+                            {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"], "additionalProperties": false}
+                        ]}
+                    },
+                    "params": {
+                        "type": "object",
+                        "properties": {
+                            "meters_per_pixel": {"type": "number", "exclusiveMinimum": 0, "description": "Ground metres per pixel (planar)."},
+                            "latitude": {"type": "number", "minimum": -85.0511, "maximum": 85.0511, "description": "Latitude of the image centre (web-mercator tile image)."},
+                            "longitude": {"type": "number", "minimum": -180, "maximum": 180, "description": "Longitude of the image centre; geo-references the image."},
+                            "zoom": {"type": "number", "minimum": 0, "maximum": 23, "description": "Web-mercator zoom of the image."},
+                            "scale": {"type": "number", "minimum": 1, "maximum": 4, "description": "2 for @2x tiles."},
+                            "bounds": {"type": "array", "items": {"type": "number"}, "minItems": 4, "maxItems": 4, "description": "[west, south, east, north] of a web-mercator image."},
+                            "geojson": {"type": "object", "description": "The boundary as a GeoJSON Polygon or MultiPolygon in lon/lat, instead of points."}
+                        },
+                        "additionalProperties": false
+                    }
+                },
+                "required": ["image_url"],
+                "additionalProperties": false
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "task_id": {"type": "string"},
+                    "status": {"type": "string", "enum": ["queued", "succeeded"]},
+                    "cost_usd": {"type": "string"},
+                    "outputs": {"type": "array", "items": {"type": "object"}},
+                    "acres": {"type": "number"},
+                    "square_feet": {"type": "number"},
+                    "square_meters": {"type": "number"},
+                    "perimeter_m": {"type": "number"},
+                    "perimeter_ft": {"type": "number"},
+                    "sides": {"type": "array", "items": {"type": "object"}},
+                    "centroid": {"type": "object"},
+                    "geojson": {"type": "object"},
+                    "disclaimer": {"type": "string"},
+                    "next_step": {"type": "string"}
+                },
+                "required": ["task_id", "status"]
+            }
+        },
+        {
+            "name": "task_status",
+            "title": "Check a task",
+            "description": "Returns the status of a task started by generate, listing_enhance or lot_trace: queued, \
+                running, succeeded (with output URLs, their media type, the billed cost and, for recipes, their \
+                result) or failed (with the reason). Output URLs are signed and work without the API key for an hour.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"id": {"type": "string", "description": "The task_id returned by generate, listing_enhance or lot_trace."}},
                 "required": ["id"],
                 "additionalProperties": false
             },
@@ -165,13 +235,10 @@ pub(crate) fn list(service: &Service) -> Value {
                     "cost_usd": {"type": ["string", "null"]},
                     "error": {"type": ["string", "null"]},
                     "sandbox": {"type": ["boolean", "null"], "description": "Once succeeded: whether the outputs are sandbox media from a built-in engine."},
-                    "outputs": {"type": "array", "items": {
-                        "type": "object",
-                        "properties": {"url": {"type": "string"}, "type": {"type": "string", "enum": ["image", "video", "audio"]}, "content_type": {"type": "string"}},
-                        "required": ["url", "type", "content_type"]
-                    }}
+                    "outputs": {"type": "array", "items": output_schema()},
+                    "result": {"type": ["object", "null"], "description": "Once a recipe has succeeded: its structured result."}
                 },
-                "required": ["id", "model", "status", "price_usd", "cost_usd", "error", "sandbox", "outputs"],
+                "required": ["id", "model", "status", "price_usd", "cost_usd", "error", "sandbox", "outputs", "result"],
                 "additionalProperties": false
             }
         }
@@ -196,6 +263,7 @@ pub(crate) async fn call(
         "list_models" => list_models(service, arguments),
         "generate" => generate(service, caller, arguments).await,
         "listing_enhance" => listing_enhance(service, caller, arguments).await,
+        "lot_trace" => lot_trace(service, caller, arguments).await,
         "task_status" => task_status(service, caller, arguments).await,
         other => {
             return Err(ErrorObjectOwned::owned(
@@ -257,9 +325,31 @@ async fn generate(service: &Service, caller: &Caller, value: Value) -> Result<Va
 }
 
 async fn listing_enhance(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
-    let args: ListingEnhanceArgs = arguments("listing_enhance", value)?;
-    let request = RecipeRequest { image_url: Some(args.image_url), notes: args.notes, ..Default::default() };
+    let request: ListingEnhanceRequest = arguments("listing_enhance", value)?;
     service.listing_enhance(caller, request).await.map(queued).map_err(explain)
+}
+
+async fn lot_trace(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
+    let request: LotTraceRequest = arguments("lot_trace", value)?;
+    match service.lot_trace(caller, request).await.map_err(explain)? {
+        SyncOutcome::Pending(task) => Ok(queued(task)),
+        SyncOutcome::Finished(finished) => {
+            let mut answer = finished.result;
+            answer.insert("task_id".into(), json!(finished.task.id));
+            answer.insert("status".into(), json!(finished.task.status));
+            answer.insert("cost_usd".into(), json!(finished.task.cost_usd));
+            answer.insert("outputs".into(), json!(outputs(finished.task.output)));
+            Ok(Value::Object(answer))
+        }
+    }
+}
+
+fn outputs(output: Option<Vec<service::views::OutputView>>) -> Vec<Value> {
+    output
+        .unwrap_or_default()
+        .into_iter()
+        .map(|o| json!({"url": o.url, "type": o.kind, "content_type": o.content_type}))
+        .collect()
 }
 
 async fn task_status(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
@@ -270,12 +360,6 @@ async fn task_status(service: &Service, caller: &Caller, value: Value) -> Result
         }
         other => explain(other),
     })?;
-    let outputs: Vec<Value> = task
-        .output
-        .unwrap_or_default()
-        .into_iter()
-        .map(|o| json!({"url": o.url, "type": o.kind, "content_type": o.content_type}))
-        .collect();
     Ok(json!({
         "id": task.id,
         "model": task.model,
@@ -284,6 +368,7 @@ async fn task_status(service: &Service, caller: &Caller, value: Value) -> Result
         "cost_usd": task.cost_usd,
         "error": task.error,
         "sandbox": task.sandbox,
-        "outputs": outputs,
+        "outputs": outputs(task.output),
+        "result": task.result,
     }))
 }

@@ -52,6 +52,9 @@ pub struct AppConfig {
     pub url_signing_secret: Option<String>,
     /// `OUTPUT_URL_TTL_SECS`: lifetime of a signed output URL (default 3600).
     pub output_url_ttl: Duration,
+    /// `SYNC_RECIPE_WAIT_SECS`: how long a synchronous recipe (lot-trace) waits for its result
+    /// before answering 202 with the task to poll (default 60).
+    pub sync_recipe_wait: Duration,
     /// `FREE_ALLOWANCE_USD`: free allowance of new accounts (default 5).
     pub free_allowance: Usd,
     /// `ENGINE_CATALOG_FILE`: replaces the built-in engine catalog (default none).
@@ -153,6 +156,7 @@ impl AppConfig {
             output_store_url: src.string("OUTPUT_STORE_URL"),
             url_signing_secret: src.string("URL_SIGNING_SECRET"),
             output_url_ttl: src.secs("OUTPUT_URL_TTL_SECS", 3600)?,
+            sync_recipe_wait: src.secs("SYNC_RECIPE_WAIT_SECS", 60)?,
             free_allowance: src.parse(
                 "FREE_ALLOWANCE_USD",
                 Usd::from_units(50_000),
@@ -199,6 +203,7 @@ impl AppConfig {
                 if self.url_signing_secret.is_some() { "***" } else { "(kept in the database)" }
             ),
             format!("OUTPUT_URL_TTL_SECS={}", self.output_url_ttl.as_secs()),
+            format!("SYNC_RECIPE_WAIT_SECS={}", self.sync_recipe_wait.as_secs()),
             format!("FREE_ALLOWANCE_USD={}", self.free_allowance),
             format!("ENGINE_CATALOG_FILE={}", self.engine_catalog_file.as_deref().unwrap_or("(built in)")),
             format!("EMBEDDED_WORKER={}", self.embedded_worker),
@@ -248,6 +253,7 @@ impl AppConfig {
             public_base_url: self.public_base_url.clone(),
             free_allowance: self.free_allowance,
             output_url_ttl: self.output_url_ttl,
+            sync_recipe_wait: self.sync_recipe_wait,
         };
         Ok(Service::new(db, Engines::new(catalog, fetcher), store, UrlSigner::new(secret.as_bytes()), config))
     }

@@ -3,9 +3,29 @@
 
 use crate::jobs::StoredOutput;
 use crate::{Service, ServiceError};
-use domain::{Usd, ValidatedJob};
-use engines::EngineError;
+use domain::{FailureKind, Usd, ValidatedJob};
+use engines::{EngineError, OutputFile};
+use recipes::{RecipeError, RecipeJob};
+use serde::{Deserialize, Serialize};
 use storage::ClaimedTask;
+
+/// A task's work as stored on its row: an engine job or a recipe.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum StoredJob {
+    /// A recipe (tagged by its `recipe` field, which engine jobs never have).
+    Recipe(RecipeJob),
+    /// An engine job.
+    Engine(ValidatedJob),
+}
+
+/// What a job produced, whatever ran it.
+struct Finished {
+    files: Vec<OutputFile>,
+    cost: Usd,
+    sandbox: bool,
+    result: Option<serde_json::Value>,
+}
 
 /// How running a claimed job ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,31 +59,46 @@ impl Service {
 
     /// Fails a claimed job without running it (for example after too many lost attempts).
     pub async fn fail(&self, claimed: &ClaimedTask, reason: &str) -> Result<JobOutcome, ServiceError> {
+        self.fail_as(claimed, reason, FailureKind::Job).await
+    }
+
+    async fn fail_as(
+        &self,
+        claimed: &ClaimedTask,
+        reason: &str,
+        kind: FailureKind,
+    ) -> Result<JobOutcome, ServiceError> {
         let (id, attempt, reason) = (claimed.task.id.clone(), claimed.attempt, reason.to_string());
         let message = reason.clone();
-        let failed = self.db(move |db| db.finish_failed(&id, attempt, &message)).await?;
+        let failed = self.db(move |db| db.finish_failed(&id, attempt, &message, kind)).await?;
+        self.inner.finished.notify_waiters();
         Ok(if failed { JobOutcome::Failed(reason) } else { JobOutcome::Superseded })
     }
 
-    /// Runs a claimed job: its engine, then output storage, then the terminal status with its
-    /// billing in one transaction. A job error fails the task (nothing billed); an error of ours
-    /// (store or database) is returned so the worker can release the task for another attempt.
+    /// Runs a claimed job (an engine's or a recipe's), then output storage, then the terminal
+    /// status with its billing in one transaction. A job error fails the task (nothing billed); an
+    /// error of ours (store or database) is returned so the worker can release the task for another
+    /// attempt.
     pub async fn execute(&self, claimed: &ClaimedTask) -> Result<JobOutcome, ServiceError> {
         let task = &claimed.task;
-        let job: ValidatedJob = match serde_json::from_str(&task.job) {
+        let job: StoredJob = match serde_json::from_str(&task.job) {
             Ok(job) => job,
             Err(e) => return self.fail(claimed, &format!("stored job is unreadable: {e}")).await,
         };
-        let output = match self.engines().run(&job).await {
-            Ok(output) if output.files.is_empty() => {
-                // Never bill for nothing, whatever the engine reported.
+        let finished = match job {
+            StoredJob::Engine(job) => self.run_engine(&job).await,
+            StoredJob::Recipe(job) => self.run_recipe(&job, task.price()).await,
+        };
+        let finished = match finished {
+            // Never bill for nothing, whatever the engine reported.
+            Ok(finished) if finished.files.is_empty() => {
                 return self.fail(claimed, "engine failed: it produced no output").await;
             }
-            Ok(output) => output,
-            Err(e) => return self.fail(claimed, &client_message(&e)).await,
+            Ok(finished) => finished,
+            Err((message, kind)) => return self.fail_as(claimed, &message, kind).await,
         };
-        let mut stored = Vec::with_capacity(output.files.len());
-        for (index, file) in output.files.into_iter().enumerate() {
+        let mut stored = Vec::with_capacity(finished.files.len());
+        for (index, file) in finished.files.into_iter().enumerate() {
             let path = format!("tasks/{}/{}-{index}.{}", task.id, claimed.attempt, file.extension);
             let content_type = file.content_type().to_string();
             self.inner.store.put(&path, file.bytes).await.map_err(|e| ServiceError::Internal(e.to_string()))?;
@@ -76,18 +111,43 @@ impl Service {
                 duration_secs: file.duration_secs,
             });
         }
+        let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
+        let outputs_json = serde_json::to_string(&stored).map_err(internal)?;
+        let result_json = finished.result.as_ref().map(serde_json::to_string).transpose().map_err(internal)?;
+        let (id, attempt, sandbox, cost) = (task.id.clone(), claimed.attempt, finished.sandbox, finished.cost);
+        let capture = self
+            .db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, result_json.as_deref(), cost, sandbox))
+            .await?;
+        self.inner.finished.notify_waiters();
+        Ok(match capture {
+            Some(capture) => JobOutcome::Succeeded(capture.cost),
+            None => JobOutcome::Superseded,
+        })
+    }
+
+    async fn run_engine(&self, job: &ValidatedJob) -> Result<Finished, (String, FailureKind)> {
+        let output = self.engines().run(job).await.map_err(|e| {
+            let kind = match e {
+                EngineError::Fetch(_) | EngineError::InvalidInput(_) => FailureKind::Input,
+                _ => FailureKind::Job,
+            };
+            (client_message(&e), kind)
+        })?;
         let cost = self
             .engines()
             .catalog()
             .get_any(&job.model)
             .map_or(job.price, |spec| spec.price.amount(&output.produced).min(job.price));
-        let outputs_json = serde_json::to_string(&stored).map_err(|e| ServiceError::Internal(e.to_string()))?;
-        let (id, attempt, sandbox) = (task.id.clone(), claimed.attempt, output.sandbox);
-        let capture = self.db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, cost, sandbox)).await?;
-        Ok(match capture {
-            Some(capture) => JobOutcome::Succeeded(capture.cost),
-            None => JobOutcome::Superseded,
-        })
+        Ok(Finished { files: output.files, cost, sandbox: output.sandbox, result: None })
+    }
+
+    async fn run_recipe(&self, job: &RecipeJob, price: Usd) -> Result<Finished, (String, FailureKind)> {
+        let output = recipes::run(self.engines(), job).await.map_err(|e| match e {
+            RecipeError::InvalidInput(m) => (m, FailureKind::Input),
+            failed @ RecipeError::Failed(_) => (failed.to_string(), FailureKind::Job),
+        })?;
+        // Recipes are priced per call: the quote is the cost.
+        Ok(Finished { files: output.files, cost: price, sandbox: false, result: Some(output.result) })
     }
 }
 

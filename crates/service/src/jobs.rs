@@ -1,10 +1,11 @@
 //! Client-facing job use-cases: authenticate, list models, submit, read a task, usage, output
 //! downloads.
 
+use crate::execution::StoredJob;
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Caller, Service, ServiceError};
 use bytes::Bytes;
-use domain::{keys, GenerateRequest, OutputKind, RecipeRequest, TaskStatus, Usd, ValidatedJob};
+use domain::{keys, GenerateRequest, OutputKind, TaskStatus, Usd, ValidatedJob};
 use engines::StoreError;
 use serde::{Deserialize, Serialize};
 use storage::{new_id, now_millis, NewTask, TaskRecord};
@@ -57,51 +58,28 @@ impl Service {
     /// Validates and prices a job, holds its price and queues it.
     pub async fn submit(&self, caller: &Caller, request: GenerateRequest) -> Result<QueuedTask, ServiceError> {
         let job = self.validate(&request)?;
-        self.enqueue(caller, job).await
+        let (engine, price) = (job.model.clone(), job.price);
+        self.enqueue(caller, &engine, &StoredJob::Engine(job), price, 0).await
     }
 
-    /// The listing-enhance recipe: a raw listing photo (`image_url`) to a premium edit, guided by
-    /// `notes`; queued and billed like any job, polled at `GET /v1/tasks/{id}`.
-    pub async fn listing_enhance(&self, caller: &Caller, request: RecipeRequest) -> Result<QueuedTask, ServiceError> {
-        const RECIPE: &str = "listing-enhance";
-        let bad = |e: domain::ValidationError| ServiceError::BadRequest(e.to_string());
-        request.only(RECIPE, &["image_url", "notes", "prompt", "params"]).map_err(bad)?;
-        let spec = self
-            .engines()
-            .catalog()
-            .recipe_engine(RECIPE)
-            .ok_or_else(|| ServiceError::Internal(format!("the engine catalog has no {RECIPE} recipe engine")))?;
-        let image_url = request
-            .image_url
-            .ok_or_else(|| ServiceError::BadRequest("image_url: required by the listing-enhance recipe".into()))?;
-        let guidance = match (request.notes, request.prompt) {
-            (Some(notes), Some(prompt)) => Some(format!("{prompt}. {notes}")),
-            (notes, prompt) => notes.or(prompt),
-        };
-        let generate = GenerateRequest {
-            model: RECIPE.into(),
-            prompt: guidance,
-            image_url: Some(image_url),
-            params: request.params,
-            ..Default::default()
-        };
-        let job = spec.validate(&generate).map_err(|e| match e.field.as_str() {
-            // The recipe calls the guidance `notes`.
-            "prompt" => ServiceError::BadRequest(format!("notes: {}", e.message)),
-            _ => bad(e),
-        })?;
-        self.enqueue(caller, job).await
-    }
-
-    /// Holds a validated job's price and queues it.
-    async fn enqueue(&self, caller: &Caller, job: ValidatedJob) -> Result<QueuedTask, ServiceError> {
+    /// Holds `price` for `job` and queues it; `engine` names it on the task (an engine id or a
+    /// recipe's name), and higher `priority` is claimed first.
+    pub(crate) async fn enqueue(
+        &self,
+        caller: &Caller,
+        engine: &str,
+        job: &StoredJob,
+        price: Usd,
+        priority: i32,
+    ) -> Result<QueuedTask, ServiceError> {
         let new = NewTask {
             id: new_id("task"),
             key_id: caller.key_id.clone(),
             account_id: caller.account_id.clone(),
-            engine: job.model.clone(),
-            job: serde_json::to_string(&job).map_err(|e| ServiceError::Internal(e.to_string()))?,
-            price: job.price,
+            engine: engine.to_string(),
+            job: serde_json::to_string(job).map_err(|e| ServiceError::Internal(e.to_string()))?,
+            price,
+            priority,
         };
         let record = self.db(move |db| db.submit_task(&new)).await?;
         self.job_queued().notify_one();
@@ -138,7 +116,7 @@ impl Service {
         self.task_view(&record)
     }
 
-    fn task_view(&self, record: &TaskRecord) -> Result<TaskView, ServiceError> {
+    pub(crate) fn task_view(&self, record: &TaskRecord) -> Result<TaskView, ServiceError> {
         let status = record.status()?;
         let output = if status == TaskStatus::Succeeded {
             let stored: Vec<StoredOutput> = serde_json::from_str(record.outputs.as_deref().unwrap_or("[]"))
@@ -156,6 +134,13 @@ impl Service {
             price_usd: record.price(),
             error: record.error.clone(),
             sandbox: (status == TaskStatus::Succeeded).then_some(record.sandbox),
+            result: match (status, &record.result) {
+                (TaskStatus::Succeeded, Some(result)) => Some(
+                    serde_json::from_str(result)
+                        .map_err(|e| ServiceError::Internal(format!("stored result of {}: {e}", record.id)))?,
+                ),
+                _ => None,
+            },
             created_at: rfc3339(record.created_at),
             started_at: record.started_at.map(rfc3339),
             finished_at: record.finished_at.map(rfc3339),

@@ -11,6 +11,7 @@ pub mod config;
 mod errors;
 mod execution;
 mod jobs;
+mod recipes;
 pub mod signing;
 pub mod views;
 
@@ -18,6 +19,7 @@ pub use admin::NewKey;
 pub use config::{AppConfig, ConfigError};
 pub use errors::ServiceError;
 pub use execution::JobOutcome;
+pub use recipes::SyncOutcome;
 pub use signing::UrlSigner;
 
 use domain::Usd;
@@ -36,6 +38,8 @@ pub struct ServiceConfig {
     pub free_allowance: Usd,
     /// How long a signed output URL stays valid.
     pub output_url_ttl: Duration,
+    /// How long a synchronous recipe waits for its result before answering with the queued task.
+    pub sync_recipe_wait: Duration,
 }
 
 /// The authenticated caller of a use-case.
@@ -60,6 +64,10 @@ struct Inner {
     signer: UrlSigner,
     config: ServiceConfig,
     queued: Notify,
+    /// Signalled whenever a task ends, here or (on PostgreSQL) in any process.
+    finished: Arc<Notify>,
+    /// Relays other processes' task ends into `finished`; stops when the service is dropped.
+    _finished_listener: Option<storage::Listener>,
 }
 
 impl Service {
@@ -73,7 +81,21 @@ impl Service {
     ) -> Service {
         let config =
             ServiceConfig { public_base_url: config.public_base_url.trim_end_matches('/').to_string(), ..config };
-        Service { inner: Arc::new(Inner { db, engines, store, signer, config, queued: Notify::new() }) }
+        let finished = Arc::new(Notify::new());
+        let relay = finished.clone();
+        let _finished_listener = db.listen_for_finished_tasks(move || relay.notify_waiters());
+        Service {
+            inner: Arc::new(Inner {
+                db,
+                engines,
+                store,
+                signer,
+                config,
+                queued: Notify::new(),
+                finished,
+                _finished_listener,
+            }),
+        }
     }
 
     /// The database.

@@ -21,6 +21,18 @@ pub struct QueuedTask {
     pub poll_url: String,
 }
 
+/// A synchronous recipe that finished (HTTP 200): the task, with the fields of its result beside
+/// the task's own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecipeResult {
+    /// The task.
+    #[serde(flatten)]
+    pub task: TaskView,
+    /// The recipe's result fields.
+    #[serde(flatten)]
+    pub result: serde_json::Map<String, serde_json::Value>,
+}
+
 /// One output file of a succeeded task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -71,6 +83,11 @@ pub struct TaskView {
     /// a real model's result. Absent before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<bool>,
+    /// Once a recipe has succeeded: its structured result (a traced parcel's measurements, the
+    /// adjustments made to a photo). Absent for engines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub result: Option<serde_json::Value>,
     /// Acceptance time (RFC 3339).
     pub created_at: String,
     /// When a worker first started it.

@@ -20,7 +20,7 @@ pub use accounts::Account;
 pub use connection::{Backend, Database};
 pub use keys::{ApiKey, AuthenticatedKey};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
-pub use listener::JobListener;
+pub use listener::Listener;
 pub use queue::ClaimedTask;
 pub use tasks::{NewTask, SubmitError, TaskRecord};
 

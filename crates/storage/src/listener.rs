@@ -1,6 +1,7 @@
-//! Wake-ups for workers in other processes: on PostgreSQL every accepted job sends `NOTIFY` at
-//! commit, and a listener thread turns notifications into a callback, so idle workers start at once
-//! instead of waiting for their next poll.
+//! Wake-ups across processes on PostgreSQL: every accepted job sends `NOTIFY media_jobs` and every
+//! finished task `NOTIFY media_tasks_finished` at commit, and a listener thread turns notifications
+//! into a callback, so idle workers start at once and a waiting synchronous request answers at once
+//! instead of at its next poll.
 
 use crate::{Backend, Database};
 use diesel::connection::SimpleConnection;
@@ -10,8 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-const CHANNEL: &str = "media_jobs";
+const JOBS_CHANNEL: &str = "media_jobs";
 pub(crate) const NOTIFY_JOB: &str = "NOTIFY media_jobs";
+const FINISHED_CHANNEL: &str = "media_tasks_finished";
+pub(crate) const NOTIFY_FINISHED: &str = "NOTIFY media_tasks_finished";
 
 /// How often the listener reads its socket; reading is local (no round trip to the server).
 const READ_INTERVAL: Duration = Duration::from_millis(20);
@@ -19,11 +22,11 @@ const READ_INTERVAL: Duration = Duration::from_millis(20);
 const RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
 /// A running listener; it stops when dropped.
-pub struct JobListener {
+pub struct Listener {
     stop: Arc<AtomicBool>,
 }
 
-impl Drop for JobListener {
+impl Drop for Listener {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
     }
@@ -32,32 +35,42 @@ impl Drop for JobListener {
 impl Database {
     /// On PostgreSQL, starts a thread with its own connection that calls `on_job` whenever a job is
     /// accepted by any process. On SQLite (one process) there is nothing to listen to: `None`.
-    pub fn listen_for_jobs(&self, on_job: impl Fn() + Send + 'static) -> Option<JobListener> {
+    pub fn listen_for_jobs(&self, on_job: impl Fn() + Send + 'static) -> Option<Listener> {
+        self.listen(JOBS_CHANNEL, on_job)
+    }
+
+    /// On PostgreSQL, starts a thread with its own connection that calls `on_finished` whenever any
+    /// process finishes a task (succeeded or failed). On SQLite: `None`.
+    pub fn listen_for_finished_tasks(&self, on_finished: impl Fn() + Send + 'static) -> Option<Listener> {
+        self.listen(FINISHED_CHANNEL, on_finished)
+    }
+
+    fn listen(&self, channel: &'static str, on_event: impl Fn() + Send + 'static) -> Option<Listener> {
         if self.backend() != Backend::Postgres {
             return None;
         }
         let stop = Arc::new(AtomicBool::new(false));
         let (url, flag) = (self.url.clone(), stop.clone());
         std::thread::Builder::new()
-            .name("job-listener".into())
+            .name(format!("listen-{channel}"))
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
-                    if let Err(e) = listen(&url, &flag, &on_job) {
-                        tracing::warn!(error = %e, "job listener lost its connection; reconnecting");
+                    if let Err(e) = listen(&url, channel, &flag, &on_event) {
+                        tracing::warn!(error = %e, channel, "listener lost its connection; reconnecting");
                         std::thread::sleep(RECONNECT_DELAY);
                     }
                 }
             })
             .ok()?;
-        Some(JobListener { stop })
+        Some(Listener { stop })
     }
 }
 
-fn listen(url: &str, stop: &AtomicBool, on_job: &impl Fn()) -> Result<(), Box<dyn std::error::Error>> {
+fn listen(url: &str, channel: &str, stop: &AtomicBool, on_event: &impl Fn()) -> Result<(), Box<dyn std::error::Error>> {
     let mut conn = PgConnection::establish(url)?;
-    conn.batch_execute(&format!("LISTEN {CHANNEL}"))?;
-    // A job may have been queued while we were not listening.
-    on_job();
+    conn.batch_execute(&format!("LISTEN {channel}"))?;
+    // Something may have happened while we were not listening.
+    on_event();
     while !stop.load(Ordering::Relaxed) {
         let mut woke = false;
         for notification in conn.notifications_iter() {
@@ -65,7 +78,7 @@ fn listen(url: &str, stop: &AtomicBool, on_job: &impl Fn()) -> Result<(), Box<dy
             woke = true;
         }
         if woke {
-            on_job();
+            on_event();
         }
         std::thread::sleep(READ_INTERVAL);
     }

@@ -8,7 +8,7 @@ use crate::tasks::TaskRecord;
 use crate::{now_millis, Backend, Database, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
-use domain::{billing, Capture, TaskStatus, Usd};
+use domain::{billing, Capture, FailureKind, TaskStatus, Usd};
 
 /// The update target "this task, while this attempt runs it".
 macro_rules! running_attempt {
@@ -37,6 +37,16 @@ macro_rules! lock_running_attempt {
     }};
 }
 
+/// On PostgreSQL, tells every process waiting on a task's end (a synchronous recipe's handler) to
+/// look again; delivered at commit (see `Database::listen_for_finished_tasks`).
+macro_rules! notify_finished {
+    ($conn:expr, $backend:expr) => {
+        if $backend == Backend::Postgres {
+            diesel::sql_query(crate::listener::NOTIFY_FINISHED).execute($conn)?;
+        }
+    };
+}
+
 /// A task a worker has claimed, with the attempt number that fences its finalisation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClaimedTask {
@@ -50,12 +60,12 @@ pub struct ClaimedTask {
 const CLAIM_SQLITE: &str = "UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = ?, \
      lease_expires_at = ?, started_at = COALESCE(started_at, ?), updated_at = ? \
      WHERE id = (SELECT id FROM tasks WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < ?) \
-     ORDER BY created_at, id LIMIT 1) RETURNING *";
+     ORDER BY priority DESC, created_at, id LIMIT 1) RETURNING *";
 // SKIP LOCKED lets many workers claim concurrently without waiting on each other's rows.
 const CLAIM_POSTGRES: &str = "UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = $1, \
      lease_expires_at = $2, started_at = COALESCE(started_at, $3), updated_at = $4 \
      WHERE id = (SELECT id FROM tasks WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $5) \
-     ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *";
+     ORDER BY priority DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *";
 
 impl Database {
     /// Claims the oldest claimable task for `worker_id` with a lease of `lease_ms`.
@@ -101,6 +111,7 @@ impl Database {
         task_id: &str,
         attempt: i32,
         outputs_json: &str,
+        result_json: Option<&str>,
         cost: Usd,
         sandbox: bool,
     ) -> StorageResult<Option<Capture>> {
@@ -114,6 +125,7 @@ impl Database {
                 .set((
                     tasks::status.eq(TaskStatus::Succeeded.as_str()),
                     tasks::outputs.eq(outputs_json),
+                    tasks::result.eq(result_json),
                     tasks::cost_units.eq(capture.cost.units()),
                     tasks::sandbox.eq(sandbox),
                     tasks::finished_at.eq(now),
@@ -139,13 +151,14 @@ impl Database {
             append_ledger!(conn, &task, "capture", capture.cost, capture.from_allowance, now)?;
             let released_allowance = hold.from_allowance - capture.from_allowance;
             append_ledger!(conn, &task, "release", capture.released, released_allowance, now)?;
+            notify_finished!(conn, backend);
             Ok(Some(capture))
         })
     }
 
-    /// Marks `attempt` of a task failed with `error` and releases its whole hold, in one
+    /// Marks `attempt` of a task failed with `error` of `kind` and releases its whole hold, in one
     /// transaction. Returns false when the attempt no longer holds the task.
-    pub fn finish_failed(&self, task_id: &str, attempt: i32, error: &str) -> StorageResult<bool> {
+    pub fn finish_failed(&self, task_id: &str, attempt: i32, error: &str, kind: FailureKind) -> StorageResult<bool> {
         let now = now_millis();
         write_tx!(self, |conn, backend| {
             let Some(task) = lock_running_attempt!(conn, backend, task_id, attempt)? else {
@@ -155,6 +168,7 @@ impl Database {
                 .set((
                     tasks::status.eq(TaskStatus::Failed.as_str()),
                     tasks::error.eq(error),
+                    tasks::failure_kind.eq(kind.as_str()),
                     tasks::finished_at.eq(now),
                     tasks::updated_at.eq(now),
                     tasks::lease_owner.eq(None::<String>),
@@ -169,6 +183,7 @@ impl Database {
                 .set(api_keys::held_units.eq(api_keys::held_units - hold.total.units()))
                 .execute(conn)?;
             append_ledger!(conn, &task, "release", hold.total, hold.from_allowance, now)?;
+            notify_finished!(conn, backend);
             Ok(true)
         })
     }

@@ -48,6 +48,9 @@ diesel::table! {
         cost_units -> Nullable<BigInt>,
         error -> Nullable<Text>,
         sandbox -> Bool,
+        priority -> Integer,
+        result -> Nullable<Text>,
+        failure_kind -> Nullable<Text>,
     }
 }
 

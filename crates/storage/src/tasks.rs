@@ -8,7 +8,7 @@ use crate::schema::{accounts, api_keys, ledger, tasks};
 use crate::{now_millis, Backend, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use domain::{billing, BillingRefusal, TaskStatus, Usd};
+use domain::{billing, BillingRefusal, FailureKind, TaskStatus, Usd};
 
 /// A task row.
 #[derive(Clone, Debug, PartialEq, Eq, Queryable, QueryableByName, Selectable)]
@@ -52,6 +52,12 @@ pub struct TaskRecord {
     pub error: Option<String>,
     /// Whether the outputs come from a sandbox engine rather than a real model.
     pub sandbox: bool,
+    /// Claim order: higher first (synchronous recipes, whose caller is waiting).
+    pub priority: i32,
+    /// A recipe's structured result as JSON, once succeeded.
+    pub result: Option<String>,
+    /// Why the task failed (see [`FailureKind`]), once failed.
+    pub failure_kind: Option<String>,
 }
 
 impl TaskRecord {
@@ -68,6 +74,17 @@ impl TaskRecord {
     /// The billed cost, once succeeded.
     pub fn cost(&self) -> Option<Usd> {
         self.cost_units.map(Usd::from_units)
+    }
+
+    /// Why the task failed, once failed; an unknown stored kind reads as a job failure.
+    pub fn failure_kind(&self) -> Option<FailureKind> {
+        self.failure_kind.as_deref().map(|kind| {
+            if kind == FailureKind::Input.as_str() {
+                FailureKind::Input
+            } else {
+                FailureKind::Job
+            }
+        })
     }
 
     /// The hold placed at submit.
@@ -91,6 +108,8 @@ pub struct NewTask {
     pub job: String,
     /// Quoted price, to be held.
     pub price: Usd,
+    /// Claim order: higher first (a caller waiting on the result).
+    pub priority: i32,
 }
 
 /// Why a task was not created.
@@ -170,6 +189,9 @@ impl Database {
                 cost_units: None,
                 error: None,
                 sandbox: false,
+                priority: new.priority,
+                result: None,
+                failure_kind: None,
             };
             diesel::insert_into(tasks::table)
                 .values((
@@ -183,6 +205,7 @@ impl Database {
                     tasks::updated_at.eq(now),
                     tasks::price_units.eq(record.price_units),
                     tasks::hold_allowance_units.eq(record.hold_allowance_units),
+                    tasks::priority.eq(record.priority),
                 ))
                 .execute(conn)?;
             append_ledger!(conn, &record, "hold", hold.total, hold.from_allowance, now)?;

@@ -1,6 +1,6 @@
 //! The queue and the billing ledger against real SQLite and PostgreSQL databases.
 
-use domain::{keys, BillingRefusal, TaskStatus, Usd};
+use domain::{keys, BillingRefusal, FailureKind, TaskStatus, Usd};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use storage::test_support::{TestDatabase, BACKENDS};
@@ -32,6 +32,7 @@ fn new_task(db: &Database, key_id: &str, price: &str) -> NewTask {
         engine: "tts".into(),
         job: "{}".into(),
         price: usd(price),
+        priority: 0,
     }
 }
 
@@ -53,10 +54,11 @@ fn lifecycle_bills_once_on_success() {
         let claimed = db.claim_task("w1", 60_000).expect("claim").expect("a task");
         assert_eq!((claimed.task.id.as_str(), claimed.attempt), (task.id.as_str(), 1));
         assert!(db.claim_task("w2", 60_000).expect("claim").is_none(), "a leased task is not claimed twice");
-        let capture = db.finish_succeeded(&task.id, 1, "[]", usd("0.25"), true).expect("finish").expect("captured");
+        let capture =
+            db.finish_succeeded(&task.id, 1, "[]", None, usd("0.25"), true).expect("finish").expect("captured");
         assert_eq!((capture.cost, capture.released), (usd("0.25"), usd("0.15")));
-        assert!(db.finish_succeeded(&task.id, 1, "[]", usd("0.25"), true).expect("again").is_none());
-        assert!(!db.finish_failed(&task.id, 1, "late").expect("late failure"));
+        assert!(db.finish_succeeded(&task.id, 1, "[]", None, usd("0.25"), true).expect("again").is_none());
+        assert!(!db.finish_failed(&task.id, 1, "late", FailureKind::Job).expect("late failure"));
         let usage = db.usage(&key, 10).expect("usage");
         assert_eq!((usage.key.spent_units, usage.key.held_units), (2_500, 0));
         assert_eq!((usage.account.free_used_units, usage.account.free_held_units), (2_500, 0));
@@ -70,7 +72,7 @@ fn failure_costs_nothing() {
         let key = account_and_key(db, "5", false, Some("1"));
         let task = db.submit_task(&new_task(db, &key, "0.9")).expect("submit");
         let claimed = db.claim_task("w1", 60_000).expect("claim").expect("task");
-        assert!(db.finish_failed(&task.id, claimed.attempt, "engine broke").expect("fail"));
+        assert!(db.finish_failed(&task.id, claimed.attempt, "engine broke", FailureKind::Job).expect("fail"));
         let usage = db.usage(&key, 10).expect("usage");
         assert_eq!((usage.key.spent_units, usage.key.held_units, usage.account.free_used_units), (0, 0, 0));
         assert_eq!(db.task(&task.id).unwrap().unwrap().status().unwrap(), TaskStatus::Failed);
@@ -87,8 +89,8 @@ fn expired_lease_is_reclaimed_and_late_finisher_is_fenced_out() {
         let second = db.claim_task("live-worker", 60_000).expect("claim").expect("reclaimed");
         assert_eq!((second.task.id.as_str(), second.attempt), (task.id.as_str(), 2));
         assert!(!db.renew_lease(&task.id, first.attempt, 60_000).unwrap(), "old attempt lost its lease");
-        assert!(db.finish_succeeded(&task.id, first.attempt, "[]", usd("0.1"), true).unwrap().is_none());
-        assert!(db.finish_succeeded(&task.id, second.attempt, "[]", usd("0.1"), true).unwrap().is_some());
+        assert!(db.finish_succeeded(&task.id, first.attempt, "[]", None, usd("0.1"), true).unwrap().is_none());
+        assert!(db.finish_succeeded(&task.id, second.attempt, "[]", None, usd("0.1"), true).unwrap().is_some());
         assert_eq!(db.usage(&key, 10).unwrap().key.spent_units, 1_000);
         assert_eq!(db.task_ledger(&task.id).unwrap().iter().filter(|e| e.kind == "capture").count(), 1);
     });
@@ -158,9 +160,9 @@ fn concurrent_submits_never_pass_the_cap() {
                 let db = db.clone();
                 thread::spawn(move || {
                     if i % 2 == 0 {
-                        db.finish_succeeded(&c.task.id, c.attempt, "[]", usd("0.07"), true).map(|r| r.is_some())
+                        db.finish_succeeded(&c.task.id, c.attempt, "[]", None, usd("0.07"), true).map(|r| r.is_some())
                     } else {
-                        db.finish_failed(&c.task.id, c.attempt, "no")
+                        db.finish_failed(&c.task.id, c.attempt, "no", FailureKind::Job)
                     }
                 })
             })
@@ -186,9 +188,10 @@ fn concurrent_finalisation_captures_once() {
                 thread::spawn(move || {
                     barrier.wait();
                     if i % 4 == 3 {
-                        db.finish_failed(&id, claim.attempt, "x").map(u8::from)
+                        db.finish_failed(&id, claim.attempt, "x", FailureKind::Job).map(u8::from)
                     } else {
-                        db.finish_succeeded(&id, claim.attempt, "[]", usd("0.5"), true).map(|c| u8::from(c.is_some()))
+                        db.finish_succeeded(&id, claim.attempt, "[]", None, usd("0.5"), true)
+                            .map(|c| u8::from(c.is_some()))
                     }
                 })
             })
@@ -255,15 +258,15 @@ fn interrupted_finalisation_is_all_or_nothing_and_charges_once_when_rerun() {
             }
         };
         raw(&stray);
-        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", usd("0.3"), true).is_err());
+        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", None, usd("0.3"), true).is_err());
         let record = db.task(&task.id).unwrap().unwrap();
         assert_eq!((record.status.as_str(), record.cost_units), ("running", None), "rolled back");
         let usage = db.usage(&key, 10).unwrap();
         assert_eq!((usage.key.spent_units, usage.key.held_units), (0, 3_000), "no money moved");
 
         raw(&cleanup);
-        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", usd("0.3"), true).unwrap().is_some());
-        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", usd("0.3"), true).unwrap().is_none());
+        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", None, usd("0.3"), true).unwrap().is_some());
+        assert!(db.finish_succeeded(&task.id, claim.attempt, "[]", None, usd("0.3"), true).unwrap().is_none());
         let usage = db.usage(&key, 10).unwrap();
         assert_eq!((usage.key.spent_units, usage.key.held_units), (3_000, 0));
         assert_eq!(db.verify_ledger().unwrap(), vec![]);

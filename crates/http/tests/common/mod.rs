@@ -28,11 +28,12 @@ pub struct Options {
     pub free_allowance: &'static str,
     pub worker: bool,
     pub worker_concurrency: usize,
+    pub sync_recipe_wait: Duration,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { free_allowance: "5", worker: true, worker_concurrency: 2 }
+        Options { free_allowance: "5", worker: true, worker_concurrency: 2, sync_recipe_wait: Duration::from_secs(60) }
     }
 }
 
@@ -54,6 +55,7 @@ impl TestServer {
         config.engine_catalog_file = None;
         config.worker_concurrency = options.worker_concurrency;
         config.worker_poll = Duration::from_millis(100);
+        config.sync_recipe_wait = options.sync_recipe_wait;
         let service = config.build_service_on(db.db.clone()).expect("service");
         let server = http_api::serve(service.clone(), listener, 2).expect("serve");
         let handle = server.handle();
@@ -176,14 +178,19 @@ pub async fn read(response: reqwest::Response) -> (StatusCode, Value) {
 
 /// A PNG as a data URI: a red disc on a grey background, `w` x `h`.
 pub fn png_data_uri(w: u32, h: u32) -> String {
-    let image = image::RgbImage::from_fn(w, h, |x, y| {
+    image_data_uri(&image::RgbImage::from_fn(w, h, |x, y| {
         let (dx, dy) = (x as f32 - w as f32 / 2.0, y as f32 - h as f32 / 2.0);
         if dx * dx + dy * dy < (w.min(h) as f32 / 3.0).powi(2) {
             image::Rgb([200, 30, 40])
         } else {
             image::Rgb([120 + (x % 3) as u8, 120, 122])
         }
-    });
+    }))
+}
+
+/// `image` as a PNG data URI.
+pub fn image_data_uri(image: &image::RgbImage) -> String {
+    let image = image.clone();
     let mut bytes = Vec::new();
     image::DynamicImage::ImageRgb8(image)
         .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)

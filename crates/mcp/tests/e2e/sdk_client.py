@@ -5,8 +5,8 @@ Usage: python sdk_client.py BASE_URL API_KEY bearer|query
 Connects over streamable HTTP (authenticating with the bearer header, or with the ?key= connector
 URL), lets the SDK negotiate (it probes the newer discovery method first and falls back to the
 initialize handshake), lists the tools, calls generate on a local engine, polls task_status until the
-task succeeds and downloads the output, then runs listing_enhance on it the same way. The SDK checks
-every successful result against the tool's output schema. Exits non-zero on any mismatch.
+task succeeds and downloads the output, then runs listing_enhance on it the same way and lot_trace on it synchronously. The SDK
+checks every successful result against the tool's output schema. Exits non-zero on any mismatch.
 """
 
 import asyncio
@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-EXPECTED_TOOLS = ["list_models", "generate", "listing_enhance", "task_status"]
+EXPECTED_TOOLS = ["list_models", "generate", "listing_enhance", "lot_trace", "task_status"]
 
 
 def check(condition: bool, message: str) -> None:
@@ -82,6 +82,22 @@ async def main(base_url: str, key: str, mode: str) -> None:
         with urllib.request.urlopen(status["outputs"][0]["url"]) as response:
             check(response.read()[:2] == b"\xff\xd8", "enhanced photo is a JPEG")
         print(f"[{mode}] listing_enhance succeeded, cost {status['cost_usd']}")
+
+        # The synchronous recipe: a 100 x 100 px square at 0.5 m/px is 2,500 m^2, answered with the result.
+        traced = await client.call_tool(
+            "lot_trace",
+            {
+                "image_url": output["url"],
+                "points": [[50, 50], [150, 50], [150, 150], [50, 150]],
+                "params": {"meters_per_pixel": 0.5},
+            },
+        )
+        check(not traced.is_error, f"lot_trace failed: {traced.content}")
+        result = traced.structured_content
+        if result["status"] == "queued":
+            result = (await wait(client, result["task_id"]))["result"]
+        check(abs(result["square_meters"] - 2500.0) < 1.0, f"lot_trace area {result['square_meters']}")
+        print(f"[{mode}] lot_trace succeeded, {result['acres']} acres")
 
         bad = await client.call_tool("generate", {"model": "alpha-schnell"})
         check(bad.is_error, "a generate without a prompt is a tool error")

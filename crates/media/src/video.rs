@@ -13,7 +13,7 @@ use openh264::encoder::{Encoder, EncoderConfig, FrameRate, IntraFramePeriod, Pro
 use openh264::formats::{RgbSliceU8, YUVBuffer, YUVSource};
 use openh264::{OpenH264API, Timestamp};
 
-use super::MediaError;
+use crate::MediaError;
 
 /// Most frames [`decode_mp4`] returns; later frames are ignored.
 pub const MAX_DECODE_FRAMES: u32 = 1800;
@@ -462,7 +462,7 @@ fn guard_parser<T>(f: impl FnOnce() -> Result<T, MediaError>) -> Result<T, Media
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::media::imaging::sandbox_motion_frames;
+    use crate::sandbox::sandbox_motion_frames;
 
     fn clip(frames: u32) -> Vec<RgbImage> {
         sandbox_motion_frames("test clip", 9, 160, 96, frames)

@@ -1,8 +1,8 @@
 //! Real text-to-speech through the eSpeak NG synthesizer when it is installed (Debian package
 //! `espeak-ng`; no network or model download at run time). Callers fall back to the sandbox
-//! vocoder in [`super::audio`] when it is not.
+//! vocoder in [`crate::audio`] when it is not.
 
-use super::MediaError;
+use crate::MediaError;
 use std::io::Read;
 use std::process::{Command, Stdio};
 

@@ -4,8 +4,8 @@
 use std::f64::consts::{PI, TAU};
 use std::io::Cursor;
 
-use super::seed::{fnv1a64, prompt_seed, Rng};
-use super::MediaError;
+use crate::seed::{fnv1a64, prompt_seed, Rng};
+use crate::MediaError;
 
 /// Longest audio the synthesizers produce; longer requests are truncated.
 pub const MAX_SYNTH_SECS: f64 = 600.0;

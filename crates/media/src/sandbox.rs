@@ -1,0 +1,410 @@
+//! Deterministic procedural "sandbox" generators that stand in for generative models when none
+//! is configured: their output is a function of the prompt and seed only, so tests and demos are
+//! reproducible.
+
+use image::imageops::{self, FilterType};
+use image::{DynamicImage, Rgb, RgbImage};
+
+use crate::codecs::{MAX_ANIMATION_FRAMES, MAX_IMAGE_DIM};
+use crate::resample::{even_dim, sample_bilinear};
+use crate::seed::{fnv1a64, prompt_seed, Rng};
+
+/// Deterministic procedural picture for `prompt` + `seed` (sandbox stand-in
+/// for a text-to-image model).
+///
+/// Palette, gradient, glow, shapes and grain all derive from a stable FNV-1a
+/// hash, so identical inputs give identical bytes and different prompts look
+/// clearly different. Each side is clamped to [`MAX_IMAGE_DIM`].
+pub fn sandbox_image(prompt: &str, seed: u64, width: u32, height: u32) -> RgbImage {
+    let scene = Scene::new(prompt, seed);
+    scene.render(width.min(MAX_IMAGE_DIM), height.min(MAX_IMAGE_DIM), 0.0)
+}
+
+/// Deterministic visible edit of `img` for `prompt` + `seed` (sandbox stand-in
+/// for an instruction-edit model): colour grade, prompt-coloured tint and
+/// vignette. Output has the input's size.
+pub fn sandbox_edit(img: &DynamicImage, prompt: &str, seed: u64) -> RgbImage {
+    let mut rgb = img.to_rgb8();
+    let (w, h) = rgb.dimensions();
+    if w == 0 || h == 0 {
+        return rgb;
+    }
+    let mut rng = Rng::new(prompt_seed(prompt, seed));
+    let tint = hsv_to_rgb(rng.unit() as f32, rng.range(0.5, 0.9) as f32, 1.0);
+    let tint_strength = rng.range(0.2, 0.4) as f32;
+    let gains = [rng.range(0.85, 1.15) as f32, rng.range(0.85, 1.15) as f32, rng.range(0.85, 1.15) as f32];
+    let gamma = rng.range(0.8, 1.25) as f32;
+    let saturation = rng.range(0.6, 1.5) as f32;
+    let contrast = rng.range(0.9, 1.25) as f32;
+    let vignette = rng.range(0.35, 0.6) as f32;
+
+    let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+    let max_r2 = cx * cx + cy * cy;
+    for (x, y, p) in rgb.enumerate_pixels_mut() {
+        let mut c = [0.0f32; 3];
+        for k in 0..3 {
+            let v = f32::from(p.0[k]) / 255.0;
+            c[k] = (v * gains[k]).clamp(0.0, 1.0).powf(gamma);
+        }
+        let luma = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
+        let (dx, dy) = (x as f32 + 0.5 - cx, y as f32 + 0.5 - cy);
+        let falloff = 1.0 - vignette * ((dx * dx + dy * dy) / max_r2).powf(1.3);
+        for k in 0..3 {
+            let mut v = luma + (c[k] - luma) * saturation;
+            v = (v - 0.5) * contrast + 0.5;
+            v = v * (1.0 - tint_strength) + tint[k] * luma * tint_strength * 1.6;
+            c[k] = v * falloff;
+        }
+        *p = Rgb(to_rgb8(c));
+    }
+    rgb
+}
+
+/// Ken-Burns animation over a still: the crop window glides and zooms smoothly
+/// (eased) between two seed-chosen framings.
+///
+/// Odd sizes are rounded down to even (minimum 2) because H.264 4:2:0 needs
+/// even dimensions; `frame_count` is capped at [`MAX_ANIMATION_FRAMES`] and
+/// sizes at [`MAX_IMAGE_DIM`].
+pub fn pan_zoom_frames(img: &DynamicImage, width: u32, height: u32, frame_count: u32, seed: u64) -> Vec<RgbImage> {
+    let (w, h) = (even_dim(width), even_dim(height));
+    let n = frame_count.min(MAX_ANIMATION_FRAMES);
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut src = img.to_rgb8();
+    if src.width() == 0 || src.height() == 0 {
+        return (0..n).map(|_| RgbImage::new(w, h)).collect();
+    }
+    let mut rng = Rng::new(prompt_seed("pan-zoom", seed));
+    let zoom_max = rng.range(1.15, 1.35);
+    let (zoom_start, zoom_end) = if rng.chance(0.5) { (1.0, zoom_max) } else { (zoom_max, 1.0) };
+
+    // Shrink large sources first so per-frame bilinear sampling never has to
+    // minify (which would alias); keep enough pixels for the tightest zoom.
+    let aspect = f64::from(w) / f64::from(h);
+    let full_win_w = f64::from(src.width()).min(f64::from(src.height()) * aspect);
+    let scale = f64::from(w) * zoom_max / full_win_w;
+    if scale < 1.0 {
+        let nw = ((f64::from(src.width()) * scale).round() as u32).max(1);
+        let nh = ((f64::from(src.height()) * scale).round() as u32).max(1);
+        src = imageops::resize(&src, nw, nh, FilterType::CatmullRom);
+    }
+    let (sw, sh) = (f64::from(src.width()), f64::from(src.height()));
+    let (win_w, win_h) = if sw / sh > aspect { (sh * aspect, sh) } else { (sw, sw / aspect) };
+
+    // Pan from one side of the free range to the other so motion is visible.
+    let fx = rng.unit();
+    let fy = rng.unit();
+    let keyframe = |zoom: f64, ux: f64, uy: f64| {
+        let (ww, wh) = (win_w / zoom, win_h / zoom);
+        let cx = ww / 2.0 + (sw - ww) * ux;
+        let cy = wh / 2.0 + (sh - wh) * uy;
+        (cx, cy)
+    };
+    let start = keyframe(zoom_start, fx, fy);
+    let end = keyframe(zoom_end, 1.0 - fx, 1.0 - fy);
+
+    (0..n)
+        .map(|i| {
+            let t = if n > 1 { f64::from(i) / f64::from(n - 1) } else { 0.0 };
+            let e = t * t * (3.0 - 2.0 * t);
+            // Geometric zoom interpolation feels uniform to the eye.
+            let zoom = zoom_start * (zoom_end / zoom_start).powf(e);
+            let (ww, wh) = (win_w / zoom, win_h / zoom);
+            let cx = (start.0 + (end.0 - start.0) * e).clamp(ww / 2.0, sw - ww / 2.0);
+            let cy = (start.1 + (end.1 - start.1) * e).clamp(wh / 2.0, sh - wh / 2.0);
+            let (x0, y0) = (cx - ww / 2.0, cy - wh / 2.0);
+            let mut frame = RgbImage::new(w, h);
+            for (ox, oy, p) in frame.enumerate_pixels_mut() {
+                let sx = x0 + (f64::from(ox) + 0.5) * ww / f64::from(w) - 0.5;
+                let sy = y0 + (f64::from(oy) + 0.5) * wh / f64::from(h) - 0.5;
+                *p = sample_bilinear(&src, sx as f32, sy as f32);
+            }
+            frame
+        })
+        .collect()
+}
+
+/// Deterministic animated procedural scene (sandbox stand-in for a
+/// text-to-video model): shapes drift on looping paths over a slowly turning
+/// gradient, so the last frame flows back into the first.
+///
+/// Sizes are rounded down to even (minimum 2) and capped at [`MAX_IMAGE_DIM`];
+/// `frame_count` is capped at [`MAX_ANIMATION_FRAMES`].
+pub fn sandbox_motion_frames(prompt: &str, seed: u64, width: u32, height: u32, frame_count: u32) -> Vec<RgbImage> {
+    let (w, h) = (even_dim(width), even_dim(height));
+    let n = frame_count.min(MAX_ANIMATION_FRAMES);
+    let scene = Scene::new(prompt, seed);
+    (0..n).map(|i| scene.render(w, h, f64::from(i) / f64::from(n))).collect()
+}
+
+fn to_rgb8(c: [f32; 3]) -> [u8; 3] {
+    [
+        (c[0] * 255.0).round().clamp(0.0, 255.0) as u8,
+        (c[1] * 255.0).round().clamp(0.0, 255.0) as u8,
+        (c[2] * 255.0).round().clamp(0.0, 255.0) as u8,
+    ]
+}
+
+/// HSV (all components in 0..1) to linear-ish RGB in 0..1.
+fn hsv_to_rgb(h: f32, s: f32, v: f32) -> [f32; 3] {
+    let h6 = (h.rem_euclid(1.0)) * 6.0;
+    let sector = h6.floor();
+    let f = h6 - sector;
+    let p = v * (1.0 - s);
+    let q = v * (1.0 - s * f);
+    let t = v * (1.0 - s * (1.0 - f));
+    match sector as u32 {
+        0 => [v, t, p],
+        1 => [q, v, p],
+        2 => [p, v, t],
+        3 => [p, q, v],
+        4 => [t, p, v],
+        _ => [v, p, q],
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum ShapeKind {
+    Disc,
+    Ring,
+    Square,
+}
+
+/// One procedural shape, in coordinates where the shorter image side is 1.
+#[derive(Debug, Clone)]
+struct Shape {
+    kind: ShapeKind,
+    centre: (f32, f32),
+    size: f32,
+    colour: [f32; 3],
+    opacity: f32,
+    /// Looping motion: amplitude, whole-number cycles per loop and phase.
+    amplitude: (f32, f32),
+    cycles: (f32, f32),
+    phase: (f32, f32),
+    spin: f32,
+}
+
+/// Everything a sandbox picture derives from its prompt hash.
+#[derive(Debug, Clone)]
+struct Scene {
+    top: [f32; 3],
+    bottom: [f32; 3],
+    angle: f32,
+    glow_centre: (f32, f32),
+    glow_colour: [f32; 3],
+    glow_radius: f32,
+    shapes: Vec<Shape>,
+    noise_seed: u64,
+    noise_cell: f32,
+    noise_amp: f32,
+}
+
+impl Scene {
+    fn new(prompt: &str, seed: u64) -> Self {
+        let base = prompt_seed(prompt, seed);
+        let mut rng = Rng::new(base);
+        let hue = rng.unit() as f32;
+        let harmony = [0.08f32, 0.33, 0.5, 0.58][rng.index(4)];
+        let top = hsv_to_rgb(hue, rng.range(0.35, 0.8) as f32, rng.range(0.55, 0.95) as f32);
+        let bottom = hsv_to_rgb(hue + harmony, rng.range(0.4, 0.9) as f32, rng.range(0.15, 0.5) as f32);
+        let angle = rng.range(0.0, std::f64::consts::TAU) as f32;
+        let glow_centre = (rng.range(0.2, 0.8) as f32, rng.range(0.2, 0.8) as f32);
+        let glow_colour = hsv_to_rgb(hue + 0.5 * harmony, 0.3, 1.0);
+        let glow_radius = rng.range(0.25, 0.6) as f32;
+
+        // Each word contributes its own shape (hashed independently of order
+        // and seed position) so prompts that differ by a word differ visibly.
+        let mut shapes = Vec::new();
+        let words: Vec<&str> = prompt.split_whitespace().take(8).collect();
+        for (i, word) in words.iter().enumerate() {
+            let word_hash = fnv1a64(word.to_lowercase().as_bytes()) ^ base.rotate_left(i as u32 * 7 + 1);
+            shapes.push(Shape::random(&mut Rng::new(word_hash), hue, harmony));
+        }
+        while shapes.len() < 3 {
+            shapes.push(Shape::random(&mut rng, hue, harmony));
+        }
+        Self {
+            top,
+            bottom,
+            angle,
+            glow_centre,
+            glow_colour,
+            glow_radius,
+            shapes,
+            noise_seed: rng.next_u64(),
+            noise_cell: rng.range(0.04, 0.12) as f32,
+            noise_amp: rng.range(0.03, 0.07) as f32,
+        }
+    }
+
+    /// Renders the scene at loop position `t` in [0, 1).
+    fn render(&self, w: u32, h: u32, t: f64) -> RgbImage {
+        let mut img = RgbImage::new(w, h);
+        if w == 0 || h == 0 {
+            return img;
+        }
+        let unit = w.min(h) as f32;
+        let (aw, ah) = (w as f32 / unit, h as f32 / unit);
+        let tau = std::f32::consts::TAU;
+        let t = t as f32;
+        let angle = self.angle + 0.6 * (tau * t).sin();
+        let (dir_x, dir_y) = (angle.cos(), angle.sin());
+        let half_extent = 0.5 * (aw * dir_x.abs() + ah * dir_y.abs());
+        let pixel = 1.0 / unit;
+
+        // Resolve animated shape positions once per frame.
+        let placed: Vec<(&Shape, f32, f32, f32)> = self
+            .shapes
+            .iter()
+            .map(|s| {
+                let cx = s.centre.0 * aw + s.amplitude.0 * (tau * (s.cycles.0 * t + s.phase.0)).sin();
+                let cy = s.centre.1 * ah + s.amplitude.1 * (tau * (s.cycles.1 * t + s.phase.1)).cos();
+                (s, cx, cy, s.spin * tau * t)
+            })
+            .collect();
+
+        for (x, y, p) in img.enumerate_pixels_mut() {
+            let u = (x as f32 + 0.5) / unit;
+            let v = (y as f32 + 0.5) / unit;
+            let g = (((u - aw / 2.0) * dir_x + (v - ah / 2.0) * dir_y) / (2.0 * half_extent.max(1e-3)) + 0.5)
+                .clamp(0.0, 1.0);
+            let mut c: [f32; 3] = std::array::from_fn(|k| self.top[k] * (1.0 - g) + self.bottom[k] * g);
+            let (gx, gy) = (u - self.glow_centre.0 * aw, v - self.glow_centre.1 * ah);
+            let glow = (-(gx * gx + gy * gy) / (self.glow_radius * self.glow_radius)).exp() * 0.45;
+            for (ck, gk) in c.iter_mut().zip(self.glow_colour) {
+                *ck += (gk - *ck) * glow;
+            }
+            for &(shape, cx, cy, rot) in &placed {
+                let size = shape.size;
+                let (dx, dy) = (u - cx, v - cy);
+                let dist = match shape.kind {
+                    ShapeKind::Disc => (dx * dx + dy * dy).sqrt() - size,
+                    ShapeKind::Ring => ((dx * dx + dy * dy).sqrt() - size).abs() - size * 0.18,
+                    ShapeKind::Square => {
+                        let (s, co) = rot.sin_cos();
+                        let (rx, ry) = (dx * co + dy * s, -dx * s + dy * co);
+                        let r = size * 0.25;
+                        let (qx, qy) = (rx.abs() - size + r, ry.abs() - size + r);
+                        let outside = (qx.max(0.0).powi(2) + qy.max(0.0).powi(2)).sqrt();
+                        outside + qx.max(qy).min(0.0) - r
+                    }
+                };
+                // Anti-aliased edge about 1.5 px wide.
+                let cover = (0.5 - dist / (1.5 * pixel)).clamp(0.0, 1.0) * shape.opacity;
+                if cover > 0.0 {
+                    // Subtle internal shading gives shapes some volume.
+                    let shade = 1.0 - 0.25 * ((dy / size.max(1e-3)).clamp(-1.0, 1.0) * 0.5 + 0.5);
+                    for (ck, sk) in c.iter_mut().zip(shape.colour) {
+                        *ck += (sk * shade - *ck) * cover;
+                    }
+                }
+            }
+            let grain = value_noise(self.noise_seed, u / self.noise_cell, v / self.noise_cell) * 0.65
+                + value_noise(self.noise_seed ^ 0x5555, u / (self.noise_cell * 0.4), v / (self.noise_cell * 0.4))
+                    * 0.35;
+            for ck in &mut c {
+                *ck += (grain - 0.5) * self.noise_amp * 2.0;
+            }
+            *p = Rgb(to_rgb8(c));
+        }
+        img
+    }
+}
+
+impl Shape {
+    fn random(rng: &mut Rng, hue: f32, harmony: f32) -> Self {
+        let kind = [ShapeKind::Disc, ShapeKind::Ring, ShapeKind::Square][rng.index(3)];
+        let shape_hue = hue + [0.0, harmony, -harmony, 0.5][rng.index(4)] + rng.range(-0.05, 0.05) as f32;
+        Self {
+            kind,
+            centre: (rng.range(0.15, 0.85) as f32, rng.range(0.15, 0.85) as f32),
+            size: rng.range(0.06, 0.22) as f32,
+            colour: hsv_to_rgb(shape_hue, rng.range(0.45, 0.95) as f32, rng.range(0.6, 1.0) as f32),
+            opacity: rng.range(0.55, 0.95) as f32,
+            amplitude: (rng.range(0.05, 0.25) as f32, rng.range(0.03, 0.18) as f32),
+            cycles: ((1 + rng.index(2)) as f32, (1 + rng.index(2)) as f32),
+            phase: (rng.unit() as f32, rng.unit() as f32),
+            spin: [-1.0f32, 0.0, 1.0][rng.index(3)] * 0.25,
+        }
+    }
+}
+
+/// Smooth value noise in [0, 1] on an integer lattice hashed with `seed`.
+fn value_noise(seed: u64, x: f32, y: f32) -> f32 {
+    let (xf, yf) = (x.floor(), y.floor());
+    let (fx, fy) = (x - xf, y - yf);
+    let (xi, yi) = (xf as i64, yf as i64);
+    let lattice = |ix: i64, iy: i64| {
+        let h = crate::seed::mix64(
+            seed ^ (ix as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (iy as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f),
+        );
+        (h >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let sx = fx * fx * (3.0 - 2.0 * fx);
+    let sy = fy * fy * (3.0 - 2.0 * fy);
+    let top = lattice(xi, yi) * (1.0 - sx) + lattice(xi + 1, yi) * sx;
+    let bottom = lattice(xi, yi + 1) * (1.0 - sx) + lattice(xi + 1, yi + 1) * sx;
+    top * (1.0 - sy) + bottom * sy
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_images::test_pattern;
+
+    #[test]
+    fn sandbox_image_is_deterministic_and_prompt_sensitive() {
+        let a = sandbox_image("a red fox in snow", 7, 64, 48);
+        let b = sandbox_image("a red fox in snow", 7, 64, 48);
+        let c = sandbox_image("a blue whale at dusk", 7, 64, 48);
+        let d = sandbox_image("a red fox in snow", 8, 64, 48);
+        assert_eq!(a.dimensions(), (64, 48));
+        assert_eq!(a, b);
+        assert!(mean_abs_diff(&a, &c) > 10.0);
+        assert_ne!(a, d);
+        // Not a flat fill.
+        let first = a.get_pixel(0, 0);
+        assert!(a.pixels().filter(|p| *p != first).count() > 1000);
+    }
+
+    #[test]
+    fn sandbox_edit_is_deterministic_and_visible() {
+        let src = DynamicImage::ImageRgb8(test_pattern(40, 30));
+        let a = sandbox_edit(&src, "make it warmer", 1);
+        assert_eq!(a.dimensions(), (40, 30));
+        assert_eq!(a, sandbox_edit(&src, "make it warmer", 1));
+        assert!(mean_abs_diff(&a, &src.to_rgb8()) > 5.0);
+        assert_ne!(a, sandbox_edit(&src, "make it colder", 1));
+    }
+
+    #[test]
+    fn pan_zoom_frames_move_smoothly() {
+        let src = DynamicImage::ImageRgb8(sandbox_image("mountain lake", 3, 200, 120));
+        let frames = pan_zoom_frames(&src, 65, 48, 10, 5);
+        assert_eq!(frames.len(), 10);
+        assert!(frames.iter().all(|f| f.dimensions() == (64, 48)));
+        assert_ne!(frames[0], frames[9]);
+        // Adjacent frames differ less than the endpoints do.
+        let step = mean_abs_diff(&frames[4], &frames[5]);
+        assert!(step < mean_abs_diff(&frames[0], &frames[9]));
+        assert_eq!(frames, pan_zoom_frames(&src, 64, 48, 10, 5));
+        assert!(pan_zoom_frames(&src, 64, 48, 0, 5).is_empty());
+    }
+
+    #[test]
+    fn motion_frames_are_deterministic_and_animated() {
+        let a = sandbox_motion_frames("dancing lights", 1, 48, 32, 6);
+        assert_eq!(a.len(), 6);
+        assert!(a.iter().all(|f| f.dimensions() == (48, 32)));
+        assert_ne!(a[0], a[3]);
+        assert_eq!(a, sandbox_motion_frames("dancing lights", 1, 48, 32, 6));
+        assert_ne!(a, sandbox_motion_frames("quiet ocean", 1, 48, 32, 6));
+    }
+
+    fn mean_abs_diff(a: &RgbImage, b: &RgbImage) -> f64 {
+        let total: u64 = a.as_raw().iter().zip(b.as_raw()).map(|(x, y)| u64::from(x.abs_diff(*y))).sum();
+        total as f64 / a.as_raw().len().max(1) as f64
+    }
+}

@@ -1,0 +1,91 @@
+//! The real-estate recipes: pipelines over media operations and engines that turn listing inputs
+//! into what an agent or photographer publishes. listing-enhance polishes a listing photo;
+//! lot-trace isolates a parcel on an aerial photo and measures it.
+//!
+//! Each recipe has a `prepare` step, run at submit time, that checks a request and turns it into a
+//! [`RecipeJob`] (so bad input is refused with 400 before anything is held or queued), and a run
+//! step, called by a worker through [`run`], that fetches the inputs and produces the files and
+//! the structured result.
+
+pub mod listing_enhance;
+pub mod lot_trace;
+
+use engines::{EngineError, Engines, FetchError, OutputFile};
+use serde::{Deserialize, Serialize};
+
+/// A recipe's work as queued: everything needed to run it, already checked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "recipe", rename_all = "kebab-case")]
+pub enum RecipeJob {
+    /// A listing photo to a polished one.
+    ListingEnhance(listing_enhance::ListingEnhanceJob),
+    /// An aerial photo and a boundary to a measured, rendered parcel.
+    LotTrace(lot_trace::LotTraceJob),
+}
+
+impl RecipeJob {
+    /// The recipe's name, as in its endpoint (`lot-trace`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            RecipeJob::ListingEnhance(_) => listing_enhance::RECIPE,
+            RecipeJob::LotTrace(_) => lot_trace::RECIPE,
+        }
+    }
+}
+
+/// What a finished recipe produced.
+#[derive(Clone, Debug)]
+pub struct RecipeOutput {
+    /// The files, in order.
+    pub files: Vec<OutputFile>,
+    /// The structured result beside the files (measurements, the adjustments made).
+    pub result: serde_json::Value,
+}
+
+/// Why a recipe produced nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum RecipeError {
+    /// The client's input cannot be used (the message names the field).
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The recipe failed for a reason that is not the input.
+    #[error("recipe failed: {0}")]
+    Failed(String),
+}
+
+impl From<FetchError> for RecipeError {
+    fn from(e: FetchError) -> Self {
+        RecipeError::InvalidInput(e.to_string())
+    }
+}
+
+impl From<EngineError> for RecipeError {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::Fetch(e) => e.into(),
+            EngineError::InvalidInput(m) => RecipeError::InvalidInput(m),
+            other => RecipeError::Failed(other.to_string()),
+        }
+    }
+}
+
+/// Runs `job`, fetching its inputs through `engines`; the CPU-bound work runs on the blocking pool.
+pub async fn run(engines: &Engines, job: &RecipeJob) -> Result<RecipeOutput, RecipeError> {
+    match job {
+        RecipeJob::ListingEnhance(job) => listing_enhance::run(engines, job).await,
+        RecipeJob::LotTrace(job) => lot_trace::run(engines, job).await,
+    }
+}
+
+/// Runs CPU-bound work off the async runtime.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, RecipeError> + Send + 'static,
+) -> Result<T, RecipeError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| RecipeError::Failed(format!("recipe crashed: {e}")))?
+}
+
+/// Decodes a fetched PNG or JPEG, naming the field on failure.
+fn decode_image(bytes: &[u8], field: &str) -> Result<image::DynamicImage, RecipeError> {
+    media::codecs::decode_image(bytes)
+        .map_err(|e| RecipeError::InvalidInput(format!("{field}: not a usable PNG or JPEG image ({e})")))
+}

@@ -1,0 +1,97 @@
+//! Recipe use-cases. Every recipe is a task like any other (held, queued, run by a worker, billed
+//! at its end); a synchronous recipe's caller additionally waits for the end, for up to
+//! `sync_recipe_wait`, and gets the task with its result, or the queued task to poll when the wait
+//! runs out. There is no second execution or billing path.
+
+use crate::execution::StoredJob;
+use crate::views::{QueuedTask, RecipeResult, TaskView};
+use crate::{Caller, Service, ServiceError};
+use domain::{FailureKind, ListingEnhanceRequest, LotTraceRequest, TaskStatus, Usd};
+use recipes::{listing_enhance, lot_trace, RecipeJob};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Claim priority of background work.
+const BACKGROUND: i32 = 0;
+/// Claim priority of work a caller is waiting on.
+const WAITED_ON: i32 = 10;
+/// How often a waiting caller re-reads its task when no notification arrives (a safety net: the
+/// end of a task is signalled in-process and, on PostgreSQL, across processes).
+const WAIT_POLL: Duration = Duration::from_millis(500);
+
+/// How a synchronous recipe call ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SyncOutcome {
+    /// The recipe succeeded within the wait (HTTP 200).
+    Finished(Box<RecipeResult>),
+    /// Still running when the wait ran out (HTTP 202): poll the task.
+    Pending(QueuedTask),
+}
+
+impl Service {
+    /// The listing-enhance recipe: a raw listing photo to a polished one, queued (HTTP 202) and
+    /// polled at `GET /v1/tasks/{id}`.
+    pub async fn listing_enhance(
+        &self,
+        caller: &Caller,
+        request: ListingEnhanceRequest,
+    ) -> Result<QueuedTask, ServiceError> {
+        let job = listing_enhance::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
+        self.enqueue_recipe(caller, RecipeJob::ListingEnhance(job), BACKGROUND).await
+    }
+
+    /// The lot-trace recipe, synchronous: the measured, rendered parcel, or the queued task when
+    /// it takes longer than the wait.
+    pub async fn lot_trace(&self, caller: &Caller, request: LotTraceRequest) -> Result<SyncOutcome, ServiceError> {
+        let job = lot_trace::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
+        let queued = self.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON).await?;
+        self.await_result(caller, queued).await
+    }
+
+    async fn enqueue_recipe(&self, caller: &Caller, job: RecipeJob, priority: i32) -> Result<QueuedTask, ServiceError> {
+        let name = job.name();
+        let spec = self
+            .engines()
+            .catalog()
+            .recipe_engine(name)
+            .ok_or_else(|| ServiceError::Internal(format!("the engine catalog has no {name} recipe entry")))?;
+        // Recipes are priced per call.
+        let price: Usd = spec.price.unit_price();
+        self.enqueue(caller, name, &StoredJob::Recipe(job), price, priority).await
+    }
+
+    /// Waits for `queued` to end: its result when it succeeded, 400 when the client's input was
+    /// unusable, 502 when it failed otherwise, and the queued task when the wait runs out.
+    async fn await_result(&self, caller: &Caller, queued: QueuedTask) -> Result<SyncOutcome, ServiceError> {
+        let deadline = Instant::now() + self.config().sync_recipe_wait;
+        loop {
+            // Registered before reading, so an end between the read and the wait is not missed.
+            let finished = self.inner.finished.notified();
+            tokio::pin!(finished);
+            finished.as_mut().enable();
+            let (task_id, key_id) = (queued.id.clone(), caller.key_id.clone());
+            let record = self.db(move |db| db.task_for_key(&task_id, &key_id)).await?;
+            let record = record.ok_or_else(|| ServiceError::Internal(format!("task {} vanished", queued.id)))?;
+            match record.status()? {
+                TaskStatus::Succeeded => {
+                    let task: TaskView = self.task_view(&record)?;
+                    let result = task.result.clone().and_then(|r| r.as_object().cloned()).unwrap_or_default();
+                    return Ok(SyncOutcome::Finished(Box::new(RecipeResult { task, result })));
+                }
+                TaskStatus::Failed => {
+                    let message = record.error.clone().unwrap_or_else(|| "the recipe failed".into());
+                    return Err(match record.failure_kind() {
+                        Some(FailureKind::Input) => ServiceError::BadRequest(message),
+                        _ => ServiceError::ProviderFailed(format!("task {}: {message}", record.id)),
+                    });
+                }
+                TaskStatus::Queued | TaskStatus::Running => {}
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(SyncOutcome::Pending(queued));
+            }
+            let _ = tokio::time::timeout((deadline - now).min(WAIT_POLL), finished).await;
+        }
+    }
+}
