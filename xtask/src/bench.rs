@@ -6,6 +6,7 @@
 
 use crate::deployment::Deployment;
 use anyhow::{bail, Context, Result};
+use base64::Engine as _;
 use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -188,7 +189,7 @@ async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
         let (elapsed, _) = end_to_end(&client, target, body).await?;
         println!("{:<34} end to end {:>8.0} ms", label, elapsed.as_secs_f64() * 1000.0);
     }
-    Ok(())
+    reel(&client, target, server.worker_pid()).await
 }
 
 async fn end_to_end(client: &reqwest::Client, target: &Target, body: Value) -> Result<(Duration, Value)> {
@@ -211,4 +212,116 @@ async fn end_to_end(client: &reqwest::Client, target: &Target, body: Value) -> R
             _ => tokio::time::sleep(Duration::from_millis(10)).await,
         }
     }
+}
+
+/// A 15 s reel from three real photos, end to end, with the worker's peak memory while it runs;
+/// then ffmpeg with libx264 encoding the same frames (decoded from the reel) for comparison.
+async fn reel(client: &reqwest::Client, target: &Target, worker: Option<u32>) -> Result<()> {
+    let photos_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/media/tests/photos");
+    let photo = |name: &str| -> Result<String> {
+        let bytes = std::fs::read(photos_dir.join(name)).with_context(|| format!("reading {name}"))?;
+        Ok(format!("data:image/jpeg;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)))
+    };
+    let body = json!({
+        "photos": [photo("coffee.jpg")?, photo("rocket.jpg")?, photo("chelsea.jpg")?],
+        "details": {"price": 525000, "beds": 3, "baths": 2, "square_feet": 1850, "address": "42 Harbor Lane",
+                    "agent_name": "Dana Reyes", "phone": "(860) 555-0142"},
+        "params": {"duration": 15},
+    });
+    let baseline = worker.and_then(|pid| rss_kib(pid, "VmRSS")).unwrap_or(0);
+    let started = Instant::now();
+    let queued: Value = client
+        .post(format!("{}/v1/recipes/reel", target.base))
+        .bearer_auth(&target.key)
+        .json(&body)
+        .send()
+        .await?
+        .json()
+        .await?;
+    let id = queued["reel_id"].as_str().with_context(|| format!("reel not accepted: {queued}"))?.to_string();
+    let mut peak = baseline;
+    let reel = loop {
+        if let Some(rss) = worker.and_then(|pid| rss_kib(pid, "VmRSS")) {
+            peak = peak.max(rss);
+        }
+        let reel: Value = client
+            .get(format!("{}/v1/recipes/reel/{id}", target.base))
+            .bearer_auth(&target.key)
+            .send()
+            .await?
+            .json()
+            .await?;
+        match reel["status"].as_str() {
+            Some("succeeded") => break reel,
+            Some("failed") => bail!("{id} failed: {reel}"),
+            _ => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    };
+    println!(
+        "{:<34} end to end {:>8.0} ms  (worker RSS {} MiB before, peak {} MiB, sampled every 20 ms)",
+        "reel 15 s 1080x1920, 3 photos",
+        started.elapsed().as_secs_f64() * 1000.0,
+        baseline / 1024,
+        peak / 1024
+    );
+    let url = reel["output"][0]["url"].as_str().context("reel video url")?;
+    let mp4 = client.get(url).send().await?.bytes().await?;
+    let dir = std::env::temp_dir().join(format!("reel-bench-{}", crate::deployment::unique()));
+    std::fs::create_dir_all(&dir)?;
+    let input = dir.join("reel.mp4");
+    std::fs::write(&input, &mp4)?;
+    match ffmpeg_same_frames(&input, &dir.join("x264.mp4")) {
+        Ok((elapsed, peak_kib, bytes)) => println!(
+            "{:<34} encode     {:>8.0} ms  (peak {} MiB; {} KiB vs ours {} KiB)",
+            "ffmpeg libx264 same 450 frames",
+            elapsed.as_secs_f64() * 1000.0,
+            peak_kib / 1024,
+            bytes / 1024,
+            mp4.len() / 1024
+        ),
+        Err(e) => println!("{:<34} skipped: {e}", "ffmpeg libx264 same 450 frames"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// Decodes `input` to raw RGB frames and pipes them into ffmpeg's libx264 (medium preset, CRF 20,
+/// yuv420p, BT.709, fast start), as a user would make the video from rendered frames. Returns
+/// the encoder's wall time, its peak memory and the file size.
+fn ffmpeg_same_frames(input: &std::path::Path, output: &std::path::Path) -> Result<(Duration, u64, u64)> {
+    use std::process::{Command, Stdio};
+    let started = Instant::now();
+    let mut decoder = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(input)
+        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("ffmpeg is not installed (apt-get install ffmpeg)")?;
+    let frames = decoder.stdout.take().context("decoder output")?;
+    let mut encoder = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "1080x1920", "-r", "30", "-i", "-"])
+        .args(["-c:v", "libx264", "-preset", "medium", "-crf", "20", "-pix_fmt", "yuv420p"])
+        .args(["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-movflags", "+faststart"])
+        .arg(output)
+        .stdin(frames)
+        .spawn()
+        .context("starting ffmpeg")?;
+    let mut peak = 0;
+    while encoder.try_wait()?.is_none() {
+        if let Some(hwm) = rss_kib(encoder.id(), "VmHWM") {
+            peak = peak.max(hwm);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let elapsed = started.elapsed();
+    decoder.wait()?;
+    Ok((elapsed, peak, std::fs::metadata(output)?.len()))
+}
+
+/// A memory figure (`VmRSS`, `VmHWM`) of a process, KiB.
+fn rss_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

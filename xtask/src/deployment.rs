@@ -95,6 +95,11 @@ impl Deployment {
         Ok(deployment)
     }
 
+    /// The standalone worker's process id, once started.
+    pub fn worker_pid(&self) -> Option<u32> {
+        self.worker.as_ref().map(Child::id)
+    }
+
     /// Starts a standalone `worker` process on the same database and output store.
     pub fn start_worker(&mut self) -> Result<()> {
         self.worker = Some(self.command("worker").stdout(Stdio::null()).spawn().context("starting worker")?);

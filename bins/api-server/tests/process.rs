@@ -39,7 +39,12 @@ impl Deployment {
 
     /// Starts the server; returns it and, on a first start, the printed key.
     fn start(&self) -> (Child, Option<String>) {
-        let mut child = self.command().stdout(Stdio::piped()).spawn().unwrap();
+        self.start_with(&[])
+    }
+
+    /// Starts the server with extra arguments (such as `serve --no-worker`).
+    fn start_with(&self, args: &[&str]) -> (Child, Option<String>) {
+        let mut child = self.command().args(args).stdout(Stdio::piped()).spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -161,4 +166,78 @@ async fn first_start_admin_cli_and_sigterm_lose_nothing() {
     assert!(ok, "{out}");
     let (ok, ledger) = deployment.admin(&["account", "ledger", "dev"]);
     assert!(ok && ledger.matches("capture").count() == 1, "{ledger}");
+}
+
+/// An api-server killed while a client waits on a synchronous recipe loses nothing: the task was
+/// durable before the wait, runs after the restart, and is billed once.
+#[tokio::test]
+async fn a_crash_while_a_lot_trace_waits_loses_nothing_and_bills_once() {
+    let deployment = Deployment::new();
+    let client = reqwest::Client::new();
+    let (mut server, key) = deployment.start();
+    let key = key.expect("first-start key");
+    // A photo of our own to trace (own output URLs stay valid across restarts).
+    let generate = json!({"model": "alpha-schnell", "prompt": "aerial lot", "params": {"width": 320, "height": 256}});
+    let queued: Value = client
+        .post(deployment.url("/v1/generate"))
+        .bearer_auth(&key)
+        .json(&generate)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = queued["id"].as_str().unwrap().to_string();
+    let started = Instant::now();
+    let image = loop {
+        let task: Value = client
+            .get(deployment.url(&format!("/v1/tasks/{id}")))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if task["status"] == "succeeded" {
+            break task["output"][0]["url"].as_str().unwrap().to_string();
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{task}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(terminate(&mut server).success());
+
+    // With no worker, the lot-trace waits; the server is killed under it.
+    let (mut server, _) = deployment.start_with(&["serve", "--no-worker"]);
+    let trace = json!({"image_url": image, "points": [[20, 20], [220, 20], [220, 200], [20, 200]], "params": {"meters_per_pixel": 0.5}});
+    let waiting = {
+        let (client, url, key) = (client.clone(), deployment.url("/v1/recipes/lot-trace"), key.clone());
+        tokio::spawn(async move { client.post(url).bearer_auth(key).json(&trace).send().await })
+    };
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(!waiting.is_finished(), "the lot-trace answered with no worker running");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(waiting.await.unwrap().is_err(), "the waiting client lost its connection");
+
+    // After a restart the task runs and is billed once: two captures (the photo and the trace).
+    let (mut server, _) = deployment.start();
+    let started = Instant::now();
+    loop {
+        let (ok, ledger) = deployment.admin(&["account", "ledger", "dev"]);
+        assert!(ok, "{ledger}");
+        if ledger.matches("capture").count() == 2 {
+            assert!(ledger.contains("0.0300"), "{ledger}");
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{ledger}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, ledger) = deployment.admin(&["account", "ledger", "dev"]);
+    assert_eq!(ledger.matches("capture").count(), 2, "{ledger}");
+    assert!(terminate(&mut server).success());
+    let (ok, out) = deployment.admin(&["verify-ledger"]);
+    assert!(ok, "{out}");
 }

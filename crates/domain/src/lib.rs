@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod keys;
 pub mod money;
 pub mod recipe;
+pub mod reel;
 pub mod task;
 pub mod validation;
 
@@ -16,5 +17,6 @@ pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
 pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
 pub use money::Usd;
 pub use recipe::{ListingEnhanceRequest, LotTraceRequest};
+pub use reel::ReelRequest;
 pub use task::{FailureKind, OutputKind, TaskStatus};
 pub use validation::{GenerateRequest, ValidatedJob, ValidationError};

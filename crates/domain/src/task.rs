@@ -101,6 +101,8 @@ pub enum OutputKind {
     Video,
     /// A WAV recording.
     Audio,
+    /// Timed text: SRT or WebVTT captions.
+    Text,
 }
 
 #[cfg(test)]

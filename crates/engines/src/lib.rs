@@ -91,19 +91,38 @@ impl OutputFile {
 }
 
 impl OutputFile {
+    /// An MP4 video.
+    pub fn video(bytes: Vec<u8>, width: u32, height: u32, duration_secs: f64) -> OutputFile {
+        OutputFile {
+            bytes,
+            kind: OutputKind::Video,
+            extension: "mp4",
+            width: Some(width),
+            height: Some(height),
+            duration_secs: Some(duration_secs),
+        }
+    }
+
+    /// Timed text: SubRip (`srt`) or WebVTT (`vtt`) captions.
+    pub fn text(bytes: Vec<u8>, extension: &'static str) -> OutputFile {
+        OutputFile { bytes, kind: OutputKind::Text, extension, width: None, height: None, duration_secs: None }
+    }
+
     /// MIME type, such as `image/png`.
     pub fn content_type(&self) -> &'static str {
         content_type_of(self.extension)
     }
 }
 
-/// MIME type of an output file's extension (`png`, `jpg`, `mp4`, `wav`).
+/// MIME type of an output file's extension (`png`, `jpg`, `mp4`, `wav`, `srt`, `vtt`).
 pub fn content_type_of(extension: &str) -> &'static str {
     match extension {
         "png" => "image/png",
         "jpg" => "image/jpeg",
         "mp4" => "video/mp4",
         "wav" => "audio/wav",
+        "srt" => "application/x-subrip",
+        "vtt" => "text/vtt",
         _ => "application/octet-stream",
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::{EngineError, EngineOutput, Inputs, OutputFile};
 use domain::validation::Produced;
-use domain::{EngineSpec, Family, OutputKind, ValidatedJob};
+use domain::{EngineSpec, Family, ValidatedJob};
 use image::{DynamicImage, RgbImage};
 use media::{audio, codecs, inpaint, resample, sandbox, segmentation, speech, video, MediaError};
 
@@ -211,14 +211,7 @@ fn video_output(frames: &[RgbImage], sandbox: bool) -> Result<EngineOutput, Engi
     };
     let bytes = video::encode_mp4(frames, VIDEO_FPS)?;
     let millis = frames.len() as u64 * 1000 / u64::from(VIDEO_FPS);
-    let file = OutputFile {
-        bytes,
-        kind: OutputKind::Video,
-        extension: "mp4",
-        width: Some(width),
-        height: Some(height),
-        duration_secs: Some(millis as f64 / 1000.0),
-    };
+    let file = OutputFile::video(bytes, width, height, millis as f64 / 1000.0);
     Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
 }
 

@@ -34,6 +34,8 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(endpoint("/v1/usage", "GET", web::get().to(routes::usage)))
             .service(endpoint("/v1/recipes/listing-enhance", "POST", web::post().to(routes::listing_enhance)))
             .service(endpoint("/v1/recipes/lot-trace", "POST", web::post().to(routes::lot_trace)))
+            .service(endpoint("/v1/recipes/reel", "POST", web::post().to(routes::reel)))
+            .service(endpoint("/v1/recipes/reel/{reel_id}", "GET", web::get().to(routes::get_reel)))
             // GET (the optional event stream) is not offered: 405 without asking for the key.
             .service(endpoint("/api/mcp", "POST", web::post().to(connector::post)))
             .service(endpoint("/files/{path:.+}", "GET", web::get().to(routes::download)))

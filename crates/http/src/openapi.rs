@@ -4,9 +4,12 @@ use crate::errors::ErrorBody;
 use crate::{connector, routes};
 use actix_web::HttpResponse;
 use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
-use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest};
+use domain::reel::{Amount, BrandColors, ListingDetails, ReelParams, ReelPhoto};
+use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
 use recipes::lot_trace::measure::{CentroidView, Measurement, Side};
-use service::views::{ChargeView, ModelList, ModelView, OutputView, PriceView, QueuedTask, TaskView, UsageView};
+use service::views::{
+    ChargeView, ModelList, ModelView, OutputView, PriceView, QueuedReel, QueuedTask, ReelView, TaskView, UsageView,
+};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -36,12 +39,12 @@ impl Modify for BearerScheme {
             (202 with a task id), poll the task until `succeeded` or `failed`, then download the outputs."
     ),
     paths(
-        routes::generate, routes::listing_enhance, routes::lot_trace, routes::get_task, routes::list_models, routes::usage, routes::download,
+        routes::generate, routes::listing_enhance, routes::lot_trace, routes::reel, routes::get_reel, routes::get_task, routes::list_models, routes::usage, routes::download,
         connector::post, routes::health
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
-        LotTraceParams, PixelPoint, routes::LotTraceResult, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
+        LotTraceParams, PixelPoint, routes::LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, Amount, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
         ErrorBody
     )),
     modifiers(&BearerScheme),

@@ -4,10 +4,10 @@ use crate::errors::{ApiError, ErrorBody};
 use actix_web::http::{header, StatusCode};
 use actix_web::web::{self, Bytes, Data};
 use actix_web::{HttpRequest, HttpResponse};
-use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest};
+use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use service::views::{ModelList, QueuedTask, TaskView, UsageView};
+use service::views::{ModelList, QueuedReel, QueuedTask, ReelView, TaskView, UsageView};
 use service::{Caller, Service, SyncOutcome};
 use utoipa::ToSchema;
 
@@ -142,6 +142,51 @@ pub(crate) async fn lot_trace(req: HttpRequest, body: Bytes, service: Data<Servi
         SyncOutcome::Finished(result) => HttpResponse::Ok().json(result),
         SyncOutcome::Pending(queued) => accepted(queued),
     })
+}
+
+/// Listing reel: 1 to 3 listing stills and the listing's details to a 1080x1920, 30 fps H.264
+/// video with captions inside the platforms' safe zone, an end card, and optional voiceover and
+/// music; plus a cover JPEG and the captions as SRT and WebVTT. Poll
+/// `GET /v1/recipes/reel/{reel_id}` (not `/v1/tasks`).
+#[utoipa::path(
+    post, path = "/v1/recipes/reel", tag = "Recipes",
+    request_body = ReelRequest,
+    responses(
+        (status = 202, description = "Reel accepted; poll `poll_url`", body = QueuedReel,
+            headers(("Location" = String, description = "The poll URL"))),
+        (status = 400, description = "Missing or invalid input, such as no photos or more than 3 (the message names the field)", body = ErrorBody),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 415, description = "Body is not JSON", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn reel(req: HttpRequest, body: Bytes, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    let caller = authenticate(&req, &service).await?;
+    let request: ReelRequest = parse_json(&req, &body)?;
+    let queued = service.reel(&caller, request).await?;
+    Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
+}
+
+/// Get a reel: its status and, once succeeded, the video, cover and captions, and the billed cost.
+#[utoipa::path(
+    get, path = "/v1/recipes/reel/{reel_id}", tag = "Recipes",
+    params(("reel_id" = String, Path, description = "Reel id returned by `POST /v1/recipes/reel`")),
+    responses(
+        (status = 200, description = "The reel", body = ReelView),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 404, description = "No such reel for this key (task ids are not reels)", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn get_reel(
+    req: HttpRequest,
+    reel_id: web::Path<String>,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = authenticate(&req, &service).await?;
+    Ok(HttpResponse::Ok().json(service.reel_status(&caller, &reel_id).await?))
 }
 
 /// Get a task: its status and, once succeeded, its outputs and billed cost.

@@ -156,7 +156,10 @@ async fn tools_are_metered_like_the_api() {
     // tools/list: four tools, strict schemas, annotations, the engine ids as an enum.
     let tools = mcp.rpc("tools/list", json!({})).await["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["list_models", "generate", "listing_enhance", "lot_trace", "task_status"]);
+    assert_eq!(
+        names,
+        ["list_models", "generate", "listing_enhance", "lot_trace", "reel", "reel_status", "task_status"]
+    );
     for tool in &tools {
         assert!(tool["title"].is_string() && tool["description"].as_str().unwrap().len() > 40);
         assert_eq!(tool["inputSchema"]["additionalProperties"], false);

@@ -5,11 +5,11 @@
 //! JSON-RPC error.
 
 use crate::codes;
-use domain::{Family, GenerateRequest, ListingEnhanceRequest, LotTraceRequest};
+use domain::{Family, GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use service::views::{QueuedTask, TaskView};
+use service::views::{QueuedTask, ReelView, TaskView};
 use service::{Caller, Service, ServiceError, SyncOutcome};
 
 #[derive(Deserialize)]
@@ -32,6 +32,12 @@ struct TaskStatusArgs {
     id: String,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReelStatusArgs {
+    reel_id: String,
+}
+
 fn queued_schema() -> Value {
     json!({
         "type": "object",
@@ -50,13 +56,13 @@ fn queued_schema() -> Value {
 fn output_schema() -> Value {
     json!({
         "type": "object",
-        "properties": {"url": {"type": "string"}, "type": {"type": "string", "enum": ["image", "video", "audio"]}, "content_type": {"type": "string"}},
+        "properties": {"url": {"type": "string"}, "type": {"type": "string", "enum": ["image", "video", "audio", "text"]}, "content_type": {"type": "string"}},
         "required": ["url", "type", "content_type"]
     })
 }
 
 /// Tools that start billed jobs; the others only read.
-const BILLED_TOOLS: [&str; 3] = ["generate", "listing_enhance", "lot_trace"];
+const BILLED_TOOLS: [&str; 4] = ["generate", "listing_enhance", "lot_trace", "reel"];
 
 /// Adds a tool's annotations, derived from whether it starts a billed job: billed tools change state,
 /// are not idempotent and reach outside (they fetch input URLs); the others are read-only lookups.
@@ -214,6 +220,101 @@ pub(crate) fn list(service: &Service) -> Value {
             }
         },
         {
+            "name": "reel",
+            "title": "Make a listing reel",
+            "description": "Makes a vertical listing video ready to post (1080x1920, 30 fps, H.264) from 1 to 3 \
+                listing photos and the listing details: each photo framed around its subject with a slow push-in, \
+                cross-fades, captions (price, beds and baths, square feet, address, headline) inside the platforms' \
+                safe zone, an end card with the agent's contact, and optional voiceover and music. Also a cover JPEG \
+                and the captions as SRT and WebVTT. Billed; returns a reel id at once; poll reel_status (not task_status).",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "photos": {
+                        "type": "array", "minItems": 1, "maxItems": 3,
+                        "description": "The stills in order: URLs, or objects with url and an optional caption.",
+                        "items": {"oneOf": [
+                            url("A photo"),
+                            {"type": "object", "properties": {"url": url("A photo"), "caption": {"type": "string", "maxLength": 80}}, "required": ["url"], "additionalProperties": false}
+                        ]}
+                    },
+                    "details": {
+                        "type": "object",
+                        "properties": {
+                            "address": {"type": "string"},
+                            "price": {"type": ["number", "string"], "description": "525000 or \"$525,000\"."},
+                            "beds": {"type": "number", "minimum": 0},
+                            "baths": {"type": "number", "minimum": 0},
+                            "square_feet": {"type": "number", "minimum": 0},
+                            "headline": {"type": "string"},
+                            "agent_name": {"type": "string"},
+                            "brokerage": {"type": "string"},
+                            "phone": {"type": "string"}
+                        },
+                        "additionalProperties": false
+                    },
+                    "params": {
+                        "type": "object",
+                        "properties": {
+                            "duration": {"type": "number", "minimum": 6, "maximum": 30, "description": "Seconds (default 15)."},
+                            "voiceover": {"type": "boolean", "description": "Speak a script written from the details."},
+                            "music": {"type": "boolean", "description": "A music bed, ducked under the voiceover."},
+                            "brand": {
+                                "type": "object",
+                                "properties": {
+                                    "primary": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
+                                    "accent": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"}
+                                },
+                                "additionalProperties": false
+                            }
+                        },
+                        "additionalProperties": false
+                    }
+                },
+                "required": ["photos"],
+                "additionalProperties": false
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "reel_id": {"type": "string", "description": "Pass to reel_status."},
+                    "status": {"type": "string", "enum": ["queued"]},
+                    "price_usd": {"type": "string", "description": "Price held for the reel (decimal USD); billed only on success."},
+                    "poll_url": {"type": "string", "description": "HTTP address of the reel (needs the API key)."},
+                    "next_step": {"type": "string"}
+                },
+                "required": ["reel_id", "status", "price_usd", "poll_url", "next_step"],
+                "additionalProperties": false
+            }
+        },
+        {
+            "name": "reel_status",
+            "title": "Check a reel",
+            "description": "Returns the status of a reel started by the reel tool: queued, running, succeeded (with the \
+                video, cover and caption file URLs, the billed cost and the captions with their times) or failed \
+                (with the reason). Output URLs are signed and work without the API key for an hour.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"reel_id": {"type": "string", "description": "The reel_id returned by reel."}},
+                "required": ["reel_id"],
+                "additionalProperties": false
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "reel_id": {"type": "string"},
+                    "status": {"type": "string", "enum": ["queued", "running", "succeeded", "failed"]},
+                    "price_usd": {"type": "string"},
+                    "cost_usd": {"type": ["string", "null"]},
+                    "error": {"type": ["string", "null"]},
+                    "outputs": {"type": "array", "items": output_schema()},
+                    "result": {"type": ["object", "null"], "description": "Once succeeded: the video's facts and every caption with its times."}
+                },
+                "required": ["reel_id", "status", "price_usd", "cost_usd", "error", "outputs", "result"],
+                "additionalProperties": false
+            }
+        },
+        {
             "name": "task_status",
             "title": "Check a task",
             "description": "Returns the status of a task started by generate, listing_enhance or lot_trace: queued, \
@@ -264,6 +365,8 @@ pub(crate) async fn call(
         "generate" => generate(service, caller, arguments).await,
         "listing_enhance" => listing_enhance(service, caller, arguments).await,
         "lot_trace" => lot_trace(service, caller, arguments).await,
+        "reel" => reel(service, caller, arguments).await,
+        "reel_status" => reel_status(service, caller, arguments).await,
         "task_status" => task_status(service, caller, arguments).await,
         other => {
             return Err(ErrorObjectOwned::owned(
@@ -352,9 +455,46 @@ fn outputs(output: Option<Vec<service::views::OutputView>>) -> Vec<Value> {
         .collect()
 }
 
+async fn reel(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
+    let request: ReelRequest = arguments("reel", value)?;
+    let queued = service.reel(caller, request).await.map_err(explain)?;
+    Ok(json!({
+        "reel_id": queued.reel_id,
+        "status": queued.status,
+        "price_usd": queued.price_usd,
+        "poll_url": queued.poll_url,
+        "next_step": format!(
+            "call reel_status with reel_id {} every few seconds until status is succeeded or failed",
+            queued.reel_id
+        ),
+    }))
+}
+
+async fn reel_status(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
+    let args: ReelStatusArgs = arguments("reel_status", value)?;
+    let reel: ReelView = service.reel_status(caller, &args.reel_id).await.map_err(|e| match e {
+        ServiceError::NotFound(_) => {
+            format!("no reel {:?} for this key; use the reel_id returned by reel", args.reel_id)
+        }
+        other => explain(other),
+    })?;
+    Ok(json!({
+        "reel_id": reel.reel_id,
+        "status": reel.status,
+        "price_usd": reel.price_usd,
+        "cost_usd": reel.cost_usd,
+        "error": reel.error,
+        "outputs": outputs(reel.output),
+        "result": reel.result,
+    }))
+}
+
 async fn task_status(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
     let args: TaskStatusArgs = arguments("task_status", value)?;
     let task: TaskView = service.task(caller, &args.id).await.map_err(|e| match e {
+        ServiceError::NotFound(_) if args.id.starts_with("reel_") => {
+            format!("{:?} is a reel; check it with reel_status", args.id)
+        }
         ServiceError::NotFound(_) => {
             format!("no task {:?} for this key; use the task_id returned by generate", args.id)
         }

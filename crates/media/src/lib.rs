@@ -1,19 +1,21 @@
 //! Media operations with no knowledge of engines, providers or the catalog: still-image codecs,
 //! resampling, segmentation, inpainting, photo enhancement, text rendering in the shipped
-//! typeface, H.264/MP4 video, WAV audio, speech
+//! typeface, H.264/MP4 video with AAC audio, WAV audio, speech
 //! through eSpeak NG, and deterministic sandbox generators.
 //!
 //! Everything runs in-process without ffmpeg or model weights. The engines and the recipes build
 //! on these operations; errors come back as [`MediaError`], split into client faults (decode,
 //! invalid input) and server faults (encode).
 
+pub mod aac;
 pub mod audio;
 pub mod codecs;
 pub mod colour;
 pub mod enhance;
 mod error;
-mod filters;
+pub mod filters;
 pub mod inpaint;
+mod mp4_boxes;
 pub mod resample;
 pub mod sandbox;
 mod seed;

@@ -7,13 +7,17 @@ use std::io::{Cursor, Read, Seek};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use image::RgbImage;
-use mp4::{AvcConfig, MediaConfig, Mp4Config, Mp4Reader, Mp4Sample, Mp4Track, Mp4Writer, TrackConfig, TrackType};
+use mp4::{
+    AacConfig, AudioObjectType, AvcConfig, ChannelConfig, MediaConfig, Mp4Config, Mp4Reader, Mp4Sample, Mp4Track,
+    Mp4Writer, SampleFreqIndex, TrackConfig, TrackType,
+};
 use openh264::decoder::{DecodedYUV, Decoder, DecoderConfig, Flush};
 use openh264::encoder::{Encoder, EncoderConfig, FrameRate, IntraFramePeriod, Profile, RateControlMode, UsageType};
 use openh264::formats::{RgbSliceU8, YUVBuffer, YUVSource};
 use openh264::{OpenH264API, Timestamp};
 
-use crate::MediaError;
+use crate::aac::AacTrack;
+use crate::{mp4_boxes, MediaError};
 
 /// Most frames [`decode_mp4`] returns; later frames are ignored.
 pub const MAX_DECODE_FRAMES: u32 = 1800;
@@ -34,7 +38,7 @@ const NAL_AUD: u8 = 9;
 /// frame duration is an exact integer.
 const TICKS_PER_FRAME: u32 = 1000;
 
-/// Basic facts about an MP4's primary video track.
+/// Basic facts about an MP4's primary video track (and its audio track, if any).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mp4Info {
     /// Coded width in pixels.
@@ -45,26 +49,52 @@ pub struct Mp4Info {
     pub duration_secs: f64,
     /// Number of samples (frames) in the track.
     pub frame_count: u32,
+    /// Average frame rate.
+    pub fps: f64,
     /// Sample entry four-cc, e.g. `avc1` for H.264.
     pub codec: String,
+    /// `moov` comes before `mdat`: playback can start while the file downloads.
+    pub fast_start: bool,
+    /// The sample entry carries BT.709 colour tags (`colr`, `nclx` 1/1/1).
+    pub bt709: bool,
+    /// The first audio track.
+    pub audio: Option<AudioTrackInfo>,
+}
+
+/// Basic facts about an MP4's audio track.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AudioTrackInfo {
+    /// Sample entry four-cc, e.g. `mp4a` for AAC.
+    pub codec: String,
+    /// Sample rate, Hz.
+    pub sample_rate: u32,
+    /// Track duration in seconds.
+    pub duration_secs: f64,
 }
 
 /// Encodes RGB frames as H.264 (constrained baseline) in an MP4 file.
 ///
 /// All frames must share one even size (4:2:0 chroma needs it) no larger than
-/// 3840x2160 (or 2160x3840); `fps` must be 1..=[`MAX_FPS`]. The result has one
-/// `avc1` track whose duration is exactly `frames.len() / fps`, with IDR
-/// frames every two seconds marked as sync samples so players can seek.
+/// 3840x2160 (or 2160x3840); `fps` must be 1..=[`MAX_FPS`]. The result is what
+/// [`VideoEncoder::finish`] makes of them, with no audio.
 pub fn encode_mp4(frames: &[RgbImage], fps: u32) -> Result<Vec<u8>, MediaError> {
     let first = frames.first().ok_or_else(|| MediaError::InvalidInput("no frames to encode".into()))?;
     let (w, h) = first.dimensions();
-    validate_encode_input(frames, w, h, fps)?;
-
-    let encoded = encode_h264(frames, w, h, fps)?;
-    mux_mp4(&encoded, w, h, fps)
+    let mut encoder = VideoEncoder::new(w, h, fps)?;
+    for (i, frame) in frames.iter().enumerate() {
+        if frame.dimensions() != (w, h) {
+            return Err(MediaError::InvalidInput(format!(
+                "frame {i} is {}x{}, expected {w}x{h}",
+                frame.width(),
+                frame.height()
+            )));
+        }
+        encoder.push(frame)?;
+    }
+    encoder.finish(None)
 }
 
-fn validate_encode_input(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Result<(), MediaError> {
+fn validate_encode_size(w: u32, h: u32, fps: u32) -> Result<(), MediaError> {
     if !(1..=MAX_FPS).contains(&fps) {
         return Err(MediaError::InvalidInput(format!("fps must be 1..={MAX_FPS}, got {fps}")));
     }
@@ -77,48 +107,94 @@ fn validate_encode_input(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Resul
             "frame size {w}x{h} exceeds the H.264 encoder limit of 3840x2160"
         )));
     }
-    if let Some((i, f)) = frames.iter().enumerate().find(|(_, f)| f.dimensions() != (w, h)) {
-        return Err(MediaError::InvalidInput(format!("frame {i} is {}x{}, expected {w}x{h}", f.width(), f.height())));
-    }
     Ok(())
 }
 
-/// Output of the H.264 stage, ready for muxing.
-struct EncodedStream {
-    sps: Vec<u8>,
-    pps: Vec<u8>,
-    /// Length-prefixed access units, sync flag, and how many input frames
-    /// each one spans (more than one only if the encoder skipped frames).
-    samples: Vec<(Vec<u8>, bool, u32)>,
+/// One compressed picture: length-prefixed NAL units, whether it is a sync
+/// sample, and how many input frames it spans (more than one only if the
+/// encoder skipped frames).
+struct EncodedSample {
+    bytes: Vec<u8>,
+    is_sync: bool,
+    frames: u32,
 }
 
-fn encode_h264(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Result<EncodedStream, MediaError> {
-    let enc_err = |e: openh264::Error| MediaError::Encode(format!("H.264 encoder: {e}"));
-    // Rate control off means a constant QP of 26: steady quality, no frame
-    // skipping (which would break timing and frame counts) and none of the
-    // warnings OpenH264 logs when bitrate modes run with skipping disabled.
-    let config = EncoderConfig::new()
-        .max_frame_rate(FrameRate::from_hz(fps as f32))
-        .rate_control_mode(RateControlMode::Off)
-        .skip_frames(false)
-        .profile(Profile::Baseline)
-        // The bundled OpenH264 rejects the non-real-time usage types.
-        .usage_type(UsageType::CameraVideoRealTime)
-        .intra_frame_period(IntraFramePeriod::from_num_frames(fps * 2))
-        // Single-threaded keeps output deterministic and leaves cores to the service.
-        .num_threads(1);
-    let mut encoder = Encoder::with_api_config(OpenH264API::from_source(), config).map_err(enc_err)?;
+/// Streaming H.264 encoder: frames are pushed one at a time and compressed at
+/// once, so memory holds one picture plus the compressed stream whatever the
+/// length. [`VideoEncoder::finish`] muxes the MP4.
+///
+/// The file has one `avc1` track whose duration is exactly `frames / fps`,
+/// IDR frames every two seconds marked as sync samples (players can seek),
+/// BT.709 colour tags, `moov` before `mdat` (playback starts while the file
+/// downloads), and optionally an AAC track interleaved with it about once a
+/// second.
+pub struct VideoEncoder {
+    encoder: Encoder,
+    yuv: YUVBuffer,
+    width: u32,
+    height: u32,
+    fps: u32,
+    sps: Option<Vec<u8>>,
+    pps: Option<Vec<u8>>,
+    samples: Vec<EncodedSample>,
+    pushed: u64,
+}
 
-    let (wu, hu) = (w as usize, h as usize);
-    let mut yuv = YUVBuffer::new(wu, hu);
-    let mut sps: Option<Vec<u8>> = None;
-    let mut pps: Option<Vec<u8>> = None;
-    let mut samples: Vec<(Vec<u8>, bool, u32)> = Vec::with_capacity(frames.len());
+impl VideoEncoder {
+    /// An encoder for `width` x `height` frames (even, at most 3840x2160 or
+    /// 2160x3840) at `fps` (1..=[`MAX_FPS`]).
+    pub fn new(width: u32, height: u32, fps: u32) -> Result<VideoEncoder, MediaError> {
+        validate_encode_size(width, height, fps)?;
+        let enc_err = |e: openh264::Error| MediaError::Encode(format!("H.264 encoder: {e}"));
+        // Rate control off means a constant QP of 26: steady quality, no frame
+        // skipping (which would break timing and frame counts) and none of the
+        // warnings OpenH264 logs when bitrate modes run with skipping disabled.
+        let config = EncoderConfig::new()
+            .max_frame_rate(FrameRate::from_hz(fps as f32))
+            .rate_control_mode(RateControlMode::Off)
+            .skip_frames(false)
+            .profile(Profile::Baseline)
+            // The bundled OpenH264 rejects the non-real-time usage types.
+            .usage_type(UsageType::CameraVideoRealTime)
+            .intra_frame_period(IntraFramePeriod::from_num_frames(fps * 2))
+            // Single-threaded keeps output deterministic and leaves cores to the service.
+            .num_threads(1);
+        let encoder = Encoder::with_api_config(OpenH264API::from_source(), config).map_err(enc_err)?;
+        Ok(VideoEncoder {
+            encoder,
+            yuv: YUVBuffer::new(width as usize, height as usize),
+            width,
+            height,
+            fps,
+            sps: None,
+            pps: None,
+            samples: Vec::new(),
+            pushed: 0,
+        })
+    }
 
-    for (index, frame) in frames.iter().enumerate() {
-        yuv.read_rgb8(RgbSliceU8::new(frame.as_raw(), (wu, hu)));
-        let millis = index as u64 * 1000 / u64::from(fps);
-        let stream = encoder.encode_at(&yuv, Timestamp::from_millis(millis)).map_err(enc_err)?;
+    /// Frames pushed so far.
+    pub fn frames(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Compresses one frame, which must have the encoder's size.
+    pub fn push(&mut self, frame: &RgbImage) -> Result<(), MediaError> {
+        if frame.dimensions() != (self.width, self.height) {
+            return Err(MediaError::InvalidInput(format!(
+                "frame is {}x{}, expected {}x{}",
+                frame.width(),
+                frame.height(),
+                self.width,
+                self.height
+            )));
+        }
+        let enc_err = |e: openh264::Error| MediaError::Encode(format!("H.264 encoder: {e}"));
+        let (wu, hu) = (self.width as usize, self.height as usize);
+        self.yuv.read_rgb8(RgbSliceU8::new(frame.as_raw(), (wu, hu)));
+        let millis = self.pushed * 1000 / u64::from(self.fps);
+        self.pushed += 1;
+        let stream = self.encoder.encode_at(&self.yuv, Timestamp::from_millis(millis)).map_err(enc_err)?;
         let mut access_unit = Vec::new();
         let mut is_idr = false;
         for layer in (0..stream.num_layers()).filter_map(|l| stream.layer(l)) {
@@ -129,10 +205,10 @@ fn encode_h264(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Result<EncodedS
                 };
                 match header & 0x1f {
                     NAL_SPS => {
-                        sps.get_or_insert_with(|| payload.to_vec());
+                        self.sps.get_or_insert_with(|| payload.to_vec());
                     }
                     NAL_PPS => {
-                        pps.get_or_insert_with(|| payload.to_vec());
+                        self.pps.get_or_insert_with(|| payload.to_vec());
                     }
                     // Access unit delimiters are redundant in MP4 samples.
                     NAL_AUD => {}
@@ -148,21 +224,32 @@ fn encode_h264(frames: &[RgbImage], w: u32, h: u32, fps: u32) -> Result<EncodedS
         }
         if access_unit.is_empty() {
             // A skipped frame: hold the previous picture for one more frame.
-            match samples.last_mut() {
-                Some(last) => last.2 += 1,
+            match self.samples.last_mut() {
+                Some(last) => last.frames += 1,
                 None => return Err(MediaError::Encode("encoder produced no picture for the first frame".into())),
             }
         } else {
-            samples.push((access_unit, is_idr, 1));
+            self.samples.push(EncodedSample { bytes: access_unit, is_sync: is_idr, frames: 1 });
         }
+        Ok(())
     }
 
-    let sps = sps.ok_or_else(|| MediaError::Encode("encoder emitted no SPS".into()))?;
-    let pps = pps.ok_or_else(|| MediaError::Encode("encoder emitted no PPS".into()))?;
-    if sps.len() < 4 {
-        return Err(MediaError::Encode("encoder emitted a truncated SPS".into()));
+    /// Muxes the MP4, with `audio` as a second track when given.
+    pub fn finish(self, audio: Option<AacTrack>) -> Result<Vec<u8>, MediaError> {
+        if self.samples.is_empty() {
+            return Err(MediaError::InvalidInput("no frames to encode".into()));
+        }
+        let sps = self.sps.ok_or_else(|| MediaError::Encode("encoder emitted no SPS".into()))?;
+        let pps = self.pps.ok_or_else(|| MediaError::Encode("encoder emitted no PPS".into()))?;
+        if sps.len() < 4 {
+            return Err(MediaError::Encode("encoder emitted a truncated SPS".into()));
+        }
+        let stream = Muxing { sps, pps, samples: self.samples, width: self.width, height: self.height, fps: self.fps };
+        let mut file = stream.mux(audio.as_ref())?;
+        mp4_boxes::tag_bt709(&mut file)?;
+        mp4_boxes::set_next_track_id(&mut file, if audio.is_some() { 3 } else { 2 });
+        mp4_boxes::fast_start(file)
     }
-    Ok(EncodedStream { sps, pps, samples })
 }
 
 /// Removes an Annex-B start code (3 or 4 bytes) if present.
@@ -176,106 +263,151 @@ fn strip_start_code(nal: &[u8]) -> &[u8] {
     }
 }
 
-fn mux_mp4(stream: &EncodedStream, w: u32, h: u32, fps: u32) -> Result<Vec<u8>, MediaError> {
-    let mux_err = |e: mp4::Error| MediaError::Encode(format!("MP4 mux: {e}"));
-    let brand = |s: &[u8; 4]| mp4::FourCC::from(*s);
-    let timescale = fps * TICKS_PER_FRAME;
-    let config = Mp4Config {
-        major_brand: brand(b"isom"),
-        minor_version: 512,
-        compatible_brands: vec![brand(b"isom"), brand(b"iso2"), brand(b"avc1"), brand(b"mp41")],
-        // The writer converts each sample duration to movie units with integer
-        // division, so only an identical movie timescale keeps mvhd/tkhd exact.
-        timescale,
-    };
-    let mut writer = Mp4Writer::write_start(Cursor::new(Vec::new()), &config).map_err(mux_err)?;
-    let (width, height) = (
-        u16::try_from(w).map_err(|_| MediaError::InvalidInput("width too large".into()))?,
-        u16::try_from(h).map_err(|_| MediaError::InvalidInput("height too large".into()))?,
-    );
-    writer
-        .add_track(&TrackConfig {
-            track_type: TrackType::Video,
+/// A finished H.264 stream, ready for the container.
+struct Muxing {
+    sps: Vec<u8>,
+    pps: Vec<u8>,
+    samples: Vec<EncodedSample>,
+    width: u32,
+    height: u32,
+    fps: u32,
+}
+
+impl Muxing {
+    fn mux(&self, audio: Option<&AacTrack>) -> Result<Vec<u8>, MediaError> {
+        let mux_err = |e: mp4::Error| MediaError::Encode(format!("MP4 mux: {e}"));
+        let brand = |s: &[u8; 4]| mp4::FourCC::from(*s);
+        let timescale = self.fps * TICKS_PER_FRAME;
+        let config = Mp4Config {
+            major_brand: brand(b"isom"),
+            minor_version: 512,
+            compatible_brands: vec![brand(b"isom"), brand(b"iso2"), brand(b"avc1"), brand(b"mp41")],
+            // The writer converts each sample duration to movie units with integer
+            // division, so only an identical movie timescale keeps mvhd/tkhd exact.
             timescale,
-            language: "und".into(),
-            media_conf: MediaConfig::AvcConfig(AvcConfig {
-                width,
-                height,
-                seq_param_set: stream.sps.clone(),
-                pic_param_set: stream.pps.clone(),
-            }),
-        })
-        .map_err(mux_err)?;
-
-    let mut start_time = 0u64;
-    for (bytes, is_sync, frames) in &stream.samples {
-        let duration = frames * TICKS_PER_FRAME;
+        };
+        let mut writer = Mp4Writer::write_start(Cursor::new(Vec::new()), &config).map_err(mux_err)?;
+        let (width, height) = (
+            u16::try_from(self.width).map_err(|_| MediaError::InvalidInput("width too large".into()))?,
+            u16::try_from(self.height).map_err(|_| MediaError::InvalidInput("height too large".into()))?,
+        );
         writer
-            .write_sample(
-                1,
-                &Mp4Sample {
-                    start_time,
-                    duration,
-                    rendering_offset: 0,
-                    is_sync: *is_sync,
-                    bytes: bytes::Bytes::copy_from_slice(bytes),
-                },
-            )
+            .add_track(&TrackConfig {
+                track_type: TrackType::Video,
+                timescale,
+                language: "und".into(),
+                media_conf: MediaConfig::AvcConfig(AvcConfig {
+                    width,
+                    height,
+                    seq_param_set: self.sps.clone(),
+                    pic_param_set: self.pps.clone(),
+                }),
+            })
             .map_err(mux_err)?;
-        start_time += u64::from(duration);
+        if let Some(audio) = audio {
+            writer.add_track(&aac_track_config(audio)?).map_err(mux_err)?;
+        }
+
+        // Interleave: before each picture, the audio frames that start before it.
+        let mut audio_frames = audio.map(|a| a.frames.iter().zip(&a.durations)).into_iter().flatten().peekable();
+        let audio_rate = audio.map_or(1, |a| a.sample_rate);
+        let mut audio_start = 0u64;
+        let mut start_time = 0u64;
+        for sample in &self.samples {
+            // Times compared in seconds as exact fractions: audio_start / rate < start_time / timescale.
+            while let Some((bytes, &duration)) = audio_frames.next_if(|_| {
+                u128::from(audio_start) * u128::from(timescale) <= u128::from(start_time) * u128::from(audio_rate)
+            }) {
+                write_sample(&mut writer, 2, audio_start, duration, true, bytes).map_err(mux_err)?;
+                audio_start += u64::from(duration);
+            }
+            let duration = sample.frames * TICKS_PER_FRAME;
+            write_sample(&mut writer, 1, start_time, duration, sample.is_sync, &sample.bytes).map_err(mux_err)?;
+            start_time += u64::from(duration);
+        }
+        for (bytes, &duration) in audio_frames {
+            write_sample(&mut writer, 2, audio_start, duration, true, bytes).map_err(mux_err)?;
+            audio_start += u64::from(duration);
+        }
+        writer.write_end().map_err(mux_err)?;
+        Ok(writer.into_writer().into_inner())
     }
-    writer.write_end().map_err(mux_err)?;
-    let mut out = writer.into_writer().into_inner();
-    fix_next_track_id(&mut out, 2);
-    Ok(out)
 }
 
-/// The `mp4` crate leaves `mvhd.next_track_id` at 1, which collides with the
-/// track it just wrote; strict validators flag that, so patch it in place.
-fn fix_next_track_id(file: &mut [u8], next_id: u32) {
-    let Some((moov_start, moov_end)) = find_box(file, 0, file.len(), b"moov") else {
-        return;
+fn write_sample(
+    writer: &mut Mp4Writer<Cursor<Vec<u8>>>,
+    track: u32,
+    start_time: u64,
+    duration: u32,
+    is_sync: bool,
+    bytes: &[u8],
+) -> mp4::Result<()> {
+    writer.write_sample(
+        track,
+        &Mp4Sample { start_time, duration, rendering_offset: 0, is_sync, bytes: bytes::Bytes::copy_from_slice(bytes) },
+    )
+}
+
+fn aac_track_config(audio: &AacTrack) -> Result<TrackConfig, MediaError> {
+    let freq_index = match audio.sample_rate {
+        48_000 => SampleFreqIndex::Freq48000,
+        44_100 => SampleFreqIndex::Freq44100,
+        32_000 => SampleFreqIndex::Freq32000,
+        24_000 => SampleFreqIndex::Freq24000,
+        22_050 => SampleFreqIndex::Freq22050,
+        16_000 => SampleFreqIndex::Freq16000,
+        rate => return Err(MediaError::InvalidInput(format!("no AAC muxing at {rate} Hz"))),
     };
-    if let Some((mvhd_start, mvhd_end)) = find_box(file, moov_start + 8, moov_end, b"mvhd") {
-        if mvhd_end >= mvhd_start + 12 {
-            file[mvhd_end - 4..mvhd_end].copy_from_slice(&next_id.to_be_bytes());
-        }
-    }
+    Ok(TrackConfig {
+        track_type: TrackType::Audio,
+        timescale: audio.sample_rate,
+        language: "und".into(),
+        media_conf: MediaConfig::AacConfig(AacConfig {
+            bitrate: audio.bit_rate,
+            profile: AudioObjectType::AacLowComplexity,
+            freq_index,
+            chan_conf: ChannelConfig::Mono,
+        }),
+    })
 }
 
-/// Finds a child box by type among the boxes in `file[start..end]`,
-/// returning its byte range (header included).
-fn find_box(file: &[u8], mut pos: usize, end: usize, kind: &[u8; 4]) -> Option<(usize, usize)> {
-    while pos + 8 <= end {
-        let size = u32::from_be_bytes(file.get(pos..pos + 4)?.try_into().ok()?) as usize;
-        if size < 8 || pos + size > end {
-            return None;
-        }
-        if file.get(pos + 4..pos + 8)? == kind {
-            return Some((pos, pos + size));
-        }
-        pos += size;
-    }
-    None
-}
-
-/// Reads the primary video track's size, duration, frame count and codec.
+/// Reads the primary video track's size, duration, frame count, rate and
+/// codec, the container's layout and colour tags, and the audio track's facts.
 pub fn probe_mp4(bytes: &[u8]) -> Result<Mp4Info, MediaError> {
     guard_parser(|| {
         let reader = open_mp4(bytes)?;
         let track = primary_video_track(&reader)?;
-        let codec = track
-            .box_type()
-            .map(|f| String::from_utf8_lossy(&f.value).into_owned())
-            .map_err(|e| MediaError::Decode(format!("unsupported video sample entry: {e}")))?;
+        let codec = sample_entry(track)?;
+        let mut audio_tracks: Vec<&Mp4Track> =
+            reader.tracks().values().filter(|t| matches!(t.track_type(), Ok(TrackType::Audio))).collect();
+        audio_tracks.sort_by_key(|t| t.track_id());
+        let audio = match audio_tracks.first() {
+            Some(track) => Some(AudioTrackInfo {
+                codec: sample_entry(track)?,
+                sample_rate: track.trak.mdia.mdhd.timescale,
+                duration_secs: track_duration_secs(&reader, track)?,
+            }),
+            None => None,
+        };
         Ok(Mp4Info {
             width: u32::from(track.width()),
             height: u32::from(track.height()),
             duration_secs: track_duration_secs(&reader, track)?,
             frame_count: track.sample_count(),
+            fps: stream_fps(track)?,
             codec,
+            fast_start: mp4_boxes::is_fast_start(bytes),
+            bt709: mp4_boxes::is_tagged_bt709(bytes),
+            audio,
         })
     })
+}
+
+fn sample_entry(track: &Mp4Track) -> Result<String, MediaError> {
+    track
+        .box_type()
+        .map(|f| String::from_utf8_lossy(&f.value).into_owned())
+        .map_err(|e| MediaError::Decode(format!("unsupported sample entry: {e}")))
 }
 
 /// Decodes the H.264 (`avc1`) track to RGB frames and returns them with the
@@ -289,6 +421,37 @@ pub fn decode_mp4(bytes: &[u8]) -> Result<(Vec<RgbImage>, f64), MediaError> {
 }
 
 fn decode_mp4_inner(bytes: &[u8]) -> Result<(Vec<RgbImage>, f64), MediaError> {
+    let mut frames: Vec<RgbImage> = Vec::new();
+    let mut decoded_bytes = 0usize;
+    let cap = MAX_DECODE_FRAMES as usize;
+    let (_, fps) = each_frame(bytes, |frame| {
+        decoded_bytes += frame.as_raw().len();
+        if decoded_bytes > MAX_DECODE_BYTES {
+            return Err(MediaError::InvalidInput(
+                "video too large to decode in memory; use a shorter or smaller clip".into(),
+            ));
+        }
+        frames.push(frame);
+        Ok(frames.len() < cap)
+    })?;
+    Ok((frames, fps))
+}
+
+/// Decodes the H.264 (`avc1`) track one frame at a time, handing each to
+/// `on_frame` in display order, which returns whether to go on; memory holds
+/// one picture whatever the length. Returns the frames decoded and the
+/// stream's frame rate.
+pub fn for_each_frame(
+    bytes: &[u8],
+    on_frame: impl FnMut(RgbImage) -> Result<bool, MediaError>,
+) -> Result<(u32, f64), MediaError> {
+    guard_parser(|| each_frame(bytes, on_frame))
+}
+
+fn each_frame(
+    bytes: &[u8],
+    mut on_frame: impl FnMut(RgbImage) -> Result<bool, MediaError>,
+) -> Result<(u32, f64), MediaError> {
     let mut reader = open_mp4(bytes)?;
     let track = primary_video_track(&reader)?;
     let avc1 = track
@@ -320,15 +483,9 @@ fn decode_mp4_inner(bytes: &[u8]) -> Result<(Vec<RgbImage>, f64), MediaError> {
     let dec_err = |e: openh264::Error| MediaError::Decode(format!("H.264 decoder: {e}"));
     let config = DecoderConfig::new().flush_after_decode(Flush::NoFlush);
     let mut decoder = Decoder::with_api_config(OpenH264API::from_source(), config).map_err(dec_err)?;
-    let mut frames: Vec<RgbImage> = Vec::new();
-    let mut decoded_bytes = 0usize;
+    let mut count = 0u32;
     let mut annex_b = Vec::new();
-    let cap = MAX_DECODE_FRAMES as usize;
-
     for sample_id in 1..=sample_count {
-        if frames.len() >= cap {
-            break;
-        }
         let sample = reader
             .read_sample(track_id, sample_id)
             .map_err(|e| MediaError::Decode(format!("reading sample {sample_id}: {e}")))?;
@@ -343,43 +500,42 @@ fn decode_mp4_inner(bytes: &[u8]) -> Result<(Vec<RgbImage>, f64), MediaError> {
         }
         length_prefixed_to_annex_b(&sample.bytes, length_size, &mut annex_b)?;
         if let Some(yuv) = decoder.decode(&annex_b).map_err(dec_err)? {
-            push_frame(&mut frames, &mut decoded_bytes, &yuv)?;
+            if let Some(frame) = to_rgb(&yuv)? {
+                count += 1;
+                if !on_frame(frame)? {
+                    return Ok((count, fps));
+                }
+            }
         }
     }
     for yuv in decoder.flush_remaining().map_err(dec_err)? {
-        if frames.len() >= cap {
-            break;
+        if let Some(frame) = to_rgb(&yuv)? {
+            count += 1;
+            if !on_frame(frame)? {
+                break;
+            }
         }
-        push_frame(&mut frames, &mut decoded_bytes, &yuv)?;
     }
-    if frames.is_empty() {
+    if count == 0 {
         return Err(MediaError::Decode("no decodable frames in video track".into()));
     }
-    Ok((frames, fps))
+    Ok((count, fps))
 }
 
-fn push_frame(frames: &mut Vec<RgbImage>, decoded_bytes: &mut usize, yuv: &DecodedYUV<'_>) -> Result<(), MediaError> {
+fn to_rgb(yuv: &DecodedYUV<'_>) -> Result<Option<RgbImage>, MediaError> {
     let (w, h) = yuv.dimensions();
     if w == 0 || h == 0 {
-        return Ok(());
+        return Ok(None);
     }
-    let size = w * h * 3;
-    *decoded_bytes += size;
-    if *decoded_bytes > MAX_DECODE_BYTES {
-        return Err(MediaError::InvalidInput(
-            "video too large to decode in memory; use a shorter or smaller clip".into(),
-        ));
-    }
-    let mut rgb = vec![0u8; size];
+    let mut rgb = vec![0u8; w * h * 3];
     yuv.write_rgb8(&mut rgb);
     let (w32, h32) = (
         u32::try_from(w).map_err(|_| MediaError::Decode("frame too wide".into()))?,
         u32::try_from(h).map_err(|_| MediaError::Decode("frame too tall".into()))?,
     );
-    let img = RgbImage::from_raw(w32, h32, rgb)
-        .ok_or_else(|| MediaError::Decode("decoded frame buffer size mismatch".into()))?;
-    frames.push(img);
-    Ok(())
+    RgbImage::from_raw(w32, h32, rgb)
+        .map(Some)
+        .ok_or_else(|| MediaError::Decode("decoded frame buffer size mismatch".into()))
 }
 
 /// Rewrites MP4 length-prefixed NAL units as Annex-B start-code units.
@@ -516,6 +672,34 @@ mod tests {
         let mut annex_b = Vec::new();
         length_prefixed_to_annex_b(&mp4[first..first + size], 4, &mut annex_b)?;
         assert_eq!(annex_b[4] & 0x1f, NAL_IDR);
+        Ok(())
+    }
+
+    #[test]
+    fn streamed_video_with_audio_is_fast_start_tagged_and_in_step() -> Result<(), MediaError> {
+        let frames = clip(36);
+        let mut encoder = VideoEncoder::new(160, 96, 12)?;
+        for frame in &frames {
+            encoder.push(frame)?;
+        }
+        assert_eq!(encoder.frames(), 36);
+        let tone: Vec<f32> = (0..44_100 * 3).map(|i| 0.3 * (i as f32 * 0.0627).sin()).collect();
+        let mp4 = encoder.finish(Some(crate::aac::encode(&tone, 44_100)?))?;
+        let info = probe_mp4(&mp4)?;
+        assert!(info.fast_start && info.bt709, "{info:?}");
+        assert_eq!((info.frame_count, info.fps), (36, 12.0));
+        let audio = info.audio.as_ref().expect("an audio track");
+        assert_eq!((audio.codec.as_str(), audio.sample_rate), ("mp4a", 44_100));
+        assert!((audio.duration_secs - 3.0).abs() < 1e-9, "{audio:?}");
+        // Moving moov ahead shifted every chunk offset: the pictures still decode.
+        let (decoded, _) = decode_mp4(&mp4)?;
+        assert_eq!(decoded.len(), 36);
+        let mut seen = 0;
+        for_each_frame(&mp4, |_| {
+            seen += 1;
+            Ok(seen < 10)
+        })?;
+        assert_eq!(seen, 10, "stops when asked");
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! The real-estate recipes: pipelines over media operations and engines that turn listing inputs
 //! into what an agent or photographer publishes. listing-enhance polishes a listing photo;
-//! lot-trace isolates a parcel on an aerial photo and measures it.
+//! lot-trace isolates a parcel on an aerial photo and measures it; reel makes listing stills and
+//! details into a captioned vertical video.
 //!
 //! Each recipe has a `prepare` step, run at submit time, that checks a request and turns it into a
 //! [`RecipeJob`] (so bad input is refused with 400 before anything is held or queued), and a run
@@ -9,6 +10,7 @@
 
 pub mod listing_enhance;
 pub mod lot_trace;
+pub mod reel;
 
 use engines::{EngineError, Engines, FetchError, OutputFile};
 use serde::{Deserialize, Serialize};
@@ -21,6 +23,8 @@ pub enum RecipeJob {
     ListingEnhance(listing_enhance::ListingEnhanceJob),
     /// An aerial photo and a boundary to a measured, rendered parcel.
     LotTrace(lot_trace::LotTraceJob),
+    /// Listing stills and details to a captioned vertical video.
+    Reel(reel::ReelJob),
 }
 
 impl RecipeJob {
@@ -29,6 +33,7 @@ impl RecipeJob {
         match self {
             RecipeJob::ListingEnhance(_) => listing_enhance::RECIPE,
             RecipeJob::LotTrace(_) => lot_trace::RECIPE,
+            RecipeJob::Reel(_) => reel::RECIPE,
         }
     }
 }
@@ -74,6 +79,7 @@ pub async fn run(engines: &Engines, job: &RecipeJob) -> Result<RecipeOutput, Rec
     match job {
         RecipeJob::ListingEnhance(job) => listing_enhance::run(engines, job).await,
         RecipeJob::LotTrace(job) => lot_trace::run(engines, job).await,
+        RecipeJob::Reel(job) => reel::run(engines, job).await,
     }
 }
 

@@ -19,6 +19,45 @@ pub(crate) enum StoredJob {
     Engine(ValidatedJob),
 }
 
+impl StoredJob {
+    /// The prefix of the job's id, which is also its id space: reels are `reel_...` and polled at
+    /// their own endpoint; everything else is a `task_...`.
+    pub(crate) fn id_space(&self) -> IdSpace {
+        match self {
+            StoredJob::Recipe(RecipeJob::Reel(_)) => IdSpace::Reel,
+            _ => IdSpace::Task,
+        }
+    }
+}
+
+/// The id spaces of jobs: each is read only at its own endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IdSpace {
+    /// `task_...`, polled at `GET /v1/tasks/{id}`.
+    Task,
+    /// `reel_...`, polled at `GET /v1/recipes/reel/{reel_id}`.
+    Reel,
+}
+
+impl IdSpace {
+    /// The id prefix (before the underscore).
+    pub(crate) fn prefix(self) -> &'static str {
+        match self {
+            IdSpace::Task => "task",
+            IdSpace::Reel => "reel",
+        }
+    }
+
+    /// The space an id belongs to.
+    pub(crate) fn of(id: &str) -> IdSpace {
+        if id.starts_with("reel_") {
+            IdSpace::Reel
+        } else {
+            IdSpace::Task
+        }
+    }
+}
+
 /// What a job produced, whatever ran it.
 struct Finished {
     files: Vec<OutputFile>,

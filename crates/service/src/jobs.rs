@@ -1,7 +1,7 @@
 //! Client-facing job use-cases: authenticate, list models, submit, read a task, usage, output
 //! downloads.
 
-use crate::execution::StoredJob;
+use crate::execution::{IdSpace, StoredJob};
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Caller, Service, ServiceError};
 use bytes::Bytes;
@@ -72,8 +72,9 @@ impl Service {
         price: Usd,
         priority: i32,
     ) -> Result<QueuedTask, ServiceError> {
+        let space = job.id_space();
         let new = NewTask {
-            id: new_id("task"),
+            id: new_id(space.prefix()),
             key_id: caller.key_id.clone(),
             account_id: caller.account_id.clone(),
             engine: engine.to_string(),
@@ -85,7 +86,7 @@ impl Service {
         self.job_queued().notify_one();
         tracing::info!(task = %record.id, key = %caller.key_id, model = %record.engine, price = %record.price(), "job accepted");
         Ok(QueuedTask {
-            poll_url: self.poll_url(&record.id),
+            poll_url: self.poll_url(space, &record.id),
             id: record.id,
             status: TaskStatus::Queued,
             price_usd: Usd::from_units(record.price_units),
@@ -103,17 +104,34 @@ impl Service {
         spec.validate(request).map_err(|e| ServiceError::BadRequest(e.to_string()))
     }
 
-    /// The address clients poll for task `id`.
-    pub fn poll_url(&self, id: &str) -> String {
-        format!("{}/v1/tasks/{id}", self.config().public_base_url)
+    /// The address clients poll for job `id` of `space`.
+    pub(crate) fn poll_url(&self, space: IdSpace, id: &str) -> String {
+        match space {
+            IdSpace::Task => format!("{}/v1/tasks/{id}", self.config().public_base_url),
+            IdSpace::Reel => format!("{}/v1/recipes/reel/{id}", self.config().public_base_url),
+        }
     }
 
-    /// The task `id` as its owner sees it; other keys get 404.
+    /// The task `id` as its owner sees it; other keys, and ids of other spaces (reels), get 404.
     pub async fn task(&self, caller: &Caller, id: &str) -> Result<TaskView, ServiceError> {
+        let record = self.record_in(caller, IdSpace::Task, id).await?;
+        self.task_view(&record)
+    }
+
+    /// The job `id` of `space` owned by the caller's key, or 404.
+    pub(crate) async fn record_in(
+        &self,
+        caller: &Caller,
+        space: IdSpace,
+        id: &str,
+    ) -> Result<TaskRecord, ServiceError> {
+        let missing = || ServiceError::NotFound(format!("no {} {id:?} for this key", space.prefix()));
+        if IdSpace::of(id) != space {
+            return Err(missing());
+        }
         let (task_id, key_id) = (id.to_string(), caller.key_id.clone());
         let record = self.db(move |db| db.task_for_key(&task_id, &key_id)).await?;
-        let record = record.ok_or_else(|| ServiceError::NotFound(format!("no task {id:?} for this key")))?;
-        self.task_view(&record)
+        record.ok_or_else(missing)
     }
 
     pub(crate) fn task_view(&self, record: &TaskRecord) -> Result<TaskView, ServiceError> {

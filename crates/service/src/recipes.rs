@@ -3,11 +3,11 @@
 //! `sync_recipe_wait`, and gets the task with its result, or the queued task to poll when the wait
 //! runs out. There is no second execution or billing path.
 
-use crate::execution::StoredJob;
-use crate::views::{QueuedTask, RecipeResult, TaskView};
+use crate::execution::{IdSpace, StoredJob};
+use crate::views::{QueuedReel, QueuedTask, RecipeResult, ReelView, TaskView};
 use crate::{Caller, Service, ServiceError};
-use domain::{FailureKind, ListingEnhanceRequest, LotTraceRequest, TaskStatus, Usd};
-use recipes::{listing_enhance, lot_trace, RecipeJob};
+use domain::{FailureKind, ListingEnhanceRequest, LotTraceRequest, ReelRequest, TaskStatus, Usd};
+use recipes::{listing_enhance, lot_trace, reel, RecipeJob};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -46,6 +46,19 @@ impl Service {
         let job = lot_trace::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
         let queued = self.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON).await?;
         self.await_result(caller, queued).await
+    }
+
+    /// The reel recipe: listing stills and details to a captioned vertical video, queued (HTTP
+    /// 202) and polled at `GET /v1/recipes/reel/{reel_id}`.
+    pub async fn reel(&self, caller: &Caller, request: ReelRequest) -> Result<QueuedReel, ServiceError> {
+        let job = reel::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
+        Ok(self.enqueue_recipe(caller, RecipeJob::Reel(job), BACKGROUND).await?.into())
+    }
+
+    /// The reel `reel_id` as its owner sees it; other keys, and task ids, get 404.
+    pub async fn reel_status(&self, caller: &Caller, reel_id: &str) -> Result<ReelView, ServiceError> {
+        let record = self.record_in(caller, IdSpace::Reel, reel_id).await?;
+        Ok(self.task_view(&record)?.into())
     }
 
     async fn enqueue_recipe(&self, caller: &Caller, job: RecipeJob, priority: i32) -> Result<QueuedTask, ServiceError> {

@@ -21,6 +21,80 @@ pub struct QueuedTask {
     pub poll_url: String,
 }
 
+/// Answer to an accepted reel (HTTP 202 of `POST /v1/recipes/reel`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct QueuedReel {
+    /// Reel id (`reel_...`), for `GET /v1/recipes/reel/{reel_id}`.
+    pub reel_id: String,
+    /// Always `queued`.
+    pub status: TaskStatus,
+    /// Published price of the reel, held until it ends (decimal USD string).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0.2500"))]
+    pub price_usd: Usd,
+    /// Address to poll.
+    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
+    pub poll_url: String,
+}
+
+impl From<QueuedTask> for QueuedReel {
+    fn from(queued: QueuedTask) -> Self {
+        QueuedReel { reel_id: queued.id, status: queued.status, price_usd: queued.price_usd, poll_url: queued.poll_url }
+    }
+}
+
+/// A reel as its owner sees it (HTTP 200 of `GET /v1/recipes/reel/{reel_id}`): the same states
+/// and billing as a task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ReelView {
+    /// Reel id.
+    pub reel_id: String,
+    /// `queued`, `running`, `succeeded` or `failed`.
+    pub status: TaskStatus,
+    /// Once succeeded: the MP4 (`video`), the cover (`image`, JPEG) and the captions as SRT and
+    /// WebVTT (`text`), in that order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Vec<OutputView>>,
+    /// Billed cost (decimal USD string); present once succeeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "0.2500"))]
+    pub cost_usd: Option<Usd>,
+    /// Price quoted and held at submit.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0.2500"))]
+    pub price_usd: Usd,
+    /// Why the reel failed; null otherwise.
+    pub error: Option<String>,
+    /// Once succeeded: the video's facts (size, fps, frames, duration), every caption with its
+    /// times and its box on screen, the safe zone, each photo's framing and the voiceover script.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub result: Option<serde_json::Value>,
+    /// Acceptance time (RFC 3339).
+    pub created_at: String,
+    /// When a worker first started it.
+    pub started_at: Option<String>,
+    /// When it reached `succeeded` or `failed`.
+    pub finished_at: Option<String>,
+}
+
+impl From<TaskView> for ReelView {
+    fn from(task: TaskView) -> Self {
+        ReelView {
+            reel_id: task.id,
+            status: task.status,
+            output: task.output,
+            cost_usd: task.cost_usd,
+            price_usd: task.price_usd,
+            error: task.error,
+            result: task.result,
+            created_at: task.created_at,
+            started_at: task.started_at,
+            finished_at: task.finished_at,
+        }
+    }
+}
+
 /// A synchronous recipe that finished (HTTP 200): the task, with the fields of its result beside
 /// the task's own.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -39,7 +113,7 @@ pub struct RecipeResult {
 pub struct OutputView {
     /// Signed download URL; works without the bearer header until it expires.
     pub url: String,
-    /// `image`, `video` or `audio`.
+    /// `image`, `video`, `audio` or `text` (captions).
     #[serde(rename = "type")]
     pub kind: OutputKind,
     /// MIME type, such as `image/png`.

@@ -64,7 +64,9 @@ impl TestServer {
         let worker_config = worker::WorkerConfig::from_app_config(&config, storage::new_id("test-worker"));
         let server = TestServer {
             base,
-            client: reqwest::Client::new(),
+            // Idle connections are dropped before the server's keep-alive closes them, so a test
+            // that pauses (decoding a video) never reuses a connection the server has closed.
+            client: reqwest::Client::builder().pool_idle_timeout(Duration::from_secs(2)).build().expect("client"),
             service,
             shutdown,
             worker_config,

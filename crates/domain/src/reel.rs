@@ -1,0 +1,192 @@
+//! The request body of the reel recipe (`POST /v1/recipes/reel`): up to three listing photos and
+//! the listing's details, made into a captioned vertical video. Unknown fields are refused with
+//! 400 naming them; the recipes crate checks ranges and URLs.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+/// Most photos a reel takes.
+pub const REEL_MAX_PHOTOS: usize = 3;
+
+/// Body of `POST /v1/recipes/reel`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReelRequest {
+    /// 1 to 3 listing stills, in the order they appear: each a URL (absolute http(s) or `data:`
+    /// URI; PNG or JPEG) or `{"url": .., "caption": ..}`.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 3))]
+    pub photos: Vec<ReelPhoto>,
+    /// The listing's details, burned in as captions and spoken by the voiceover. All optional;
+    /// what is missing is left out, never invented.
+    #[serde(default)]
+    pub details: ListingDetails,
+    /// Length, audio and brand colours.
+    #[serde(default)]
+    pub params: ReelParams,
+}
+
+/// One still of a reel: a URL, with an optional caption shown over it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReelPhoto {
+    /// The photo (absolute http(s) URL or `data:` URI; PNG or JPEG).
+    pub url: String,
+    /// A line shown over this photo, such as "Chef's kitchen".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caption: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ReelPhoto {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        const EXPECTED: &str = "expected a photo URL string or {\"url\": .., \"caption\": ..}";
+        match Value::deserialize(deserializer)? {
+            Value::String(url) => Ok(ReelPhoto { url, caption: None }),
+            Value::Object(map) => {
+                if let Some(unknown) = map.keys().find(|k| !matches!(k.as_str(), "url" | "caption")) {
+                    return Err(D::Error::custom(format!("unknown field `{unknown}`, expected `url` or `caption`")));
+                }
+                let url = match map.get("url") {
+                    Some(Value::String(url)) => url.clone(),
+                    Some(_) => return Err(D::Error::custom("url: expected a string")),
+                    None => return Err(D::Error::custom("missing field `url`")),
+                };
+                let caption = match map.get("caption") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(caption)) => Some(caption.clone()),
+                    Some(_) => return Err(D::Error::custom("caption: expected a string")),
+                };
+                Ok(ReelPhoto { url, caption })
+            }
+            _ => Err(D::Error::custom(EXPECTED)),
+        }
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for ReelPhoto {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
+        let string = || ObjectBuilder::new().schema_type(Type::String);
+        OneOfBuilder::new()
+            .item(string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into()))))
+            .item(
+                ObjectBuilder::new()
+                    .property("url", string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into()))))
+                    .property("caption", string().max_length(Some(120)))
+                    .required("url")
+                    .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+            )
+            .description(Some("A photo URL, or {\"url\": .., \"caption\": ..}"))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for ReelPhoto {}
+
+/// A listing's details as captions show them. Every field is optional.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ListingDetails {
+    /// Street address, such as "42 Harbor Lane, Mystic, CT".
+    #[serde(default)]
+    pub address: Option<String>,
+    /// Asking price in US dollars: a number (525000) or text as written ("$525,000").
+    #[serde(default)]
+    pub price: Option<Amount>,
+    /// Bedrooms.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0.0, maximum = 100.0))]
+    pub beds: Option<f64>,
+    /// Bathrooms (2.5 for two full and one half).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0.0, maximum = 100.0))]
+    pub baths: Option<f64>,
+    /// Interior living area, square feet.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0.0, maximum = 10000000.0))]
+    pub square_feet: Option<f64>,
+    /// A short headline, such as "Waterfront colonial with a private dock".
+    #[serde(default)]
+    pub headline: Option<String>,
+    /// The listing agent's name, for the end card.
+    #[serde(default)]
+    pub agent_name: Option<String>,
+    /// The brokerage, for the end card.
+    #[serde(default)]
+    pub brokerage: Option<String>,
+    /// The agent's phone number, for the end card.
+    #[serde(default)]
+    pub phone: Option<String>,
+}
+
+/// A dollar amount given as a number or as text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(untagged)]
+pub enum Amount {
+    /// A number of dollars.
+    Number(f64),
+    /// Text such as "$525,000" or "Offers over $500k".
+    Text(String),
+}
+
+/// `params` of the reel recipe.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReelParams {
+    /// Length in seconds, 6 to 30 (default 15).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 6.0, maximum = 30.0))]
+    pub duration: Option<f64>,
+    /// Speak a script written from the details (text-to-speech), as an AAC track.
+    #[serde(default)]
+    pub voiceover: Option<bool>,
+    /// Lay a music bed under the reel (ducked under the voiceover), as an AAC track.
+    #[serde(default)]
+    pub music: Option<bool>,
+    /// Brand colours of the caption plates and the end card.
+    #[serde(default)]
+    pub brand: Option<BrandColors>,
+}
+
+/// Brand colours as `#RRGGBB`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BrandColors {
+    /// Main colour: the end card's background and the plates' accent bar.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^#[0-9A-Fa-f]{6}$"))]
+    pub primary: Option<String>,
+    /// Second colour: prices and rules.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^#[0-9A-Fa-f]{6}$"))]
+    pub accent: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn photos_take_both_shapes_and_name_bad_fields() {
+        let request: ReelRequest = serde_json::from_value(json!({
+            "photos": ["https://e.com/a.jpg", {"url": "https://e.com/b.jpg", "caption": "Kitchen"}],
+            "details": {"price": "$525,000", "beds": 3},
+        }))
+        .unwrap();
+        assert_eq!(request.photos[1].caption.as_deref(), Some("Kitchen"));
+        assert_eq!(request.details.price, Some(Amount::Text("$525,000".into())));
+        let bad = serde_json::from_value::<ReelRequest>(json!({"photos": [{"url": "u", "alt": "x"}]})).unwrap_err();
+        assert!(bad.to_string().contains("unknown field `alt`"), "{bad}");
+        let bad =
+            serde_json::from_value::<ReelRequest>(json!({"photos": ["u"], "details": {"pool": true}})).unwrap_err();
+        assert!(bad.to_string().contains("unknown field `pool`"), "{bad}");
+        assert!(serde_json::from_value::<ReelRequest>(json!({"photos": [7]})).is_err());
+    }
+}

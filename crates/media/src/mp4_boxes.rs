@@ -1,0 +1,182 @@
+//! Box-level edits of a finished MP4 that the `mp4` crate's writer does not make: BT.709 colour
+//! tags on the H.264 sample entry, the movie header's next track id, and fast start (the `moov`
+//! box moved before `mdat`, so a player starts while the file downloads).
+
+use crate::MediaError;
+
+/// Header size of a plain box.
+const HEADER: usize = 8;
+/// Where the children of a box start, counted from the box's start: full boxes and sample
+/// entries carry fields before their children.
+const STSD_CHILDREN: usize = HEADER + 8;
+const VISUAL_SAMPLE_ENTRY_CHILDREN: usize = HEADER + 78;
+
+/// The BT.709 `colr` box (ISO/IEC 14496-12 `nclx`: primaries, transfer and matrix 1, limited
+/// range), as players and platforms expect of HD video.
+const COLR_BT709: [u8; 19] = [0, 0, 0, 19, b'c', b'o', b'l', b'r', b'n', b'c', b'l', b'x', 0, 1, 0, 1, 0, 1, 0];
+
+/// A box's kind and its byte range (header included).
+#[derive(Clone, Copy, Debug)]
+struct BoxRange {
+    kind: [u8; 4],
+    start: usize,
+    end: usize,
+}
+
+/// The boxes laid end to end in `file[start..end]`; stops at the first malformed header.
+fn children(file: &[u8], start: usize, end: usize) -> Vec<BoxRange> {
+    let mut boxes = Vec::new();
+    let mut pos = start;
+    while pos + HEADER <= end {
+        let Some(size) = file.get(pos..pos + 4).and_then(|b| b.try_into().ok()).map(u32::from_be_bytes) else {
+            break;
+        };
+        let size = size as usize;
+        if size < HEADER || pos + size > end {
+            break;
+        }
+        let mut kind = [0u8; 4];
+        kind.copy_from_slice(&file[pos + 4..pos + 8]);
+        boxes.push(BoxRange { kind, start: pos, end: pos + size });
+        pos += size;
+    }
+    boxes
+}
+
+fn child(file: &[u8], parent: BoxRange, offset: usize, kind: &[u8; 4]) -> Option<BoxRange> {
+    children(file, parent.start + offset, parent.end).into_iter().find(|b| &b.kind == kind)
+}
+
+fn top_level(file: &[u8], kind: &[u8; 4]) -> Option<BoxRange> {
+    children(file, 0, file.len()).into_iter().find(|b| &b.kind == kind)
+}
+
+/// The chain moov > trak > mdia > minf > stbl > stsd > avc1 of the first H.264 track.
+fn avc1_chain(file: &[u8]) -> Option<Vec<BoxRange>> {
+    let moov = top_level(file, b"moov")?;
+    children(file, moov.start + HEADER, moov.end).into_iter().filter(|b| &b.kind == b"trak").find_map(|trak| {
+        let mdia = child(file, trak, HEADER, b"mdia")?;
+        let minf = child(file, mdia, HEADER, b"minf")?;
+        let stbl = child(file, minf, HEADER, b"stbl")?;
+        let stsd = child(file, stbl, HEADER, b"stsd")?;
+        let avc1 = child(file, stsd, STSD_CHILDREN, b"avc1")?;
+        Some(vec![moov, trak, mdia, minf, stbl, stsd, avc1])
+    })
+}
+
+/// Appends the BT.709 `colr` box to the H.264 sample entry, growing every enclosing box.
+pub(crate) fn tag_bt709(file: &mut Vec<u8>) -> Result<(), MediaError> {
+    let chain = avc1_chain(file).ok_or_else(|| MediaError::Encode("MP4 has no avc1 sample entry to tag".into()))?;
+    let avc1 = chain[chain.len() - 1];
+    if child(file, avc1, VISUAL_SAMPLE_ENTRY_CHILDREN, b"colr").is_some() {
+        return Ok(());
+    }
+    file.splice(avc1.end..avc1.end, COLR_BT709);
+    for ancestor in &chain {
+        grow(file, ancestor.start, COLR_BT709.len())?;
+    }
+    // Chunk offsets point past the moov when it comes after mdat, so they are unchanged; a
+    // moov before mdat is moved by `fast_start` only after tagging.
+    Ok(())
+}
+
+fn grow(file: &mut [u8], start: usize, by: usize) -> Result<(), MediaError> {
+    let size = u32::from_be_bytes([file[start], file[start + 1], file[start + 2], file[start + 3]]);
+    let grown = u32::try_from(size as usize + by).map_err(|_| MediaError::Encode("MP4 box too large".into()))?;
+    file[start..start + 4].copy_from_slice(&grown.to_be_bytes());
+    Ok(())
+}
+
+/// Whether the H.264 sample entry carries the BT.709 `colr` tag.
+pub(crate) fn is_tagged_bt709(file: &[u8]) -> bool {
+    avc1_chain(file)
+        .and_then(|chain| child(file, chain[chain.len() - 1], VISUAL_SAMPLE_ENTRY_CHILDREN, b"colr"))
+        .is_some_and(|colr| file.get(colr.start + 8..colr.end) == Some(&COLR_BT709[8..]))
+}
+
+/// Sets `mvhd.next_track_id` (the `mp4` crate leaves it at 1, which collides with its first
+/// track; strict validators flag that).
+pub(crate) fn set_next_track_id(file: &mut [u8], next_id: u32) {
+    let Some(moov) = top_level(file, b"moov") else {
+        return;
+    };
+    if let Some(mvhd) = child(file, moov, HEADER, b"mvhd") {
+        if mvhd.end >= mvhd.start + 12 {
+            file[mvhd.end - 4..mvhd.end].copy_from_slice(&next_id.to_be_bytes());
+        }
+    }
+}
+
+/// Whether `moov` comes before `mdat`.
+pub(crate) fn is_fast_start(file: &[u8]) -> bool {
+    let boxes = children(file, 0, file.len());
+    let at = |kind: &[u8; 4]| boxes.iter().position(|b| &b.kind == kind);
+    matches!((at(b"moov"), at(b"mdat")), (Some(moov), Some(mdat)) if moov < mdat)
+}
+
+/// Moves `moov` to just after `ftyp` and shifts every chunk offset (`stco`, `co64`) by its size.
+pub(crate) fn fast_start(file: Vec<u8>) -> Result<Vec<u8>, MediaError> {
+    if is_fast_start(&file) {
+        return Ok(file);
+    }
+    let boxes = children(&file, 0, file.len());
+    let moov = boxes
+        .iter()
+        .copied()
+        .find(|b| &b.kind == b"moov")
+        .ok_or_else(|| MediaError::Encode("MP4 has no moov box".into()))?;
+    let insert_at = boxes.iter().find(|b| &b.kind == b"ftyp").map_or(0, |f| f.end);
+    let shift = moov.end - moov.start;
+    let mut moved = file[moov.start..moov.end].to_vec();
+    shift_chunk_offsets(&mut moved, shift)?;
+    let mut out = Vec::with_capacity(file.len());
+    out.extend_from_slice(&file[..insert_at]);
+    out.extend_from_slice(&moved);
+    out.extend_from_slice(&file[insert_at..moov.start]);
+    out.extend_from_slice(&file[moov.end..]);
+    Ok(out)
+}
+
+/// Adds `shift` to every chunk offset in a `moov` box held alone in `moov`.
+fn shift_chunk_offsets(moov: &mut [u8], shift: usize) -> Result<(), MediaError> {
+    let root = BoxRange { kind: *b"moov", start: 0, end: moov.len() };
+    let mut tables = Vec::new();
+    for trak in children(moov, HEADER, root.end).into_iter().filter(|b| &b.kind == b"trak") {
+        let stbl = child(moov, trak, HEADER, b"mdia")
+            .and_then(|mdia| child(moov, mdia, HEADER, b"minf"))
+            .and_then(|minf| child(moov, minf, HEADER, b"stbl"));
+        if let Some(stbl) = stbl {
+            tables.extend(
+                children(moov, stbl.start + HEADER, stbl.end)
+                    .into_iter()
+                    .filter(|b| &b.kind == b"stco" || &b.kind == b"co64"),
+            );
+        }
+    }
+    let overflow = || MediaError::Encode("MP4 chunk offset overflows".into());
+    for table in tables {
+        let wide = &table.kind == b"co64";
+        let width = if wide { 8 } else { 4 };
+        let entries = table.start + HEADER + 8;
+        let count = moov
+            .get(table.start + HEADER + 4..entries)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_be_bytes)
+            .ok_or_else(|| MediaError::Encode("truncated chunk offset table".into()))? as usize;
+        if entries + count * width > table.end {
+            return Err(MediaError::Encode("truncated chunk offset table".into()));
+        }
+        for entry in moov[entries..entries + count * width].chunks_exact_mut(width) {
+            if wide {
+                let value = u64::from_be_bytes(entry.try_into().map_err(|_| overflow())?);
+                let shifted = value.checked_add(shift as u64).ok_or_else(overflow)?;
+                entry.copy_from_slice(&shifted.to_be_bytes());
+            } else {
+                let value = u32::from_be_bytes(entry.try_into().map_err(|_| overflow())?);
+                let shifted = u32::try_from(value as usize + shift).map_err(|_| overflow())?;
+                entry.copy_from_slice(&shifted.to_be_bytes());
+            }
+        }
+    }
+    Ok(())
+}
