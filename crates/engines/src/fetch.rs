@@ -6,7 +6,9 @@
 use base64::Engine as _;
 use futures::StreamExt;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,12 +50,33 @@ impl Default for FetchPolicy {
 /// Downloads inputs under a [`FetchPolicy`].
 #[derive(Clone)]
 pub struct InputFetcher {
+    /// Public addresses only: filtered resolver, filtered redirects.
     public_only: reqwest::Client,
+    /// The service's own outputs: any address (the service may listen on loopback), no redirects.
+    own_outputs: reqwest::Client,
+    /// Any address, for operators who allow private inputs.
     any_address: reqwest::Client,
+    /// Where this service's own outputs live, parsed from the policy's trusted prefix.
+    own_origin: Option<(url::Origin, String)>,
+    forbidden: fn(IpAddr) -> bool,
     policy: FetchPolicy,
 }
 
-/// Whether an address is one a job must never make us contact.
+/// Why an [`InputFetcher`] could not be built; the service must not start without one.
+#[derive(Debug, thiserror::Error)]
+pub enum FetcherSetupError {
+    /// The HTTP client (TLS, resolver) could not be built.
+    #[error("input fetcher: {0}")]
+    Client(String),
+    /// The trusted prefix is not an absolute http(s) URL.
+    #[error("input fetcher: the trusted output prefix {0:?} is not an http(s) URL")]
+    TrustedPrefix(String),
+}
+
+/// Whether an address is one a job must never make us contact: anything that is not global
+/// unicast (private, loopback, link-local, shared, reserved, documentation, benchmarking,
+/// multicast), and IPv6 forms that embed or tunnel to IPv4 (mapped and compatible addresses,
+/// NAT64, 6to4, Teredo), which could reach a private IPv4 address through a gateway.
 pub fn is_forbidden_address(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -66,34 +89,64 @@ pub fn is_forbidden_address(ip: IpAddr) -> bool {
                 || v4.is_multicast()
                 || v4.is_documentation()
                 || o[0] == 0
-                || (o[0] == 100 && (64..128).contains(&o[1])) // carrier-grade NAT
+                || (o[0] == 100 && (64..128).contains(&o[1])) // shared address space (CGN)
+                || (o[0] == 192 && o[1] == 0 && o[2] == 0) // IETF protocol assignments
+                || (o[0] == 192 && o[1] == 88 && o[2] == 99) // 6to4 relay anycast
                 || (o[0] == 198 && (o[1] == 18 || o[1] == 19)) // benchmarking
-                || o[0] >= 240
+                || o[0] >= 240 // reserved
         }
         IpAddr::V6(v6) => {
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return is_forbidden_address(IpAddr::V4(v4));
             }
             let s = v6.segments();
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (s[0] & 0xfe00) == 0xfc00 // unique local
-                || (s[0] & 0xffc0) == 0xfe80 // link local
+            let global_unicast = (s[0] & 0xe000) == 0x2000;
+            !global_unicast
+                || (s[0] == 0x2001 && s[1] < 0x0200) // 2001::/23 IETF special purpose, with Teredo
+                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+                || s[0] == 0x2002 // 6to4
+                || (s[0] & 0xfff0) == 0x3ff0 // documentation 3fff::/20
         }
     }
 }
 
+/// Name resolution as the fetcher sees it: system DNS in production, a fixed table in tests.
+pub type Lookup =
+    Arc<dyn Fn(String) -> Pin<Box<dyn Future<Output = std::io::Result<Vec<IpAddr>>> + Send>> + Send + Sync>;
+
+/// The network the fetcher talks to: how names resolve and which addresses are off limits.
+/// [`InputFetcher::new`] uses the system resolver and [`is_forbidden_address`]; tests inject
+/// their own to exercise the DNS and redirect paths.
+#[derive(Clone)]
+pub struct Network {
+    /// Resolves a host name.
+    pub lookup: Lookup,
+    /// Whether an address must not be contacted.
+    pub forbidden: fn(IpAddr) -> bool,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        let lookup: Lookup = Arc::new(|host: String| {
+            Box::pin(async move { Ok(tokio::net::lookup_host((host.as_str(), 0)).await?.map(|a| a.ip()).collect()) })
+        });
+        Network { lookup, forbidden: is_forbidden_address }
+    }
+}
+
 /// A resolver that drops forbidden addresses, so a public name pointing inside fails.
-struct PublicOnlyResolver;
+struct PublicOnlyResolver(Network);
 
 impl Resolve for PublicOnlyResolver {
     fn resolve(&self, name: Name) -> Resolving {
+        let network = self.0.clone();
         Box::pin(async move {
             let host = name.as_str().to_string();
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+            let addrs: Vec<SocketAddr> = (network.lookup)(host.clone())
                 .await?
-                .filter(|addr| !is_forbidden_address(addr.ip()))
+                .into_iter()
+                .filter(|ip| !(network.forbidden)(*ip))
+                .map(|ip| SocketAddr::new(ip, 0))
                 .collect();
             if addrs.is_empty() {
                 return Err(format!("{host} resolves to no public address").into());
@@ -103,21 +156,23 @@ impl Resolve for PublicOnlyResolver {
     }
 }
 
-fn host_is_forbidden_literal(url: &reqwest::Url) -> bool {
+fn host_is_forbidden_literal(url: &reqwest::Url, forbidden: fn(IpAddr) -> bool) -> bool {
     match url.host() {
-        Some(url::Host::Ipv4(ip)) => is_forbidden_address(IpAddr::V4(ip)),
-        Some(url::Host::Ipv6(ip)) => is_forbidden_address(IpAddr::V6(ip)),
+        Some(url::Host::Ipv4(ip)) => forbidden(IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => forbidden(IpAddr::V6(ip)),
         Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost") || d.ends_with(".localhost"),
         None => true,
     }
 }
 
-fn safe_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
+fn safe_redirects(forbidden: fn(IpAddr) -> bool) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
         // IP literals bypass the resolver, so redirects to them are checked here.
         if attempt.previous().len() >= 5 {
             attempt.error("too many redirects")
-        } else if host_is_forbidden_literal(attempt.url()) {
+        } else if !matches!(attempt.url().scheme(), "http" | "https") {
+            attempt.error("redirect to a scheme other than http(s)")
+        } else if host_is_forbidden_literal(attempt.url(), forbidden) {
             attempt.error("redirect to a private address")
         } else {
             attempt.follow()
@@ -126,21 +181,47 @@ fn safe_redirects() -> reqwest::redirect::Policy {
 }
 
 impl InputFetcher {
-    /// A fetcher enforcing `policy`.
-    pub fn new(policy: FetchPolicy) -> InputFetcher {
-        let build = |public_only: bool| {
-            let mut builder = reqwest::Client::builder()
+    /// A fetcher enforcing `policy` on the real network. Fails (rather than falling back to an
+    /// unfiltered client) when the HTTP client cannot be built.
+    pub fn new(policy: FetchPolicy) -> Result<InputFetcher, FetcherSetupError> {
+        InputFetcher::with_network(policy, Network::default())
+    }
+
+    /// A fetcher enforcing `policy` on `network`.
+    pub fn with_network(policy: FetchPolicy, network: Network) -> Result<InputFetcher, FetcherSetupError> {
+        // `no_proxy`: an environment proxy would resolve client URLs itself, past our filter.
+        let builder = || {
+            reqwest::Client::builder()
+                .no_proxy()
                 .timeout(policy.timeout)
                 .connect_timeout(Duration::from_secs(10))
-                .user_agent("media-gateway-fetcher/1.0");
-            builder = if public_only {
-                builder.dns_resolver(Arc::new(PublicOnlyResolver)).redirect(safe_redirects())
-            } else {
-                builder.redirect(reqwest::redirect::Policy::limited(5))
-            };
-            builder.build().unwrap_or_default()
+                .user_agent("media-gateway-fetcher/1.0")
         };
-        InputFetcher { public_only: build(true), any_address: build(false), policy }
+        let built = |b: reqwest::ClientBuilder| b.build().map_err(|e| FetcherSetupError::Client(e.to_string()));
+        let forbidden = network.forbidden;
+        let public_only =
+            built(builder().dns_resolver(Arc::new(PublicOnlyResolver(network))).redirect(safe_redirects(forbidden)))?;
+        let own_outputs = built(builder().redirect(reqwest::redirect::Policy::none()))?;
+        let any_address = built(builder().redirect(reqwest::redirect::Policy::limited(5)))?;
+        let own_origin = match &policy.trusted_prefix {
+            Some(prefix) => {
+                let url = reqwest::Url::parse(prefix)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+                    .ok_or_else(|| FetcherSetupError::TrustedPrefix(prefix.clone()))?;
+                Some((url.origin(), url.path().to_string()))
+            }
+            None => None,
+        };
+        Ok(InputFetcher { public_only, own_outputs, any_address, own_origin, forbidden, policy })
+    }
+
+    /// Whether `url` (parsed, so dot segments, encoded or not, are already resolved) is one of
+    /// this service's own outputs: the same origin and a path under the outputs' prefix.
+    fn is_own_output(&self, url: &reqwest::Url) -> bool {
+        self.own_origin.as_ref().is_some_and(|(origin, path)| {
+            url.origin() == *origin && url.path().starts_with(path.as_str()) && url.username().is_empty()
+        })
     }
 
     /// The bytes behind `url` (an http(s) URL or a base64 `data:` URI); `label` names the field
@@ -155,16 +236,24 @@ impl InputFetcher {
             return Ok(bytes);
         }
         let parsed = reqwest::Url::parse(url).map_err(|e| fail(format!("not a valid URL: {e}")))?;
-        let trusted = self.policy.trusted_prefix.as_deref().is_some_and(|p| url.starts_with(p));
-        let client = if trusted || self.policy.allow_private {
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(fail("only http(s) URLs and data: URIs can be fetched".into()));
+        }
+        let client = if self.is_own_output(&parsed) {
+            &self.own_outputs
+        } else if self.policy.allow_private {
             &self.any_address
         } else {
-            if host_is_forbidden_literal(&parsed) {
+            if host_is_forbidden_literal(&parsed, self.forbidden) {
                 return Err(fail("refusing to fetch from a private or loopback address".into()));
             }
             &self.public_only
         };
-        let response = client.get(parsed).send().await.map_err(|e| fail(format!("download failed: {e}")))?;
+        let response =
+            client.get(parsed).send().await.map_err(|e| fail(format!("download failed: {}", describe(&e))))?;
+        if response.status().is_redirection() {
+            return Err(fail("our own output URL answered with a redirect".into()));
+        }
         if !response.status().is_success() {
             return Err(fail(format!("download answered HTTP {}", response.status().as_u16())));
         }
@@ -174,7 +263,7 @@ impl InputFetcher {
         let mut body = Vec::new();
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| fail(format!("download failed: {e}")))?;
+            let chunk = chunk.map_err(|e| fail(format!("download failed: {}", describe(&e))))?;
             if body.len() + chunk.len() > self.policy.max_bytes {
                 return Err(fail(format!("larger than the {} byte input limit", self.policy.max_bytes)));
             }
@@ -182,6 +271,22 @@ impl InputFetcher {
         }
         Ok(body)
     }
+}
+
+/// A download error with its causes, so "resolves to no public address" or "redirect to a
+/// private address" reaches the client instead of a bare "error sending request".
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 #[cfg(test)]
@@ -201,17 +306,32 @@ mod tests {
             "::ffff:127.0.0.1",
             "100.64.0.1",
             "0.0.0.0",
+            "192.0.0.170",
+            "198.18.0.1",
+            "198.19.255.255",
+            "240.0.0.1",
+            "255.255.255.255",
+            "64:ff9b::a00:1",      // NAT64 of 10.0.0.1
+            "64:ff9b:1::1",        // local-use NAT64
+            "::127.0.0.1",         // IPv4-compatible
+            "::a00:1",             // IPv4-compatible 10.0.0.1
+            "2002:a00:1::1",       // 6to4 of 10.0.0.1
+            "2001:0:4136:e378::1", // Teredo
+            "fec0::1",             // site-local
+            "2001:db8::1",         // documentation
+            "100::1",              // discard
+            "ff02::1",             // multicast
         ] {
             assert!(is_forbidden_address(ip.parse().unwrap()), "{ip}");
         }
-        for ip in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
+        for ip in ["93.184.216.34", "2606:4700::1111", "8.8.8.8", "2a00:1450:4001::200e", "1.1.1.1"] {
             assert!(!is_forbidden_address(ip.parse().unwrap()), "{ip}");
         }
     }
 
     #[tokio::test]
     async fn private_urls_are_refused_and_data_uris_decoded() {
-        let fetcher = InputFetcher::new(FetchPolicy::default());
+        let fetcher = InputFetcher::new(FetchPolicy::default()).unwrap();
         let err = fetcher.fetch("image_url", "http://127.0.0.1:9/x.png").await.unwrap_err();
         assert!(err.to_string().contains("private"), "{err}");
         let err = fetcher.fetch("image_url", "http://localhost:9/x.png").await.unwrap_err();
@@ -225,9 +345,18 @@ mod limit_tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+    /// A server on `addr` answering every request with `body`.
+    async fn serve_on(addr: &str, body: Vec<u8>) -> String {
+        serve_at(addr, body, Duration::ZERO).await
+    }
+
     /// A loopback server answering every request with `body` after `delay`.
     async fn serve(body: Vec<u8>, delay: Duration) -> String {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        serve_at("127.0.0.1:0", body, delay).await
+    }
+
+    async fn serve_at(addr: &str, body: Vec<u8>, delay: Duration) -> String {
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move {
             while let Ok((mut socket, _)) = listener.accept().await {
@@ -254,14 +383,26 @@ mod limit_tests {
     async fn size_and_time_limits_hold() {
         let url = serve(vec![7u8; 4096], Duration::ZERO).await;
         assert_eq!(
-            InputFetcher::new(policy(8192, Duration::from_secs(5))).fetch("image_url", &url).await.unwrap().len(),
+            InputFetcher::new(policy(8192, Duration::from_secs(5)))
+                .unwrap()
+                .fetch("image_url", &url)
+                .await
+                .unwrap()
+                .len(),
             4096
         );
-        let err = InputFetcher::new(policy(1000, Duration::from_secs(5))).fetch("image_url", &url).await.unwrap_err();
+        let err = InputFetcher::new(policy(1000, Duration::from_secs(5)))
+            .unwrap()
+            .fetch("image_url", &url)
+            .await
+            .unwrap_err();
         assert!(err.to_string().starts_with("image_url: larger than"), "{err}");
         let slow = serve(vec![1u8; 10], Duration::from_secs(5)).await;
-        let err =
-            InputFetcher::new(policy(8192, Duration::from_millis(200))).fetch("video_url", &slow).await.unwrap_err();
+        let err = InputFetcher::new(policy(8192, Duration::from_millis(200)))
+            .unwrap()
+            .fetch("video_url", &slow)
+            .await
+            .unwrap_err();
         assert!(err.to_string().starts_with("video_url: download failed"), "{err}");
     }
 
@@ -269,7 +410,103 @@ mod limit_tests {
     async fn own_outputs_are_trusted_even_on_loopback() {
         let url = serve(b"png".to_vec(), Duration::ZERO).await;
         let prefix = url.trim_end_matches("input.png").to_string();
-        let fetcher = InputFetcher::new(FetchPolicy { trusted_prefix: Some(prefix), ..FetchPolicy::default() });
+        let fetcher =
+            InputFetcher::new(FetchPolicy { trusted_prefix: Some(prefix), ..FetchPolicy::default() }).unwrap();
         assert_eq!(fetcher.fetch("image_url", &url).await.unwrap(), b"png");
+    }
+
+    /// A network where 127.0.0.2 plays a public server and `inside.test` resolves to loopback.
+    fn test_network() -> Network {
+        let lookup: Lookup = Arc::new(|host: String| {
+            Box::pin(async move {
+                match host.as_str() {
+                    "inside.test" => Ok(vec!["127.0.0.1".parse().unwrap()]),
+                    "public.test" => Ok(vec!["127.0.0.2".parse().unwrap()]),
+                    _ => Err(std::io::Error::other("unknown test host")),
+                }
+            })
+        });
+        Network { lookup, forbidden: |ip| ip != IpAddr::from([127, 0, 0, 2]) && is_forbidden_address(ip) }
+    }
+
+    /// A server on 127.0.0.2 that redirects every request to `location`.
+    async fn redirecting_to(location: String) -> u16 {
+        let listener = tokio::net::TcpListener::bind("127.0.0.2:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let location = location.clone();
+                tokio::spawn(async move {
+                    let mut request = [0u8; 1024];
+                    let _ = socket.read(&mut request).await;
+                    let head = format!(
+                        "HTTP/1.1 302 Found\r\nlocation: {location}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    );
+                    let _ = socket.write_all(head.as_bytes()).await;
+                });
+            }
+        });
+        port
+    }
+
+    #[tokio::test]
+    async fn names_resolving_inside_and_redirects_inside_are_refused() {
+        let fetcher = InputFetcher::with_network(FetchPolicy::default(), test_network()).unwrap();
+        let inside = serve(b"secret".to_vec(), Duration::ZERO).await; // on 127.0.0.1
+        let port: u16 = inside.rsplit(':').next().unwrap().trim_end_matches("/input.png").parse().unwrap();
+
+        // A public-looking name that resolves to loopback.
+        let err = fetcher.fetch("image_url", &format!("http://inside.test:{port}/input.png")).await.unwrap_err();
+        assert!(err.to_string().contains("no public address"), "{err}");
+
+        // An allowed server redirecting to a private literal, and to a name resolving inside.
+        for target in [inside.clone(), format!("http://inside.test:{port}/input.png")] {
+            let hop = redirecting_to(target.clone()).await;
+            let err = fetcher.fetch("image_url", &format!("http://public.test:{hop}/a.png")).await.unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains("private address") || text.contains("no public address"), "{target}: {text}");
+        }
+
+        // The same allowed server is reachable when it does not redirect inside.
+        let public = serve_on("127.0.0.2:0", b"ok".to_vec()).await;
+        let url = public.replace("127.0.0.2", "public.test");
+        assert_eq!(fetcher.fetch("image_url", &url).await.unwrap(), b"ok");
+    }
+
+    #[tokio::test]
+    async fn own_output_trust_is_by_origin_and_path_not_by_prefix() {
+        let url = serve(b"png".to_vec(), Duration::ZERO).await;
+        let base = url.trim_end_matches("/input.png").to_string();
+        let policy = FetchPolicy { trusted_prefix: Some(format!("{base}/files/")), ..FetchPolicy::default() };
+        let fetcher = InputFetcher::new(policy).unwrap();
+        assert_eq!(fetcher.fetch("image_url", &format!("{base}/files/tasks/x.png")).await.unwrap(), b"png");
+        for escape in [
+            format!("{base}/files/../openapi.json"),
+            format!("{base}/files/%2e%2e/openapi.json"),
+            format!("{base}/files/%2E%2E/%2e%2e/etc"),
+            format!("{base}/filesX/a.png"),
+            format!("{base}@evil.example/files/a.png"),
+        ] {
+            // Not trusted: the loopback server is refused (or, for the userinfo trick, the real
+            // host is looked up and is not ours).
+            let result = fetcher.fetch("image_url", &escape).await;
+            assert!(result.is_err(), "{escape} was fetched as our own output");
+        }
+    }
+
+    #[test]
+    fn an_environment_proxy_is_never_used() {
+        // The proxy would resolve names itself, past the filter; `no_proxy` keeps it out. This
+        // proves the setting by pointing every proxy variable at a closed port.
+        std::env::set_var("HTTP_PROXY", "http://127.0.0.1:9");
+        std::env::set_var("ALL_PROXY", "http://127.0.0.1:9");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            let body = serve(b"direct".to_vec(), Duration::ZERO).await;
+            let fetcher = InputFetcher::new(policy(1024, Duration::from_secs(5))).unwrap();
+            assert_eq!(fetcher.fetch("image_url", &body).await.unwrap(), b"direct");
+        });
+        std::env::remove_var("HTTP_PROXY");
+        std::env::remove_var("ALL_PROXY");
     }
 }

@@ -10,7 +10,7 @@ pub mod local;
 pub mod store;
 
 pub use catalog::{Catalog, CatalogError};
-pub use fetch::{FetchError, FetchPolicy, InputFetcher};
+pub use fetch::{is_forbidden_address, FetchError, FetchPolicy, FetcherSetupError, InputFetcher, Lookup, Network};
 pub use store::{OutputStore, StoreError};
 
 use domain::validation::Produced;

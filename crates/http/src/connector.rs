@@ -20,15 +20,29 @@ fn connector_token(req: &HttpRequest) -> Option<String> {
 }
 
 /// Browsers send `Origin`; a page from a foreign origin must not drive the connector (DNS
-/// rebinding). Requests without the header (agents, CLIs) pass.
+/// rebinding). Requests without the header (agents, CLIs) pass; otherwise the origin must be
+/// exactly the service's own (scheme, host and port), or a page on this machine (loopback, for
+/// local tools such as an MCP inspector).
 fn origin_allowed(req: &HttpRequest, public_base_url: &str) -> bool {
-    let Some(origin) = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+    let Some(origin) = req.headers().get(header::ORIGIN) else {
         return true;
     };
-    let host = origin.split("://").nth(1).unwrap_or("").split(':').next().unwrap_or("");
-    origin == public_base_url.trim_end_matches('/')
-        || origin.starts_with(public_base_url.trim_end_matches('/'))
-        || matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+    let Some(origin) = origin.to_str().ok().and_then(|o| url::Url::parse(o).ok()) else {
+        return false;
+    };
+    if !matches!(origin.scheme(), "http" | "https") {
+        return false;
+    }
+    let own = url::Url::parse(public_base_url).map(|u| u.origin());
+    if own.is_ok_and(|own| own == origin.origin()) {
+        return true;
+    }
+    match origin.host() {
+        Some(url::Host::Domain(host)) => host.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// The agent connector: one JSON-RPC 2.0 message per POST (MCP `initialize`, `ping`, `tools/list`,
@@ -82,22 +96,33 @@ pub(crate) async fn post(
     })
 }
 
-/// The request line for access logs, with the `key` query parameter redacted.
+/// Query parameters whose values are secrets: API keys and URL signatures.
+const SECRET_PARAMETERS: [&str; 2] = ["key", "sig"];
+
+/// The request line for access logs, with secret query parameters (`key`, `sig`) redacted,
+/// recognised by their decoded names so `?k%65y=` is redacted too.
 pub(crate) fn redacted_request_line(req: &actix_web::dev::ServiceRequest) -> String {
-    let query = req.query_string();
-    let query = if query.is_empty() {
-        String::new()
-    } else {
-        let redacted: Vec<String> = query
-            .split('&')
-            .map(|pair| match pair.split_once('=') {
-                Some((k, _)) if k == "key" || k == "sig" => format!("{k}=REDACTED"),
-                _ => pair.to_string(),
-            })
-            .collect();
-        format!("?{}", redacted.join("&"))
-    };
-    format!("{} {}{} {:?}", req.method(), req.path(), query, req.version())
+    format!("{} {}{} {:?}", req.method(), req.path(), redacted_query(req.query_string()), req.version())
+}
+
+/// `?query` with the values of secret parameters replaced by `REDACTED` (empty when none).
+pub(crate) fn redacted_query(query: &str) -> String {
+    if query.is_empty() {
+        return String::new();
+    }
+    let redacted: Vec<String> = query
+        .split('&')
+        .map(|pair| {
+            let raw_name = pair.split_once('=').map_or(pair, |(k, _)| k);
+            let name: String = url::form_urlencoded::parse(raw_name.as_bytes()).map(|(k, _)| k.into_owned()).collect();
+            if SECRET_PARAMETERS.iter().any(|s| name.eq_ignore_ascii_case(s)) {
+                format!("{raw_name}=REDACTED")
+            } else {
+                pair.to_string()
+            }
+        })
+        .collect();
+    format!("?{}", redacted.join("&"))
 }
 
 #[cfg(test)]
@@ -110,5 +135,32 @@ mod tests {
         let line = redacted_request_line(&req);
         assert!(!line.contains("mgk_secret"), "{line}");
         assert!(line.contains("key=REDACTED") && line.contains("x=1"), "{line}");
+        for query in ["k%65y=mgk_secret", "%6B%65%79=mgk_secret&a=b", "KEY=mgk_secret", "k%65y=mgk_secret&sig=abc"] {
+            let redacted = redacted_query(query);
+            assert!(!redacted.contains("mgk_secret") && !redacted.contains("abc"), "{query}: {redacted}");
+        }
+        assert_eq!(redacted_query("a=1&b=2"), "?a=1&b=2");
+    }
+
+    #[test]
+    fn only_exact_origins_pass() {
+        let check = |origin: &str| {
+            let req = actix_web::test::TestRequest::post().insert_header((header::ORIGIN, origin)).to_http_request();
+            origin_allowed(&req, "https://api.example.com")
+        };
+        assert!(check("https://api.example.com"));
+        assert!(check("http://localhost:6274"));
+        assert!(check("http://127.0.0.1:3000"));
+        assert!(check("http://[::1]:3000"));
+        for foreign in [
+            "https://api.example.com.evil.net",
+            "https://api.example.com:8443",
+            "http://api.example.com",
+            "https://evil.net",
+            "null",
+            "https://localhost.evil.net",
+        ] {
+            assert!(!check(foreign), "{foreign}");
+        }
     }
 }

@@ -267,10 +267,28 @@ pub(crate) async fn download(
         ApiError::new(StatusCode::BAD_REQUEST, "a download URL needs its `expires` and `sig` parameters")
     })?;
     let (bytes, content_type) = service.open_file(&path, signature.expires, &signature.sig).await?;
+    let disposition = content_disposition(&path, &content_type);
     Ok(HttpResponse::Ok()
         .content_type(content_type)
         .insert_header((header::CACHE_CONTROL, "private, max-age=3600"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        // Outputs are media, never pages: nothing in them may run or load anything.
+        .insert_header((header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox"))
+        .insert_header((header::CONTENT_DISPOSITION, disposition))
         .body(bytes))
+}
+
+/// Media a browser shows inline; anything else (captions, unknown types) downloads as a file.
+fn content_disposition(path: &str, content_type: &str) -> String {
+    let name: String = path
+        .rsplit('/')
+        .next()
+        .unwrap_or("output")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+        .collect();
+    let shown = ["image/", "video/", "audio/"].iter().any(|kind| content_type.starts_with(kind));
+    format!("{}; filename=\"{name}\"", if shown { "inline" } else { "attachment" })
 }
 
 /// Liveness probe (no key needed).

@@ -30,8 +30,9 @@ pub enum ConfigError {
     Setup(String),
 }
 
-/// Every setting of api-server and worker. See the README's configuration table.
-#[derive(Clone, Debug)]
+/// Every setting of api-server and worker. See the README's configuration table. Its `Debug`
+/// form redacts the secrets (database credentials, the URL signing key).
+#[derive(Clone)]
 pub struct AppConfig {
     /// `DATABASE_URL`: `sqlite://PATH` (default `sqlite://data/media.db`) or `postgres://...`.
     pub database_url: String,
@@ -134,6 +135,63 @@ impl Source {
     }
 }
 
+/// Shortest accepted `URL_SIGNING_SECRET`: 32 characters (a 128-bit or longer key).
+pub const MIN_SIGNING_SECRET_CHARS: usize = 32;
+
+/// Query parameters of a database URL that carry secrets.
+const SECRET_URL_PARAMETERS: [&str; 3] = ["password", "sslpassword", "sslkey"];
+
+/// A database URL fit for logs: credentials replaced by `***` (everything before the last `@`
+/// of the authority, so a password containing `@` does not leak) and secret query parameters
+/// (`password=`, ...) replaced by `REDACTED`.
+pub fn redact_database_url(url: &str) -> String {
+    let (scheme, rest) = match url.split_once("://") {
+        Some(parts) => parts,
+        None => return url.split_once('?').map_or(url.to_string(), |(base, _)| format!("{base}?REDACTED")),
+    };
+    let (before_query, query) = match rest.split_once('?') {
+        Some((before, query)) => (before, Some(query)),
+        None => (rest, None),
+    };
+    let (authority, path) = before_query.split_once('/').map_or((before_query, None), |(a, p)| (a, Some(p)));
+    let mut out = format!("{scheme}://");
+    match authority.rsplit_once('@') {
+        Some((_, host)) => {
+            out.push_str("***@");
+            out.push_str(host);
+        }
+        None => out.push_str(authority),
+    }
+    if let Some(path) = path {
+        out.push('/');
+        out.push_str(path);
+    }
+    if let Some(query) = query {
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| {
+                let name = pair.split_once('=').map_or(pair, |(k, _)| k);
+                let decoded: String =
+                    url::form_urlencoded::parse(name.as_bytes()).map(|(k, _)| k.into_owned()).collect();
+                if SECRET_URL_PARAMETERS.iter().any(|s| decoded.eq_ignore_ascii_case(s)) {
+                    format!("{name}=REDACTED")
+                } else {
+                    pair.to_string()
+                }
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&pairs.join("&"));
+    }
+    out
+}
+
+impl std::fmt::Debug for AppConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppConfig").field("settings", &self.describe()).finish()
+    }
+}
+
 impl AppConfig {
     /// Reads the configuration from the environment (and `CONFIG_FILE`).
     pub fn from_env() -> Result<AppConfig, ConfigError> {
@@ -154,7 +212,16 @@ impl AppConfig {
             http_workers: src.parse("HTTP_WORKERS", 2, "a positive whole number")?,
             output_dir: src.string("OUTPUT_DIR").unwrap_or_else(|| "data/outputs".into()),
             output_store_url: src.string("OUTPUT_STORE_URL"),
-            url_signing_secret: src.string("URL_SIGNING_SECRET"),
+            url_signing_secret: match src.string("URL_SIGNING_SECRET") {
+                Some(secret) if secret.chars().count() < MIN_SIGNING_SECRET_CHARS => {
+                    return Err(ConfigError::Invalid {
+                        name: "URL_SIGNING_SECRET",
+                        value: "(redacted)".into(),
+                        expected: "at least 32 characters (for example 64 hex digits from `openssl rand -hex 32`)",
+                    })
+                }
+                secret => secret,
+            },
             output_url_ttl: src.secs("OUTPUT_URL_TTL_SECS", 3600)?,
             sync_recipe_wait: src.secs("SYNC_RECIPE_WAIT_SECS", 60)?,
             free_allowance: src.parse(
@@ -183,15 +250,8 @@ impl AppConfig {
 
     /// The settings as `NAME=value` lines for the start-up log, with secrets redacted.
     pub fn describe(&self) -> Vec<String> {
-        let redact_url = |url: &str| match url.split_once('@') {
-            Some((scheme_and_credentials, rest)) if url.contains("://") => {
-                let scheme = scheme_and_credentials.split("://").next().unwrap_or("");
-                format!("{scheme}://***@{rest}")
-            }
-            _ => url.to_string(),
-        };
         vec![
-            format!("DATABASE_URL={}", redact_url(&self.database_url)),
+            format!("DATABASE_URL={}", redact_database_url(&self.database_url)),
             format!("DATABASE_POOL_SIZE={}", self.database_pool_size),
             format!("BIND_ADDR={}", self.bind_addr),
             format!("HTTP_WORKERS={}", self.http_workers),
@@ -237,7 +297,8 @@ impl AppConfig {
             timeout: self.input_fetch_timeout,
             allow_private: self.allow_private_input_urls,
             trusted_prefix: Some(format!("{}/files/", self.public_base_url)),
-        });
+        })
+        .map_err(|e| ConfigError::Setup(e.to_string()))?;
         let store = match &self.output_store_url {
             Some(url) => OutputStore::from_url(url),
             None => OutputStore::local_dir(&self.output_dir),
@@ -270,6 +331,27 @@ mod tests {
 
     fn config(file: &str, env: &[(&str, &str)]) -> Result<AppConfig, ConfigError> {
         AppConfig::from_source(&Source::from_parts(file, env.iter().map(|(k, v)| (k.to_string(), v.to_string()))))
+    }
+
+    #[test]
+    fn secrets_never_reach_logs_or_debug() {
+        for (url, leaked) in [
+            ("postgres://u:p@ss@db/media", "p@ss"),
+            ("postgres://user:hunter2@db:5432/media?sslmode=require", "hunter2"),
+            ("postgres://db/media?user=u&password=hunter2", "hunter2"),
+            ("postgres://db/media?pass%77ord=hunter2", "hunter2"),
+        ] {
+            let redacted = redact_database_url(url);
+            assert!(!redacted.contains(leaked), "{url} -> {redacted}");
+        }
+        assert_eq!(redact_database_url("postgres://u:p@ss@db/media"), "postgres://***@db/media");
+        assert_eq!(redact_database_url("sqlite://data/media.db"), "sqlite://data/media.db");
+        let secret = "s3cr3t-signing-key-of-forty-characters!!";
+        let c = config("", &[("DATABASE_URL", "postgres://u:hunter2@db/m"), ("URL_SIGNING_SECRET", secret)]).unwrap();
+        let debug = format!("{c:?}");
+        assert!(!debug.contains("hunter2") && !debug.contains(secret), "{debug}");
+        let short = config("", &[("URL_SIGNING_SECRET", "short")]).unwrap_err().to_string();
+        assert!(short.contains("URL_SIGNING_SECRET") && !short.contains("short\""), "{short}");
     }
 
     #[test]

@@ -26,8 +26,11 @@ impl Drop for Fixture {
 async fn fixture(provider: MockProvider) -> Fixture {
     let db = TestDatabase::sqlite().expect("database");
     let dir = std::env::temp_dir().join(storage::new_id("provider-faults"));
-    let engines =
-        Engines::with_provider(Catalog::builtin(), InputFetcher::new(FetchPolicy::default()), Arc::new(provider));
+    let engines = Engines::with_provider(
+        Catalog::builtin(),
+        InputFetcher::new(FetchPolicy::default()).unwrap(),
+        Arc::new(provider),
+    );
     let config = ServiceConfig {
         public_base_url: "http://127.0.0.1:1".into(),
         free_allowance: "5".parse().unwrap(),

@@ -67,9 +67,9 @@ impl Database {
         let path = url
             .strip_prefix("sqlite://")
             .or_else(|| url.strip_prefix("sqlite:"))
-            .ok_or_else(|| StorageError::UnsupportedUrl(url.to_string()))?;
+            .ok_or_else(|| StorageError::UnsupportedUrl(url_scheme(url)))?;
         if path.is_empty() {
-            return Err(StorageError::UnsupportedUrl(url.to_string()));
+            return Err(StorageError::UnsupportedUrl(url_scheme(url)));
         }
         if let Some(dir) = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StorageError::Migration(format!("{}: {e}", dir.display())))?;
@@ -152,3 +152,8 @@ macro_rules! read {
 }
 
 pub(crate) use {read, write_tx};
+
+/// The scheme of a database URL, for errors: the rest may hold credentials.
+fn url_scheme(url: &str) -> String {
+    url.split_once(':').map_or("(none)", |(scheme, _)| scheme).chars().take(32).collect()
+}

@@ -28,7 +28,7 @@ pub use tasks::{NewTask, SubmitError, TaskRecord};
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
     /// The database URL is not one we can use.
-    #[error("unsupported database URL {0:?}: use sqlite://PATH or postgres://...")]
+    #[error("unsupported database URL scheme {0:?}: use sqlite://PATH or postgres://...")]
     UnsupportedUrl(String),
     /// No connection could be had from the pool.
     #[error("database unavailable: {0}")]

@@ -146,8 +146,17 @@ impl TestServer {
     pub async fn download(&self, url: &str) -> (String, Vec<u8>) {
         let response = self.client.get(url).send().await.expect("download");
         assert_eq!(response.status(), StatusCode::OK, "{url}");
-        let content_type =
-            response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let content_type = header("content-type");
+        // Served as inert files: never sniffed, never run, named.
+        assert_eq!(header("x-content-type-options"), "nosniff", "{url}");
+        assert_eq!(header("content-security-policy"), "default-src 'none'; sandbox", "{url}");
+        let disposition = header("content-disposition");
+        let media = ["image/", "video/", "audio/"].iter().any(|kind| content_type.starts_with(kind));
+        assert!(
+            disposition.starts_with(if media { "inline; filename=\"" } else { "attachment; filename=\"" }),
+            "{url}: {disposition}"
+        );
         (content_type, response.bytes().await.expect("bytes").to_vec())
     }
 
