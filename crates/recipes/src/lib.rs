@@ -10,6 +10,7 @@
 
 pub mod listing_enhance;
 pub mod lot_trace;
+pub mod numbers;
 pub mod reel;
 
 use engines::{EngineError, Engines, FetchError, OutputFile};

@@ -5,6 +5,7 @@
 
 use super::boundary::{geo_polygon, PolygonRings};
 use super::measure::{Measurement, DISCLAIMER};
+use crate::numbers::thousands;
 use geo::{BoundingRect, Centroid, Contains, Coord, InteriorPoint, MultiPolygon, Point, Polygon, Rect as GeoRect};
 use image::RgbImage;
 use media::text::{font, paint, rounded_rect, TextStyle, Weight};
@@ -112,19 +113,6 @@ pub fn feet_label(feet: f64) -> String {
     } else {
         format!("{} ft", thousands(feet.round() as u64))
     }
-}
-
-/// `1234567` as "1,234,567".
-pub fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// "0.62 acres", "12.5 acres", "1 acre".
@@ -369,7 +357,7 @@ mod tests {
         assert_eq!(acres_label(0.6178), "0.62 acres");
         assert_eq!(acres_label(1.001), "1 acre");
         assert_eq!(acres_label(1234.56), "1,234.6 acres");
-        assert_eq!(thousands(26910), "26,910");
-        assert_eq!(thousands(999), "999");
+        assert_eq!(crate::numbers::thousands(26910), "26,910");
+        assert_eq!(crate::numbers::thousands(999), "999");
     }
 }

@@ -1,6 +1,7 @@
 //! The listing's details as people write them: "$525,000", "3 bd | 2 ba", "1,850 sq ft", and the
 //! voiceover script. A missing detail is left out, never shown as "null" or invented.
 
+use crate::numbers::thousands;
 use domain::reel::{Amount, ListingDetails};
 use serde::{Deserialize, Serialize};
 
@@ -146,19 +147,6 @@ fn plain_amount(text: &str) -> Option<f64> {
         return None;
     }
     digits.parse().ok()
-}
-
-/// "1,850".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// "3", "2.5".
