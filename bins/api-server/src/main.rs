@@ -131,7 +131,7 @@ fn main() -> Result<()> {
         }
         Command::Openapi => {
             let service = config.build_service()?;
-            println!("{}", http::openapi_json(service.engines().catalog().engines().map(|e| e.id.as_str())));
+            println!("{}", http::openapi_json(service.engines().catalog().engines()));
             Ok(())
         }
         Command::Admin(admin) => runtime.block_on(async {

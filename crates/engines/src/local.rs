@@ -129,21 +129,50 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
     }
 }
 
-/// Sandbox lip sync: the input video, looped or cut to the speech's length, with the speech as a
-/// second output. Muxing the audio into the MP4 needs an AAC encoder this build does not have.
+/// Longest speech a lip-sync job reads, seconds.
+const MAX_LIP_SYNC_SECS: f64 = 60.0;
+/// Sample rate of the muxed speech when the recording's rate is not one AAC muxing takes.
+const MUX_SAMPLE_RATE: u32 = 44_100;
+
+/// Sandbox lip sync: the input video, looped or cut to the speech's length, with the speech muxed
+/// in as AAC, plus the speech alone as a WAV we encoded (never the client's bytes). Lengths come
+/// from the decoded samples, never from a header; frames are pushed to the encoder in a cycle,
+/// not copied.
 fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
-    let (frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
     let speech = required(inputs.audio.as_deref(), "audio_url")?;
-    let seconds = audio::wav_duration_secs(speech)
-        .map_err(|_| EngineError::InvalidInput("audio_url: expected a WAV recording".into()))?;
-    if frames.is_empty() {
-        return Err(EngineError::InvalidInput("video_url: video has no frames".into()));
+    let (samples, rate) = audio::decode_wav(speech, MAX_LIP_SYNC_SECS)
+        .map_err(|e| EngineError::InvalidInput(format!("audio_url: expected a WAV recording ({e})")))?;
+    if samples.len() < rate as usize / 10 {
+        return Err(EngineError::InvalidInput("audio_url: the recording is shorter than 0.1 s".into()));
     }
-    let wanted = ((seconds * f64::from(VIDEO_FPS)).round() as usize).clamp(1, 60 * VIDEO_FPS as usize);
-    let looped: Vec<RgbImage> = frames.iter().cycle().take(wanted).cloned().collect();
-    let mut output = video_output(&looped, true)?;
-    output.files.push(OutputFile::audio(speech.to_vec(), seconds));
-    Ok(output)
+    let (mut frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
+    let first = frames.first().ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
+    let (width, height) = first.dimensions();
+    if width % 2 == 1 || height % 2 == 1 {
+        // H.264 in 4:2:0 needs even sides; decoded inputs may have odd ones.
+        frames = resample::resize_frames(&frames, even(width), even(height));
+    }
+    let seconds = samples.len() as f64 / f64::from(rate);
+    let wanted =
+        ((seconds * f64::from(VIDEO_FPS)).round() as usize).clamp(1, MAX_LIP_SYNC_SECS as usize * VIDEO_FPS as usize);
+    let (width, height) = (even(width), even(height));
+    let mut encoder = video::VideoEncoder::new(width, height, VIDEO_FPS)?;
+    for frame in frames.iter().cycle().take(wanted) {
+        encoder.push(frame)?;
+    }
+    let duration = wanted as f64 / f64::from(VIDEO_FPS);
+    // The muxed track is as long as the pictures: the speech, cut or padded with silence.
+    let mux_rate =
+        if [48_000, 44_100, 32_000, 24_000, 22_050, 16_000].contains(&rate) { rate } else { MUX_SAMPLE_RATE };
+    let mut track = audio::resample_linear(&samples, rate, mux_rate);
+    track.resize((duration * f64::from(mux_rate)).round() as usize, 0.0);
+    let mp4 = encoder.finish(Some(media::aac::encode(&track, mux_rate)?))?;
+    let millis = (duration * 1000.0).round() as u64;
+    let files = vec![
+        OutputFile::video(mp4, width, height, duration),
+        OutputFile::audio(audio::encode_wav(&samples, rate)?, seconds),
+    ];
+    Ok(EngineOutput { files, produced: Produced { millis, ..Default::default() }, sandbox: true })
 }
 
 fn required<'a>(bytes: Option<&'a [u8]>, field: &str) -> Result<&'a [u8], EngineError> {

@@ -2,10 +2,10 @@
 
 use crate::errors::{ApiError, ErrorBody};
 use actix_web::http::{header, StatusCode};
-use actix_web::web::{Bytes, Data};
+use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use mcp::{Connector, Reply};
-use service::Service;
+use service::{Service, ServiceError};
 
 /// Header carrying the negotiated protocol version after initialization.
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
@@ -62,18 +62,20 @@ fn origin_allowed(req: &HttpRequest, public_base_url: &str) -> bool {
 )]
 pub(crate) async fn post(
     req: HttpRequest,
-    body: Bytes,
+    body: Payload,
     service: Data<Service>,
     connector: Data<Connector>,
 ) -> Result<HttpResponse, ApiError> {
     if !origin_allowed(&req, &service.config().public_base_url) {
         return Err(ApiError::new(StatusCode::FORBIDDEN, "requests from this Origin are not allowed"));
     }
-    let caller = service.authenticate(connector_token(&req).as_deref()).await.map_err(|_| {
-        ApiError::new(
+    // Only a bad key is a 401; an outage stays a 503 (an agent must not drop a good key).
+    let caller = service.authenticate(connector_token(&req).as_deref()).await.map_err(|e| match e {
+        ServiceError::Unauthorized(_) => ApiError::new(
             StatusCode::UNAUTHORIZED,
             "missing or invalid API key: send `Authorization: Bearer <API_KEY>` or use the connector URL with ?key=<API_KEY>",
-        )
+        ),
+        other => ApiError::from(other),
     })?;
     if let Some(version) = req.headers().get(PROTOCOL_HEADER) {
         let version = version.to_str().unwrap_or("");
@@ -87,6 +89,7 @@ pub(crate) async fn post(
             ));
         }
     }
+    let body = crate::routes::read_body(&req, body).await?;
     let json =
         |status: StatusCode, body: String| HttpResponse::build(status).content_type("application/json").body(body);
     Ok(match connector.handle(caller, &body).await {

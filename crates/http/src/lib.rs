@@ -5,6 +5,7 @@
 //! Handlers only translate between HTTP and [`service::Service`]; no business rule lives here.
 
 mod connector;
+mod engine_schemas;
 mod errors;
 mod openapi;
 mod routes;

@@ -1,10 +1,11 @@
 //! The OpenAPI 3.1 description, generated from the handlers and types.
 
 use crate::errors::ErrorBody;
-use crate::{connector, routes};
+use crate::{connector, engine_schemas, routes};
 use actix_web::HttpResponse;
 use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
 use domain::reel::{Amount, BrandColors, ListingDetails, ReelParams, ReelPhoto};
+use domain::EngineSpec;
 use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
 use recipes::lot_trace::measure::{CentroidView, Measurement, Side};
 use service::views::{
@@ -59,21 +60,18 @@ impl Modify for BearerScheme {
 )]
 struct ApiDoc;
 
-/// The OpenAPI document as JSON, with `model` restricted to the live engine ids.
-pub fn openapi_json<'a>(engine_ids: impl IntoIterator<Item = &'a str>) -> String {
+/// The OpenAPI document as JSON, with the generate request described engine by engine from the
+/// live catalog (`engines`).
+pub fn openapi_json<'a>(engines: impl IntoIterator<Item = &'a EngineSpec>) -> String {
     let mut doc = match serde_json::to_value(ApiDoc::openapi()) {
         Ok(doc) => doc,
         Err(_) => return "{}".into(),
     };
-    // The contract makes `model` an enum of the live ids, which only the catalog knows.
-    let ids: Vec<&str> = engine_ids.into_iter().collect();
-    if let Some(model) = doc.pointer_mut("/components/schemas/GenerateRequest/properties/model") {
-        model["enum"] = serde_json::json!(ids);
-    }
+    // Which inputs and params apply depends on `model`, which only the catalog knows.
+    engine_schemas::describe_engines(&mut doc, engines);
     serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into())
 }
 
 pub(crate) async fn serve(service: actix_web::web::Data<service::Service>) -> HttpResponse {
-    let ids = service.engines().catalog().engines().map(|e| e.id.as_str());
-    HttpResponse::Ok().content_type("application/json").body(openapi_json(ids))
+    HttpResponse::Ok().content_type("application/json").body(openapi_json(service.engines().catalog().engines()))
 }

@@ -2,9 +2,10 @@
 
 use crate::errors::{ApiError, ErrorBody};
 use actix_web::http::{header, StatusCode};
-use actix_web::web::{self, Bytes, Data};
+use actix_web::web::{self, Bytes, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
+use futures::StreamExt;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use service::views::{ModelList, QueuedReel, QueuedTask, ReelView, TaskView, UsageView};
@@ -29,6 +30,32 @@ pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
 /// 202 for an accepted job, with `Location` pointing at its poll URL.
 fn accepted(queued: QueuedTask) -> HttpResponse {
     HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued)
+}
+
+/// Reads a request body of at most [`crate::MAX_BODY_BYTES`] (413 beyond). Handlers call it only
+/// once the caller is authenticated, so an anonymous client cannot make us buffer a body.
+pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<Bytes, ApiError> {
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("request body larger than {} bytes", crate::MAX_BODY_BYTES),
+        )
+    };
+    let declared =
+        req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > crate::MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    let mut body = web::BytesMut::with_capacity(declared.unwrap_or(0) as usize);
+    while let Some(chunk) = payload.next().await {
+        let chunk =
+            chunk.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("reading the request body: {e}")))?;
+        if body.len() + chunk.len() > crate::MAX_BODY_BYTES {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
 }
 
 /// Parses a JSON body, insisting on a JSON content type; errors name the problem.
@@ -72,8 +99,13 @@ pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -
     ),
     security(("bearer" = []))
 )]
-pub(crate) async fn generate(req: HttpRequest, body: Bytes, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn generate(
+    req: HttpRequest,
+    body: Payload,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
     let caller = authenticate(&req, &service).await?;
+    let body = read_body(&req, body).await?;
     let request: GenerateRequest = parse_json(&req, &body)?;
     Ok(accepted(service.submit(&caller, request).await?))
 }
@@ -96,10 +128,11 @@ pub(crate) async fn generate(req: HttpRequest, body: Bytes, service: Data<Servic
 )]
 pub(crate) async fn listing_enhance(
     req: HttpRequest,
-    body: Bytes,
+    body: Payload,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
     let caller = authenticate(&req, &service).await?;
+    let body = read_body(&req, body).await?;
     let request: ListingEnhanceRequest = parse_json(&req, &body)?;
     Ok(accepted(service.listing_enhance(&caller, request).await?))
 }
@@ -135,8 +168,13 @@ pub(crate) struct LotTraceResult {
     ),
     security(("bearer" = []))
 )]
-pub(crate) async fn lot_trace(req: HttpRequest, body: Bytes, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn lot_trace(
+    req: HttpRequest,
+    body: Payload,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
     let caller = authenticate(&req, &service).await?;
+    let body = read_body(&req, body).await?;
     let request: LotTraceRequest = parse_json(&req, &body)?;
     Ok(match service.lot_trace(&caller, request).await? {
         SyncOutcome::Finished(result) => HttpResponse::Ok().json(result),
@@ -162,8 +200,9 @@ pub(crate) async fn lot_trace(req: HttpRequest, body: Bytes, service: Data<Servi
     ),
     security(("bearer" = []))
 )]
-pub(crate) async fn reel(req: HttpRequest, body: Bytes, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+pub(crate) async fn reel(req: HttpRequest, body: Payload, service: Data<Service>) -> Result<HttpResponse, ApiError> {
     let caller = authenticate(&req, &service).await?;
+    let body = read_body(&req, body).await?;
     let request: ReelRequest = parse_json(&req, &body)?;
     let queued = service.reel(&caller, request).await?;
     Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))

@@ -191,11 +191,27 @@ async fn models_usage_openapi_and_fallbacks() {
     for path in ["/v1/recipes/listing-enhance", "/api/mcp", "/files/{path}", "/v1/usage", "/healthz"] {
         assert!(doc["paths"][path].is_object(), "{path} documented");
     }
-    assert!(doc["components"]["schemas"]["GenerateRequest"]["properties"]["params"].is_object());
-    assert_eq!(
-        doc["components"]["schemas"]["GenerateRequest"]["properties"]["model"]["enum"].as_array().unwrap().len(),
-        41
-    );
+    // The generate body is one schema per engine, chosen by `model`, each exact about its inputs.
+    let schemas = &doc["components"]["schemas"];
+    let generate = &schemas["GenerateRequest"];
+    assert_eq!(generate["oneOf"].as_array().unwrap().len(), 41);
+    assert_eq!(generate["discriminator"]["propertyName"], "model");
+    assert_eq!(generate["discriminator"]["mapping"].as_object().unwrap().len(), 41);
+    let engine = |id: &str| {
+        let reference = generate["discriminator"]["mapping"][id].as_str().unwrap();
+        schemas[reference.rsplit('/').next().unwrap()].clone()
+    };
+    let tts = engine("tts");
+    assert_eq!(tts["properties"]["model"]["const"], "tts");
+    assert_eq!(tts["required"], json!(["model", "prompt"]));
+    assert!(tts["properties"]["image_url"].is_null() && tts["additionalProperties"] == false, "{tts}");
+    let bg_remove = engine("bg-remove");
+    assert_eq!(bg_remove["required"], json!(["model", "image_url"]));
+    assert!(bg_remove["properties"]["prompt"].is_null(), "{bg_remove}");
+    let image = engine("alpha-schnell");
+    let width = &image["properties"]["params"]["properties"]["width"];
+    assert_eq!((width["type"].as_str(), width["minimum"].is_number()), (Some("integer"), true), "{image}");
+    assert_eq!(image["properties"]["params"]["additionalProperties"], false);
     server.stop().await;
 }
 
@@ -217,5 +233,51 @@ async fn revoked_key_gets_401_everywhere() {
     let (status, _) = server.post(&new_key.secret, "/v1/generate", json!({"model": "tts", "prompt": "x"})).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let _: Value = json!(null);
+    server.stop().await;
+}
+
+/// A database outage is the service's fault and temporary: 503 with a JSON error on the API and
+/// on the connector, never a 401 that would make a client drop a good key; service resumes when
+/// the database returns.
+#[tokio::test]
+async fn a_database_outage_is_a_503_on_both_front_ends_never_a_401() {
+    let options = common::Options { worker: false, ..common::Options::default() };
+    let server = TestServer::start_with(storage::Backend::Postgres, options).await;
+    let key = server.key(None, false).await;
+    server.db.set_reachable(false).unwrap();
+    let (status, body) = server.get(&key, "/v1/usage").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("unavailable"), "{body}");
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let (status, body) = server.post(&key, "/api/mcp", ping.clone()).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(!body.to_string().contains("pg_") && !body.to_string().contains("SQL"), "{body}");
+    server.db.set_reachable(true).unwrap();
+    assert_eq!(server.get(&key, "/v1/usage").await.0, StatusCode::OK);
+    assert_eq!(server.post(&key, "/api/mcp", ping).await.0, StatusCode::OK);
+    server.stop().await;
+}
+
+/// The key is checked before the body is read: an anonymous client announcing a large body gets
+/// its 401 at once, without sending (or us buffering) a byte of it.
+#[tokio::test]
+async fn the_key_is_checked_before_the_body_is_read() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let address = server.base.trim_start_matches("http://").to_string();
+    for path in ["/v1/generate", "/v1/recipes/reel", "/api/mcp"] {
+        let mut socket = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\ncontent-length: 8000000\r\n\r\n{{"
+        );
+        socket.write_all(head.as_bytes()).await.unwrap();
+        let mut answer = vec![0u8; 1024];
+        let read = tokio::time::timeout(std::time::Duration::from_secs(10), socket.read(&mut answer))
+            .await
+            .expect("answered without waiting for the body")
+            .unwrap();
+        let answer = String::from_utf8_lossy(&answer[..read]).to_string();
+        assert!(answer.starts_with("HTTP/1.1 401"), "{path}: {answer}");
+    }
     server.stop().await;
 }

@@ -3,6 +3,8 @@
 
 mod common;
 
+use base64::Engine as _;
+
 use common::{generate, mask_data_uri, png_data_uri, TestServer};
 use media::video;
 use serde_json::{json, Value};
@@ -132,6 +134,23 @@ async fn every_family_produces_real_media() {
     assert_eq!((outputs[0]["type"].as_str(), outputs[1]["type"].as_str()), (Some("video"), Some("audio")));
     let info = video::probe_mp4(&first_output(&server, &task).await.1).unwrap();
     assert!((info.duration_secs - wav_seconds(&speech)).abs() < 0.1, "{info:?}");
+    // The speech is muxed in as AAC, as long as the pictures.
+    let audio = info.audio.as_ref().expect("the speech is in the MP4");
+    assert_eq!(audio.codec, "mp4a");
+    assert!((audio.duration_secs - info.duration_secs).abs() < 0.01, "{info:?}");
+    // The separate speech output is our own encoding, not the client's bytes.
+    let (_, wav) = server.download(outputs[1]["url"].as_str().unwrap()).await;
+    assert!((wav_seconds(&wav) - wav_seconds(&speech)).abs() < 0.01);
+
+    // A WAV whose header claims 2 GB of samples but holds none fails cleanly, unbilled.
+    let mut lying = media::audio::encode_wav(&[], 22_050).unwrap();
+    lying[40..44].copy_from_slice(&2_000_000_000u32.to_le_bytes());
+    let lying = format!("data:audio/wav;base64,{}", base64::engine::general_purpose::STANDARD.encode(&lying));
+    let queued = server.submit(&key, generate("lipsync", json!({"video_url": t2v_url, "audio_url": lying}))).await;
+    let task = server.wait(&key, queued["id"].as_str().unwrap()).await;
+    assert_eq!(task["status"], "failed", "{task}");
+    assert!(task["error"].as_str().unwrap().contains("audio_url"), "{task}");
+    assert!(task.get("cost_usd").is_none());
     server.stop().await;
 }
 

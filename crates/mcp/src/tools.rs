@@ -396,6 +396,14 @@ fn explain(error: ServiceError) -> String {
         ServiceError::BadRequest(m) => {
             format!("{m}. Fix the argument and call again; list_models shows what each engine accepts.")
         }
+        // Our own faults are logged, never shown: database or storage text is not for agents.
+        ServiceError::Internal(detail) => {
+            tracing::error!(error = %detail, "internal error in a connector tool");
+            "Internal error on our side; it has been logged. Nothing was billed; try again later.".into()
+        }
+        ServiceError::Unavailable(_) => {
+            "The service is temporarily unavailable. Nothing was billed; retry in a few seconds.".into()
+        }
         other => other.to_string(),
     }
 }

@@ -52,6 +52,66 @@ pub fn wav_duration_secs(bytes: &[u8]) -> Result<f64, MediaError> {
     Ok(f64::from(reader.duration()) / f64::from(rate))
 }
 
+/// Decodes a WAV recording (any channel count, 8 to 32-bit integer or float samples) to mono
+/// samples in [-1, 1], reading at most `max_secs` of it. The length comes from the samples
+/// actually present, never from the header (a 44-byte file may claim gigabytes).
+pub fn decode_wav(bytes: &[u8], max_secs: f64) -> Result<(Vec<f32>, u32), MediaError> {
+    let bad = |e: hound::Error| MediaError::Decode(format!("WAV: {e}"));
+    let mut reader = hound::WavReader::new(Cursor::new(bytes)).map_err(bad)?;
+    let spec = reader.spec();
+    if spec.sample_rate == 0 || spec.sample_rate > MAX_SAMPLE_RATE || spec.channels == 0 {
+        return Err(MediaError::Decode(format!(
+            "WAV: unusable format ({} Hz, {} channels)",
+            spec.sample_rate, spec.channels
+        )));
+    }
+    let channels = usize::from(spec.channels);
+    let limit = (max_secs.max(0.0) * f64::from(spec.sample_rate)) as usize * channels;
+    // What the file really holds bounds the buffer, whatever the header says.
+    let present = bytes.len() / usize::from(spec.bits_per_sample / 8).max(1);
+    let mut interleaved = Vec::with_capacity(limit.min(present));
+    match spec.sample_format {
+        hound::SampleFormat::Float => {
+            for sample in reader.samples::<f32>().take(limit) {
+                match sample {
+                    Ok(s) => interleaved.push(if s.is_finite() { s.clamp(-1.0, 1.0) } else { 0.0 }),
+                    Err(_) => break, // A truncated file ends where its data ends.
+                }
+            }
+        }
+        hound::SampleFormat::Int => {
+            let scale = 1.0 / (1u64 << (spec.bits_per_sample.clamp(1, 32) - 1)) as f32;
+            for sample in reader.samples::<i32>().take(limit) {
+                match sample {
+                    Ok(s) => interleaved.push(s as f32 * scale),
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    let mono = interleaved.chunks_exact(channels).map(|frame| frame.iter().sum::<f32>() / channels as f32).collect();
+    Ok((mono, spec.sample_rate))
+}
+
+/// Linear-interpolation resampling from `from` to `to` Hz; adequate for speech and for the
+/// exact 2:1 steps between the engines' rates and the muxed track's.
+pub fn resample_linear(samples: &[f32], from: u32, to: u32) -> Vec<f32> {
+    if from == to || samples.is_empty() || from == 0 || to == 0 {
+        return samples.to_vec();
+    }
+    let ratio = f64::from(from) / f64::from(to);
+    let len = (samples.len() as f64 / ratio).floor() as usize;
+    (0..len)
+        .map(|i| {
+            let pos = i as f64 * ratio;
+            let i0 = (pos.floor() as usize).min(samples.len() - 1);
+            let i1 = (i0 + 1).min(samples.len() - 1);
+            let t = (pos - i0 as f64) as f32;
+            samples[i0] * (1.0 - t) + samples[i1] * t
+        })
+        .collect()
+}
+
 // ---------------------------------------------------------------------------
 // Music
 // ---------------------------------------------------------------------------

@@ -33,10 +33,11 @@ pub enum ServiceError {
 
 impl From<StorageError> for ServiceError {
     fn from(e: StorageError) -> Self {
+        if e.is_unavailable() {
+            tracing::warn!(error = %e, "database unavailable");
+            return ServiceError::Unavailable("database unreachable; retry shortly".into());
+        }
         match e {
-            StorageError::Pool(_) | StorageError::Connect(_) => {
-                ServiceError::Unavailable("database unreachable".into())
-            }
             StorageError::NotFound(what) => ServiceError::NotFound(format!("{what} not found")),
             StorageError::AlreadyExists(what) => ServiceError::BadRequest(format!("{what} already exists")),
             other => ServiceError::Internal(other.to_string()),

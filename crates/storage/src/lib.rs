@@ -53,6 +53,25 @@ pub enum StorageError {
     Corrupt(String),
 }
 
+impl StorageError {
+    /// Whether the database could not be reached (no pool connection, a failed connect, a
+    /// connection closed under a query): a condition to retry, not a fault of the request.
+    pub fn is_unavailable(&self) -> bool {
+        use diesel::result::{DatabaseErrorKind, Error};
+        match self {
+            StorageError::Pool(_) | StorageError::Connect(_) => true,
+            StorageError::Query(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)) => true,
+            StorageError::Query(Error::DatabaseError(_, info)) => {
+                // PostgreSQL reports an administrator or failover cutting sessions as 57P01-class
+                // errors; libpq words them this way.
+                let message = info.message();
+                message.contains("terminating connection") || message.contains("server closed the connection")
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Result of storage operations.
 pub type StorageResult<T> = Result<T, StorageError>;
 

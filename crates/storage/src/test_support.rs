@@ -58,6 +58,24 @@ impl TestDatabase {
     }
 }
 
+impl TestDatabase {
+    /// Simulates a database outage (PostgreSQL only; a no-op on SQLite): refuses new connections
+    /// and ends the open ones, or, with `reachable`, lets connections in again.
+    pub fn set_reachable(&self, reachable: bool) -> StorageResult<()> {
+        let Cleanup::PostgresDatabase { admin_url, name } = &self.cleanup else {
+            return Ok(());
+        };
+        let mut admin = PgConnection::establish(admin_url)?;
+        admin.batch_execute(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS {reachable}"))?;
+        if !reachable {
+            admin.batch_execute(&format!(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+            ))?;
+        }
+        Ok(())
+    }
+}
+
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         match &self.cleanup {

@@ -21,7 +21,7 @@ pub struct TestServer {
     workers: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
     server: actix_web::dev::ServerHandle,
     output_dir: std::path::PathBuf,
-    _db: TestDatabase,
+    pub db: TestDatabase,
 }
 
 pub struct Options {
@@ -73,7 +73,7 @@ impl TestServer {
             workers: Default::default(),
             server: handle,
             output_dir,
-            _db: db,
+            db,
         };
         if options.worker {
             server.start_worker();

@@ -29,7 +29,7 @@ pub fn mix(voice: Option<(&[f32], u32)>, music: Option<(&[f32], u32)>, duration:
     let lead_in = (VOICE_LEAD_IN_SECS * f64::from(SAMPLE_RATE)) as usize;
     let mut voice_track = vec![0.0f32; len];
     if let Some((samples, rate)) = voice {
-        let resampled = resample(samples, rate, SAMPLE_RATE);
+        let resampled = media::audio::resample_linear(samples, rate, SAMPLE_RATE);
         let peak = resampled.iter().fold(0.0f32, |m, s| m.max(s.abs()));
         let gain = if peak > 0.0 { VOICE_PEAK / peak } else { 0.0 };
         for (dst, src) in voice_track.iter_mut().skip(lead_in).zip(resampled) {
@@ -38,7 +38,7 @@ pub fn mix(voice: Option<(&[f32], u32)>, music: Option<(&[f32], u32)>, duration:
         fade_out(&mut voice_track, FADE_OUT_SECS * 0.5);
     }
     if let Some((samples, rate)) = music {
-        let mut bed = resample(samples, rate, SAMPLE_RATE);
+        let mut bed = media::audio::resample_linear(samples, rate, SAMPLE_RATE);
         bed.resize(len, 0.0);
         let peak = bed.iter().fold(0.0f32, |m, s| m.max(s.abs()));
         let normalise = if peak > 0.0 { 1.0 / peak } else { 0.0 };
@@ -78,25 +78,6 @@ fn fade_out(samples: &mut [f32], secs: f64) {
     }
 }
 
-/// Linear-interpolation resampling; the speech and music engines render at 22.05 kHz, an exact
-/// half of the track's rate, where linear interpolation adds little above the voice band.
-pub fn resample(samples: &[f32], from: u32, to: u32) -> Vec<f32> {
-    if from == to || samples.is_empty() || from == 0 {
-        return samples.to_vec();
-    }
-    let ratio = f64::from(from) / f64::from(to);
-    let len = (samples.len() as f64 / ratio).floor() as usize;
-    (0..len)
-        .map(|i| {
-            let pos = i as f64 * ratio;
-            let i0 = pos.floor() as usize;
-            let i1 = (i0 + 1).min(samples.len() - 1);
-            let t = (pos - i0 as f64) as f32;
-            samples[i0] * (1.0 - t) + samples[i1] * t
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,7 +112,7 @@ mod tests {
 
     #[test]
     fn resampling_keeps_length_and_pitch() {
-        let up = resample(&tone(440.0, 1.0, 22_050), 22_050, 44_100);
+        let up = media::audio::resample_linear(&tone(440.0, 1.0, 22_050), 22_050, 44_100);
         assert!((up.len() as i64 - 44_100).abs() <= 2);
         let crossings = up.windows(2).filter(|w| w[0] < 0.0 && w[1] >= 0.0).count();
         assert!((439..=441).contains(&crossings), "{crossings}");
