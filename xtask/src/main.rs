@@ -1,6 +1,7 @@
 //! Project tasks: `cargo xtask ci | dev | bench | openapi`.
 
 mod bench;
+mod contract;
 mod deployment;
 mod mcp_e2e;
 mod s3_e2e;
@@ -11,7 +12,8 @@ use std::process::Command;
 const USAGE: &str = "usage: cargo xtask <command>
 
   ci        everything CI checks: rustfmt, clippy (warnings are errors), rustdoc (warnings are
-            errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e and s3-e2e
+            errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e, s3-e2e and contract
+  contract  schemathesis with every check against the service's own OpenAPI document (part of ci)
   mcp-e2e   the MCP connector end to end with the official MCP Python SDK (part of ci)
   s3-e2e    outputs in an S3-compatible bucket, end to end (part of ci)
   dev       run the service locally (embedded SQLite, local files, in-process worker)
@@ -26,6 +28,7 @@ fn main() -> Result<()> {
         Some("bench") => bench::run(&args[1..]),
         Some("mcp-e2e") => mcp_e2e::run(),
         Some("s3-e2e") => s3_e2e::run(),
+        Some("contract") => contract::run(),
         Some("openapi") => run(cargo().args(["run", "--quiet", "--package", "api-server", "--", "openapi"])),
         _ => {
             println!("{USAGE}");
@@ -61,5 +64,6 @@ fn ci() -> Result<()> {
         run(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
     }
     mcp_e2e::run()?;
-    s3_e2e::run()
+    s3_e2e::run()?;
+    contract::run()
 }

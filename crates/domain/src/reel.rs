@@ -92,6 +92,7 @@ impl utoipa::ToSchema for ReelPhoto {}
 pub struct ListingDetails {
     /// Street address, such as "42 Harbor Lane, Mystic, CT".
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
     pub address: Option<String>,
     /// Asking price in US dollars: a number (525000) or text as written ("$525,000").
     #[serde(default)]
@@ -110,15 +111,19 @@ pub struct ListingDetails {
     pub square_feet: Option<f64>,
     /// A short headline, such as "Waterfront colonial with a private dock".
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
     pub headline: Option<String>,
     /// The listing agent's name, for the end card.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
     pub agent_name: Option<String>,
     /// The brokerage, for the end card.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
     pub brokerage: Option<String>,
     /// The agent's phone number, for the end card.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
     pub phone: Option<String>,
 }
 

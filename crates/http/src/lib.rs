@@ -5,10 +5,11 @@
 //! Handlers only translate between HTTP and [`service::Service`]; no business rule lives here.
 
 mod connector;
-mod engine_schemas;
+
 mod errors;
 mod openapi;
 mod routes;
+mod schema_rules;
 
 pub use errors::{ApiError, ErrorBody, REALM};
 pub use openapi::openapi_json;

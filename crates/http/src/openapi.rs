@@ -1,7 +1,7 @@
 //! The OpenAPI 3.1 description, generated from the handlers and types.
 
 use crate::errors::ErrorBody;
-use crate::{connector, engine_schemas, routes};
+use crate::{connector, routes, schema_rules};
 use actix_web::HttpResponse;
 use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
 use domain::reel::{Amount, BrandColors, ListingDetails, ReelParams, ReelPhoto};
@@ -68,7 +68,9 @@ pub fn openapi_json<'a>(engines: impl IntoIterator<Item = &'a EngineSpec>) -> St
         Err(_) => return "{}".into(),
     };
     // Which inputs and params apply depends on `model`, which only the catalog knows.
-    engine_schemas::describe_engines(&mut doc, engines);
+    schema_rules::describe_engines(&mut doc, engines);
+    schema_rules::describe_recipe_rules(&mut doc);
+    schema_rules::describe_json_rpc(&mut doc);
     serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into())
 }
 

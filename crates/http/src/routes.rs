@@ -287,8 +287,8 @@ pub(crate) struct Signature {
     get, path = "/files/{path}", tag = "Generation",
     params(
         ("path" = String, Path, description = "Output path from `output[].url`"),
-        ("expires" = i64, Query, description = "Expiry, Unix seconds"),
-        ("sig" = String, Query, description = "Signature"),
+        ("expires" = i64, Query, minimum = 0, description = "Expiry, Unix seconds"),
+        ("sig" = String, Query, pattern = "^[0-9a-f]{64}$", description = "Signature (hex HMAC-SHA256)"),
     ),
     responses(
         (status = 200, description = "The file", content_type = "application/octet-stream"),

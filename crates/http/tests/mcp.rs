@@ -68,6 +68,18 @@ async fn lifecycle_and_protocol_errors() {
     assert_eq!((status, body.as_str()), (StatusCode::ACCEPTED, ""));
     let (status, _) = mcp.send(json!({"jsonrpc": "2.0", "id": 9, "result": {}})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
+    // What is neither a request, a notification nor a response is refused, not swallowed.
+    for malformed in [
+        json!({"jsonrpc": "2.0", "id": 9}),
+        json!({"jsonrpc": "2.0", "id": 9, "result": {}, "error": {"code": 1, "message": "x"}}),
+        json!({"jsonrpc": "2.0", "result": {}}),
+        json!({"jsonrpc": "2.0", "method": "ping", "id": 3, "extra": 1}),
+        json!({"jsonrpc": "2.0", "garbage": {}, "id": "x"}),
+    ] {
+        let (status, body) = mcp.send(malformed.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{malformed}: {body}");
+        assert!(body.contains("-32600"), "{malformed}: {body}");
+    }
     assert_eq!(mcp.rpc("ping", json!({})).await["result"], json!({}));
 
     // The newer discovery method is unknown here: -32601, so clients fall back to initialize.

@@ -98,16 +98,35 @@ impl Connector {
         if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return invalid(codes::INVALID_REQUEST, "jsonrpc must be \"2.0\"");
         }
-        // Notifications (no id) and the client's responses to us (no method) need no answer.
-        if !object.contains_key("method") || !object.contains_key("id") {
+        let allowed: &[&str] = if object.contains_key("method") {
+            &["jsonrpc", "id", "method", "params"]
+        } else {
+            &["jsonrpc", "id", "result", "error"]
+        };
+        if let Some(unknown) = object.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return invalid(codes::INVALID_REQUEST, &format!("unknown member {unknown:?} in a JSON-RPC message"));
+        }
+        // The client's responses to us (no method) need no answer, but must be responses.
+        if !object.contains_key("method") {
+            let answers = usize::from(object.contains_key("result")) + usize::from(object.contains_key("error"));
+            if !object.contains_key("id") || answers != 1 {
+                return invalid(
+                    codes::INVALID_REQUEST,
+                    "not a request (method), a notification (method, no id) or a response (id with result or error)",
+                );
+            }
+            return Reply::Accepted;
+        }
+        if !object.get("method").is_some_and(Value::is_string) {
+            return invalid(codes::INVALID_REQUEST, "method must be a string");
+        }
+        // Notifications (no id) need no answer.
+        if !object.contains_key("id") {
             return Reply::Accepted;
         }
         match object.get("id") {
             Some(Value::String(_)) | Some(Value::Number(_)) => {}
             _ => return invalid(codes::INVALID_REQUEST, "id must be a string or a number (null ids are not allowed)"),
-        }
-        if !object.get("method").is_some_and(Value::is_string) {
-            return invalid(codes::INVALID_REQUEST, "method must be a string");
         }
         let mut module = self.module.clone();
         module.extensions_mut().insert(caller);

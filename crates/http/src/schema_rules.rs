@@ -1,7 +1,9 @@
-//! The generate request described exactly, engine by engine, from the live catalog: a `oneOf`
-//! discriminated by `model`, one schema per engine with the inputs it requires (and no others)
-//! and its `params` with their types, ranges and enums. An operator's catalog file changes the
-//! document with it.
+//! The rules of the request bodies that the derived schemas cannot state, added to the OpenAPI
+//! document so that every request it describes is one we accept: the generate request engine by
+//! engine from the live catalog (a `oneOf` discriminated by `model`, each engine with the inputs
+//! it requires and no others, its `params` with types, ranges and enums; an operator's catalog
+//! file changes the document with it), cross-field rules of the recipes, and the JSON-RPC 2.0
+//! envelope of the connector.
 
 use domain::validation::{MAX_DATA_URI_CHARS, MAX_PROMPT_CHARS, MAX_URL_CHARS};
 use domain::{EngineSpec, InputRequirement, ParamRule};
@@ -131,4 +133,101 @@ pub(crate) fn describe_engines<'a>(doc: &mut Value, engines: impl IntoIterator<I
             "discriminator": {"propertyName": "model", "mapping": mapping},
         }),
     );
+}
+
+/// The listing details' limits (see `recipes::reel::details`) and the listing-enhance rule that
+/// the `mls` preset exports JPEG only.
+pub(crate) fn describe_recipe_rules(doc: &mut Value) {
+    let Some(schemas) = doc.pointer_mut("/components/schemas").and_then(Value::as_object_mut) else {
+        return;
+    };
+    schemas.insert(
+        "Amount".into(),
+        json!({
+            "description": "A dollar amount: a number (525000) or text as written (\"$525,000\").",
+            "oneOf": [
+                {"type": "number", "minimum": 0, "maximum": 1_000_000_000_000u64},
+                {"type": "string", "maxLength": 120},
+            ]
+        }),
+    );
+    if let Some(trace) = schemas.get_mut("LotTraceRequest").and_then(Value::as_object_mut) {
+        // The boundary (points, or a GeoJSON parcel in params) and exactly one ground scale. That
+        // the ring is a simple polygon inside the photo is checked on submit and cannot be said
+        // in a schema.
+        // A field given as null counts as absent, as the server reads it.
+        let present = |names: &[&str]| {
+            let not_null: Map<String, Value> =
+                names.iter().map(|n| (n.to_string(), json!({"not": {"type": "null"}}))).collect();
+            json!({"required": names, "properties": not_null})
+        };
+        let absent =
+            |names: &[&str]| json!({"not": {"anyOf": names.iter().map(|n| present(&[n])).collect::<Vec<_>>()}});
+        trace.insert(
+            "allOf".into(),
+            json!([
+                {"oneOf": [
+                    {"allOf": [present(&["points"]), {"properties": {"params": absent(&["geojson"])}}]},
+                    {"allOf": [absent(&["points"]), present(&["params"]), {"properties": {"params": present(&["geojson"])}}]},
+                ]},
+                present(&["params"]),
+                {"properties": {"params": {"oneOf": [
+                    {"allOf": [present(&["meters_per_pixel"]), absent(&["latitude", "zoom", "bounds"])]},
+                    {"allOf": [present(&["latitude", "zoom"]), absent(&["meters_per_pixel", "bounds"])]},
+                    {"allOf": [present(&["bounds"]), absent(&["meters_per_pixel", "latitude", "zoom"])]},
+                ]}}},
+            ]),
+        );
+    }
+    if let Some(params) = schemas.get_mut("ListingEnhanceParams").and_then(Value::as_object_mut) {
+        params.insert(
+            "not".into(),
+            json!({
+                "description": "The mls preset exports JPEG only.",
+                "required": ["preset", "output_format"],
+                "properties": {"preset": {"const": "mls"}, "output_format": {"const": "png"}},
+            }),
+        );
+    }
+}
+
+/// The connector's body: one JSON-RPC 2.0 request (with an id), notification (without), or a
+/// response of the client to us (an id with a result or an error).
+pub(crate) fn describe_json_rpc(doc: &mut Value) {
+    let id =
+        json!({"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991u64}]});
+    let envelope = json!({
+        "oneOf": [
+            {
+                "title": "Request or notification",
+                "description": "With an id a request (answered 200), without one a notification (answered 202).",
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["jsonrpc", "method"],
+                "properties": {
+                    "jsonrpc": {"const": "2.0"},
+                    "id": id,
+                    "method": {"type": "string", "description": "initialize, ping, tools/list, tools/call, notifications/..."},
+                    "params": {"type": "object"},
+                },
+            },
+            {
+                "title": "Response",
+                "description": "The client's answer to a request of ours (answered 202).",
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["jsonrpc", "id"],
+                "oneOf": [{"required": ["result"]}, {"required": ["error"]}],
+                "properties": {
+                    "jsonrpc": {"const": "2.0"},
+                    "id": id,
+                    "result": {},
+                    "error": {"type": "object"},
+                },
+            },
+        ]
+    });
+    if let Some(schema) = doc.pointer_mut("/paths/~1api~1mcp/post/requestBody/content/application~1json/schema") {
+        *schema = envelope;
+    }
 }
