@@ -64,6 +64,78 @@ fn avc1_chain(file: &[u8]) -> Option<Vec<BoxRange>> {
     })
 }
 
+/// Boxes whose children are boxes, and where their children start.
+const CONTAINERS: [(&[u8; 4], usize); 15] = [
+    (b"moov", HEADER),
+    (b"trak", HEADER),
+    (b"mdia", HEADER),
+    (b"minf", HEADER),
+    (b"stbl", HEADER),
+    (b"edts", HEADER),
+    (b"dinf", HEADER),
+    (b"mvex", HEADER),
+    (b"moof", HEADER),
+    (b"traf", HEADER),
+    (b"udta", HEADER),
+    (b"meta", HEADER + 4),
+    (b"stsd", STSD_CHILDREN),
+    (b"avc1", VISUAL_SAMPLE_ENTRY_CHILDREN),
+    (b"mp4a", HEADER + 28),
+];
+
+/// Deepest nesting of boxes accepted.
+const MAX_DEPTH: usize = 12;
+
+/// Checks that the boxes of an untrusted file tile exactly: every box at least a header long and
+/// inside its parent, down through every container. Fuzzing found that the `mp4` crate's parser
+/// loops forever on a box that overruns its parent, and allocates whatever a `meta` child claims
+/// (4 GB from a 3 KB file), so files are checked before it sees them.
+pub(crate) fn check_structure(file: &[u8]) -> Result<(), MediaError> {
+    check_boxes(file, 0, file.len(), 0, true)
+}
+
+fn check_boxes(file: &[u8], start: usize, end: usize, depth: usize, top: bool) -> Result<(), MediaError> {
+    let bad = |what: String| Err(MediaError::Decode(format!("malformed MP4: {what}")));
+    if depth > MAX_DEPTH {
+        return bad("boxes nested too deep".into());
+    }
+    let mut pos = start;
+    while pos < end {
+        if end - pos < HEADER {
+            return bad(format!("{} stray bytes at {pos}", end - pos));
+        }
+        let size32 = u32::from_be_bytes([file[pos], file[pos + 1], file[pos + 2], file[pos + 3]]);
+        let kind: [u8; 4] = [file[pos + 4], file[pos + 5], file[pos + 6], file[pos + 7]];
+        let size = match size32 {
+            // To the end of the file: only the last top-level box may say so.
+            0 if top => end - pos,
+            1 => {
+                let Some(large) = file.get(pos + 8..pos + 16) else {
+                    return bad(format!("truncated box header at {pos}"));
+                };
+                let large = u64::from_be_bytes(large.try_into().unwrap_or_default());
+                usize::try_from(large).unwrap_or(usize::MAX)
+            }
+            n => n as usize,
+        };
+        if size < HEADER || size > end - pos {
+            return bad(format!(
+                "box {:?} at {pos} claims {size} bytes; {} are left",
+                String::from_utf8_lossy(&kind),
+                end - pos
+            ));
+        }
+        if let Some((_, offset)) = CONTAINERS.iter().find(|(k, _)| **k == kind) {
+            if *offset > size {
+                return bad(format!("box {:?} at {pos} is too short", String::from_utf8_lossy(&kind)));
+            }
+            check_boxes(file, pos + offset, pos + size, depth + 1, false)?;
+        }
+        pos += size;
+    }
+    Ok(())
+}
+
 /// Appends the BT.709 `colr` box to the H.264 sample entry, growing every enclosing box.
 pub(crate) fn tag_bt709(file: &mut Vec<u8>) -> Result<(), MediaError> {
     let chain = avc1_chain(file).ok_or_else(|| MediaError::Encode("MP4 has no avc1 sample entry to tag".into()))?;
