@@ -193,23 +193,30 @@ async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
 }
 
 async fn end_to_end(client: &reqwest::Client, target: &Target, body: Value) -> Result<(Duration, Value)> {
+    submit_and_wait(client, target, "/v1/generate", body, Duration::from_millis(10), || {}).await
+}
+
+/// Submits `body` to `path`, then polls the job (a task, or a reel at its own endpoint) every
+/// `every`, calling `on_poll` each time, until it succeeds; returns the time taken and the job.
+async fn submit_and_wait(
+    client: &reqwest::Client,
+    target: &Target,
+    path: &str,
+    body: Value,
+    every: Duration,
+    mut on_poll: impl FnMut(),
+) -> Result<(Duration, Value)> {
     let started = Instant::now();
-    let queued: Value = client
-        .post(format!("{}/v1/generate", target.base))
-        .bearer_auth(&target.key)
-        .json(&body)
-        .send()
-        .await?
-        .json()
-        .await?;
-    let id = queued["id"].as_str().with_context(|| format!("not accepted: {queued}"))?.to_string();
+    let queued: Value =
+        client.post(format!("{}{path}", target.base)).bearer_auth(&target.key).json(&body).send().await?.json().await?;
+    let poll_url = queued["poll_url"].as_str().with_context(|| format!("not accepted: {queued}"))?.to_string();
     loop {
-        let task: Value =
-            client.get(format!("{}/v1/tasks/{id}", target.base)).bearer_auth(&target.key).send().await?.json().await?;
-        match task["status"].as_str() {
-            Some("succeeded") => return Ok((started.elapsed(), task)),
-            Some("failed") => bail!("{id} failed: {task}"),
-            _ => tokio::time::sleep(Duration::from_millis(10)).await,
+        on_poll();
+        let job: Value = client.get(&poll_url).bearer_auth(&target.key).send().await?.json().await?;
+        match job["status"].as_str() {
+            Some("succeeded") => return Ok((started.elapsed(), job)),
+            Some("failed") => bail!("{poll_url} failed: {job}"),
+            _ => tokio::time::sleep(every).await,
         }
     }
 }
@@ -229,38 +236,18 @@ async fn reel(client: &reqwest::Client, target: &Target, worker: Option<u32>) ->
         "params": {"duration": 15},
     });
     let baseline = worker.and_then(|pid| rss_kib(pid, "VmRSS")).unwrap_or(0);
-    let started = Instant::now();
-    let queued: Value = client
-        .post(format!("{}/v1/recipes/reel", target.base))
-        .bearer_auth(&target.key)
-        .json(&body)
-        .send()
-        .await?
-        .json()
-        .await?;
-    let id = queued["reel_id"].as_str().with_context(|| format!("reel not accepted: {queued}"))?.to_string();
     let mut peak = baseline;
-    let reel = loop {
+    let sample = || {
         if let Some(rss) = worker.and_then(|pid| rss_kib(pid, "VmRSS")) {
             peak = peak.max(rss);
         }
-        let reel: Value = client
-            .get(format!("{}/v1/recipes/reel/{id}", target.base))
-            .bearer_auth(&target.key)
-            .send()
-            .await?
-            .json()
-            .await?;
-        match reel["status"].as_str() {
-            Some("succeeded") => break reel,
-            Some("failed") => bail!("{id} failed: {reel}"),
-            _ => tokio::time::sleep(Duration::from_millis(20)).await,
-        }
     };
+    let (elapsed, reel) =
+        submit_and_wait(client, target, "/v1/recipes/reel", body, Duration::from_millis(20), sample).await?;
     println!(
         "{:<34} end to end {:>8.0} ms  (worker RSS {} MiB before, peak {} MiB, sampled every 20 ms)",
         "reel 15 s 1080x1920, 3 photos",
-        started.elapsed().as_secs_f64() * 1000.0,
+        elapsed.as_secs_f64() * 1000.0,
         baseline / 1024,
         peak / 1024
     );
