@@ -37,16 +37,7 @@ fn full_request(duration: f64) -> Value {
 
 /// Polls a reel until it ends.
 async fn wait_reel(server: &TestServer, key: &str, id: &str) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
-    loop {
-        let (status, reel) = server.get(key, &format!("/v1/recipes/reel/{id}")).await;
-        assert_eq!(status, StatusCode::OK, "{reel}");
-        if reel["status"] == "succeeded" || reel["status"] == "failed" {
-            return reel;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "reel {id} did not finish: {reel}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    server.wait_at(key, &format!("/v1/recipes/reel/{id}")).await
 }
 
 async fn spent(server: &TestServer, key: &str) -> (String, String) {

@@ -39,16 +39,22 @@ struct ReelStatusArgs {
 }
 
 fn queued_schema() -> Value {
+    queued_schema_for("task_id", "task_status", "job", "task")
+}
+
+/// The answer of a tool that starts a billed job: its id (under `id_field`, passed to
+/// `status_tool`), the held price and where to poll.
+fn queued_schema_for(id_field: &str, status_tool: &str, job: &str, poll: &str) -> Value {
     json!({
         "type": "object",
         "properties": {
-            "task_id": {"type": "string", "description": "Pass to task_status."},
+            id_field: {"type": "string", "description": format!("Pass to {status_tool}.")},
             "status": {"type": "string", "enum": ["queued"]},
-            "price_usd": {"type": "string", "description": "Price held for the job (decimal USD); billed only on success."},
-            "poll_url": {"type": "string", "description": "HTTP address of the task (needs the API key)."},
+            "price_usd": {"type": "string", "description": format!("Price held for the {job} (decimal USD); billed only on success.")},
+            "poll_url": {"type": "string", "description": format!("HTTP address of the {poll} (needs the API key).")},
             "next_step": {"type": "string"}
         },
-        "required": ["task_id", "status", "price_usd", "poll_url", "next_step"],
+        "required": [id_field, "status", "price_usd", "poll_url", "next_step"],
         "additionalProperties": false
     })
 }
@@ -274,18 +280,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 "required": ["photos"],
                 "additionalProperties": false
             },
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "reel_id": {"type": "string", "description": "Pass to reel_status."},
-                    "status": {"type": "string", "enum": ["queued"]},
-                    "price_usd": {"type": "string", "description": "Price held for the reel (decimal USD); billed only on success."},
-                    "poll_url": {"type": "string", "description": "HTTP address of the reel (needs the API key)."},
-                    "next_step": {"type": "string"}
-                },
-                "required": ["reel_id", "status", "price_usd", "poll_url", "next_step"],
-                "additionalProperties": false
-            }
+            "outputSchema": queued_schema_for("reel_id", "reel_status", "reel", "reel")
         },
         {
             "name": "reel_status",

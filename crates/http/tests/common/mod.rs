@@ -122,14 +122,19 @@ impl TestServer {
 
     /// Polls a task until it is terminal.
     pub async fn wait(&self, key: &str, id: &str) -> Value {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
+        self.wait_at(key, &format!("/v1/tasks/{id}")).await
+    }
+
+    /// Polls a job at `path` (a task, or a reel at its own endpoint) until it is terminal.
+    pub async fn wait_at(&self, key: &str, path: &str) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
         loop {
-            let (status, task) = self.get(key, &format!("/v1/tasks/{id}")).await;
-            assert_eq!(status, StatusCode::OK, "{task}");
-            if task["status"] == "succeeded" || task["status"] == "failed" {
-                return task;
+            let (status, job) = self.get(key, path).await;
+            assert_eq!(status, StatusCode::OK, "{job}");
+            if job["status"] == "succeeded" || job["status"] == "failed" {
+                return job;
             }
-            assert!(tokio::time::Instant::now() < deadline, "task {id} did not finish: {task}");
+            assert!(tokio::time::Instant::now() < deadline, "{path} did not finish: {job}");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
