@@ -7,6 +7,7 @@
 pub mod billing;
 pub mod catalog;
 pub mod keys;
+pub mod listing_kit;
 pub mod money;
 pub mod recipe;
 pub mod reel;
@@ -16,6 +17,7 @@ pub mod validation;
 pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
 pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
 pub use money::Usd;
+pub use listing_kit::ListingKitRequest;
 pub use recipe::{ListingEnhanceRequest, LotTraceRequest};
 pub use reel::ReelRequest;
 pub use task::{FailureKind, OutputKind, TaskStatus};

@@ -85,7 +85,9 @@ impl utoipa::PartialSchema for ReelPhoto {
 #[cfg(feature = "openapi")]
 impl utoipa::ToSchema for ReelPhoto {}
 
-/// A listing's details as captions show them. Every field is optional.
+/// A listing's details, shared by the reel and the listing kit. Every field is optional; what is
+/// missing is left out, never invented. The reel shows the address, price, beds, baths, area,
+/// headline and the agent's name, brokerage and phone; the kit uses every field.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -125,6 +127,33 @@ pub struct ListingDetails {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_length = 120))]
     pub phone: Option<String>,
+    /// Lot size: a number of acres (0.25) or text as written ("10,890 sq ft lot").
+    #[serde(default)]
+    pub lot_size: Option<Amount>,
+    /// Year built, 1600 to 2100.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1600, maximum = 2100))]
+    pub year_built: Option<i64>,
+    /// The listing description, in sentences.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 4000))]
+    pub description: Option<String>,
+    /// Features as short phrases ("Quartz counters", "Two-car garage"), at most 20.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 20))]
+    pub features: Option<Vec<String>>,
+    /// Open house, as it should read ("Saturday, June 7, 1-3 pm").
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    pub open_house: Option<String>,
+    /// The agent's email.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    pub email: Option<String>,
+    /// The agent's licence number.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 60))]
+    pub license_number: Option<String>,
 }
 
 /// A dollar amount given as a number or as text.

@@ -103,6 +103,8 @@ pub enum OutputKind {
     Audio,
     /// Timed text: SRT or WebVTT captions.
     Text,
+    /// A print-ready PDF.
+    Document,
 }
 
 #[cfg(test)]

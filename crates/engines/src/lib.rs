@@ -108,13 +108,18 @@ impl OutputFile {
         OutputFile { bytes, kind: OutputKind::Text, extension, width: None, height: None, duration_secs: None }
     }
 
+    /// A PDF document.
+    pub fn pdf(bytes: Vec<u8>) -> OutputFile {
+        OutputFile { bytes, kind: OutputKind::Document, extension: "pdf", width: None, height: None, duration_secs: None }
+    }
+
     /// MIME type, such as `image/png`.
     pub fn content_type(&self) -> &'static str {
         content_type_of(self.extension)
     }
 }
 
-/// MIME type of an output file's extension (`png`, `jpg`, `mp4`, `wav`, `srt`, `vtt`).
+/// MIME type of an output file's extension (`png`, `jpg`, `mp4`, `wav`, `srt`, `vtt`, `pdf`).
 pub fn content_type_of(extension: &str) -> &'static str {
     match extension {
         "png" => "image/png",
@@ -123,6 +128,7 @@ pub fn content_type_of(extension: &str) -> &'static str {
         "wav" => "audio/wav",
         "srt" => "application/x-subrip",
         "vtt" => "text/vtt",
+        "pdf" => "application/pdf",
         _ => "application/octet-stream",
     }
 }

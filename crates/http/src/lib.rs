@@ -7,6 +7,7 @@
 mod connector;
 
 mod errors;
+mod listing_kit;
 mod openapi;
 mod routes;
 mod schema_rules;
@@ -36,6 +37,7 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(endpoint("/v1/usage", "GET", web::get().to(routes::usage)))
             .service(endpoint("/v1/recipes/listing-enhance", "POST", web::post().to(routes::listing_enhance)))
             .service(endpoint("/v1/recipes/lot-trace", "POST", web::post().to(routes::lot_trace)))
+            .service(endpoint("/v1/recipes/listing-kit", "POST", web::post().to(listing_kit::listing_kit)))
             .service(endpoint("/v1/recipes/reel", "POST", web::post().to(routes::reel)))
             .service(endpoint("/v1/recipes/reel/{reel_id}", "GET", web::get().to(routes::get_reel)))
             // GET (the optional event stream) is not offered: 405 without asking for the key.

@@ -1,12 +1,15 @@
 //! The OpenAPI 3.1 description, generated from the handlers and types.
 
 use crate::errors::ErrorBody;
-use crate::{connector, routes, schema_rules};
+use crate::{connector, listing_kit, routes, schema_rules};
 use actix_web::HttpResponse;
 use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
+use domain::listing_kit::{KitBrand, KitFont, KitParams, KitPhoto, Paper};
 use domain::reel::{Amount, BrandColors, ListingDetails, ReelParams, ReelPhoto};
 use domain::EngineSpec;
-use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
+use domain::{GenerateRequest, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest};
+use recipes::listing_kit::captions::Captions;
+use recipes::listing_kit::fair_housing::{Category, Finding};
 use recipes::lot_trace::measure::{CentroidView, Measurement, Side};
 use service::views::{
     ChargeView, ModelList, ModelView, OutputView, PriceView, QueuedReel, QueuedTask, ReelView, TaskView, UsageView,
@@ -40,12 +43,13 @@ impl Modify for BearerScheme {
             (202 with a task id), poll the task until `succeeded` or `failed`, then download the outputs."
     ),
     paths(
-        routes::generate, routes::listing_enhance, routes::lot_trace, routes::reel, routes::get_reel, routes::get_task, routes::list_models, routes::usage, routes::download,
+        routes::generate, routes::listing_enhance, routes::lot_trace, listing_kit::listing_kit, routes::reel, routes::get_reel, routes::get_task, routes::list_models, routes::usage, routes::download,
         connector::post, routes::health
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
         LotTraceParams, PixelPoint, routes::LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, Amount, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
+        ListingKitRequest, KitPhoto, KitParams, KitBrand, KitFont, Paper, listing_kit::ListingKitResult, Captions, Finding, Category,
         ErrorBody
     )),
     modifiers(&BearerScheme),
@@ -71,6 +75,7 @@ pub fn openapi_json<'a>(engines: impl IntoIterator<Item = &'a EngineSpec>) -> St
     schema_rules::describe_engines(&mut doc, engines);
     schema_rules::describe_recipe_rules(&mut doc);
     schema_rules::describe_json_rpc(&mut doc);
+    schema_rules::describe_common_responses(&mut doc);
     serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into())
 }
 

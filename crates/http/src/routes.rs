@@ -28,7 +28,7 @@ pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
 }
 
 /// 202 for an accepted job, with `Location` pointing at its poll URL.
-fn accepted(queued: QueuedTask) -> HttpResponse {
+pub(crate) fn accepted(queued: QueuedTask) -> HttpResponse {
     HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued)
 }
 

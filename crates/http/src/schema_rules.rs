@@ -135,7 +135,7 @@ pub(crate) fn describe_engines<'a>(doc: &mut Value, engines: impl IntoIterator<I
     );
 }
 
-/// The listing details' limits (see `recipes::reel::details`) and the listing-enhance rule that
+/// The listing details' limits (see `recipes::listing`) and the listing-enhance rule that
 /// the `mls` preset exports JPEG only.
 pub(crate) fn describe_recipe_rules(doc: &mut Value) {
     let Some(schemas) = doc.pointer_mut("/components/schemas").and_then(Value::as_object_mut) else {
@@ -229,5 +229,56 @@ pub(crate) fn describe_json_rpc(doc: &mut Value) {
     });
     if let Some(schema) = doc.pointer_mut("/paths/~1api~1mcp/post/requestBody/content/application~1json/schema") {
         *schema = envelope;
+    }
+}
+
+/// What every operation shares and the annotations leave out: the `WWW-Authenticate` challenge
+/// of each 401, the `Location` of each 202 that carries a poll URL, and the 503 of an operation
+/// that reaches the database while it is unreachable.
+pub(crate) fn describe_common_responses(doc: &mut Value) {
+    let Some(paths) = doc.pointer_mut("/paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for operations in paths.values_mut().filter_map(Value::as_object_mut) {
+        for operation in operations.values_mut().filter_map(Value::as_object_mut) {
+            let Some(responses) = operation.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            if let Some(unauthorized) = responses.get_mut("401") {
+                let challenge = json!({
+                    "description": "The Bearer challenge: `Bearer realm=\"media-gateway\"`",
+                    "schema": {"type": "string"},
+                });
+                set_header(unauthorized, "WWW-Authenticate", challenge);
+            }
+            let polls = responses
+                .get("202")
+                .and_then(|accepted| accepted.pointer("/content/application~1json/schema"))
+                .is_some();
+            if polls {
+                if let Some(accepted) = responses.get_mut("202") {
+                    let location = json!({"description": "The poll URL", "schema": {"type": "string"}});
+                    set_header(accepted, "Location", location);
+                }
+            }
+            if responses.contains_key("401") && !responses.contains_key("503") {
+                responses.insert(
+                    "503".into(),
+                    json!({
+                        "description": "The database is unreachable for a moment; retry with backoff",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+                    }),
+                );
+            }
+        }
+    }
+}
+
+fn set_header(response: &mut Value, name: &str, header: Value) {
+    if let Some(response) = response.as_object_mut() {
+        let headers = response.entry("headers").or_insert_with(|| json!({}));
+        if let Some(headers) = headers.as_object_mut() {
+            headers.entry(name).or_insert(header);
+        }
     }
 }

@@ -188,6 +188,20 @@ async fn models_usage_openapi_and_fallbacks() {
         assert!(task_codes.contains_key(code));
     }
     assert!(doc["paths"]["/v1"]["get"].is_object());
+    // Headers: every 401 names its challenge, every 202 with a poll URL its Location, and every
+    // authenticated operation its 503 for a database outage.
+    for (path, operations) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in operations.as_object().unwrap() {
+            let responses = &operation["responses"];
+            if let Some(unauthorized) = responses.get("401") {
+                assert!(unauthorized["headers"]["WWW-Authenticate"].is_object(), "{method} {path}: 401 challenge");
+                assert!(responses.get("503").is_some(), "{method} {path}: 503");
+            }
+            if let Some(accepted) = responses.get("202").filter(|r| r.get("content").is_some()) {
+                assert!(accepted["headers"]["Location"].is_object(), "{method} {path}: 202 Location");
+            }
+        }
+    }
     for path in ["/v1/recipes/listing-enhance", "/api/mcp", "/files/{path}", "/v1/usage", "/healthz"] {
         assert!(doc["paths"][path].is_object(), "{path} documented");
     }

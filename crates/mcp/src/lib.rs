@@ -158,10 +158,10 @@ fn initialize(params: Params) -> Result<Value, ErrorObjectOwned> {
             "title": "Media Gateway",
             "version": env!("CARGO_PKG_VERSION"),
         },
-        "instructions": "Generate images, video and audio with named engines, enhance real-estate listing photos and \
-            trace parcels on aerial photos. Call list_models to see engines, their inputs and prices; generate or \
+        "instructions": "Generate images, video and audio with named engines, enhance real-estate listing photos, \
+            trace parcels on aerial photos and make listing marketing kits and reels. Call list_models to see engines, their inputs and prices; generate or \
             listing_enhance to start a billed job (it returns a task id at once); then task_status with that id \
-            until the status is succeeded (output URLs are then included) or failed. lot_trace answers with the \
-            measured parcel directly. Jobs are billed only when they succeed.",
+            until the status is succeeded (output URLs are then included) or failed. lot_trace and listing_kit answer \
+            with their result directly. Jobs are billed only when they succeed.",
     }))
 }

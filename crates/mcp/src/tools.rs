@@ -5,7 +5,7 @@
 //! JSON-RPC error.
 
 use crate::codes;
-use domain::{Family, GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
+use domain::{Family, GenerateRequest, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -68,7 +68,7 @@ fn output_schema() -> Value {
 }
 
 /// Tools that start billed jobs; the others only read.
-const BILLED_TOOLS: [&str; 4] = ["generate", "listing_enhance", "lot_trace", "reel"];
+const BILLED_TOOLS: [&str; 5] = ["generate", "listing_enhance", "lot_trace", "listing_kit", "reel"];
 
 /// Adds a tool's annotations, derived from whether it starts a billed job: billed tools change state,
 /// are not idempotent and reach outside (they fetch input URLs); the others are read-only lookups.
@@ -226,6 +226,91 @@ pub(crate) fn list(service: &Service) -> Value {
             }
         },
         {
+            "name": "listing_kit",
+            "title": "Make a listing marketing kit",
+            "description": "Makes a brand-locked marketing kit from 1 to 10 listing photos (the first is the hero) and \
+                the listing details: a press-ready flyer (PDF with 0.125 in bleed, fonts embedded, and a PNG), a \
+                1080x1080 and a 1080x1350 social post, a 1080x1920 story, and captions (MLS remarks within the limit \
+                and without contact details, portal, website, social with hashtags, a story line). Every text is \
+                checked against Fair Housing rules (42 U.S.C. 3604(c)): flagged phrases are rewritten or dropped and \
+                listed in fair_housing.findings. Mark virtually staged photos with staged: true. Billed; answers with \
+                the kit when done (usually within seconds), otherwise with a task id to poll with task_status.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "photos": {
+                        "type": "array", "minItems": 1, "maxItems": 10,
+                        "description": "The photos, hero first: URLs, or objects with url, an optional caption and staged.",
+                        "items": {"oneOf": [
+                            url("A photo"),
+                            {"type": "object", "properties": {"url": url("A photo"), "caption": {"type": "string", "maxLength": 80}, "staged": {"type": "boolean"}}, "required": ["url"], "additionalProperties": false}
+                        ]}
+                    },
+                    "details": {
+                        "type": "object",
+                        "description": "Every field optional; give at least one. Missing ones are left out, never invented.",
+                        "properties": {
+                            "address": {"type": "string"},
+                            "price": {"type": ["number", "string"], "description": "525000 or \"$525,000\"."},
+                            "beds": {"type": "number", "minimum": 0},
+                            "baths": {"type": "number", "minimum": 0},
+                            "square_feet": {"type": "number", "minimum": 0},
+                            "lot_size": {"type": ["number", "string"], "description": "Acres (0.25) or text."},
+                            "year_built": {"type": "integer", "minimum": 1600, "maximum": 2100},
+                            "headline": {"type": "string"},
+                            "description": {"type": "string"},
+                            "features": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
+                            "open_house": {"type": "string"},
+                            "agent_name": {"type": "string"},
+                            "phone": {"type": "string"},
+                            "email": {"type": "string"},
+                            "brokerage": {"type": "string"},
+                            "license_number": {"type": "string"}
+                        },
+                        "additionalProperties": false
+                    },
+                    "params": {
+                        "type": "object",
+                        "properties": {
+                            "brand": {
+                                "type": "object",
+                                "properties": {
+                                    "primary": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
+                                    "accent": {"type": "string", "pattern": "^#[0-9A-Fa-f]{6}$"},
+                                    "logo_url": url("The logo, PNG or JPEG"),
+                                    "font": {"type": "string", "enum": ["inter", "garamond"]}
+                                },
+                                "additionalProperties": false
+                            },
+                            "paper": {"type": "string", "enum": ["letter", "a4"]},
+                            "mls_remarks_max": {"type": "integer", "minimum": 100, "maximum": 5000}
+                        },
+                        "additionalProperties": false
+                    }
+                },
+                "required": ["photos", "details"],
+                "additionalProperties": false
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "task_id": {"type": "string"},
+                    "status": {"type": "string", "enum": ["queued", "succeeded"]},
+                    "cost_usd": {"type": "string"},
+                    "outputs": {"type": "array", "items": {"type": "object"}},
+                    "flyer": {"type": "object"},
+                    "social": {"type": "object"},
+                    "story": {"type": "object"},
+                    "captions": {"type": "object"},
+                    "fair_housing": {"type": "object"},
+                    "staged_disclosure": {"type": ["string", "null"]},
+                    "brand": {"type": "object"},
+                    "next_step": {"type": "string"}
+                },
+                "required": ["task_id", "status"]
+            }
+        },
+        {
             "name": "reel",
             "title": "Make a listing reel",
             "description": "Makes a vertical listing video ready to post (1080x1920, 30 fps, H.264) from 1 to 3 \
@@ -312,12 +397,12 @@ pub(crate) fn list(service: &Service) -> Value {
         {
             "name": "task_status",
             "title": "Check a task",
-            "description": "Returns the status of a task started by generate, listing_enhance or lot_trace: queued, \
+            "description": "Returns the status of a task started by generate, listing_enhance, lot_trace or listing_kit: queued, \
                 running, succeeded (with output URLs, their media type, the billed cost and, for recipes, their \
                 result) or failed (with the reason). Output URLs are signed and work without the API key for an hour.",
             "inputSchema": {
                 "type": "object",
-                "properties": {"id": {"type": "string", "description": "The task_id returned by generate, listing_enhance or lot_trace."}},
+                "properties": {"id": {"type": "string", "description": "The task_id returned by generate, listing_enhance, lot_trace or listing_kit."}},
                 "required": ["id"],
                 "additionalProperties": false
             },
@@ -360,6 +445,7 @@ pub(crate) async fn call(
         "generate" => generate(service, caller, arguments).await,
         "listing_enhance" => listing_enhance(service, caller, arguments).await,
         "lot_trace" => lot_trace(service, caller, arguments).await,
+        "listing_kit" => listing_kit(service, caller, arguments).await,
         "reel" => reel(service, caller, arguments).await,
         "reel_status" => reel_status(service, caller, arguments).await,
         "task_status" => task_status(service, caller, arguments).await,
@@ -437,7 +523,23 @@ async fn listing_enhance(service: &Service, caller: &Caller, value: Value) -> Re
 
 async fn lot_trace(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
     let request: LotTraceRequest = arguments("lot_trace", value)?;
-    match service.lot_trace(caller, request).await.map_err(explain)? {
+    synchronous(service.lot_trace(caller, request).await.map_err(explain)?)
+}
+
+async fn listing_kit(service: &Service, caller: &Caller, value: Value) -> Result<Value, String> {
+    let request: ListingKitRequest = arguments("listing_kit", value)?;
+    let mut answer = synchronous(service.listing_kit(caller, request).await.map_err(explain)?)?;
+    // Where each line of text went is for print checks, not for an agent's context.
+    if let Some(answer) = answer.as_object_mut() {
+        answer.remove("layout");
+    }
+    Ok(answer)
+}
+
+/// A synchronous recipe's answer: its result with the task's id, status, cost and outputs, or the
+/// queued task to poll.
+fn synchronous(outcome: SyncOutcome) -> Result<Value, String> {
+    match outcome {
         SyncOutcome::Pending(task) => Ok(queued(task)),
         SyncOutcome::Finished(finished) => {
             let mut answer = finished.result;

@@ -1,5 +1,5 @@
-//! Text rendering in the project's shipped typeface (Inter, SIL Open Font License 1.1, in
-//! `crates/media/fonts/` with its licence): glyph outlines become anti-aliased vector paths that
+//! Text rendering in the project's shipped typefaces (Inter, and EB Garamond for headings; SIL
+//! Open Font License 1.1, in `crates/media/fonts/` with their licences): glyph outlines become anti-aliased vector paths that
 //! can be filled, stroked for a halo, and rotated like any other shape.
 //!
 //! Layout is single-line and left to right with the font's advances and pair kerning from its
@@ -12,6 +12,11 @@ use ttf_parser::{Face, GlyphId, OutlineBuilder};
 
 static REGULAR_BYTES: &[u8] = include_bytes!("../fonts/Inter-Regular.otf");
 static BOLD_BYTES: &[u8] = include_bytes!("../fonts/Inter-Bold.otf");
+static GARAMOND_BYTES: &[u8] = include_bytes!("../fonts/EBGaramond12-Regular.otf");
+
+/// Every shipped font file (Inter Regular and Bold, EB Garamond Regular; SIL Open Font License
+/// 1.1), for renderers that take font data, such as an SVG renderer's font database.
+pub const FONT_FILES: [&[u8]; 3] = [REGULAR_BYTES, BOLD_BYTES, GARAMOND_BYTES];
 
 /// A weight of the shipped typeface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +42,13 @@ pub fn font(weight: Weight) -> &'static Font {
     };
     // The fonts are compiled in and parsed in a unit test, so parsing cannot fail at run time.
     cell.get_or_init(|| Font { face: Face::parse(bytes, 0).expect("the shipped font parses") })
+}
+
+/// The shipped serif, EB Garamond Regular, for headings where a brand asks for a classic face.
+pub fn garamond() -> &'static Font {
+    static GARAMOND: OnceLock<Font> = OnceLock::new();
+    // Compiled in and parsed in a unit test, like Inter.
+    GARAMOND.get_or_init(|| Font { face: Face::parse(GARAMOND_BYTES, 0).expect("the shipped font parses") })
 }
 
 /// Size of a line of text.
@@ -225,6 +237,11 @@ mod tests {
         }
         assert!(font(Weight::Bold).measure("WWW", 20.0).width > font(Weight::Regular).measure("iii", 20.0).width);
         assert!(font(Weight::Regular).outline(" ", 20.0).is_none());
+        let serif = garamond().measure("$525,000", 40.0);
+        assert!(serif.width > 100.0 && serif.width < 300.0, "{serif:?}");
+        // Every glyph a listing needs is in the serif.
+        let sample = "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789 $,.-|&'\"()#@";
+        assert!(sample.chars().all(|c| c == ' ' || garamond().face.glyph_index(c).is_some()));
     }
 
     #[test]

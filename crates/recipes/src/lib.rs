@@ -1,14 +1,17 @@
 //! The real-estate recipes: pipelines over media operations and engines that turn listing inputs
 //! into what an agent or photographer publishes. listing-enhance polishes a listing photo;
 //! lot-trace isolates a parcel on an aerial photo and measures it; reel makes listing stills and
-//! details into a captioned vertical video.
+//! details into a captioned vertical video; listing-kit makes photos and details into a
+//! brand-locked marketing kit (print flyer, social posts, story, captions), Fair Housing safe.
 //!
 //! Each recipe has a `prepare` step, run at submit time, that checks a request and turns it into a
 //! [`RecipeJob`] (so bad input is refused with 400 before anything is held or queued), and a run
 //! step, called by a worker through [`run`], that fetches the inputs and produces the files and
 //! the structured result.
 
+pub mod listing;
 pub mod listing_enhance;
+pub mod listing_kit;
 pub mod lot_trace;
 pub mod numbers;
 pub mod reel;
@@ -26,6 +29,8 @@ pub enum RecipeJob {
     LotTrace(lot_trace::LotTraceJob),
     /// Listing stills and details to a captioned vertical video.
     Reel(reel::ReelJob),
+    /// Listing photos and details to a marketing kit.
+    ListingKit(Box<listing_kit::ListingKitJob>),
 }
 
 impl RecipeJob {
@@ -35,6 +40,7 @@ impl RecipeJob {
             RecipeJob::ListingEnhance(_) => listing_enhance::RECIPE,
             RecipeJob::LotTrace(_) => lot_trace::RECIPE,
             RecipeJob::Reel(_) => reel::RECIPE,
+            RecipeJob::ListingKit(_) => listing_kit::RECIPE,
         }
     }
 }
@@ -81,6 +87,7 @@ pub async fn run(engines: &Engines, job: &RecipeJob) -> Result<RecipeOutput, Rec
         RecipeJob::ListingEnhance(job) => listing_enhance::run(engines, job).await,
         RecipeJob::LotTrace(job) => lot_trace::run(engines, job).await,
         RecipeJob::Reel(job) => reel::run(engines, job).await,
+        RecipeJob::ListingKit(job) => listing_kit::run(engines, job).await,
     }
 }
 

@@ -58,6 +58,9 @@ pub struct AppConfig {
     pub sync_recipe_wait: Duration,
     /// `FREE_ALLOWANCE_USD`: free allowance of new accounts (default 5).
     pub free_allowance: Usd,
+    /// `FAIR_HOUSING_PRIMARY_SUITE`: the listing kit's Fair Housing check also rewrites "master
+    /// bedroom/bath/suite" to "primary ...", as some MLSs require (default off).
+    pub fair_housing_primary_suite: bool,
     /// `ENGINE_CATALOG_FILE`: replaces the built-in engine catalog (default none).
     pub engine_catalog_file: Option<String>,
     /// `EMBEDDED_WORKER`: whether api-server runs jobs in-process (default true on SQLite, false on PostgreSQL).
@@ -230,6 +233,7 @@ impl AppConfig {
                 "a USD amount such as 5 or 2.50",
             )?,
             engine_catalog_file: src.string("ENGINE_CATALOG_FILE"),
+            fair_housing_primary_suite: src.flag("FAIR_HOUSING_PRIMARY_SUITE", false)?,
             embedded_worker: src.flag("EMBEDDED_WORKER", is_sqlite)?,
             worker_concurrency: src.parse("WORKER_CONCURRENCY", 2, "a positive whole number")?,
             worker_lease: src.secs("WORKER_LEASE_SECS", 30)?,
@@ -265,6 +269,7 @@ impl AppConfig {
             format!("OUTPUT_URL_TTL_SECS={}", self.output_url_ttl.as_secs()),
             format!("SYNC_RECIPE_WAIT_SECS={}", self.sync_recipe_wait.as_secs()),
             format!("FREE_ALLOWANCE_USD={}", self.free_allowance),
+            format!("FAIR_HOUSING_PRIMARY_SUITE={}", self.fair_housing_primary_suite),
             format!("ENGINE_CATALOG_FILE={}", self.engine_catalog_file.as_deref().unwrap_or("(built in)")),
             format!("EMBEDDED_WORKER={}", self.embedded_worker),
             format!("WORKER_CONCURRENCY={}", self.worker_concurrency),
@@ -315,6 +320,9 @@ impl AppConfig {
             free_allowance: self.free_allowance,
             output_url_ttl: self.output_url_ttl,
             sync_recipe_wait: self.sync_recipe_wait,
+            fair_housing: recipes::listing_kit::fair_housing::Policy {
+                master_to_primary: self.fair_housing_primary_suite,
+            },
         };
         Ok(Service::new(db, Engines::new(catalog, fetcher), store, UrlSigner::new(secret.as_bytes()), config))
     }

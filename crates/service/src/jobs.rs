@@ -143,6 +143,15 @@ impl Service {
         } else {
             None
         };
+        let result = match (status, &record.result) {
+            (TaskStatus::Succeeded, Some(result)) => {
+                let mut result: serde_json::Value = serde_json::from_str(result)
+                    .map_err(|e| ServiceError::Internal(format!("stored result of {}: {e}", record.id)))?;
+                link_outputs(&mut result, output.as_deref().unwrap_or_default());
+                Some(result)
+            }
+            _ => None,
+        };
         Ok(TaskView {
             id: record.id.clone(),
             model: record.engine.clone(),
@@ -152,13 +161,7 @@ impl Service {
             price_usd: record.price(),
             error: record.error.clone(),
             sandbox: (status == TaskStatus::Succeeded).then_some(record.sandbox),
-            result: match (status, &record.result) {
-                (TaskStatus::Succeeded, Some(result)) => Some(
-                    serde_json::from_str(result)
-                        .map_err(|e| ServiceError::Internal(format!("stored result of {}: {e}", record.id)))?,
-                ),
-                _ => None,
-            },
+            result,
             created_at: rfc3339(record.created_at),
             started_at: record.started_at.map(rfc3339),
             finished_at: record.finished_at.map(rfc3339),
@@ -220,5 +223,26 @@ impl Service {
                 })
                 .collect(),
         })
+    }
+}
+
+/// Replaces each `{"$output": N}` in a recipe's result (a named piece, such as the listing kit's
+/// flyer) with output N's view: its signed URL, type, content type and size.
+fn link_outputs(value: &mut serde_json::Value, outputs: &[OutputView]) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let linked = (map.len() == 1)
+                .then(|| map.get("$output").and_then(Value::as_u64))
+                .flatten()
+                .and_then(|n| outputs.get(usize::try_from(n).ok()?))
+                .and_then(|view| serde_json::to_value(view).ok());
+            match linked {
+                Some(view) => *value = view,
+                None => map.values_mut().for_each(|v| link_outputs(v, outputs)),
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| link_outputs(v, outputs)),
+        _ => {}
     }
 }

@@ -40,6 +40,8 @@ pub struct ServiceConfig {
     pub output_url_ttl: Duration,
     /// How long a synchronous recipe waits for its result before answering with the queued task.
     pub sync_recipe_wait: Duration,
+    /// The listing kit's Fair Housing policy.
+    pub fair_housing: ::recipes::listing_kit::fair_housing::Policy,
 }
 
 /// The authenticated caller of a use-case.

@@ -6,8 +6,8 @@
 use crate::execution::{IdSpace, StoredJob};
 use crate::views::{QueuedReel, QueuedTask, RecipeResult, ReelView, TaskView};
 use crate::{Caller, Service, ServiceError};
-use domain::{FailureKind, ListingEnhanceRequest, LotTraceRequest, ReelRequest, TaskStatus, Usd};
-use recipes::{listing_enhance, lot_trace, reel, RecipeJob};
+use domain::{FailureKind, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest, TaskStatus, Usd};
+use recipes::{listing_enhance, listing_kit, lot_trace, reel, RecipeJob};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -45,6 +45,15 @@ impl Service {
     pub async fn lot_trace(&self, caller: &Caller, request: LotTraceRequest) -> Result<SyncOutcome, ServiceError> {
         let job = lot_trace::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
         let queued = self.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON).await?;
+        self.await_result(caller, queued).await
+    }
+
+    /// The listing-kit recipe, synchronous: the flyer, social posts, story and captions, or the
+    /// queued task when it takes longer than the wait.
+    pub async fn listing_kit(&self, caller: &Caller, request: ListingKitRequest) -> Result<SyncOutcome, ServiceError> {
+        let job = listing_kit::prepare(request, self.config().fair_housing)
+            .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
+        let queued = self.enqueue_recipe(caller, RecipeJob::ListingKit(Box::new(job)), WAITED_ON).await?;
         self.await_result(caller, queued).await
     }
 

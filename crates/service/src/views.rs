@@ -113,7 +113,7 @@ pub struct RecipeResult {
 pub struct OutputView {
     /// Signed download URL; works without the bearer header until it expires.
     pub url: String,
-    /// `image`, `video`, `audio` or `text` (captions).
+    /// `image`, `video`, `audio`, `text` (captions) or `document` (a PDF).
     #[serde(rename = "type")]
     pub kind: OutputKind,
     /// MIME type, such as `image/png`.

@@ -36,6 +36,7 @@ async fn fixture(provider: MockProvider) -> Fixture {
         free_allowance: "5".parse().unwrap(),
         output_url_ttl: std::time::Duration::from_secs(60),
         sync_recipe_wait: std::time::Duration::from_secs(60),
+        fair_housing: Default::default(),
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);

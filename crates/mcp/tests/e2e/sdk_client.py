@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-EXPECTED_TOOLS = ["list_models", "generate", "listing_enhance", "lot_trace", "reel", "reel_status", "task_status"]
+EXPECTED_TOOLS = ["list_models", "generate", "listing_enhance", "lot_trace", "listing_kit", "reel", "reel_status", "task_status"]
 
 
 def check(condition: bool, message: str) -> None:

@@ -7,7 +7,6 @@
 //! Frames are drawn and encoded one at a time on two threads (drawing and encoding overlap on two
 //! cores); only the compressed video grows, so memory stays bounded whatever the length.
 
-pub mod details;
 pub mod framing;
 pub mod layout;
 pub mod render;
@@ -16,7 +15,7 @@ pub mod subtitles;
 pub mod timeline;
 
 use crate::{blocking, decode_image, RecipeError, RecipeOutput};
-use details::Listing;
+use crate::listing::Listing;
 use domain::reel::{ReelRequest, REEL_MAX_PHOTOS};
 use domain::validation::check_input_url;
 use domain::{GenerateRequest, ValidationError};

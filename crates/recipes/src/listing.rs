@@ -1,5 +1,6 @@
-//! The listing's details as people write them: "$525,000", "3 bd | 2 ba", "1,850 sq ft", and the
-//! voiceover script. A missing detail is left out, never shown as "null" or invented.
+//! The listing's details as people write them: "$525,000", "3 bd | 2 ba", "1,850 sq ft",
+//! "0.25-acre lot", and the reel's voiceover script. Shared by the reel and the listing kit. A
+//! missing detail is left out, never shown as "null" or invented.
 
 use crate::numbers::thousands;
 use domain::reel::{Amount, ListingDetails};
@@ -7,6 +8,15 @@ use serde::{Deserialize, Serialize};
 
 /// Longest text accepted for each free-text detail, in characters.
 pub const MAX_DETAIL_CHARS: usize = 120;
+/// Longest description, characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 4000;
+/// Most features, and the longest one in characters.
+pub const MAX_FEATURES: usize = 20;
+const MAX_FEATURE_CHARS: usize = 80;
+/// Longest licence number, characters.
+const MAX_LICENSE_CHARS: usize = 60;
+/// Years built accepted.
+const YEARS_BUILT: std::ops::RangeInclusive<i64> = 1600..=2100;
 
 /// The details, checked and formatted for display.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -25,6 +35,20 @@ pub struct Listing {
     pub brokerage: Option<String>,
     /// The agent's phone.
     pub phone: Option<String>,
+    /// "0.25-acre lot", or the client's own wording.
+    pub lot_size: Option<String>,
+    /// Year built.
+    pub year_built: Option<i64>,
+    /// The description, white space tidied.
+    pub description: Option<String>,
+    /// Features, in the client's order, empty ones dropped.
+    pub features: Vec<String>,
+    /// The open house, as written.
+    pub open_house: Option<String>,
+    /// The agent's email.
+    pub email: Option<String>,
+    /// The agent's licence number.
+    pub license_number: Option<String>,
     /// Bedrooms, bathrooms and living area as numbers, for the script.
     beds: Option<f64>,
     baths: Option<f64>,
@@ -34,14 +58,15 @@ pub struct Listing {
 impl Listing {
     /// Checks and formats `details`; the error names the field.
     pub fn from_details(details: &ListingDetails) -> Result<Listing, (String, String)> {
-        let text = |field: &str, value: &Option<String>| -> Result<Option<String>, (String, String)> {
+        let text_up_to = |field: &str, value: &Option<String>, max: usize| -> Result<Option<String>, (String, String)> {
             let Some(value) = value else { return Ok(None) };
             let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
-            if value.chars().count() > MAX_DETAIL_CHARS {
-                return Err((format!("details.{field}"), format!("at most {MAX_DETAIL_CHARS} characters")));
+            if value.chars().count() > max {
+                return Err((format!("details.{field}"), format!("at most {max} characters")));
             }
             Ok((!value.is_empty()).then_some(value))
         };
+        let text = |field: &str, value: &Option<String>| text_up_to(field, value, MAX_DETAIL_CHARS);
         let count = |field: &str, value: Option<f64>, max: f64| -> Result<Option<f64>, (String, String)> {
             match value {
                 Some(v) if !(0.0..=max).contains(&v) || !v.is_finite() => {
@@ -71,7 +96,46 @@ impl Listing {
         if let Some(area) = square_feet.filter(|a| *a > 0.0) {
             facts.push(format!("{} sq ft", thousands(area.round() as u64)));
         }
+        let lot_size = match &details.lot_size {
+            None => None,
+            Some(Amount::Number(acres)) if !acres.is_finite() || *acres <= 0.0 || *acres > 1e6 => {
+                return Err(("details.lot_size".into(), "acres must be more than 0 and at most 1,000,000".into()))
+            }
+            Some(Amount::Number(acres)) => Some(format!("{}-acre lot", acres_text(*acres))),
+            Some(Amount::Text(t)) => text("lot_size", &Some(t.clone()))?,
+        };
+        if let Some(year) = details.year_built.filter(|y| !YEARS_BUILT.contains(y)) {
+            return Err((
+                "details.year_built".into(),
+                format!("{year} is not a year between {} and {}", YEARS_BUILT.start(), YEARS_BUILT.end()),
+            ));
+        }
+        let features = details.features.clone().unwrap_or_default();
+        if features.len() > MAX_FEATURES {
+            return Err(("details.features".into(), format!("at most {MAX_FEATURES} features")));
+        }
+        let features = features
+            .iter()
+            .enumerate()
+            .map(|(i, f)| text_up_to(&format!("features[{i}]"), &Some(f.clone()), MAX_FEATURE_CHARS))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .map(|f| f.trim_end_matches(['.', ',', ';']).to_string())
+            .filter(|f| !f.is_empty())
+            .collect();
+        let email = text("email", &details.email)?;
+        if email.as_ref().is_some_and(|e| !looks_like_email(e)) {
+            return Err(("details.email".into(), "expected an email address such as agent@example.com".into()));
+        }
         Ok(Listing {
+            lot_size,
+            year_built: details.year_built,
+            description: text_up_to("description", &details.description, MAX_DESCRIPTION_CHARS)?,
+            features,
+            open_house: text("open_house", &details.open_house)?,
+            email,
+            license_number: text_up_to("license_number", &details.license_number, MAX_LICENSE_CHARS)?,
             address: text("address", &details.address)?,
             price,
             facts: (!facts.is_empty()).then(|| facts.join(" | ")),
@@ -90,6 +154,29 @@ impl Listing {
         self.agent_name.is_some() || self.brokerage.is_some() || self.phone.is_some()
     }
 
+    /// "3 bedrooms, 2.5 bathrooms and 1,850 square feet of living space.", from whichever are
+    /// known.
+    pub fn rooms_sentence(&self) -> Option<String> {
+        let rooms = self.rooms();
+        let area = self.square_feet.filter(|a| *a > 0.0);
+        let mut words = rooms;
+        if let Some(area) = area {
+            words.push(format!("{} square feet of living space", thousands(area.round() as u64)));
+        }
+        (!words.is_empty()).then(|| format!("{}.", capitalise(&join_words(&words))))
+    }
+
+    fn rooms(&self) -> Vec<String> {
+        let mut rooms = Vec::new();
+        if let Some(beds) = self.beds {
+            rooms.push(plural(beds, "bedroom"));
+        }
+        if let Some(baths) = self.baths {
+            rooms.push(plural(baths, "bathroom"));
+        }
+        rooms
+    }
+
     /// The voiceover: a few short sentences from the known details, in listing-video style.
     pub fn script(&self) -> String {
         let mut sentences = Vec::new();
@@ -99,13 +186,7 @@ impl Listing {
         if let Some(address) = &self.address {
             sentences.push(format!("Welcome to {}.", address.trim_end_matches('.')));
         }
-        let mut rooms = Vec::new();
-        if let Some(beds) = self.beds {
-            rooms.push(plural(beds, "bedroom"));
-        }
-        if let Some(baths) = self.baths {
-            rooms.push(plural(baths, "bathroom"));
-        }
+        let mut rooms = self.rooms();
         if let Some(area) = self.square_feet.filter(|a| *a > 0.0) {
             rooms.push(format!("{} square feet", thousands(area.round() as u64)));
         }
@@ -147,6 +228,24 @@ fn plain_amount(text: &str) -> Option<f64> {
         return None;
     }
     digits.parse().ok()
+}
+
+/// "0.25", "1.5", "12": up to two decimals, no trailing zeros.
+fn acres_text(acres: f64) -> String {
+    let text = format!("{acres:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// One `@` with something on each side and a dot in the domain, no spaces.
+fn looks_like_email(text: &str) -> bool {
+    match text.split_once('@') {
+        Some((user, domain)) => {
+            !user.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.')
+                && !text.contains(char::is_whitespace)
+                && !domain.contains('@')
+        }
+        None => false,
+    }
 }
 
 /// "3", "2.5".
@@ -239,6 +338,30 @@ mod tests {
             "Waterfront colonial with a private dock. Welcome to 42 Harbor Lane, Mystic, CT. 3 bedrooms, \
              1 bathroom and 1,850 square feet. Offered at $525,000. Call Dana Reyes of Shoreline Realty for a tour."
         );
+    }
+
+    #[test]
+    fn kit_details_read_as_people_write_them() {
+        let listing = Listing::from_details(&details(serde_json::json!({
+            "lot_size": 0.25, "year_built": 1998, "features": [" Quartz counters. ", "", "Two-car garage"],
+            "email": "dana@shoreline.example", "beds": 1, "square_feet": 900,
+        })))
+        .unwrap();
+        assert_eq!(listing.lot_size.as_deref(), Some("0.25-acre lot"));
+        assert_eq!(listing.features, vec!["Quartz counters", "Two-car garage"]);
+        assert_eq!(listing.rooms_sentence().as_deref(), Some("1 bedroom and 900 square feet of living space."));
+        let worded = Listing::from_details(&details(serde_json::json!({"lot_size": "10,890 sq ft"}))).unwrap();
+        assert_eq!(worded.lot_size.as_deref(), Some("10,890 sq ft"));
+        for (bad, field) in [
+            (serde_json::json!({"year_built": 1200}), "details.year_built"),
+            (serde_json::json!({"lot_size": -1}), "details.lot_size"),
+            (serde_json::json!({"email": "dana at shoreline"}), "details.email"),
+            (serde_json::json!({"features": ["x".repeat(81)]}), "details.features[0]"),
+            (serde_json::json!({"features": vec!["pool"; 21]}), "details.features"),
+            (serde_json::json!({"description": "x".repeat(4001)}), "details.description"),
+        ] {
+            assert_eq!(Listing::from_details(&details(bad)).unwrap_err().0, field);
+        }
     }
 
     #[test]

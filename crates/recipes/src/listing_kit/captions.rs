@@ -1,0 +1,430 @@
+//! The kit's texts, written from the listing by templates: MLS remarks, portal and website
+//! descriptions, a social caption with hashtags and the story's line. Numbers read as people
+//! write them, a missing detail is left out (never "null", never invented), and the MLS remarks
+//! fit their limit and carry no contact details (MLS rules keep those out of public remarks).
+
+use crate::listing::Listing;
+use serde::{Deserialize, Serialize};
+
+/// The disclosure every piece carries when a photo is virtually staged.
+pub const STAGED_DISCLOSURE: &str = "One or more photos virtually staged.";
+
+/// The written pieces of the kit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Captions {
+    /// Public remarks for the MLS: within `mls_remarks_max` characters, no contact details.
+    pub mls_remarks: String,
+    /// A listing-portal description, in paragraphs.
+    pub portal: String,
+    /// A website description, with the agent's contact.
+    pub website: String,
+    /// A social caption with hashtags.
+    pub social: String,
+    /// One short line for the story.
+    pub story_line: String,
+}
+
+/// Writes every caption for `listing`.
+pub fn write(listing: &Listing, staged: bool, mls_remarks_max: usize) -> Captions {
+    Captions {
+        mls_remarks: mls_remarks(listing, staged, mls_remarks_max),
+        portal: portal(listing, staged),
+        website: website(listing, staged),
+        social: social(listing, staged),
+        story_line: story_line(listing),
+    }
+}
+
+/// The sentences that describe the property: headline, rooms, age and lot, description, features.
+fn property_sentences(listing: &Listing) -> Vec<String> {
+    let mut sentences = Vec::new();
+    if let Some(headline) = &listing.headline {
+        sentences.push(sentence(headline));
+    }
+    if let Some(rooms) = listing.rooms_sentence() {
+        sentences.push(rooms);
+    }
+    if let Some(built) = built_and_lot(listing) {
+        sentences.push(built);
+    }
+    if let Some(description) = &listing.description {
+        sentences.extend(split_sentences(description));
+    }
+    if !listing.features.is_empty() {
+        let features: Vec<String> = listing.features.iter().map(|f| lower_first(f)).collect();
+        sentences.push(format!("Features include {}.", join_words(&features)));
+    }
+    sentences
+}
+
+/// "Built in 1998 on a 0.25-acre lot." from whichever is known.
+fn built_and_lot(listing: &Listing) -> Option<String> {
+    match (listing.year_built, &listing.lot_size) {
+        (Some(year), Some(lot)) if lot.ends_with("-acre lot") => Some(format!("Built in {year} on a {lot}.")),
+        (Some(year), Some(lot)) => Some(format!("Built in {year}. Lot size: {}.", lot.trim_end_matches('.'))),
+        (Some(year), None) => Some(format!("Built in {year}.")),
+        (None, Some(lot)) if lot.ends_with("-acre lot") => Some(format!("Set on a {lot}.")),
+        (None, Some(lot)) => Some(format!("Lot size: {}.", lot.trim_end_matches('.'))),
+        (None, None) => None,
+    }
+}
+
+/// Public MLS remarks: the property sentences that fit `max` characters, whole sentences only,
+/// without contact details; the staged disclosure is kept first in line for the space.
+fn mls_remarks(listing: &Listing, staged: bool, max: usize) -> String {
+    let mut budget = max;
+    if staged {
+        budget = budget.saturating_sub(STAGED_DISCLOSURE.len() + 1);
+    }
+    let mut kept: Vec<String> = Vec::new();
+    let mut used = 0;
+    for sentence in property_sentences(listing) {
+        if carries_contact(&sentence, listing) {
+            continue;
+        }
+        let cost = sentence.chars().count() + usize::from(!kept.is_empty());
+        if used + cost <= budget {
+            used += cost;
+            kept.push(sentence);
+        } else if kept.is_empty() {
+            // Even the first sentence is too long: cut it at a word.
+            kept.push(cut_at_word(&sentence, budget));
+            break;
+        }
+    }
+    if staged {
+        kept.push(STAGED_DISCLOSURE.to_string());
+    }
+    kept.join(" ")
+}
+
+/// The portal description: where it is, the property, price and open house.
+fn portal(listing: &Listing, staged: bool) -> String {
+    let mut paragraphs = Vec::new();
+    let mut opening = Vec::new();
+    if let Some(headline) = &listing.headline {
+        opening.push(sentence(headline));
+    }
+    if let Some(address) = &listing.address {
+        opening.push(format!("Welcome to {}.", address.trim_end_matches('.')));
+    }
+    if let Some(price) = &listing.price {
+        opening.push(format!("Offered at {}.", price.trim_end_matches('.')));
+    }
+    paragraphs.push(opening.join(" "));
+    let body: Vec<String> = property_sentences(listing).into_iter().skip(usize::from(listing.headline.is_some())).collect();
+    paragraphs.push(body.join(" "));
+    if let Some(open_house) = &listing.open_house {
+        paragraphs.push(format!("Open house: {}.", open_house.trim_end_matches('.')));
+    }
+    if staged {
+        paragraphs.push(STAGED_DISCLOSURE.into());
+    }
+    paragraphs.retain(|p| !p.is_empty());
+    paragraphs.join("\n\n")
+}
+
+/// The website description: the portal text and the agent's contact.
+fn website(listing: &Listing, staged: bool) -> String {
+    let mut text = portal(listing, false);
+    if let Some(contact) = contact_sentence(listing) {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&contact);
+    }
+    if staged {
+        text.push_str("\n\n");
+        text.push_str(STAGED_DISCLOSURE);
+    }
+    text
+}
+
+/// "Contact Dana Reyes of Shoreline Realty at (860) 555-0142 or dana@example.com. License #123."
+fn contact_sentence(listing: &Listing) -> Option<String> {
+    let who = match (&listing.agent_name, &listing.brokerage) {
+        (Some(agent), Some(brokerage)) => Some(format!("{agent} of {brokerage}")),
+        (Some(agent), None) => Some(agent.clone()),
+        (None, Some(brokerage)) => Some(brokerage.clone()),
+        (None, None) => None,
+    };
+    let ways: Vec<&str> = [&listing.phone, &listing.email].into_iter().flatten().map(String::as_str).collect();
+    let mut text = match (who, ways.is_empty()) {
+        (Some(who), true) => format!("Contact {who} for a private tour."),
+        (Some(who), false) => format!("Contact {who} at {}.", ways.join(" or ")),
+        (None, false) => format!("Call or write {} for a private tour.", ways.join(" or ")),
+        (None, true) => return None,
+    };
+    if let Some(license) = &listing.license_number {
+        text.push_str(&format!(" License #{}.", license.trim_start_matches('#')));
+    }
+    Some(text)
+}
+
+/// A social caption: short lines, then hashtags.
+fn social(listing: &Listing, staged: bool) -> String {
+    let mut lines = Vec::new();
+    lines.push(match &listing.headline {
+        Some(headline) => format!("Just listed: {}", headline.trim_end_matches('.')),
+        None => "Just listed!".to_string(),
+    });
+    if let Some(address) = &listing.address {
+        lines.push(address.clone());
+    }
+    let figures: Vec<&str> = [&listing.price, &listing.facts].into_iter().flatten().map(String::as_str).collect();
+    if !figures.is_empty() {
+        lines.push(figures.join(" | "));
+    }
+    if let Some(open_house) = &listing.open_house {
+        lines.push(format!("Open house: {open_house}"));
+    }
+    let contact: Vec<&str> =
+        [&listing.agent_name, &listing.phone].into_iter().flatten().map(String::as_str).collect();
+    if !contact.is_empty() {
+        lines.push(format!("Tours: {}", contact.join(" | ")));
+    }
+    if staged {
+        lines.push(STAGED_DISCLOSURE.into());
+    }
+    lines.push(String::new());
+    lines.push(hashtags(listing).join(" "));
+    lines.join("\n")
+}
+
+/// #JustListed #HomeForSale, the town's tags when the address names it, #OpenHouse when there is one.
+pub fn hashtags(listing: &Listing) -> Vec<String> {
+    let mut tags = vec!["#JustListed".to_string(), "#HomeForSale".to_string()];
+    if let Some((town, state)) = listing.address.as_deref().and_then(town_and_state) {
+        tags.push(format!("#{town}{state}"));
+        tags.push(format!("#{town}RealEstate"));
+    } else {
+        tags.push("#RealEstate".into());
+    }
+    if listing.open_house.is_some() {
+        tags.push("#OpenHouse".into());
+    }
+    tags
+}
+
+/// The town and state of "42 Harbor Lane, Mystic, CT 06355" as tag words ("Mystic", "CT").
+fn town_and_state(address: &str) -> Option<(String, String)> {
+    let parts: Vec<&str> = address.split(',').map(str::trim).collect();
+    if parts.len() < 3 {
+        return None;
+    }
+    let town: String = parts[parts.len() - 2]
+        .split_whitespace()
+        .map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>())
+        .map(|w| capitalise(&w))
+        .collect();
+    let state: String = parts[parts.len() - 1]
+        .split_whitespace()
+        .next()?
+        .chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_uppercase();
+    (!town.is_empty() && (2..=3).contains(&state.len())).then_some((town, state))
+}
+
+/// The story's one line: the open house when there is one, otherwise the price.
+fn story_line(listing: &Listing) -> String {
+    match (&listing.open_house, &listing.price) {
+        (Some(open_house), _) => format!("Open house {open_house}"),
+        (None, Some(price)) => format!("Just listed at {price}"),
+        (None, None) => "Just listed".into(),
+    }
+}
+
+/// Whether `sentence` names a way to reach the agent: a phone number, an email, a web address,
+/// or the agent or brokerage by name.
+fn carries_contact(sentence: &str, listing: &Listing) -> bool {
+    let lower = sentence.to_lowercase();
+    let digits = sentence.chars().filter(char::is_ascii_digit).count();
+    let phone_like = digits >= 7 && {
+        // Seven or more digits within a short run: a phone number, not "1,850 square feet".
+        let runs = sentence.split(|c: char| !(c.is_ascii_digit() || "()-. +".contains(c)));
+        runs.into_iter().any(|run| run.chars().filter(char::is_ascii_digit).count() >= 7)
+    };
+    let named = [&listing.agent_name, &listing.brokerage, &listing.phone, &listing.email]
+        .into_iter()
+        .flatten()
+        .any(|name| lower.contains(&name.to_lowercase()));
+    let reach_words = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "call" | "text" | "email" | "e-mail" | "contact" | "dm" | "phone"));
+    phone_like
+        || named
+        || reach_words
+        || lower.contains('@')
+        || lower.contains("http")
+        || lower.contains("www.")
+        || lower.contains(".com")
+}
+
+/// Sentences of a paragraph, each ending in its own punctuation.
+pub fn split_sentences(text: &str) -> Vec<String> {
+    let mut sentences = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        current.push(c);
+        let next_is_break = chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+        if matches!(c, '.' | '!' | '?') && next_is_break && !ends_with_abbreviation(&current) {
+            sentences.push(current.trim().to_string());
+            current.clear();
+        }
+    }
+    if !current.trim().is_empty() {
+        sentences.push(sentence(current.trim()));
+    }
+    sentences.retain(|s| !s.is_empty());
+    sentences
+}
+
+/// "St.", "Dr.", "approx." do not end a sentence.
+fn ends_with_abbreviation(text: &str) -> bool {
+    let word = text.split_whitespace().last().unwrap_or("").to_lowercase();
+    matches!(word.as_str(), "st." | "dr." | "mr." | "mrs." | "ms." | "approx." | "sq." | "ft." | "no." | "ave." | "rd.")
+        && !text.ends_with("sq. ft.")
+}
+
+/// `text` cut at a word so that it and a closing full stop fit `max` characters.
+fn cut_at_word(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for word in text.split_whitespace() {
+        let extra = word.chars().count() + usize::from(!out.is_empty());
+        if out.chars().count() + extra + 1 > max {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    let out = out.trim_end_matches([',', ';', ':', '-', '.']).to_string();
+    if out.is_empty() {
+        out
+    } else {
+        format!("{out}.")
+    }
+}
+
+/// The text as a sentence ending in a full stop (or its own ! or ?).
+pub fn sentence(text: &str) -> String {
+    let text = text.trim();
+    if text.ends_with(['.', '!', '?']) {
+        text.to_string()
+    } else {
+        format!("{text}.")
+    }
+}
+
+/// "a, b and c".
+fn join_words(words: &[String]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// "Quartz counters" -> "quartz counters" inside a sentence; "Sub-Zero fridge" and "HVAC" stay.
+fn lower_first(text: &str) -> String {
+    let first_word = text.split_whitespace().next().unwrap_or("");
+    if first_word.chars().skip(1).any(char::is_uppercase) {
+        return text.to_string();
+    }
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::reel::ListingDetails;
+
+    fn listing(value: serde_json::Value) -> Listing {
+        let details: ListingDetails = serde_json::from_value(value).unwrap();
+        Listing::from_details(&details).unwrap()
+    }
+
+    fn full() -> Listing {
+        listing(serde_json::json!({
+            "address": "42 Harbor Lane, Mystic, CT 06355", "price": 525000, "beds": 3, "baths": 2.5,
+            "square_feet": 1850, "lot_size": 0.25, "year_built": 1998,
+            "headline": "Waterfront colonial with a private dock",
+            "description": "Sunlit rooms open to the water. Call Dana at (860) 555-0142 for a tour. The kitchen was redone in 2021.",
+            "features": ["Quartz counters", "Sub-Zero fridge", "Two-car garage"],
+            "open_house": "Saturday, June 7, 1-3 pm", "agent_name": "Dana Reyes", "phone": "(860) 555-0142",
+            "email": "dana@shoreline.example", "brokerage": "Shoreline Realty", "license_number": "RES.0801234",
+        }))
+    }
+
+    #[test]
+    fn numbers_and_sentences_read_as_people_write_them() {
+        let captions = write(&full(), false, 1000);
+        assert_eq!(
+            captions.mls_remarks,
+            "Waterfront colonial with a private dock. 3 bedrooms, 2.5 bathrooms and 1,850 square feet of living \
+             space. Built in 1998 on a 0.25-acre lot. Sunlit rooms open to the water. The kitchen was redone in \
+             2021. Features include quartz counters, Sub-Zero fridge and two-car garage."
+        );
+        assert!(captions.portal.contains("Offered at $525,000."));
+        assert!(captions.social.contains("$525,000 | 3 bd | 2.5 ba | 1,850 sq ft"), "{}", captions.social);
+        assert!(captions.social.ends_with("#JustListed #HomeForSale #MysticCT #MysticRealEstate #OpenHouse"));
+        assert!(captions.website.contains(
+            "Contact Dana Reyes of Shoreline Realty at (860) 555-0142 or dana@shoreline.example. License #RES.0801234."
+        ));
+        assert_eq!(captions.story_line, "Open house Saturday, June 7, 1-3 pm");
+    }
+
+    #[test]
+    fn mls_remarks_hold_no_contact_details_and_fit_the_limit() {
+        let kit = full();
+        for max in [100, 150, 240, 1000] {
+            let remarks = write(&kit, true, max).mls_remarks;
+            assert!(remarks.chars().count() <= max, "{max}: {remarks}");
+            assert!(remarks.ends_with(STAGED_DISCLOSURE));
+            for contact in ["555-0142", "Dana", "Shoreline", "@", "RES.0801234"] {
+                assert!(!remarks.contains(contact), "{contact} in {remarks}");
+            }
+        }
+        // A single overlong sentence is cut at a word, never mid-word.
+        let long = listing(serde_json::json!({"description": "word ".repeat(300)}));
+        let remarks = write(&long, false, 100).mls_remarks;
+        assert!(remarks.chars().count() <= 100 && remarks.ends_with("word."), "{remarks}");
+    }
+
+    #[test]
+    fn missing_details_are_left_out() {
+        let sparse = listing(serde_json::json!({"baths": 2}));
+        let captions = write(&sparse, false, 1000);
+        for text in [&captions.mls_remarks, &captions.portal, &captions.website, &captions.social, &captions.story_line]
+        {
+            for bad in ["null", "None", "$0", "  ", "..", " ,"] {
+                assert!(!text.contains(bad), "{bad:?} in {text:?}");
+            }
+        }
+        assert_eq!(captions.mls_remarks, "2 bathrooms.");
+        assert_eq!(captions.story_line, "Just listed");
+        assert_eq!(captions.social, "Just listed!\n2 ba\n\n#JustListed #HomeForSale #RealEstate");
+        let empty = write(&Listing::default(), false, 1000);
+        assert_eq!(empty.mls_remarks, "");
+        assert_eq!(empty.portal, "");
+    }
+
+    #[test]
+    fn sentences_split_on_their_ends_only() {
+        assert_eq!(
+            split_sentences("Near St. Mark's Square. Updated in 2020! Big yard"),
+            vec!["Near St. Mark's Square.", "Updated in 2020!", "Big yard."]
+        );
+    }
+}

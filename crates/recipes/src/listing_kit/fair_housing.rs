@@ -1,0 +1,389 @@
+//! The Fair Housing check: listing text describes the property, not who should live there
+//! (42 U.S.C. 3604(c); 24 CFR 100.75). A maintained phrase list, by protected category, finds
+//! wording that states or implies a preference; each finding is rewritten to a neutral phrase, or,
+//! where no neutral wording keeps the sense ("no children", "adults only"), its sentence is
+//! dropped. Every change is reported.
+//!
+//! The list is deliberately specific: ordinary real-estate words ("family room", "single-family",
+//! "walk-in closet", "master bedroom") are not findings. Whether "master" is rewritten to
+//! "primary", as some MLSs require, is the deployment's choice ([`Policy`]).
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// A protected category under the Fair Housing Act, plus steering language that signals who is
+/// welcome without naming a class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Households with children.
+    FamilialStatus,
+    /// Age (outside a qualifying housing-for-older-persons community).
+    Age,
+    /// Religion.
+    Religion,
+    /// Disability (handicap).
+    Disability,
+    /// Race, colour or national origin.
+    RaceOrNationalOrigin,
+    /// Sex.
+    Sex,
+    /// Code words that signal who is welcome ("exclusive", "safe neighborhood").
+    Steering,
+    /// The deployment's own house style ("master" to "primary").
+    HouseStyle,
+}
+
+/// One change made to a text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Finding {
+    /// The protected category.
+    pub category: Category,
+    /// Where the text came from: `details.description`, `details.features[2]`, `captions.social`.
+    pub field: String,
+    /// The phrase as written.
+    pub original: String,
+    /// What replaced it; `null` when the sentence (or feature) holding it was dropped.
+    pub replacement: Option<String>,
+}
+
+/// What the deployment configures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    /// Rewrite "master bedroom/bath/suite" to "primary ...".
+    pub master_to_primary: bool,
+}
+
+/// What to do with a match.
+#[derive(Clone, Copy, Debug)]
+enum Action {
+    /// Put this in its place.
+    Replace(&'static str),
+    /// Drop the sentence (or list item) holding it.
+    DropSentence,
+}
+
+struct Rule {
+    pattern: &'static str,
+    category: Category,
+    action: Action,
+    /// The match names a place whose proper name may follow ("Temple Beth El"): the capitalised
+    /// words right after it belong to the finding.
+    takes_name: bool,
+}
+
+const fn replace(pattern: &'static str, category: Category, with: &'static str) -> Rule {
+    Rule { pattern, category, action: Action::Replace(with), takes_name: false }
+}
+
+const fn place(pattern: &'static str, category: Category, with: &'static str) -> Rule {
+    Rule { pattern, category, action: Action::Replace(with), takes_name: true }
+}
+
+const fn drop_sentence(pattern: &'static str, category: Category) -> Rule {
+    Rule { pattern, category, action: Action::DropSentence, takes_name: false }
+}
+
+use Category::*;
+
+/// The phrase list. Patterns are case-insensitive regular expressions matched on word boundaries;
+/// a match right after a hyphen is ignored ("single-family home" is a property type).
+const RULES: &[Rule] = &[
+    // Familial status.
+    replace(r"(perfect|ideal|great|wonderful) (for|with) (a |the )?(growing |young |large )?(families|family|kids|children)", FamilialStatus, "$1 for gatherings"),
+    replace(r"family[- ]friendly", FamilialStatus, "welcoming"),
+    replace(r"family (neighborhood|neighbourhood|community|area|street)", FamilialStatus, "$1"),
+    replace(r"(perfect|ideal|great) (for|with) (a )?(couples?|singles|newlyweds|young professionals?|students?)", FamilialStatus, "$1 for anyone"),
+    drop_sentence(r"no (children|kids|minors|infants|teenagers)", FamilialStatus),
+    drop_sentence(r"(adults?|grown-?ups?) only", FamilialStatus),
+    drop_sentence(r"child[- ]?free|not suitable for (children|kids)", FamilialStatus),
+    replace(r"adult (community|living|building|complex)", FamilialStatus, "$1"),
+    // Age.
+    replace(r"(perfect|ideal|great) for (empty[- ]nesters|retirees|seniors|the elderly|older (buyers|couples|people))", Age, "$1 for easy living"),
+    replace(r"empty[- ]nesters?", Age, "buyers seeking low maintenance"),
+    drop_sentence(r"no (seniors|retirees|elderly)", Age),
+    replace(r"young (neighborhood|neighbourhood|community|buyers?)", Age, "$1"),
+    // Religion.
+    place(r"(walking distance|steps|minutes|close|near|nearby) (to|from)? ?(the |a )?[a-z.' ]{0,30}(church|cathedral|synagogue|mosque|temple|chapel|parish)( of [a-z.' ]{1,30})?", Religion, "$1 $2 local landmarks"),
+    replace(r"(christian|catholic|jewish|muslim|protestant|mormon|hindu|sikh|buddhist) (home|community|neighborhood|neighbourhood|area|family|buyers?)", Religion, "$2"),
+    drop_sentence(r"no (christians|catholics|jews|muslims|mormons|atheists)", Religion),
+    // Disability.
+    drop_sentence(r"no (wheelchairs?|handicapped|disabled|disabilities)", Disability),
+    drop_sentence(r"not (suitable|suited|for) (for )?(the )?(handicapped|disabled|wheelchairs?)", Disability),
+    drop_sentence(r"(able[- ]bodied|physically fit|must be able to climb)", Disability),
+    drop_sentence(r"(no|without) (mentally ill|mental illness|psychiatric)", Disability),
+    replace(r"handicap(ped)? accessible", Disability, "accessible"),
+    // Race, colour, national origin.
+    drop_sentence(r"(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean) (neighborhood|neighbourhood|community|area|families|buyers?|only)", RaceOrNationalOrigin),
+    drop_sentence(r"english[- ]speaking (only|buyers?|tenants?|families)", RaceOrNationalOrigin),
+    drop_sentence(r"no (immigrants|foreigners)", RaceOrNationalOrigin),
+    replace(r"(ethnic|integrated|homogeneous|traditional) (neighborhood|neighbourhood|community|area)", RaceOrNationalOrigin, "$2"),
+    // Sex.
+    replace(r"bachelor(ette)? pad", Sex, "stylish home"),
+    replace(r"man cave", Sex, "bonus room"),
+    replace(r"(mother|father)[- ]in[- ]law (suite|unit|apartment|quarters)", Sex, "guest $2"),
+    replace(r"(perfect|ideal|great) for (a )?(single )?(man|woman|men|women|gentleman|gentlemen|ladies|lady|bachelors?)", Sex, "$1 for anyone"),
+    drop_sentence(r"(men|women|males?|females?|ladies|gentlemen) only", Sex),
+    // Steering.
+    replace(r"safe (neighborhood|neighbourhood|community|area|street)", Steering, "established $1"),
+    replace(r"exclusive", Steering, "distinctive"),
+    replace(r"(desirable|good|nice|quality|better) (neighbors|neighbours|people|families|clientele)", Steering, "an established neighborhood"),
+    replace(r"private community", Steering, "gated community"),
+    drop_sentence(r"(restricted|selective) (community|neighborhood|neighbourhood|buyers?)", Steering),
+];
+
+/// The house-style rule, applied when the policy asks for it.
+const MASTER: Rule = replace(r"master (bedroom|bed|bath|bathroom|suite|closet|retreat)", HouseStyle, "primary $1");
+
+struct Compiled {
+    regex: Regex,
+    rule: &'static Rule,
+}
+
+fn compiled(rules: &'static [Rule]) -> Vec<Compiled> {
+    rules
+        .iter()
+        .filter_map(|rule| {
+            // The patterns are constants covered by the tests, so none fails to compile.
+            Regex::new(&format!(r"(?i)\b(?:{})\b", rule.pattern)).ok().map(|regex| Compiled { regex, rule })
+        })
+        .collect()
+}
+
+fn rules(policy: Policy) -> impl Iterator<Item = &'static Compiled> {
+    static LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
+    static HOUSE: OnceLock<Vec<Compiled>> = OnceLock::new();
+    let list = LIST.get_or_init(|| compiled(RULES));
+    let house = HOUSE.get_or_init(|| compiled(std::slice::from_ref(&MASTER)));
+    list.iter().chain(house.iter().filter(move |_| policy.master_to_primary))
+}
+
+/// The first finding in `text`: its byte range and rule.
+fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range<usize>, &'static Compiled)> {
+    rules(policy)
+        .filter_map(|c| {
+            c.regex
+                .find_iter(text)
+                // "single-family neighborhood", "pre-owned": a hyphen before means another word.
+                .find(|m| !text[..m.start()].ends_with('-'))
+                .map(|m| (m.range(), c))
+        })
+        .min_by_key(|(range, _)| range.start)
+}
+
+/// Checks `text`; returns it rewritten and adds what changed to `findings`, naming `field`.
+pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
+    let mut text = text.to_string();
+    // Each pass removes or neutralises one finding; replacements contain no listed phrase, so
+    // this ends. The bound is a second guarantee.
+    for _ in 0..64 {
+        let Some((mut range, compiled)) = first_match(&text, policy) else { break };
+        if compiled.rule.takes_name {
+            range.end += proper_name_after(&text[range.end..]);
+        }
+        let original = text[range.clone()].to_string();
+        match compiled.rule.action {
+            Action::Replace(with) => {
+                let replaced = compiled.regex.replace(&original, with).split_whitespace().collect::<Vec<_>>().join(" ");
+                let replaced = match_case(&original, &replaced);
+                let range = fix_article(&mut text, range, &replaced);
+                findings.push(Finding {
+                    category: compiled.rule.category,
+                    field: field.to_string(),
+                    original,
+                    replacement: Some(replaced.clone()),
+                });
+                text.replace_range(range, &replaced);
+            }
+            Action::DropSentence => {
+                let sentence = sentence_around(&text, range);
+                findings.push(Finding {
+                    category: compiled.rule.category,
+                    field: field.to_string(),
+                    original,
+                    replacement: None,
+                });
+                text.replace_range(sentence, "");
+            }
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `text` has no finding.
+pub fn is_clean(text: &str, policy: Policy) -> bool {
+    first_match(text, policy).is_none()
+}
+
+/// The byte range of the sentence holding `range`, with the space after it.
+fn sentence_around(text: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let is_end = |c: char| matches!(c, '.' | '!' | '?' | '\n' | ';');
+    let start = text[..range.start].rfind(is_end).map_or(0, |i| i + 1);
+    // The sentence starts after the space that follows the previous one.
+    let start = start + text[start..range.start].len() - text[start..range.start].trim_start().len();
+    let end = text[range.end..].find(is_end).map_or(text.len(), |i| range.end + i + 1);
+    let end = end + text[end..].len() - text[end..].trim_start().len();
+    start..end
+}
+
+/// The length of the capitalised words at the start of `rest` (" Beth El" in " Beth El and the
+/// beach").
+fn proper_name_after(rest: &str) -> usize {
+    let (mut end, mut position) = (0, 0);
+    for word in rest.split(' ') {
+        let start = position;
+        position += word.len() + 1;
+        if word.is_empty() {
+            continue;
+        }
+        let bare = word.trim_end_matches([',', '.', ';', '!', '?']);
+        if !bare.chars().next().is_some_and(char::is_uppercase) {
+            break;
+        }
+        end = start + bare.len();
+        if bare.len() != word.len() {
+            break;
+        }
+    }
+    end
+}
+
+/// Makes the article before `range` agree with `replacement` ("a safe" -> "an established");
+/// returns the range shifted by any change.
+fn fix_article(text: &mut String, range: std::ops::Range<usize>, replacement: &str) -> std::ops::Range<usize> {
+    let vowel = replacement.chars().next().is_some_and(|c| "aeiouAEIOU".contains(c));
+    let before = &text[..range.start];
+    let word_start = before.trim_end().rfind(|c: char| !c.is_alphabetic()).map_or(0, |i| i + 1);
+    let article = before[word_start..].trim_end();
+    let fixed = match (article, vowel) {
+        ("a", true) => "an",
+        ("A", true) => "An",
+        ("an", false) => "a",
+        ("An", false) => "A",
+        _ => return range,
+    };
+    let shift = fixed.len() as isize - article.len() as isize;
+    text.replace_range(word_start..word_start + article.len(), fixed);
+    let move_by = |i: usize| (i as isize + shift) as usize;
+    move_by(range.start)..move_by(range.end)
+}
+
+/// `replacement` with its first letter capitalised when `original`'s was.
+fn match_case(original: &str, replacement: &str) -> String {
+    if original.chars().next().is_some_and(char::is_uppercase) {
+        let mut chars = replacement.chars();
+        chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+    } else {
+        replacement.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str) -> (String, Vec<Finding>) {
+        let mut findings = Vec::new();
+        let cleaned = clean(text, "details.description", Policy::default(), &mut findings);
+        (cleaned, findings)
+    }
+
+    #[test]
+    fn every_rule_compiles() {
+        assert_eq!(compiled(RULES).len(), RULES.len());
+        assert_eq!(compiled(std::slice::from_ref(&MASTER)).len(), 1);
+    }
+
+    /// Sentences a Fair Housing review flags, with the category each must be flagged under.
+    const FLAGGED: &[(&str, Category)] = &[
+        ("Perfect for families who love the outdoors.", FamilialStatus),
+        ("Ideal for a growing family.", FamilialStatus),
+        ("A family-friendly street with sidewalks.", FamilialStatus),
+        ("Great for couples starting out.", FamilialStatus),
+        ("No children please.", FamilialStatus),
+        ("Adults only building.", FamilialStatus),
+        ("Perfect for empty nesters.", Age),
+        ("Empty-nesters will love the single-level plan.", Age),
+        ("Ideal for retirees.", Age),
+        ("Walking distance to St. Mary's Church.", Religion),
+        ("Steps from Temple Beth El.", Religion),
+        ("Located in a Christian community.", Religion),
+        ("No wheelchairs.", Disability),
+        ("Not suitable for handicapped buyers.", Disability),
+        ("Tenants must be able-bodied.", Disability),
+        ("Quiet white neighborhood.", RaceOrNationalOrigin),
+        ("English-speaking only.", RaceOrNationalOrigin),
+        ("A true bachelor pad downtown.", Sex),
+        ("Finished basement with a man cave.", Sex),
+        ("Perfect for a single woman.", Sex),
+        ("Women only.", Sex),
+        ("Set in a safe neighborhood.", Steering),
+        ("An exclusive enclave.", Steering),
+        ("Surrounded by desirable neighbors.", Steering),
+    ];
+
+    /// Ordinary listing sentences that must pass untouched.
+    const CLEAN: &[&str] = &[
+        "Sunny family room with a gas fireplace.",
+        "Single-family home on a quiet cul-de-sac.",
+        "Walk-in closet and a spa bath in the master bedroom.",
+        "Walking distance to the park, shops and the train.",
+        "Wheelchair-accessible entrance and a roll-in shower.",
+        "Three bedrooms, two baths and a bonus room.",
+        "Nursery or office off the primary suite.",
+        "Large fenced yard with a play set.",
+        "Church Street frontage with off-street parking.",
+        "Family-sized kitchen island.",
+        "Mid-century modern with original details.",
+        "Close to schools, parks and the library.",
+        "Separate in-law suite with its own entrance.",
+        "Open house Saturday 1-3 pm.",
+    ];
+
+    #[test]
+    fn the_flagged_corpus_is_flagged_under_its_category() {
+        for (sentence, category) in FLAGGED {
+            let (cleaned, findings) = check(sentence);
+            assert!(!findings.is_empty(), "{sentence:?} not flagged");
+            assert_eq!(findings[0].category, *category, "{sentence:?}");
+            assert!(is_clean(&cleaned, Policy::default()), "{sentence:?} -> {cleaned:?} still flagged");
+            assert_eq!(findings[0].field, "details.description");
+        }
+    }
+
+    #[test]
+    fn the_clean_corpus_passes_untouched() {
+        for sentence in CLEAN {
+            let (cleaned, findings) = check(sentence);
+            assert!(findings.is_empty(), "{sentence:?} flagged: {findings:?}");
+            assert_eq!(&cleaned, sentence);
+        }
+    }
+
+    #[test]
+    fn rewrites_read_naturally_and_drops_take_the_sentence() {
+        let (cleaned, findings) =
+            check("Charming cape in a safe neighborhood. No children. Perfect for families, with a big yard.");
+        assert_eq!(cleaned, "Charming cape in an established neighborhood. Perfect for gatherings, with a big yard.");
+        assert_eq!(findings.len(), 3);
+        assert_eq!(findings[0].original, "safe neighborhood");
+        assert_eq!(findings[0].replacement.as_deref(), Some("established neighborhood"));
+        assert_eq!(findings[1].original, "No children");
+        assert_eq!(findings[1].replacement, None);
+        let (cleaned, _) = check("Walking distance to St. Mary's Church and the beach.");
+        assert_eq!(cleaned, "Walking distance to local landmarks and the beach.");
+    }
+
+    #[test]
+    fn master_is_rewritten_only_when_the_deployment_says_so() {
+        let text = "Master bedroom with a walk-in closet.";
+        assert!(is_clean(text, Policy::default()));
+        let mut findings = Vec::new();
+        let cleaned = clean(text, "details.features[0]", Policy { master_to_primary: true }, &mut findings);
+        assert_eq!(cleaned, "Primary bedroom with a walk-in closet.");
+        assert_eq!(findings[0].category, HouseStyle);
+    }
+}

@@ -1,0 +1,122 @@
+//! The kit's photos: decoded one at a time and reduced to what the pieces can use, then cropped
+//! around their subject for each slot and placed at the pixels the slot needs (300 ppi in print),
+//! never enlarged: a photo smaller than its slot is placed as it is, and its resolution reported.
+
+use crate::reel::framing;
+use crate::RecipeError;
+use image::imageops::FilterType;
+use image::RgbImage;
+
+/// Longest side kept of the hero (the flyer's hero at 300 ppi needs about 2,650 px).
+const HERO_SIDE: u32 = 2800;
+/// Longest side kept of every other photo (the flyer strip at 300 ppi needs about 720 px, a
+/// social post 1,080 px).
+const OTHER_SIDE: u32 = 1600;
+/// JPEG quality of placed photos.
+const QUALITY: u8 = 88;
+
+/// A photo ready to place.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    /// JPEG bytes.
+    pub jpeg: Vec<u8>,
+    /// Pixels placed.
+    pub width: u32,
+    /// Pixels placed.
+    pub height: u32,
+}
+
+/// Where the templates get their photos.
+pub trait PhotoSlots {
+    /// Photo `index` cropped to the shape of `want` (pixels) and at most that size; `None` when
+    /// there is no such photo.
+    fn place(&mut self, index: usize, want: (u32, u32)) -> Option<Placed>;
+}
+
+/// The decoded photos.
+pub struct Photos {
+    images: Vec<RgbImage>,
+    failure: Option<String>,
+}
+
+impl Photos {
+    /// Decodes `fetched` (the first is the hero), reducing each before the next is read; the
+    /// error names the photo.
+    pub fn decode(fetched: Vec<Vec<u8>>) -> Result<Photos, RecipeError> {
+        let mut images = Vec::with_capacity(fetched.len());
+        for (i, bytes) in fetched.into_iter().enumerate() {
+            let image = media::codecs::decode_image(&bytes)
+                .map_err(|e| RecipeError::Failed(format!("photos[{i}]: not a usable PNG or JPEG image ({e})")))?
+                .to_rgb8();
+            drop(bytes);
+            images.push(reduce(image, if i == 0 { HERO_SIDE } else { OTHER_SIDE }));
+        }
+        Ok(Photos { images, failure: None })
+    }
+
+    /// The pixel size of each photo as kept.
+    pub fn sizes(&self) -> Vec<[u32; 2]> {
+        self.images.iter().map(|i| [i.width(), i.height()]).collect()
+    }
+
+    /// An encoding failure met while placing, if any.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+}
+
+impl PhotoSlots for Photos {
+    fn place(&mut self, index: usize, want: (u32, u32)) -> Option<Placed> {
+        let photo = self.images.get(index)?;
+        let (want_w, want_h) = (want.0.max(1), want.1.max(1));
+        let frame = framing::plan(photo, f64::from(want_w) / f64::from(want_h), false).from;
+        let (x, y) = (frame.x.round().max(0.0) as u32, frame.y.round().max(0.0) as u32);
+        let crop_w = (frame.width.round() as u32).clamp(1, photo.width() - x.min(photo.width() - 1));
+        let crop_h = (frame.height.round() as u32).clamp(1, photo.height() - y.min(photo.height() - 1));
+        let crop = image::imageops::crop_imm(photo, x, y, crop_w, crop_h).to_image();
+        // Never enlarge: a smaller crop is placed as it is and stretched by the renderer.
+        let scale = (f64::from(want_w) / f64::from(crop_w)).min(1.0);
+        let placed = if scale < 1.0 {
+            image::imageops::resize(&crop, want_w, (f64::from(crop_h) * scale).round().max(1.0) as u32, FilterType::CatmullRom)
+        } else {
+            crop
+        };
+        match media::codecs::encode_jpeg(&placed, QUALITY) {
+            Ok(jpeg) => Some(Placed { jpeg, width: placed.width(), height: placed.height() }),
+            Err(e) => {
+                self.failure = Some(format!("photos[{index}]: {e}"));
+                None
+            }
+        }
+    }
+}
+
+/// `image` with its longest side at most `side`.
+fn reduce(image: RgbImage, side: u32) -> RgbImage {
+    let longest = image.width().max(image.height());
+    if longest <= side {
+        return image;
+    }
+    let scale = f64::from(side) / f64::from(longest);
+    let w = (f64::from(image.width()) * scale).round().max(1.0) as u32;
+    let h = (f64::from(image.height()) * scale).round().max(1.0) as u32;
+    image::imageops::resize(&image, w, h, FilterType::Triangle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crops_take_the_slot_shape_and_are_never_enlarged() {
+        let photo = RgbImage::from_fn(600, 400, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 90]));
+        let mut photos = Photos { images: vec![photo], failure: None };
+        let big = photos.place(0, (2000, 1000)).unwrap();
+        assert_eq!((big.width, big.height), (600, 300));
+        let small = photos.place(0, (300, 300)).unwrap();
+        assert_eq!((small.width, small.height), (300, 300));
+        assert!(photos.place(1, (10, 10)).is_none());
+        let decoded = media::codecs::decode_image(&small.jpeg).unwrap();
+        assert_eq!((decoded.width(), decoded.height()), (300, 300));
+    }
+}
