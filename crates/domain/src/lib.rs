@@ -16,8 +16,8 @@ pub mod validation;
 
 pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
 pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
-pub use money::Usd;
 pub use listing_kit::ListingKitRequest;
+pub use money::Usd;
 pub use recipe::{ListingEnhanceRequest, LotTraceRequest};
 pub use reel::ReelRequest;
 pub use task::{FailureKind, OutputKind, TaskStatus};

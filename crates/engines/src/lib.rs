@@ -110,7 +110,14 @@ impl OutputFile {
 
     /// A PDF document.
     pub fn pdf(bytes: Vec<u8>) -> OutputFile {
-        OutputFile { bytes, kind: OutputKind::Document, extension: "pdf", width: None, height: None, duration_secs: None }
+        OutputFile {
+            bytes,
+            kind: OutputKind::Document,
+            extension: "pdf",
+            width: None,
+            height: None,
+            duration_secs: None,
+        }
     }
 
     /// MIME type, such as `image/png`.

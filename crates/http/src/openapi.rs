@@ -3,8 +3,8 @@
 use crate::errors::ErrorBody;
 use crate::{connector, listing_kit, routes, schema_rules};
 use actix_web::HttpResponse;
-use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
 use domain::listing_kit::{KitBrand, KitFont, KitParams, KitPhoto, Paper};
+use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
 use domain::reel::{Amount, BrandColors, ListingDetails, ReelParams, ReelPhoto};
 use domain::EngineSpec;
 use domain::{GenerateRequest, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest};

@@ -76,7 +76,10 @@ async fn a_kit_is_made_billed_once_and_every_piece_downloads() {
         assert!(remarks.ends_with("One or more photos virtually staged."), "{remarks}");
         assert!(captions["social"].as_str().unwrap().contains("#MysticCT"));
         let finding = &kit["fair_housing"]["findings"][0];
-        assert_eq!((finding["category"].as_str(), finding["original"].as_str()), (Some("familial_status"), Some("Perfect for families")));
+        assert_eq!(
+            (finding["category"].as_str(), finding["original"].as_str()),
+            (Some("familial_status"), Some("Perfect for families"))
+        );
         assert_eq!(finding["field"], "details.description");
         assert_eq!(kit["staged_disclosure"], "One or more photos virtually staged.");
 

@@ -170,13 +170,23 @@ async fn tools_are_metered_like_the_api() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["list_models", "generate", "listing_enhance", "lot_trace", "listing_kit", "reel", "reel_status", "task_status"]
+        [
+            "list_models",
+            "generate",
+            "listing_enhance",
+            "lot_trace",
+            "listing_kit",
+            "reel",
+            "reel_status",
+            "task_status"
+        ]
     );
     for tool in &tools {
         assert!(tool["title"].is_string() && tool["description"].as_str().unwrap().len() > 40);
         assert_eq!(tool["inputSchema"]["additionalProperties"], false);
         assert_eq!(tool["outputSchema"]["type"], "object");
-        let billed = ["generate", "listing_enhance", "lot_trace", "listing_kit", "reel"].contains(&tool["name"].as_str().unwrap());
+        let billed = ["generate", "listing_enhance", "lot_trace", "listing_kit", "reel"]
+            .contains(&tool["name"].as_str().unwrap());
         let hints = &tool["annotations"];
         assert_eq!(hints["title"], tool["title"]);
         assert_eq!((&hints["readOnlyHint"], &hints["idempotentHint"]), (&json!(!billed), &json!(!billed)), "{tool}");

@@ -28,7 +28,7 @@ pub enum RecipeJob {
     /// An aerial photo and a boundary to a measured, rendered parcel.
     LotTrace(lot_trace::LotTraceJob),
     /// Listing stills and details to a captioned vertical video.
-    Reel(reel::ReelJob),
+    Reel(Box<reel::ReelJob>),
     /// Listing photos and details to a marketing kit.
     ListingKit(Box<listing_kit::ListingKitJob>),
 }

@@ -58,14 +58,15 @@ pub struct Listing {
 impl Listing {
     /// Checks and formats `details`; the error names the field.
     pub fn from_details(details: &ListingDetails) -> Result<Listing, (String, String)> {
-        let text_up_to = |field: &str, value: &Option<String>, max: usize| -> Result<Option<String>, (String, String)> {
-            let Some(value) = value else { return Ok(None) };
-            let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
-            if value.chars().count() > max {
-                return Err((format!("details.{field}"), format!("at most {max} characters")));
-            }
-            Ok((!value.is_empty()).then_some(value))
-        };
+        let text_up_to =
+            |field: &str, value: &Option<String>, max: usize| -> Result<Option<String>, (String, String)> {
+                let Some(value) = value else { return Ok(None) };
+                let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
+                if value.chars().count() > max {
+                    return Err((format!("details.{field}"), format!("at most {max} characters")));
+                }
+                Ok((!value.is_empty()).then_some(value))
+            };
         let text = |field: &str, value: &Option<String>| text_up_to(field, value, MAX_DETAIL_CHARS);
         let count = |field: &str, value: Option<f64>, max: f64| -> Result<Option<f64>, (String, String)> {
             match value {
@@ -240,7 +241,10 @@ fn acres_text(acres: f64) -> String {
 fn looks_like_email(text: &str) -> bool {
     match text.split_once('@') {
         Some((user, domain)) => {
-            !user.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.')
+            !user.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
                 && !text.contains(char::is_whitespace)
                 && !domain.contains('@')
         }

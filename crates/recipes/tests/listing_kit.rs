@@ -10,7 +10,7 @@ use engines::{Catalog, Engines, FetchPolicy, InputFetcher};
 use recipes::listing_kit::{fair_housing::Policy, prepare, run};
 use recipes::RecipeOutput;
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn engines() -> Engines {
@@ -127,7 +127,7 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 }
 
 /// The PDF as a printer's preflight reads it, for a `trim` in points.
-fn check_pdf(pdf: &PathBuf, trim: (f64, f64)) {
+fn check_pdf(pdf: &Path, trim: (f64, f64)) {
     let pdf = pdf.to_str().expect("path");
     let info = poppler("pdfinfo", &["-box", pdf]);
     assert!(info.contains("Pages:           1"), "{info}");
@@ -151,7 +151,7 @@ fn check_pdf(pdf: &PathBuf, trim: (f64, f64)) {
 }
 
 /// `pdfimages -list` rows as (width, height, x-ppi).
-fn pdf_images(pdf: &PathBuf) -> Vec<(u32, u32, f64)> {
+fn pdf_images(pdf: &Path) -> Vec<(u32, u32, f64)> {
     let list = poppler("pdfimages", &["-list", pdf.to_str().expect("path")]);
     list.lines()
         .skip(2)
@@ -166,8 +166,12 @@ fn pdf_images(pdf: &PathBuf) -> Vec<(u32, u32, f64)> {
 }
 
 fn inside(outer: [f64; 4], b: &Value) -> bool {
-    let (x, y, w, h) =
-        (b["x"].as_f64().unwrap(), b["y"].as_f64().unwrap(), b["width"].as_f64().unwrap(), b["height"].as_f64().unwrap());
+    let (x, y, w, h) = (
+        b["x"].as_f64().unwrap(),
+        b["y"].as_f64().unwrap(),
+        b["width"].as_f64().unwrap(),
+        b["height"].as_f64().unwrap(),
+    );
     x >= outer[0] - 1e-6 && y >= outer[1] - 1e-6 && x + w <= outer[2] + 1e-6 && y + h <= outer[3] + 1e-6
 }
 

@@ -61,7 +61,7 @@ impl Service {
     /// 202) and polled at `GET /v1/recipes/reel/{reel_id}`.
     pub async fn reel(&self, caller: &Caller, request: ReelRequest) -> Result<QueuedReel, ServiceError> {
         let job = reel::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        Ok(self.enqueue_recipe(caller, RecipeJob::Reel(job), BACKGROUND).await?.into())
+        Ok(self.enqueue_recipe(caller, RecipeJob::Reel(Box::new(job)), BACKGROUND).await?.into())
     }
 
     /// The reel `reel_id` as its owner sees it; other keys, and task ids, get 404.

@@ -41,9 +41,8 @@ impl BrandSpec {
         let brand = brand.unwrap_or_default();
         let color = |field: &str, value: &Option<String>, default: [u8; 3]| match value {
             None => Ok(default),
-            Some(text) => parse_hex(text).ok_or_else(|| {
-                ValidationError::new(format!("params.brand.{field}"), "expected a colour as #RRGGBB")
-            }),
+            Some(text) => parse_hex(text)
+                .ok_or_else(|| ValidationError::new(format!("params.brand.{field}"), "expected a colour as #RRGGBB")),
         };
         let logo_url = match &brand.logo_url {
             None => None,
@@ -84,8 +83,7 @@ impl Palette {
     /// The palette of `brand`.
     pub fn of(brand: &BrandSpec) -> Palette {
         let on_primary = text_on(brand.primary);
-        let highlight_on_primary =
-            if contrast(brand.accent, brand.primary) >= AA { brand.accent } else { on_primary };
+        let highlight_on_primary = if contrast(brand.accent, brand.primary) >= AA { brand.accent } else { on_primary };
         Palette {
             primary: brand.primary,
             accent: brand.accent,

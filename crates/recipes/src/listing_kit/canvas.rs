@@ -68,7 +68,8 @@ impl Face {
 
     /// The width of `text` at `size`, with `tracking` added between letters.
     pub fn width(self, text: &str, size: f64, tracking: f64) -> f64 {
-        f64::from(self.font().measure(text, size as f32).width) + tracking * text.chars().count().saturating_sub(1) as f64
+        f64::from(self.font().measure(text, size as f32).width)
+            + tracking * text.chars().count().saturating_sub(1) as f64
     }
 }
 
@@ -179,10 +180,7 @@ impl Canvas {
         let _ = writeln!(
             self.body,
             r#"<image x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" preserveAspectRatio="none" href="data:{mime};base64,{data}"/>"#,
-            r.x,
-            r.y,
-            r.width,
-            r.height
+            r.x, r.y, r.width, r.height
         );
     }
 
@@ -325,7 +323,8 @@ mod tests {
     #[test]
     fn wrapping_respects_width_and_line_count() {
         let style = Style::new(Face::Sans, 12.0, [0, 0, 0]);
-        let text = "Sunlit rooms open to the water through a wall of glass, with a deck that runs the width of the house.";
+        let text =
+            "Sunlit rooms open to the water through a wall of glass, with a deck that runs the width of the house.";
         let lines = wrap(text, &style, 150.0, 10);
         assert!(lines.len() > 2);
         assert!(lines.iter().all(|l| Face::Sans.width(l, 12.0, 0.0) <= 150.0));

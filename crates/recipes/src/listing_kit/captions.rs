@@ -113,7 +113,8 @@ fn portal(listing: &Listing, staged: bool) -> String {
         opening.push(format!("Offered at {}.", price.trim_end_matches('.')));
     }
     paragraphs.push(opening.join(" "));
-    let body: Vec<String> = property_sentences(listing).into_iter().skip(usize::from(listing.headline.is_some())).collect();
+    let body: Vec<String> =
+        property_sentences(listing).into_iter().skip(usize::from(listing.headline.is_some())).collect();
     paragraphs.push(body.join(" "));
     if let Some(open_house) = &listing.open_house {
         paragraphs.push(format!("Open house: {}.", open_house.trim_end_matches('.')));
@@ -179,8 +180,7 @@ fn social(listing: &Listing, staged: bool) -> String {
     if let Some(open_house) = &listing.open_house {
         lines.push(format!("Open house: {open_house}"));
     }
-    let contact: Vec<&str> =
-        [&listing.agent_name, &listing.phone].into_iter().flatten().map(String::as_str).collect();
+    let contact: Vec<&str> = [&listing.agent_name, &listing.phone].into_iter().flatten().map(String::as_str).collect();
     if !contact.is_empty() {
         lines.push(format!("Tours: {}", contact.join(" | ")));
     }

@@ -93,22 +93,42 @@ use Category::*;
 /// a match right after a hyphen is ignored ("single-family home" is a property type).
 const RULES: &[Rule] = &[
     // Familial status.
-    replace(r"(perfect|ideal|great|wonderful) (for|with) (a |the )?(growing |young |large )?(families|family|kids|children)", FamilialStatus, "$1 for gatherings"),
+    replace(
+        r"(perfect|ideal|great|wonderful) (for|with) (a |the )?(growing |young |large )?(families|family|kids|children)",
+        FamilialStatus,
+        "$1 for gatherings",
+    ),
     replace(r"family[- ]friendly", FamilialStatus, "welcoming"),
     replace(r"family (neighborhood|neighbourhood|community|area|street)", FamilialStatus, "$1"),
-    replace(r"(perfect|ideal|great) (for|with) (a )?(couples?|singles|newlyweds|young professionals?|students?)", FamilialStatus, "$1 for anyone"),
+    replace(
+        r"(perfect|ideal|great) (for|with) (a )?(couples?|singles|newlyweds|young professionals?|students?)",
+        FamilialStatus,
+        "$1 for anyone",
+    ),
     drop_sentence(r"no (children|kids|minors|infants|teenagers)", FamilialStatus),
     drop_sentence(r"(adults?|grown-?ups?) only", FamilialStatus),
     drop_sentence(r"child[- ]?free|not suitable for (children|kids)", FamilialStatus),
     replace(r"adult (community|living|building|complex)", FamilialStatus, "$1"),
     // Age.
-    replace(r"(perfect|ideal|great) for (empty[- ]nesters|retirees|seniors|the elderly|older (buyers|couples|people))", Age, "$1 for easy living"),
+    replace(
+        r"(perfect|ideal|great) for (empty[- ]nesters|retirees|seniors|the elderly|older (buyers|couples|people))",
+        Age,
+        "$1 for easy living",
+    ),
     replace(r"empty[- ]nesters?", Age, "buyers seeking low maintenance"),
     drop_sentence(r"no (seniors|retirees|elderly)", Age),
     replace(r"young (neighborhood|neighbourhood|community|buyers?)", Age, "$1"),
     // Religion.
-    place(r"(walking distance|steps|minutes|close|near|nearby) (to|from)? ?(the |a )?[a-z.' ]{0,30}(church|cathedral|synagogue|mosque|temple|chapel|parish)( of [a-z.' ]{1,30})?", Religion, "$1 $2 local landmarks"),
-    replace(r"(christian|catholic|jewish|muslim|protestant|mormon|hindu|sikh|buddhist) (home|community|neighborhood|neighbourhood|area|family|buyers?)", Religion, "$2"),
+    place(
+        r"(walking distance|steps|minutes|close|near|nearby) (to|from)? ?(the |a )?[a-z.' ]{0,30}(church|cathedral|synagogue|mosque|temple|chapel|parish)( of [a-z.' ]{1,30})?",
+        Religion,
+        "$1 $2 local landmarks",
+    ),
+    replace(
+        r"(christian|catholic|jewish|muslim|protestant|mormon|hindu|sikh|buddhist) (home|community|neighborhood|neighbourhood|area|family|buyers?)",
+        Religion,
+        "$2",
+    ),
     drop_sentence(r"no (christians|catholics|jews|muslims|mormons|atheists)", Religion),
     // Disability.
     drop_sentence(r"no (wheelchairs?|handicapped|disabled|disabilities)", Disability),
@@ -117,20 +137,35 @@ const RULES: &[Rule] = &[
     drop_sentence(r"(no|without) (mentally ill|mental illness|psychiatric)", Disability),
     replace(r"handicap(ped)? accessible", Disability, "accessible"),
     // Race, colour, national origin.
-    drop_sentence(r"(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean) (neighborhood|neighbourhood|community|area|families|buyers?|only)", RaceOrNationalOrigin),
+    drop_sentence(
+        r"(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean) (neighborhood|neighbourhood|community|area|families|buyers?|only)",
+        RaceOrNationalOrigin,
+    ),
     drop_sentence(r"english[- ]speaking (only|buyers?|tenants?|families)", RaceOrNationalOrigin),
     drop_sentence(r"no (immigrants|foreigners)", RaceOrNationalOrigin),
-    replace(r"(ethnic|integrated|homogeneous|traditional) (neighborhood|neighbourhood|community|area)", RaceOrNationalOrigin, "$2"),
+    replace(
+        r"(ethnic|integrated|homogeneous|traditional) (neighborhood|neighbourhood|community|area)",
+        RaceOrNationalOrigin,
+        "$2",
+    ),
     // Sex.
     replace(r"bachelor(ette)? pad", Sex, "stylish home"),
     replace(r"man cave", Sex, "bonus room"),
     replace(r"(mother|father)[- ]in[- ]law (suite|unit|apartment|quarters)", Sex, "guest $2"),
-    replace(r"(perfect|ideal|great) for (a )?(single )?(man|woman|men|women|gentleman|gentlemen|ladies|lady|bachelors?)", Sex, "$1 for anyone"),
+    replace(
+        r"(perfect|ideal|great) for (a )?(single )?(man|woman|men|women|gentleman|gentlemen|ladies|lady|bachelors?)",
+        Sex,
+        "$1 for anyone",
+    ),
     drop_sentence(r"(men|women|males?|females?|ladies|gentlemen) only", Sex),
     // Steering.
     replace(r"safe (neighborhood|neighbourhood|community|area|street)", Steering, "established $1"),
     replace(r"exclusive", Steering, "distinctive"),
-    replace(r"(desirable|good|nice|quality|better) (neighbors|neighbours|people|families|clientele)", Steering, "an established neighborhood"),
+    replace(
+        r"(desirable|good|nice|quality|better) (neighbors|neighbours|people|families|clientele)",
+        Steering,
+        "an established neighborhood",
+    ),
     replace(r"private community", Steering, "gated community"),
     drop_sentence(r"(restricted|selective) (community|neighborhood|neighbourhood|buyers?)", Steering),
 ];

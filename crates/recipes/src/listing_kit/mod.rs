@@ -102,8 +102,7 @@ pub fn prepare(request: ListingKitRequest, policy: Policy) -> Result<ListingKitJ
             Ok(KitPhotoJob { url, caption, staged: photo.staged })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut listing =
-        Listing::from_details(&request.details).map_err(|(field, m)| ValidationError::new(field, m))?;
+    let mut listing = Listing::from_details(&request.details).map_err(|(field, m)| ValidationError::new(field, m))?;
     check_listing(&mut listing, policy, &mut findings);
     let params = request.params;
     let mls_remarks_max = match params.mls_remarks_max {
@@ -279,9 +278,8 @@ fn content(listing: &Listing, captions: &Captions, staged: bool) -> Content {
 /// The logo decoded, reduced and re-encoded as PNG (transparency kept); client bytes are never
 /// placed as they came.
 fn prepare_logo(bytes: &[u8]) -> Result<Logo, RecipeError> {
-    let image = media::codecs::decode_image(bytes).map_err(|e| {
-        RecipeError::Failed(format!("params.brand.logo_url: not a usable PNG or JPEG image ({e})"))
-    })?;
+    let image = media::codecs::decode_image(bytes)
+        .map_err(|e| RecipeError::Failed(format!("params.brand.logo_url: not a usable PNG or JPEG image ({e})")))?;
     let image = if image.width().max(image.height()) > LOGO_SIDE {
         image.resize(LOGO_SIDE, LOGO_SIDE, image::imageops::FilterType::CatmullRom)
     } else {
@@ -316,8 +314,11 @@ fn resolution_notes(flyer: &Design) -> Vec<String> {
 }
 
 fn brand_view(job: &ListingKitJob, palette: &Palette) -> Value {
-    let contrast: serde_json::Map<String, Value> =
-        palette.pairs().into_iter().map(|(name, ratio)| (name.replace(' ', "_"), json!((ratio * 100.0).round() / 100.0))).collect();
+    let contrast: serde_json::Map<String, Value> = palette
+        .pairs()
+        .into_iter()
+        .map(|(name, ratio)| (name.replace(' ', "_"), json!((ratio * 100.0).round() / 100.0)))
+        .collect();
     json!({
         "primary": canvas::hex(job.brand.primary),
         "accent": canvas::hex(job.brand.accent),

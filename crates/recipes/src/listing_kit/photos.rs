@@ -77,7 +77,12 @@ impl PhotoSlots for Photos {
         // Never enlarge: a smaller crop is placed as it is and stretched by the renderer.
         let scale = (f64::from(want_w) / f64::from(crop_w)).min(1.0);
         let placed = if scale < 1.0 {
-            image::imageops::resize(&crop, want_w, (f64::from(crop_h) * scale).round().max(1.0) as u32, FilterType::CatmullRom)
+            image::imageops::resize(
+                &crop,
+                want_w,
+                (f64::from(crop_h) * scale).round().max(1.0) as u32,
+                FilterType::CatmullRom,
+            )
         } else {
             crop
         };

@@ -7,7 +7,7 @@
 
 use super::brand::{Palette, INK, MUTED, WHITE};
 use super::canvas::{fit_size, wrap, Align, Canvas, Face, Rect, Style};
-use super::photos::{Placed, PhotoSlots};
+use super::photos::{PhotoSlots, Placed};
 use domain::listing_kit::Paper;
 use serde::Serialize;
 
@@ -63,8 +63,7 @@ impl Content {
 
     /// The agent's one-line signature: "Dana Reyes | (860) 555-0142".
     fn signature(&self) -> Option<String> {
-        let parts: Vec<&str> =
-            [&self.agent_name, &self.reach].into_iter().flatten().map(String::as_str).collect();
+        let parts: Vec<&str> = [&self.agent_name, &self.reach].into_iter().flatten().map(String::as_str).collect();
         (!parts.is_empty()).then(|| parts.join(" | "))
     }
 }
@@ -171,7 +170,14 @@ fn logo(canvas: &mut Canvas, logo: Option<&Logo>, area: Rect, right: bool) {
 }
 
 /// The print flyer on `paper`: trim with a 0.125 in bleed; text at least 0.25 in inside the trim.
-pub fn flyer(paper: Paper, content: &Content, palette: &Palette, logo_image: Option<&Logo>, photos: &mut dyn PhotoSlots, photo_count: usize) -> Design {
+pub fn flyer(
+    paper: Paper,
+    content: &Content,
+    palette: &Palette,
+    logo_image: Option<&Logo>,
+    photos: &mut dyn PhotoSlots,
+    photo_count: usize,
+) -> Design {
     let (w, h) = trim_size(paper);
     let b = BLEED_PT;
     let m = MARGIN_PT;
@@ -290,7 +296,14 @@ pub fn flyer(paper: Paper, content: &Content, palette: &Palette, logo_image: Opt
 }
 
 /// A social post, `width` x `height` pixels: the photo above a brand panel.
-pub fn social(width: f64, height: f64, content: &Content, palette: &Palette, logo_image: Option<&Logo>, photos: &mut dyn PhotoSlots) -> Design {
+pub fn social(
+    width: f64,
+    height: f64,
+    content: &Content,
+    palette: &Palette,
+    logo_image: Option<&Logo>,
+    photos: &mut dyn PhotoSlots,
+) -> Design {
     let mut piece = Piece::new(width, height, 0.0, photos, false);
     let m = 60.0;
     let panel_h = if height > width { 470.0 } else { 356.0 };

@@ -14,8 +14,8 @@ pub mod soundtrack;
 pub mod subtitles;
 pub mod timeline;
 
-use crate::{blocking, decode_image, RecipeError, RecipeOutput};
 use crate::listing::Listing;
+use crate::{blocking, decode_image, RecipeError, RecipeOutput};
 use domain::reel::{ReelRequest, REEL_MAX_PHOTOS};
 use domain::validation::check_input_url;
 use domain::{GenerateRequest, ValidationError};
