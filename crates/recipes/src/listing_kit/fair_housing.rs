@@ -73,18 +73,26 @@ struct Rule {
     /// The match names a place whose proper name may follow ("Temple Beth El"): the capitalised
     /// words right after it belong to the finding.
     takes_name: bool,
+    /// The replacement when a relative clause follows ("perfect for families who love ..." reads
+    /// "perfect for those who love ...").
+    before_clause: Option<&'static str>,
 }
 
 const fn replace(pattern: &'static str, category: Category, with: &'static str) -> Rule {
-    Rule { pattern, category, action: Action::Replace(with), takes_name: false }
+    Rule { pattern, category, action: Action::Replace(with), takes_name: false, before_clause: None }
+}
+
+/// A "perfect for <people>" rule: its replacement, or "<adjective> for those" before "who ...".
+const fn suits(pattern: &'static str, category: Category, with: &'static str) -> Rule {
+    Rule { pattern, category, action: Action::Replace(with), takes_name: false, before_clause: Some("$1 for those") }
 }
 
 const fn place(pattern: &'static str, category: Category, with: &'static str) -> Rule {
-    Rule { pattern, category, action: Action::Replace(with), takes_name: true }
+    Rule { pattern, category, action: Action::Replace(with), takes_name: true, before_clause: None }
 }
 
 const fn drop_sentence(pattern: &'static str, category: Category) -> Rule {
-    Rule { pattern, category, action: Action::DropSentence, takes_name: false }
+    Rule { pattern, category, action: Action::DropSentence, takes_name: false, before_clause: None }
 }
 
 use Category::*;
@@ -93,14 +101,14 @@ use Category::*;
 /// a match right after a hyphen is ignored ("single-family home" is a property type).
 const RULES: &[Rule] = &[
     // Familial status.
-    replace(
+    suits(
         r"(perfect|ideal|great|wonderful) (for|with) (a |the )?(growing |young |large )?(families|family|kids|children)",
         FamilialStatus,
         "$1 for gatherings",
     ),
     replace(r"family[- ]friendly", FamilialStatus, "welcoming"),
     replace(r"family (neighborhood|neighbourhood|community|area|street)", FamilialStatus, "$1"),
-    replace(
+    suits(
         r"(perfect|ideal|great) (for|with) (a )?(couples?|singles|newlyweds|young professionals?|students?)",
         FamilialStatus,
         "$1 for anyone",
@@ -110,7 +118,7 @@ const RULES: &[Rule] = &[
     drop_sentence(r"child[- ]?free|not suitable for (children|kids)", FamilialStatus),
     replace(r"adult (community|living|building|complex)", FamilialStatus, "$1"),
     // Age.
-    replace(
+    suits(
         r"(perfect|ideal|great) for (empty[- ]nesters|retirees|seniors|the elderly|older (buyers|couples|people))",
         Age,
         "$1 for easy living",
@@ -152,7 +160,7 @@ const RULES: &[Rule] = &[
     replace(r"bachelor(ette)? pad", Sex, "stylish home"),
     replace(r"man cave", Sex, "bonus room"),
     replace(r"(mother|father)[- ]in[- ]law (suite|unit|apartment|quarters)", Sex, "guest $2"),
-    replace(
+    suits(
         r"(perfect|ideal|great) for (a )?(single )?(man|woman|men|women|gentleman|gentlemen|ladies|lady|bachelors?)",
         Sex,
         "$1 for anyone",
@@ -216,13 +224,18 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
     // this ends. The bound is a second guarantee.
     for _ in 0..64 {
         let Some((mut range, compiled)) = first_match(&text, policy) else { break };
+        let matched = text[range.clone()].to_string();
         if compiled.rule.takes_name {
             range.end += proper_name_after(&text[range.end..]);
         }
         let original = text[range.clone()].to_string();
         match compiled.rule.action {
             Action::Replace(with) => {
-                let replaced = compiled.regex.replace(&original, with).split_whitespace().collect::<Vec<_>>().join(" ");
+                let clause_follows = text[range.end..].split_whitespace().next().is_some_and(|w| {
+                    matches!(w.to_lowercase().as_str(), "who" | "that" | "whose" | "looking" | "seeking" | "wanting")
+                });
+                let with = compiled.rule.before_clause.filter(|_| clause_follows).unwrap_or(with);
+                let replaced = compiled.regex.replace(&matched, with).split_whitespace().collect::<Vec<_>>().join(" ");
                 let replaced = match_case(&original, &replaced);
                 let range = fix_article(&mut text, range, &replaced);
                 findings.push(Finding {
@@ -410,6 +423,10 @@ mod tests {
         assert_eq!(findings[1].replacement, None);
         let (cleaned, _) = check("Walking distance to St. Mary's Church and the beach.");
         assert_eq!(cleaned, "Walking distance to local landmarks and the beach.");
+        let (cleaned, _) = check("Steps from Temple Beth El, with parking.");
+        assert_eq!(cleaned, "Steps from local landmarks, with parking.");
+        let (cleaned, _) = check("Perfect for families who love the outdoors.");
+        assert_eq!(cleaned, "Perfect for those who love the outdoors.");
     }
 
     #[test]
