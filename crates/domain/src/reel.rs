@@ -148,7 +148,10 @@ pub struct ListingDetails {
     pub open_house: Option<String>,
     /// The agent's email.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 120, pattern = r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
+    )]
     pub email: Option<String>,
     /// The agent's licence number.
     #[serde(default)]
