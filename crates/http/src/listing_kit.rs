@@ -25,6 +25,9 @@ pub(crate) struct ListingKitResult {
     story: OutputView,
     captions: Captions,
     fair_housing: FairHousingReport,
+    /// A note for each photo printed below 300 ppi on the flyer or shown from fewer pixels than a
+    /// screen piece has (photos are never enlarged beyond what they hold without saying so).
+    notes: Vec<String>,
     /// "One or more photos virtually staged." when a photo is marked staged (every piece then
     /// carries it), else null.
     staged_disclosure: Option<String>,
@@ -59,8 +62,6 @@ struct FlyerPieces {
     /// Each photo as placed: its index, slot (points), pixels and printed ppi.
     #[schema(value_type = Vec<Object>)]
     photos: Vec<serde_json::Value>,
-    /// A note for each photo printed below 300 ppi (photos are never enlarged).
-    notes: Vec<String>,
 }
 
 /// The social posts.

@@ -134,7 +134,16 @@ impl Listing {
             year_built: details.year_built,
             description: text_up_to("description", &details.description, MAX_DESCRIPTION_CHARS)?,
             features,
-            open_house: text("open_house", &details.open_house)?,
+            // "Open House: Sat 1-3" reads "Open house Open House: Sat 1-3" in the templates.
+            open_house: text("open_house", &details.open_house)?.and_then(|o| {
+                let lower = o.to_lowercase();
+                let rest = if lower.starts_with("open house") {
+                    o["open house".len()..].trim_start_matches([':', '-', ' '])
+                } else {
+                    &o
+                };
+                (!rest.is_empty()).then(|| rest.to_string())
+            }),
             email,
             license_number: text_up_to("license_number", &details.license_number, MAX_LICENSE_CHARS)?,
             address: text("address", &details.address)?,
@@ -148,6 +157,19 @@ impl Listing {
             baths,
             square_feet,
         })
+    }
+
+    /// True when there is something about the property itself to show (not only the agent).
+    pub fn describes_property(&self) -> bool {
+        self.price.is_some()
+            || self.facts.is_some()
+            || self.address.is_some()
+            || self.headline.is_some()
+            || self.description.is_some()
+            || !self.features.is_empty()
+            || self.lot_size.is_some()
+            || self.year_built.is_some()
+            || self.open_house.is_some()
     }
 
     /// True when the end card has something to show.
@@ -252,13 +274,10 @@ fn looks_like_email(text: &str) -> bool {
     }
 }
 
-/// "3", "2.5".
+/// "3", "2.5", "2.75".
 fn number(n: f64) -> String {
-    if n.fract() == 0.0 {
-        format!("{}", n as u64)
-    } else {
-        format!("{}", (n * 10.0).round() / 10.0)
-    }
+    let text = format!("{n:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 fn plural(n: f64, noun: &str) -> String {
@@ -354,6 +373,11 @@ mod tests {
         assert_eq!(listing.lot_size.as_deref(), Some("0.25-acre lot"));
         assert_eq!(listing.features, vec!["Quartz counters", "Two-car garage"]);
         assert_eq!(listing.rooms_sentence().as_deref(), Some("1 bedroom and 900 square feet of living space."));
+        let quarter =
+            Listing::from_details(&details(serde_json::json!({"baths": 2.75, "open_house": "Open House: Sat 1-3"})))
+                .unwrap();
+        assert_eq!(quarter.facts.as_deref(), Some("2.75 ba"));
+        assert_eq!(quarter.open_house.as_deref(), Some("Sat 1-3"));
         let worded = Listing::from_details(&details(serde_json::json!({"lot_size": "10,890 sq ft"}))).unwrap();
         assert_eq!(worded.lot_size.as_deref(), Some("10,890 sq ft"));
         for (bad, field) in [

@@ -175,6 +175,48 @@ fn inside(outer: [f64; 4], b: &Value) -> bool {
     x >= outer[0] - 1e-6 && y >= outer[1] - 1e-6 && x + w <= outer[2] + 1e-6 && y + h <= outer[3] + 1e-6
 }
 
+/// Every line of text 0.25 in inside the flyer's trim, inside the story's safe zone, and on the
+/// canvas of the social posts.
+fn check_text_placement(output: &RecipeOutput, trim: (f64, f64)) {
+    let layout = &output.result["layout"];
+    let safe_trim = [18.0, 18.0, trim.0 - 18.0, trim.1 - 18.0];
+    for line in layout["flyer"]["text"].as_array().unwrap() {
+        assert!(inside(safe_trim, &line["box"]), "flyer text outside the safety margin: {line}");
+    }
+    let zone = &layout["story_safe_zone"];
+    assert!(close(zone["y"].as_f64().unwrap(), 269.0) && close(zone["height"].as_f64().unwrap(), 1248.0 - 269.0));
+    let zone = [0.0, 268.8, 1080.0, 1248.0];
+    for line in layout["story"]["text"].as_array().unwrap() {
+        assert!(inside(zone, &line["box"]), "story text outside the safe zone: {line}");
+    }
+    for piece in ["square", "portrait"] {
+        let size = [0.0, 0.0, 1080.0, layout[piece]["height"].as_f64().unwrap()];
+        for line in layout[piece]["text"].as_array().unwrap() {
+            assert!(inside(size, &line["box"]), "{piece} text off the canvas: {line}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_longest_details_stay_inside_every_piece() {
+    let long = |word: &str| std::iter::repeat_n(word, 40).collect::<Vec<_>>().join(" ")[..120].to_string();
+    for price in [json!(987654321.5), json!(long("Offers"))] {
+        let output = kit(json!({
+            "photos": [photo("coffee.jpg"), {"url": photo("rocket.jpg"), "staged": true}],
+            "details": {
+                "price": price, "address": long("Boulevard"), "headline": long("Magnificent"),
+                "open_house": long("Saturday"), "agent_name": long("Bartholomew"), "brokerage": long("Realty"),
+                "phone": long("555"), "email": "a@b.co", "license_number": "X".repeat(60),
+                "beds": 99.5, "baths": 99.75, "square_feet": 9999999, "lot_size": long("acres"),
+                "description": long("Wonderful ").repeat(30), "features": vec![long("Feature")[..80].to_string(); 20],
+            },
+            "params": {"brand": {"font": "garamond"}, "paper": "a4"},
+        }))
+        .await;
+        check_text_placement(&output, (595.276, 841.89));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_flyer_is_press_ready_and_every_piece_has_its_size() {
     for (paper, trim) in [("letter", (612.0, 792.0)), ("a4", (595.276, 841.89))] {
@@ -192,7 +234,12 @@ async fn the_flyer_is_press_ready_and_every_piece_has_its_size() {
         let placed = output.result["flyer"]["photos"].as_array().unwrap();
         assert_eq!(placed.len(), 4);
         assert!(placed[0]["ppi"].as_f64().unwrap() >= 299.5);
-        let notes = output.result["flyer"]["notes"].as_array().unwrap();
+        let notes: Vec<&Value> = output.result["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n.as_str().unwrap().contains("on the flyer"))
+            .collect();
         assert_eq!(notes.len(), 3, "{notes:?}");
         assert!(notes[0].as_str().unwrap().contains("not enlarged"));
 
@@ -205,24 +252,8 @@ async fn the_flyer_is_press_ready_and_every_piece_has_its_size() {
         assert_eq!(png_size(&output.files[3].bytes), (1080, 1350));
         assert_eq!(png_size(&output.files[4].bytes), (1080, 1920));
 
-        // Text 0.25 in inside the trim on the flyer, and in the story's safe zone.
+        check_text_placement(&output, trim);
         let layout = &output.result["layout"];
-        let safe_trim = [18.0, 18.0, trim.0 - 18.0, trim.1 - 18.0];
-        for line in layout["flyer"]["text"].as_array().unwrap() {
-            assert!(inside(safe_trim, &line["box"]), "flyer text outside the safety margin: {line}");
-        }
-        let zone = &layout["story_safe_zone"];
-        assert!(close(zone["y"].as_f64().unwrap(), 269.0) && close(zone["height"].as_f64().unwrap(), 1248.0 - 269.0));
-        let zone = [0.0, 268.8, 1080.0, 1248.0];
-        for line in layout["story"]["text"].as_array().unwrap() {
-            assert!(inside(zone, &line["box"]), "story text outside the safe zone: {line}");
-        }
-        for piece in ["square", "portrait"] {
-            let size = [0.0, 0.0, 1080.0, layout[piece]["height"].as_f64().unwrap()];
-            for line in layout[piece]["text"].as_array().unwrap() {
-                assert!(inside(size, &line["box"]), "{piece} text off the canvas: {line}");
-            }
-        }
         // The staged disclosure is on every piece and in every caption.
         for piece in ["flyer", "square", "portrait", "story"] {
             let roles: Vec<&str> =

@@ -207,6 +207,27 @@ impl Canvas {
         bounds
     }
 
+    /// One line of text at the baseline `at`, shrunk to fit `max_width` but not below `min_size`,
+    /// and cut at a word with an ellipsis if it still does not fit; returns the size used.
+    pub fn fit_line(
+        &mut self,
+        name: &str,
+        text: &str,
+        at: (f64, f64),
+        style: &Style,
+        max_width: f64,
+        min_size: f64,
+    ) -> f64 {
+        let size = fit_size(text, style, max_width, min_size);
+        let style = Style { size, ..*style };
+        let text = match wrap(text, &style, max_width, 1).into_iter().next() {
+            Some(line) => line,
+            None => return size,
+        };
+        self.line(name, &text, at.0, at.1, Align::Start, &style);
+        size
+    }
+
     /// `lines` set one under the other from the baseline `y`; returns the baseline after the last.
     pub fn lines(&mut self, name: &str, lines: &[String], x: f64, y: f64, align: Align, style: &Style) -> f64 {
         let mut baseline = y;

@@ -4,7 +4,9 @@
 //! fit their limit and carry no contact details (MLS rules keep those out of public remarks).
 
 use crate::listing::Listing;
+use regex::Regex;
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// The disclosure every piece carries when a photo is virtually staged.
 pub const STAGED_DISCLOSURE: &str = "One or more photos virtually staged.";
@@ -93,6 +95,20 @@ fn mls_remarks(listing: &Listing, staged: bool, max: usize) -> String {
             break;
         }
     }
+    if kept.is_empty() {
+        // Nothing about the rooms or the house: the location and the price still say something.
+        let fallback = [
+            listing.address.as_ref().map(|a| format!("Located at {}.", a.trim_end_matches('.'))),
+            listing.price.as_deref().map(offered_at),
+        ];
+        for sentence in fallback.into_iter().flatten() {
+            let cost = sentence.chars().count() + usize::from(!kept.is_empty());
+            if used + cost <= budget {
+                used += cost;
+                kept.push(sentence);
+            }
+        }
+    }
     if staged {
         kept.push(STAGED_DISCLOSURE.to_string());
     }
@@ -110,7 +126,7 @@ fn portal(listing: &Listing, staged: bool) -> String {
         opening.push(format!("Welcome to {}.", address.trim_end_matches('.')));
     }
     if let Some(price) = &listing.price {
-        opening.push(format!("Offered at {}.", price.trim_end_matches('.')));
+        opening.push(offered_at(price));
     }
     paragraphs.push(opening.join(" "));
     let body: Vec<String> =
@@ -232,35 +248,54 @@ fn town_and_state(address: &str) -> Option<(String, String)> {
 fn story_line(listing: &Listing) -> String {
     match (&listing.open_house, &listing.price) {
         (Some(open_house), _) => format!("Open house {open_house}"),
-        (None, Some(price)) => format!("Just listed at {price}"),
+        (None, Some(price)) if is_amount(price) => format!("Just listed at {price}"),
+        (None, Some(price)) => format!("Just listed: {price}"),
         (None, None) => "Just listed".into(),
     }
 }
 
+/// "Offered at $525,000." for an amount; "Price: Offers over $1.2M." for a worded price.
+fn offered_at(price: &str) -> String {
+    if is_amount(price) {
+        format!("Offered at {price}.")
+    } else {
+        format!("Price: {}.", price.trim_end_matches('.'))
+    }
+}
+
+/// Whether a formatted price is a plain amount ("$525,000", "$1,250,000.50").
+fn is_amount(price: &str) -> bool {
+    price
+        .strip_prefix('$')
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.'))
+}
+
 /// Whether `sentence` names a way to reach the agent: a phone number, an email, a web address,
-/// or the agent or brokerage by name.
+/// a word such as "call", or the agent or brokerage by name (any part of it of two letters or
+/// more, as a capitalised word).
 fn carries_contact(sentence: &str, listing: &Listing) -> bool {
-    let lower = sentence.to_lowercase();
-    let digits = sentence.chars().filter(char::is_ascii_digit).count();
-    let phone_like = digits >= 7 && {
-        // Seven or more digits within a short run: a phone number, not "1,850 square feet".
-        let runs = sentence.split(|c: char| !(c.is_ascii_digit() || "()-. +".contains(c)));
-        runs.into_iter().any(|run| run.chars().filter(char::is_ascii_digit).count() >= 7)
-    };
-    let named = [&listing.agent_name, &listing.brokerage, &listing.phone, &listing.email]
+    static PATTERNS: OnceLock<Option<[Regex; 3]>> = OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        Some([
+            // (860) 555-0142, 860.555.0142, 555-0142, +1 860 555 0142.
+            Regex::new(r"(\+?\d[\s.-]?)?\(?\b\d{3}\)?[\s.-]?\d{3}[\s.-]\d{4}\b|\b\d{3}[.-]\d{4}\b").ok()?,
+            // dana@example.com, www.example.com, https://..., shoreline.realty.
+            Regex::new(r"(?i)@|https?://|www\.|\b[a-z0-9-]+\.(com|net|org|realty|homes|house|properties|estate|io|co|us|biz|info|me)\b").ok()?,
+            Regex::new(r"(?i)\b(call|text|e-?mail|contact|dm|phone|reach out)\b").ok()?,
+        ])
+    });
+    // The patterns are constants covered by the tests; without them, fail closed.
+    let Some(patterns) = patterns else { return true };
+    if patterns.iter().any(|p| p.is_match(sentence)) {
+        return true;
+    }
+    let words: Vec<&str> = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'').collect();
+    [&listing.agent_name, &listing.brokerage]
         .into_iter()
         .flatten()
-        .any(|name| lower.contains(&name.to_lowercase()));
-    let reach_words = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| matches!(w, "call" | "text" | "email" | "e-mail" | "contact" | "dm" | "phone"));
-    phone_like
-        || named
-        || reach_words
-        || lower.contains('@')
-        || lower.contains("http")
-        || lower.contains("www.")
-        || lower.contains(".com")
+        .flat_map(|name| name.split(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|part| part.chars().count() >= 2 && part.chars().next().is_some_and(char::is_uppercase))
+        .any(|part| words.contains(&part))
 }
 
 /// Sentences of a paragraph, each ending in its own punctuation.
@@ -284,7 +319,7 @@ pub fn split_sentences(text: &str) -> Vec<String> {
 }
 
 /// "St.", "Dr.", "approx." do not end a sentence.
-fn ends_with_abbreviation(text: &str) -> bool {
+pub(crate) fn ends_with_abbreviation(text: &str) -> bool {
     let word = text.split_whitespace().last().unwrap_or("").to_lowercase();
     matches!(word.as_str(), "st." | "dr." | "mr." | "mrs." | "ms." | "approx." | "sq." | "ft." | "no." | "ave." | "rd.")
         && !text.ends_with("sq. ft.")
@@ -413,11 +448,23 @@ mod tests {
             }
         }
         assert_eq!(captions.mls_remarks, "2 bathrooms.");
+        let priced = write(&listing(serde_json::json!({"price": "Offers over $1.2M"})), false, 1000);
+        assert_eq!(priced.mls_remarks, "Price: Offers over $1.2M.");
+        assert_eq!(priced.story_line, "Just listed: Offers over $1.2M");
         assert_eq!(captions.story_line, "Just listed");
         assert_eq!(captions.social, "Just listed!\n2 ba\n\n#JustListed #HomeForSale #RealEstate");
         let empty = write(&Listing::default(), false, 1000);
         assert_eq!(empty.mls_remarks, "");
         assert_eq!(empty.portal, "");
+    }
+
+    #[test]
+    fn the_contact_filter_is_word_exact() {
+        let kit = listing(serde_json::json!({"agent_name": "Ed Park", "brokerage": "eXp Realty", "description":
+            "Expansive deck. Fenced parking for two. Renovated 2018-2021. Ask Ed for the survey. Visit danasells.net. \
+             Text 860 555 0142 anytime."}));
+        let remarks = write(&kit, false, 1000).mls_remarks;
+        assert_eq!(remarks, "Expansive deck. Fenced parking for two. Renovated 2018-2021.");
     }
 
     #[test]

@@ -76,12 +76,6 @@ pub fn prepare(request: ListingKitRequest, policy: Policy) -> Result<ListingKitJ
     if count == 0 || count > KIT_MAX_PHOTOS {
         return Err(ValidationError::new("photos", format!("give 1 to {KIT_MAX_PHOTOS} photos (got {count})")));
     }
-    if request.details == Default::default() {
-        return Err(ValidationError::new(
-            "details",
-            "give at least one detail (address, price, beds, baths, headline, description, ...)",
-        ));
-    }
     let mut findings = Vec::new();
     let photos = request
         .photos
@@ -104,6 +98,12 @@ pub fn prepare(request: ListingKitRequest, policy: Policy) -> Result<ListingKitJ
         .collect::<Result<Vec<_>, _>>()?;
     let mut listing = Listing::from_details(&request.details).map_err(|(field, m)| ValidationError::new(field, m))?;
     check_listing(&mut listing, policy, &mut findings);
+    if !listing.describes_property() {
+        return Err(ValidationError::new(
+            "details",
+            "give at least one detail of the property (address, price, beds, baths, headline, description, ...)",
+        ));
+    }
     let params = request.params;
     let mls_remarks_max = match params.mls_remarks_max {
         None => DEFAULT_MLS_REMARKS,
@@ -203,7 +203,10 @@ fn make(job: &ListingKitJob, fetched: Vec<Vec<u8>>, logo: Option<Vec<u8>>) -> Re
     }
 
     let piece = |index: usize| json!({ "$output": index });
-    let notes = resolution_notes(&flyer);
+    let mut notes = resolution_notes(&flyer);
+    for (name, design) in [("square", &square), ("portrait", &portrait), ("story", &story)] {
+        notes.extend(stretch_notes(name, design));
+    }
     let result = json!({
         "flyer": {
             "pdf": piece(0),
@@ -214,8 +217,8 @@ fn make(job: &ListingKitJob, fetched: Vec<Vec<u8>>, logo: Option<Vec<u8>>) -> Re
             "page_inches": [(trim_w + 2.0 * BLEED_PT) / 72.0, (trim_h + 2.0 * BLEED_PT) / 72.0],
             "png_ppi": FLYER_PNG_PPI,
             "photos": flyer.photos,
-            "notes": notes,
         },
+        "notes": notes,
         "social": {"square": piece(2), "portrait": piece(3)},
         "story": piece(4),
         "captions": captions,
@@ -243,7 +246,11 @@ fn checked_captions(job: &ListingKitJob, staged: bool, findings: &mut Vec<Findin
         ("social", &mut written.social),
         ("story_line", &mut written.story_line),
     ] {
-        if !fair_housing::is_clean(text, job.policy) {
+        // Names (the address, the agent, the brokerage) are the client's and are not rewritten: a
+        // caption is checked with them masked.
+        let names = [&job.listing.address, &job.listing.agent_name, &job.listing.brokerage];
+        let masked = names.into_iter().flatten().fold(text.clone(), |t, name| t.replace(name.as_str(), "Name"));
+        if !fair_housing::is_clean(&masked, job.policy) {
             // Paragraphs are checked one by one so that line breaks survive.
             let cleaned: Vec<String> = text
                 .split('\n')
@@ -309,6 +316,21 @@ fn resolution_notes(flyer: &Design) -> Vec<String> {
                     p.slot.height / 72.0
                 )
             })
+        })
+        .collect()
+}
+
+/// A note for each photo shown on a screen piece from fewer pixels than the piece has.
+fn stretch_notes(piece: &str, design: &Design) -> Vec<String> {
+    design
+        .photos
+        .iter()
+        .filter(|p| f64::from(p.pixels[0]) + 0.5 < p.slot.width)
+        .map(|p| {
+            format!(
+                "photos[{}] fills the {piece} from {}x{} px (shown at {:.0}x{:.0}); a larger original is sharper",
+                p.photo, p.pixels[0], p.pixels[1], p.slot.width, p.slot.height
+            )
         })
         .collect()
 }

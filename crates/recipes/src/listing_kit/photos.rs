@@ -7,11 +7,12 @@ use crate::RecipeError;
 use image::imageops::FilterType;
 use image::RgbImage;
 
-/// Longest side kept of the hero (the flyer's hero at 300 ppi needs about 2,650 px).
-const HERO_SIDE: u32 = 2800;
-/// Longest side kept of every other photo (the flyer strip at 300 ppi needs about 720 px, a
-/// social post 1,080 px).
-const OTHER_SIDE: u32 = 1600;
+/// What the hero must keep: the flyer's full-bleed hero at 300 ppi is 2,625 px wide (Letter),
+/// the story 1,920 px tall.
+const HERO_NEEDS: (u32, u32) = (2700, 1920);
+/// What every other photo must keep: one strip photo alone spans the flyer's 7.5 in (2,250 px at
+/// 300 ppi) and is 467 px tall.
+const OTHER_NEEDS: (u32, u32) = (2250, 480);
 /// JPEG quality of placed photos.
 const QUALITY: u8 = 88;
 
@@ -49,7 +50,7 @@ impl Photos {
                 .map_err(|e| RecipeError::Failed(format!("photos[{i}]: not a usable PNG or JPEG image ({e})")))?
                 .to_rgb8();
             drop(bytes);
-            images.push(reduce(image, if i == 0 { HERO_SIDE } else { OTHER_SIDE }));
+            images.push(reduce(image, if i == 0 { HERO_NEEDS } else { OTHER_NEEDS }));
         }
         Ok(Photos { images, failure: None })
     }
@@ -96,13 +97,13 @@ impl PhotoSlots for Photos {
     }
 }
 
-/// `image` with its longest side at most `side`.
-fn reduce(image: RgbImage, side: u32) -> RgbImage {
-    let longest = image.width().max(image.height());
-    if longest <= side {
+/// `image` reduced as far as it can be while still at least `needs` (width, height) wherever
+/// its shape allows: any crop the pieces take keeps the pixels its slot needs.
+fn reduce(image: RgbImage, needs: (u32, u32)) -> RgbImage {
+    let scale = (f64::from(needs.0) / f64::from(image.width())).max(f64::from(needs.1) / f64::from(image.height()));
+    if scale >= 1.0 {
         return image;
     }
-    let scale = f64::from(side) / f64::from(longest);
     let w = (f64::from(image.width()) * scale).round().max(1.0) as u32;
     let h = (f64::from(image.height()) * scale).round().max(1.0) as u32;
     image::imageops::resize(&image, w, h, FilterType::Triangle)

@@ -6,7 +6,7 @@
 //! subject for its own slots, and records where each line of text went.
 
 use super::brand::{Palette, INK, MUTED, WHITE};
-use super::canvas::{fit_size, wrap, Align, Canvas, Face, Rect, Style};
+use super::canvas::{wrap, Align, Canvas, Face, Rect, Style};
 use super::photos::{PhotoSlots, Placed};
 use domain::listing_kit::Paper;
 use serde::Serialize;
@@ -206,15 +206,13 @@ pub fn flyer(
     let band_text_w = text_right - m;
     if let Some(price) = &content.price {
         let style = Style::new(palette.display, 34.0, palette.highlight_on_primary);
-        let size = fit_size(price, &style, band_text_w, 18.0);
-        piece.canvas.line("price", price, m, hero_h + 44.0, Align::Start, &Style { size, ..style });
+        piece.canvas.fit_line("price", price, (m, hero_h + 44.0), &style, band_text_w, 18.0);
     }
     let facts_line: Vec<&str> = [&content.facts, &content.address].into_iter().flatten().map(String::as_str).collect();
     let detail_style = Style::new(Face::Sans, 12.5, palette.on_primary);
     let mut baseline = if content.price.is_some() { hero_h + 68.0 } else { hero_h + 44.0 };
     for line in facts_line {
-        let size = fit_size(line, &detail_style, band_text_w, 8.5);
-        piece.canvas.line("facts", line, m, baseline, Align::Start, &Style { size, ..detail_style });
+        piece.canvas.fit_line("facts", line, (m, baseline), &detail_style, band_text_w, 8.5);
         baseline += 17.0;
     }
 
@@ -281,8 +279,7 @@ pub fn flyer(
     ];
     for (text, style, role) in rows {
         if let Some(text) = text {
-            let size = fit_size(text, &style, text_w, 7.0);
-            piece.canvas.line(role, text, m, line_y, Align::Start, &Style { size, ..style });
+            let size = piece.canvas.fit_line(role, text, (m, line_y), &style, text_w, 7.0);
             line_y += size * 1.35;
         }
     }
@@ -317,20 +314,17 @@ pub fn social(
     let mut y = panel.y + 112.0;
     if let Some(price) = &content.price {
         let style = Style::new(palette.display, 84.0, palette.highlight_on_primary);
-        let size = fit_size(price, &style, text_w, 40.0);
-        piece.canvas.line("price", price, m, y, Align::Start, &Style { size, ..style });
+        piece.canvas.fit_line("price", price, (m, y), &style, text_w, 40.0);
         y += 62.0;
     } else if let Some(headline) = &content.headline {
         let style = Style::new(palette.display, 56.0, palette.highlight_on_primary);
-        let size = fit_size(headline, &style, text_w, 30.0);
-        piece.canvas.line("headline", headline, m, y, Align::Start, &Style { size, ..style });
+        piece.canvas.fit_line("headline", headline, (m, y), &style, text_w, 30.0);
         y += 62.0;
     }
     for (text, size) in [(&content.facts, 38.0), (&content.address, 30.0)] {
         if let Some(text) = text {
             let style = Style::new(Face::Sans, size, palette.on_primary);
-            let size = fit_size(text, &style, text_w, 20.0);
-            piece.canvas.line("facts", text, m, y, Align::Start, &Style { size, ..style });
+            let size = piece.canvas.fit_line("facts", text, (m, y), &style, text_w, 20.0);
             y += size * 1.45;
         }
     }
@@ -344,9 +338,11 @@ pub fn social(
     let bottom = height - 34.0;
     if let Some(signature) = content.signature() {
         let style = Style::new(Face::Sans, 26.0, palette.on_primary);
-        let size = fit_size(&signature, &style, text_w, 16.0);
         let at = if content.disclosure.is_some() { bottom - 40.0 } else { bottom };
-        piece.canvas.line("agent", &signature, m, at.max(y), Align::Start, &Style { size, ..style });
+        // Only where the lines above leave room.
+        if y <= at {
+            piece.canvas.fit_line("agent", &signature, (m, at), &style, text_w, 16.0);
+        }
     }
     if let Some(disclosure) = &content.disclosure {
         let style = Style::new(Face::Sans, 20.0, palette.on_primary);
@@ -372,21 +368,18 @@ pub fn story(content: &Content, palette: &Palette, logo_image: Option<&Logo>, ph
     let mut y = chip.y + chip.height + 92.0;
     let line_style = Style::new(palette.display, 76.0, palette.highlight_on_primary);
     let headline = content.price.clone().unwrap_or_else(|| content.story_line.clone());
-    let size = fit_size(&headline, &line_style, text_w, 36.0);
-    piece.canvas.line("price", &headline, inner, y, Align::Start, &Style { size, ..line_style });
+    piece.canvas.fit_line("price", &headline, (inner, y), &line_style, text_w, 36.0);
     y += 70.0;
     for (text, size) in [(&content.facts, 38.0), (&content.address, 32.0)] {
         if let Some(text) = text {
             let style = Style::new(Face::Sans, size, palette.on_primary);
-            let size = fit_size(text, &style, text_w, 20.0);
-            piece.canvas.line("facts", text, inner, y, Align::Start, &Style { size, ..style });
+            let size = piece.canvas.fit_line("facts", text, (inner, y), &style, text_w, 20.0);
             y += size * 1.4;
         }
     }
     if content.price.is_some() && content.open_house.is_some() {
         let style = Style::new(Face::SansBold, 30.0, palette.on_primary);
-        let size = fit_size(&content.story_line, &style, text_w, 18.0);
-        piece.canvas.line("story_line", &content.story_line, inner, y, Align::Start, &Style { size, ..style });
+        piece.canvas.fit_line("story_line", &content.story_line, (inner, y), &style, text_w, 18.0);
     }
     let bottom = card.y + card.height - 30.0;
     if let Some(disclosure) = &content.disclosure {
