@@ -168,3 +168,32 @@ async fn undecodable_input_fails_the_task_and_costs_nothing() {
     assert_eq!((usage["spent_usd"].as_str(), usage["held_usd"].as_str()), (Some("0.0000"), Some("0.0000")));
     server.stop().await;
 }
+
+/// The decompression bomb of an image engine: a flat 8192 x 8192 PNG, small on the wire and 67
+/// megapixels in memory. bg-remove and inpaint refuse it from its header, before decoding; the
+/// job fails with the reason, nothing is billed, and the server keeps answering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_image_over_the_pixel_limit_fails_before_it_is_decoded() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let key = server.key(None, false).await;
+    let mut png = Vec::new();
+    image::DynamicImage::ImageLuma8(image::GrayImage::new(8192, 8192))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("png");
+    assert!(png.len() < 1 << 20, "the bomb is small on the wire: {} bytes", png.len());
+    let bomb = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&png));
+    for (model, extra) in [
+        ("bg-remove", json!({"image_url": bomb})),
+        ("inpaint", json!({"image_url": bomb, "prompt": "a chair", "params": {"mask_url": mask_data_uri(64, 64)}})),
+    ] {
+        let queued = server.submit(&key, generate(model, extra)).await;
+        let task = server.wait(&key, queued["id"].as_str().unwrap()).await;
+        assert_eq!(task["status"], "failed", "{model}: {task}");
+        assert!(task["error"].as_str().unwrap().contains("megapixels"), "{model}: {task}");
+    }
+    let (status, _) = server.get(&key, "/v1").await;
+    assert_eq!(status, reqwest::StatusCode::OK, "the server still answers");
+    let (_, usage) = server.get(&key, "/v1/usage").await;
+    assert_eq!((usage["spent_usd"].as_str(), usage["held_usd"].as_str()), (Some("0.0000"), Some("0.0000")));
+    server.stop().await;
+}

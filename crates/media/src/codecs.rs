@@ -10,6 +10,12 @@ use crate::MediaError;
 /// Largest width/height accepted from untrusted input; bounds decoder memory.
 pub const MAX_IMAGE_DIM: u32 = 8192;
 
+/// Most pixels accepted in one input image: 40 megapixels (a full-frame camera's 7,728 x 5,152 is
+/// 39.8 MP). A flat 8192 x 8192 PNG is about 200 KB on the wire and 67 MP in memory; every engine
+/// then multiplies that several times over, so the pixel count is checked from the header before
+/// anything is decoded.
+pub const MAX_IMAGE_PIXELS: u64 = 40_000_000;
+
 /// Most frames an animation helper will produce; matches the video decode cap.
 pub const MAX_ANIMATION_FRAMES: u32 = 1800;
 
@@ -34,7 +40,17 @@ pub fn decode_image(bytes: &[u8]) -> Result<DynamicImage, MediaError> {
     limits.max_image_width = Some(MAX_IMAGE_DIM);
     limits.max_image_height = Some(MAX_IMAGE_DIM);
     reader.limits(limits);
-    reader.decode().map_err(|e| MediaError::Decode(e.to_string()))
+    let decoder = reader.into_decoder().map_err(|e| MediaError::Decode(e.to_string()))?;
+    let (width, height) = image::ImageDecoder::dimensions(&decoder);
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > MAX_IMAGE_PIXELS {
+        return Err(MediaError::InvalidInput(format!(
+            "the image is {width}x{height} ({:.1} megapixels); the limit is {} megapixels",
+            pixels as f64 / 1e6,
+            MAX_IMAGE_PIXELS / 1_000_000
+        )));
+    }
+    DynamicImage::from_decoder(decoder).map_err(|e| MediaError::Decode(e.to_string()))
 }
 
 /// Encodes any image as PNG, keeping alpha and 16-bit depth when present.
@@ -110,5 +126,37 @@ mod tests {
         if let Ok(png) = png {
             assert!(decode_image(&png).is_err());
         }
+    }
+
+    /// A PNG signature, an IHDR chunk claiming `width` x `height` greyscale pixels, and an empty
+    /// IDAT: a header with no pixel data.
+    fn png_header(width: u32, height: u32) -> Vec<u8> {
+        let chunk = |kind: &[u8], data: &[u8]| {
+            let body: Vec<u8> = kind.iter().chain(data).copied().collect();
+            let crc = body.iter().fold(0xffff_ffffu32, |crc, &byte| {
+                (0..8).fold(crc ^ u32::from(byte), |c, _| if c & 1 == 1 { (c >> 1) ^ 0xedb8_8320 } else { c >> 1 })
+            }) ^ 0xffff_ffff;
+            let mut out = (data.len() as u32).to_be_bytes().to_vec();
+            out.extend(body);
+            out.extend(crc.to_be_bytes());
+            out
+        };
+        let mut header = width.to_be_bytes().to_vec();
+        header.extend(height.to_be_bytes());
+        header.extend([8, 0, 0, 0, 0]);
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend(chunk(b"IHDR", &header));
+        png.extend(chunk(b"IDAT", &[]));
+        png
+    }
+
+    #[test]
+    fn the_pixel_count_is_checked_from_the_header_before_decoding() {
+        // 8000 x 6000 is within the per-side limit but 48 megapixels.
+        let error = decode_image(&png_header(8000, 6000)).unwrap_err().to_string();
+        assert!(error.contains("8000x6000 (48.0 megapixels); the limit is 40 megapixels"), "{error}");
+        // Under the limit, the same truncated file fails later, when its pixels are read.
+        let error = decode_image(&png_header(6000, 6000)).unwrap_err().to_string();
+        assert!(!error.contains("megapixels"), "{error}");
     }
 }

@@ -5,9 +5,14 @@
 use crate::MediaError;
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The synthesizer binary looked up on `PATH`.
 pub const SYNTHESIZER: &str = "espeak-ng";
+
+/// Longest a synthesis may take before the synthesizer is killed: far more than any accepted
+/// prompt needs (eSpeak NG speaks a few thousand words a second), so only a hung process hits it.
+pub const SYNTHESIS_DEADLINE: Duration = Duration::from_secs(60);
 
 /// Speaking rate, words per minute: a calm narration pace.
 const WORDS_PER_MINUTE: &str = "160";
@@ -24,35 +29,77 @@ fn voice(name: &str) -> &'static str {
 /// Speaks `text` with `voice_name` and returns WAV bytes, or `None` when the synthesizer is not
 /// installed.
 pub fn speak(text: &str, voice_name: &str) -> Option<Result<Vec<u8>, MediaError>> {
-    let mut child = match Command::new(SYNTHESIZER)
-        .args(["-v", voice(voice_name), "-s", WORDS_PER_MINUTE, "--stdin", "-w", "/dev/stdout"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    {
+    let mut command = Command::new(SYNTHESIZER);
+    command.args(["-v", voice(voice_name), "-s", WORDS_PER_MINUTE, "--stdin", "-w", "/dev/stdout"]);
+    synthesize(command, text, SYNTHESIS_DEADLINE)
+}
+
+/// Runs a synthesizer `command` on `text` (sent through stdin, never the command line, so it
+/// cannot be read as options) and returns what it writes; the process is killed at `deadline`.
+/// `None` when the program is not installed.
+fn synthesize(mut command: Command, text: &str, deadline: Duration) -> Option<Result<Vec<u8>, MediaError>> {
+    let child = match command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() {
         Ok(child) => child,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
         Err(e) => return Some(Err(MediaError::Encode(format!("cannot start {SYNTHESIZER}: {e}")))),
     };
-    Some(run(&mut child, text))
+    Some(run(child, text, deadline))
 }
 
-fn run(child: &mut std::process::Child, text: &str) -> Result<Vec<u8>, MediaError> {
+fn run(mut child: std::process::Child, text: &str, deadline: Duration) -> Result<Vec<u8>, MediaError> {
     let fail = |what: &str| MediaError::Encode(format!("{SYNTHESIZER}: {what}"));
-    {
+    // Writing and reading on their own threads, so neither pipe can block the deadline.
+    let mut stdin = child.stdin.take().ok_or_else(|| fail("no stdin"))?;
+    let text = text.to_owned();
+    let writer = std::thread::spawn(move || {
         use std::io::Write;
-        let mut stdin = child.stdin.take().ok_or_else(|| fail("no stdin"))?;
-        // Text goes through stdin, never the command line, so it cannot be read as options.
-        stdin.write_all(text.as_bytes()).map_err(|e| fail(&e.to_string()))?;
-    }
-    let mut wav = Vec::new();
-    child.stdout.take().ok_or_else(|| fail("no stdout"))?.read_to_end(&mut wav).map_err(|e| fail(&e.to_string()))?;
-    let status = child.wait().map_err(|e| fail(&e.to_string()))?;
+        stdin.write_all(text.as_bytes())
+    });
+    let mut stdout = child.stdout.take().ok_or_else(|| fail("no stdout"))?;
+    let reader = std::thread::spawn(move || {
+        let mut wav = Vec::new();
+        stdout.read_to_end(&mut wav).map(|_| wav)
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| fail(&e.to_string()))? {
+            break status;
+        }
+        if started.elapsed() >= deadline {
+            // Killing closes the pipes, so both threads end.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(fail(&format!("took longer than {} s and was stopped", deadline.as_secs_f64())));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let wav = reader.join().map_err(|_| fail("reader crashed"))?.map_err(|e| fail(&e.to_string()))?;
+    // A synthesizer that exits without reading everything closes stdin early: not an error by itself.
+    let _ = writer.join();
     if !status.success() {
         return Err(fail(&format!("exited with {status}")));
     }
     Ok(wav)
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::*;
+
+    #[test]
+    fn a_synthesizer_that_hangs_is_stopped_at_the_deadline() {
+        let mut hang = Command::new("sleep");
+        hang.arg("30");
+        let started = Instant::now();
+        let result = synthesize(hang, "hello", Duration::from_millis(300)).expect("sleep is installed");
+        assert!(result.unwrap_err().to_string().contains("was stopped"));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let mut echo = Command::new("cat");
+        echo.arg("-");
+        let bytes = synthesize(echo, "RIFF", Duration::from_secs(10)).unwrap().unwrap();
+        assert_eq!(bytes, b"RIFF");
+        assert!(synthesize(Command::new("no-such-synthesizer-here"), "x", Duration::from_secs(1)).is_none());
+    }
 }
 
 /// Reads the samples of a 16-bit PCM WAV as floats, tolerating the unknown-length header a

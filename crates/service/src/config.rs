@@ -202,6 +202,40 @@ impl AppConfig {
     }
 
     fn from_source(src: &Source) -> Result<AppConfig, ConfigError> {
+        Self::read_source(src)?.validated()
+    }
+
+    /// Rules between settings, or about a value's range, that its shape alone does not show.
+    fn validated(self) -> Result<AppConfig, ConfigError> {
+        let invalid = |name: &'static str, value: String, expected: &'static str| {
+            Err(ConfigError::Invalid { name, value, expected })
+        };
+        if self.worker_concurrency == 0 {
+            return invalid("WORKER_CONCURRENCY", "0".into(), "at least 1");
+        }
+        if self.worker_max_attempts < 1 {
+            return invalid("WORKER_MAX_ATTEMPTS", self.worker_max_attempts.to_string(), "at least 1");
+        }
+        if self.database_pool_size == 0 {
+            return invalid("DATABASE_POOL_SIZE", "0".into(), "at least 1");
+        }
+        if self.http_workers == 0 {
+            return invalid("HTTP_WORKERS", "0".into(), "at least 1");
+        }
+        if self.worker_lease.is_zero() {
+            return invalid("WORKER_LEASE_SECS", "0".into(), "at least 1 second");
+        }
+        if self.worker_heartbeat.is_zero() || self.worker_heartbeat >= self.worker_lease {
+            return invalid(
+                "WORKER_HEARTBEAT_SECS",
+                self.worker_heartbeat.as_secs().to_string(),
+                "at least 1 second and shorter than WORKER_LEASE_SECS, so a lease is renewed before it lapses",
+            );
+        }
+        Ok(self)
+    }
+
+    fn read_source(src: &Source) -> Result<AppConfig, ConfigError> {
         let database_url = src.string("DATABASE_URL").unwrap_or_else(|| "sqlite://data/media.db".into());
         let is_sqlite = database_url.starts_with("sqlite:");
         let bind_addr = src.string("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into());
@@ -389,5 +423,21 @@ mod tests {
         assert!(err.starts_with("WORKER_LEASE_SECS=\"soon\""), "{err}");
         assert!(config("", &[("EMBEDDED_WORKER", "maybe")]).is_err());
         assert!(config("", &[("FREE_ALLOWANCE_USD", "-1")]).is_err());
+    }
+
+    #[test]
+    fn settings_that_cannot_work_together_are_refused_at_start() {
+        for (env, variable) in [
+            (vec![("WORKER_HEARTBEAT_SECS", "30"), ("WORKER_LEASE_SECS", "30")], "WORKER_HEARTBEAT_SECS"),
+            (vec![("WORKER_HEARTBEAT_SECS", "0")], "WORKER_HEARTBEAT_SECS"),
+            (vec![("WORKER_LEASE_SECS", "0")], "WORKER_LEASE_SECS"),
+            (vec![("WORKER_CONCURRENCY", "0")], "WORKER_CONCURRENCY"),
+            (vec![("WORKER_MAX_ATTEMPTS", "0")], "WORKER_MAX_ATTEMPTS"),
+            (vec![("DATABASE_POOL_SIZE", "0")], "DATABASE_POOL_SIZE"),
+        ] {
+            let err = config("", &env).unwrap_err().to_string();
+            assert!(err.starts_with(variable), "{env:?}: {err}");
+        }
+        assert!(config("", &[("WORKER_HEARTBEAT_SECS", "5"), ("WORKER_LEASE_SECS", "6")]).is_ok());
     }
 }

@@ -50,6 +50,7 @@ impl From<SubmitError> for ServiceError {
         match e {
             SubmitError::Refused(refusal) => ServiceError::PaymentRequired(refusal.to_string()),
             SubmitError::Storage(e) => e.into(),
+            SubmitError::Revoked => ServiceError::Unauthorized("invalid or revoked API key".into()),
         }
     }
 }

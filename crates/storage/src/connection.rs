@@ -153,6 +153,35 @@ macro_rules! read {
 
 pub(crate) use {read, write_tx};
 
+/// A read-only transaction that sees one snapshot of the database, for reports that read several
+/// tables while others write.
+pub(crate) trait Snapshot: Sized {
+    /// Runs `f` inside the snapshot.
+    fn snapshot<T, E: From<diesel::result::Error>>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, E>,
+    ) -> Result<T, E>;
+}
+
+impl Snapshot for SqliteConnection {
+    fn snapshot<T, E: From<diesel::result::Error>>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, E>,
+    ) -> Result<T, E> {
+        // A SQLite read transaction keeps the snapshot of its first read until it ends.
+        self.transaction(f)
+    }
+}
+
+impl Snapshot for PgConnection {
+    fn snapshot<T, E: From<diesel::result::Error>>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.build_transaction().repeatable_read().read_only().run(f)
+    }
+}
+
 /// The scheme of a database URL, for errors: the rest may hold credentials.
 fn url_scheme(url: &str) -> String {
     url.split_once(':').map_or("(none)", |(scheme, _)| scheme).chars().take(32).collect()

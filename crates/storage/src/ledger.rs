@@ -1,10 +1,10 @@
 //! The append-only billing ledger, usage summaries, and the check that balances match it.
 
 use crate::accounts::Account;
-use crate::connection::read;
+use crate::connection::{read, Snapshot};
 use crate::keys::ApiKey;
 use crate::schema::{accounts, api_keys, ledger};
-use crate::{Database, StorageResult};
+use crate::{Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use std::collections::BTreeMap;
 
@@ -85,15 +85,30 @@ struct Sums {
 }
 
 impl Sums {
-    fn add(&mut self, entry: &LedgerEntry) {
-        let (amount, allowance) = match entry.kind.as_str() {
+    fn add(&mut self, row: &LedgerSum) -> StorageResult<()> {
+        let (amount, allowance) = match row.kind.as_str() {
             "hold" => (&mut self.hold, &mut self.hold_allowance),
             "capture" => (&mut self.capture, &mut self.capture_allowance),
-            _ => (&mut self.release, &mut self.release_allowance),
+            "release" => (&mut self.release, &mut self.release_allowance),
+            other => return Err(StorageError::Corrupt(format!("ledger rows of unknown kind {other:?}"))),
         };
-        *amount += entry.amount_units;
-        *allowance += entry.allowance_units;
+        *amount += row.amount;
+        *allowance += row.allowance;
+        Ok(())
     }
+}
+
+/// The ledger rows of one owner and kind, summed by the database.
+#[derive(QueryableByName)]
+struct LedgerSum {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    owner: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    kind: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    amount: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    allowance: i64,
 }
 
 impl Database {
@@ -123,22 +138,34 @@ impl Database {
 
     /// Recomputes every key's and account's balances from the ledger and lists those that differ
     /// from the stored ones. Empty means the books balance.
+    ///
+    /// The sums are computed by the database, and everything is read in one snapshot (a
+    /// read-only REPEATABLE READ transaction on PostgreSQL, a read transaction on SQLite), so it
+    /// can run on a live system without seeing a half-finished settlement. A ledger row of an
+    /// unknown kind is an error, never counted as something else.
     pub fn verify_ledger(&self) -> StorageResult<Vec<LedgerMismatch>> {
-        let (entries, keys, accounts): (Vec<LedgerEntry>, Vec<ApiKey>, Vec<Account>) = read!(self, |conn| {
-            conn.transaction(|conn| {
+        const SUMS: &str = "SELECT {owner} AS owner, kind, CAST(COALESCE(SUM(amount_units), 0) AS BIGINT) AS amount, \
+            CAST(COALESCE(SUM(allowance_units), 0) AS BIGINT) AS allowance FROM ledger GROUP BY {owner}, kind";
+        let by_key_sql = SUMS.replace("{owner}", "key_id");
+        let by_account_sql = SUMS.replace("{owner}", "account_id");
+        let (key_sums, account_sums, keys, accounts): (Vec<LedgerSum>, Vec<LedgerSum>, Vec<ApiKey>, Vec<Account>) =
+            read!(self, |conn| conn.snapshot(|conn| {
                 Ok::<_, diesel::result::Error>((
-                    ledger::table.select(LedgerEntry::as_select()).load(conn)?,
+                    diesel::sql_query(&by_key_sql).load(conn)?,
+                    diesel::sql_query(&by_account_sql).load(conn)?,
                     api_keys::table.select(ApiKey::as_select()).load(conn)?,
                     accounts::table.select(Account::as_select()).load(conn)?,
                 ))
-            })
-        })?;
-        let mut by_key: BTreeMap<&str, Sums> = BTreeMap::new();
-        let mut by_account: BTreeMap<&str, Sums> = BTreeMap::new();
-        for entry in &entries {
-            by_key.entry(&entry.key_id).or_default().add(entry);
-            by_account.entry(&entry.account_id).or_default().add(entry);
-        }
+            }))
+            .map_err(StorageError::Query)?;
+        let totals = |rows: Vec<LedgerSum>| -> StorageResult<BTreeMap<String, Sums>> {
+            let mut totals: BTreeMap<String, Sums> = BTreeMap::new();
+            for row in rows {
+                totals.entry(row.owner.clone()).or_default().add(&row)?;
+            }
+            Ok(totals)
+        };
+        let (by_key, by_account) = (totals(key_sums)?, totals(account_sums)?);
         let mut mismatches = Vec::new();
         let mut check = |owner: String, balance: &'static str, stored: i64, recomputed: i64| {
             if stored != recomputed {

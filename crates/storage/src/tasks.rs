@@ -121,6 +121,9 @@ pub enum SubmitError {
     /// The database failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// The key was revoked before the job could be held (HTTP 401).
+    #[error("this API key has been revoked")]
+    Revoked,
 }
 
 impl From<diesel::result::Error> for SubmitError {
@@ -161,6 +164,11 @@ impl Database {
             let key: ApiKey = locked_row!(conn, backend, "api_keys", &new.key_id)?;
             if key.account_id != account.id {
                 return Err(StorageError::NotFound(format!("key {:?} of account {:?}", key.id, account.id)).into());
+            }
+            // A key revoked while this submit waited for its row is refused: the check that let
+            // the request in ran before the lock.
+            if key.revoked_at.is_some() {
+                return Err(SubmitError::Revoked);
             }
             let hold = billing::place_hold(&key.limits(), &account.limits(), new.price)?;
             diesel::update(accounts::table.find(&account.id))

@@ -272,3 +272,81 @@ fn interrupted_finalisation_is_all_or_nothing_and_charges_once_when_rerun() {
         assert_eq!(db.verify_ledger().unwrap(), vec![]);
     }
 }
+
+/// `verify-ledger` on a live system: two writers submit, claim and settle jobs while it runs
+/// over and over; it must never report a half-finished settlement as a mismatch.
+#[test]
+fn verify_ledger_reads_one_snapshot_under_load() {
+    each_backend(|db| {
+        let key = account_and_key(db, "1000", true, None);
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writers: Vec<_> = (0..2)
+            .map(|w| {
+                let (db, key, stop) = (db.clone(), key.clone(), stop.clone());
+                thread::spawn(move || {
+                    let mut settled = 0;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) && settled < 150 {
+                        db.submit_task(&new_task(&db, &key, "0.0100")).expect("submit");
+                        if let Some(claim) = db.claim_task(&format!("writer-{w}"), 60_000).expect("claim") {
+                            db.finish_succeeded(&claim.task.id, claim.attempt, "[]", None, usd("0.006"), true)
+                                .expect("finish");
+                            settled += 1;
+                        }
+                    }
+                    settled
+                })
+            })
+            .collect();
+        let mut checks = 0;
+        while checks < 40 {
+            assert_eq!(db.verify_ledger().expect("verify"), vec![], "mismatch under load (check {checks})");
+            checks += 1;
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let settled: i32 = writers.into_iter().map(|w| w.join().expect("writer")).sum();
+        assert!(settled > 0);
+    });
+}
+
+/// A ledger row of a kind the books do not know is an error, not silently a release.
+#[test]
+fn an_unknown_ledger_kind_is_an_error() {
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend).expect("database");
+        let db = &test_db.db;
+        let key = account_and_key(db, "5", false, None);
+        let task = db.submit_task(&new_task(db, &key, "0.1000")).expect("submit");
+        let sql = format!("UPDATE ledger SET kind = 'refund' WHERE task_id = '{}'", task.id);
+        raw_sql(&test_db, backend, &sql);
+        let error = db.verify_ledger().expect_err("an unknown kind");
+        assert!(error.to_string().contains("unknown kind \"refund\""), "{error}");
+        raw_sql(&test_db, backend, &format!("UPDATE ledger SET kind = 'hold' WHERE task_id = '{}'", task.id));
+        assert_eq!(db.verify_ledger().expect("verify"), vec![]);
+    }
+}
+
+fn raw_sql(test_db: &TestDatabase, backend: storage::Backend, sql: &str) {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    match backend {
+        storage::Backend::Sqlite => diesel::SqliteConnection::establish(test_db.url.trim_start_matches("sqlite://"))
+            .expect("connect")
+            .batch_execute(sql)
+            .expect("sql"),
+        storage::Backend::Postgres => {
+            diesel::PgConnection::establish(&test_db.url).expect("connect").batch_execute(sql).expect("sql")
+        }
+    }
+}
+
+/// A key revoked after the request was let in (while its submit waited for the key's row) is
+/// refused under the lock, and nothing is held.
+#[test]
+fn a_key_revoked_before_its_hold_is_refused() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        db.revoke_key(&key).expect("revoke");
+        assert!(matches!(db.submit_task(&new_task(db, &key, "0.1000")), Err(SubmitError::Revoked)));
+        assert_eq!(db.usage(&key, 10).unwrap().key.held_units, 0);
+    });
+}
