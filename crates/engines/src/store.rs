@@ -63,9 +63,9 @@ impl OutputStore {
     }
 
     /// Writes `bytes` under `path` (such as `tasks/task_1/0.png`).
-    pub async fn put(&self, path: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
+    pub async fn put(&self, path: &str, bytes: impl Into<bytes::Bytes>) -> Result<(), StoreError> {
         let path = Path::parse(path).map_err(|e| StoreError::Backend(e.to_string()))?;
-        self.inner.put(&path, PutPayload::from(bytes)).await.map_err(|e| StoreError::Backend(e.to_string()))?;
+        self.inner.put(&path, PutPayload::from(bytes.into())).await.map_err(|e| StoreError::Backend(e.to_string()))?;
         Ok(())
     }
 

@@ -140,7 +140,11 @@ impl Service {
         for (index, file) in finished.files.into_iter().enumerate() {
             let path = format!("tasks/{}/{}-{index}.{}", task.id, claimed.attempt, file.extension);
             let content_type = file.content_type().to_string();
-            self.inner.store.put(&path, file.bytes).await.map_err(|e| ServiceError::Internal(e.to_string()))?;
+            let bytes = bytes::Bytes::from(file.bytes);
+            retrying_own_failures("storing an output", || async {
+                self.inner.store.put(&path, bytes.clone()).await.map_err(|e| ServiceError::Internal(e.to_string()))
+            })
+            .await?;
             stored.push(StoredOutput {
                 path,
                 kind: file.kind,
@@ -154,9 +158,11 @@ impl Service {
         let outputs_json = serde_json::to_string(&stored).map_err(internal)?;
         let result_json = finished.result.as_ref().map(serde_json::to_string).transpose().map_err(internal)?;
         let (id, attempt, sandbox, cost) = (task.id.clone(), claimed.attempt, finished.sandbox, finished.cost);
-        let capture = self
-            .db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, result_json.as_deref(), cost, sandbox))
-            .await?;
+        let capture = retrying_own_failures("recording the result", || {
+            let (id, outputs_json, result_json) = (id.clone(), outputs_json.clone(), result_json.clone());
+            self.db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, result_json.as_deref(), cost, sandbox))
+        })
+        .await?;
         self.inner.finished.notify_waiters();
         Ok(match capture {
             Some(capture) => JobOutcome::Succeeded(capture.cost),
@@ -194,5 +200,71 @@ fn client_message(error: &EngineError) -> String {
     match error {
         EngineError::Failed(m) => format!("engine failed: {m}"),
         other => other.to_string(),
+    }
+}
+
+/// Tries of a step that fails for a reason of our own (the output store, the database) before the
+/// job is left to another attempt, and the first wait between them (it doubles each time).
+const OWN_FAILURE_TRIES: u32 = 4;
+const OWN_FAILURE_BACKOFF: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Runs `step`, again after a growing wait while it fails for a reason of ours (an internal error
+/// or an unavailable database), so that a blip of the store or the database does not cost the job
+/// its attempt. The error after the last try says what failed and how often.
+async fn retrying_own_failures<T, F, Fut>(what: &str, mut step: F) -> Result<T, ServiceError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ServiceError>>,
+{
+    let mut wait = OWN_FAILURE_BACKOFF;
+    for tries in 1.. {
+        match step().await {
+            Ok(value) => return Ok(value),
+            Err(e @ (ServiceError::Internal(_) | ServiceError::Unavailable(_))) if tries < OWN_FAILURE_TRIES => {
+                tracing::warn!(error = %e, tries, "{what} failed; retrying in {} ms", wait.as_millis());
+                tokio::time::sleep(wait).await;
+                wait *= 2;
+            }
+            Err(ServiceError::Internal(e) | ServiceError::Unavailable(e)) => {
+                return Err(ServiceError::Internal(format!("{what} failed {tries} times: {e}")));
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+#[cfg(test)]
+mod retry_tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[tokio::test(start_paused = true)]
+    async fn own_failures_are_retried_with_backoff_then_reported() {
+        let calls = AtomicU32::new(0);
+        let flaky = || async {
+            if calls.fetch_add(1, Ordering::SeqCst) < 2 {
+                Err(ServiceError::Unavailable("database unavailable".into()))
+            } else {
+                Ok(7)
+            }
+        };
+        let started = tokio::time::Instant::now();
+        assert_eq!(retrying_own_failures("recording the result", flaky).await.unwrap(), 7);
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
+        assert_eq!(started.elapsed(), std::time::Duration::from_millis(250 + 500));
+
+        let always = || async { Err::<(), _>(ServiceError::Internal("store down".into())) };
+        let error = retrying_own_failures("storing an output", always).await.unwrap_err().to_string();
+        assert!(error.contains("storing an output failed 4 times: store down"), "{error}");
+
+        // The client's own errors are not ours to retry.
+        let calls = AtomicU32::new(0);
+        let refused = || async {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Err::<(), _>(ServiceError::BadRequest("no".into()))
+        };
+        assert!(retrying_own_failures("x", refused).await.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 }

@@ -56,16 +56,32 @@ pub struct ClaimedTask {
     pub attempt: i32,
 }
 
+// Leases are set and compared on the database's clock, never a process's: with workers on several
+// hosts, a host whose clock runs ahead must not see a live lease as lapsed.
+/// The database's time, in milliseconds since the Unix epoch, on SQLite.
+const NOW_SQLITE: &str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+/// The database's time, in milliseconds since the Unix epoch, on PostgreSQL.
+const NOW_POSTGRES: &str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+
 // A task is claimable when queued, or running under a lease that lapsed (its worker died).
 const CLAIM_SQLITE: &str = "UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = ?, \
-     lease_expires_at = ?, started_at = COALESCE(started_at, ?), updated_at = ? \
-     WHERE id = (SELECT id FROM tasks WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < ?) \
+     lease_expires_at = {NOW} + ?, started_at = COALESCE(started_at, ?), updated_at = ? \
+     WHERE id = (SELECT id FROM tasks WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < {NOW}) \
      ORDER BY priority DESC, created_at, id LIMIT 1) RETURNING *";
 // SKIP LOCKED lets many workers claim concurrently without waiting on each other's rows.
 const CLAIM_POSTGRES: &str = "UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = $1, \
-     lease_expires_at = $2, started_at = COALESCE(started_at, $3), updated_at = $4 \
-     WHERE id = (SELECT id FROM tasks WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < $5) \
+     lease_expires_at = {NOW} + $2, started_at = COALESCE(started_at, $3), updated_at = $4 \
+     WHERE id = (SELECT id FROM tasks WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < {NOW}) \
      ORDER BY priority DESC, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *";
+const RENEW_SQLITE: &str =
+    "UPDATE tasks SET lease_expires_at = {NOW} + ? WHERE id = ? AND status = 'running' AND attempt = ?";
+const RENEW_POSTGRES: &str =
+    "UPDATE tasks SET lease_expires_at = {NOW} + $1 WHERE id = $2 AND status = 'running' AND attempt = $3";
+
+/// `sql` with the backend's clock in place of `{NOW}`.
+fn on_database_clock(sql: &str, backend: Backend) -> String {
+    sql.replace("{NOW}", if backend == Backend::Postgres { NOW_POSTGRES } else { NOW_SQLITE })
+}
 
 impl Database {
     /// Claims the oldest claimable task for `worker_id` with a lease of `lease_ms`.
@@ -73,10 +89,9 @@ impl Database {
         let now = now_millis();
         let claimed: Option<TaskRecord> = write_tx!(self, |conn, backend| {
             let sql = if backend == Backend::Postgres { CLAIM_POSTGRES } else { CLAIM_SQLITE };
-            diesel::sql_query(sql)
+            diesel::sql_query(on_database_clock(sql, backend))
                 .bind::<Text, _>(worker_id)
-                .bind::<BigInt, _>(now + lease_ms)
-                .bind::<BigInt, _>(now)
+                .bind::<BigInt, _>(lease_ms)
                 .bind::<BigInt, _>(now)
                 .bind::<BigInt, _>(now)
                 .get_result::<TaskRecord>(conn)
@@ -88,9 +103,14 @@ impl Database {
     /// Renews the lease of `task_id` for the holder of `attempt`. Returns false when the lease
     /// was lost (another attempt took over, or the task ended): the caller must stop.
     pub fn renew_lease(&self, task_id: &str, attempt: i32, lease_ms: i64) -> StorageResult<bool> {
-        let updated = write_tx!(self, |conn, backend| running_attempt!(task_id, attempt)
-            .set(tasks::lease_expires_at.eq(now_millis() + lease_ms))
-            .execute(conn))?;
+        let updated = write_tx!(self, |conn, backend| {
+            let sql = if backend == Backend::Postgres { RENEW_POSTGRES } else { RENEW_SQLITE };
+            diesel::sql_query(on_database_clock(sql, backend))
+                .bind::<BigInt, _>(lease_ms)
+                .bind::<Text, _>(task_id)
+                .bind::<diesel::sql_types::Integer, _>(attempt)
+                .execute(conn)
+        })?;
         Ok(updated == 1)
     }
 
