@@ -289,7 +289,7 @@ fn plural(n: f64, noun: &str) -> String {
 }
 
 /// "a, b and c".
-fn join_words(words: &[String]) -> String {
+pub(crate) fn join_words(words: &[String]) -> String {
     match words {
         [] => String::new(),
         [one] => one.clone(),
@@ -297,13 +297,14 @@ fn join_words(words: &[String]) -> String {
     }
 }
 
-fn capitalise(text: &str) -> String {
+/// The text with its first letter in upper case.
+pub(crate) fn capitalise(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The text as a sentence ending in a full stop (or its own ! or ?).
-fn sentence(text: &str) -> String {
+pub(crate) fn sentence(text: &str) -> String {
     let text = text.trim();
     if text.ends_with(['.', '!', '?']) {
         text.to_string()

@@ -3,7 +3,7 @@
 //! write them, a missing detail is left out (never "null", never invented), and the MLS remarks
 //! fit their limit and carry no contact details (MLS rules keep those out of public remarks).
 
-use crate::listing::Listing;
+use crate::listing::{capitalise, join_words, sentence, Listing};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -344,30 +344,6 @@ fn cut_at_word(text: &str, max: usize) -> String {
     } else {
         format!("{out}.")
     }
-}
-
-/// The text as a sentence ending in a full stop (or its own ! or ?).
-pub fn sentence(text: &str) -> String {
-    let text = text.trim();
-    if text.ends_with(['.', '!', '?']) {
-        text.to_string()
-    } else {
-        format!("{text}.")
-    }
-}
-
-/// "a, b and c".
-fn join_words(words: &[String]) -> String {
-    match words {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
-fn capitalise(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// "Quartz counters" -> "quartz counters" inside a sentence; "Sub-Zero fridge" and "HVAC" stay.
