@@ -85,25 +85,23 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
             video_output(&sandbox::sandbox_motion_frames(prompt, seed, width, height, frame_count(job)), true)
         }
         Family::VideoToVideo => {
-            let (frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
-            let edited: Vec<RgbImage> =
-                frames.into_iter().map(|f| sandbox::sandbox_edit(&DynamicImage::ImageRgb8(f), prompt, seed)).collect();
-            video_output(&edited, true)
+            let video = required(inputs.video.as_deref(), "video_url")?;
+            stream_video(video, true, |frame| Ok(sandbox::sandbox_edit(&DynamicImage::ImageRgb8(frame), prompt, seed)))
         }
         Family::VideoUpscaling => {
-            let (frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
-            let first =
-                frames.first().ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
+            let video = required(inputs.video.as_deref(), "video_url")?;
             let factor = param_u32(job, "scale", 2);
-            let (width, height) = (first.width() * factor, first.height() * factor);
-            if width.max(height) > MAX_UPSCALED_VIDEO_SIDE {
-                return Err(EngineError::InvalidInput(format!(
-                    "video_url: a {}x{} video scaled {factor}x would pass {MAX_UPSCALED_VIDEO_SIDE} pixels a side",
-                    first.width(),
-                    first.height()
-                )));
-            }
-            video_output(&resample::resize_frames(&frames, even(width), even(height)), false)
+            stream_video(video, false, |frame| {
+                let (width, height) = (frame.width() * factor, frame.height() * factor);
+                if width.max(height) > MAX_UPSCALED_VIDEO_SIDE {
+                    return Err(EngineError::InvalidInput(format!(
+                        "video_url: a {}x{} video scaled {factor}x would pass {MAX_UPSCALED_VIDEO_SIDE} pixels a side",
+                        frame.width(),
+                        frame.height()
+                    )));
+                }
+                Ok(image::imageops::resize(&frame, even(width), even(height), image::imageops::FilterType::CatmullRom))
+            })
         }
         Family::LipSync => lip_sync(inputs),
         Family::Recipe => Err(EngineError::Failed(format!("{} runs only as a recipe", spec.id))),
@@ -225,6 +223,52 @@ fn images_output(job: &ValidatedJob, images: Vec<RgbImage>, sandbox: bool) -> Re
         produced.pixels += u64::from(w) * u64::from(h);
     }
     Ok(EngineOutput { files, produced, sandbox })
+}
+
+/// Decodes `video` a frame at a time, passes each through `edit` and encodes the result as it
+/// comes: memory holds a picture or two whatever the clip's length (at most
+/// [`video::MAX_DECODE_FRAMES`] frames are read).
+fn stream_video(
+    video: &[u8],
+    sandbox: bool,
+    mut edit: impl FnMut(RgbImage) -> Result<RgbImage, EngineError>,
+) -> Result<EngineOutput, EngineError> {
+    let mut encoder: Option<video::VideoEncoder> = None;
+    let mut size = (0, 0);
+    let mut failure: Option<EngineError> = None;
+    let mut count = 0u32;
+    video::for_each_frame(video, |frame| {
+        let edited = match edit(frame) {
+            Ok(edited) => edited,
+            Err(e) => {
+                failure = Some(e);
+                return Ok(false);
+            }
+        };
+        if encoder.is_none() {
+            size = (even(edited.width()), even(edited.height()));
+            encoder = Some(video::VideoEncoder::new(size.0, size.1, VIDEO_FPS)?);
+        }
+        // H.264 in 4:2:0 needs even sides; a decoded input may have odd ones.
+        let edited = if edited.dimensions() == size {
+            edited
+        } else {
+            image::imageops::resize(&edited, size.0, size.1, image::imageops::FilterType::Triangle)
+        };
+        if let Some(encoder) = encoder.as_mut() {
+            encoder.push(&edited)?;
+        }
+        count += 1;
+        Ok(count < video::MAX_DECODE_FRAMES)
+    })?;
+    if let Some(failure) = failure {
+        return Err(failure);
+    }
+    let encoder = encoder.ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
+    let bytes = encoder.finish(None)?;
+    let millis = u64::from(count) * 1000 / u64::from(VIDEO_FPS);
+    let file = OutputFile::video(bytes, size.0, size.1, millis as f64 / 1000.0);
+    Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
 }
 
 fn video_output(frames: &[RgbImage], sandbox: bool) -> Result<EngineOutput, EngineError> {
