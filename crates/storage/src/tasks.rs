@@ -60,7 +60,48 @@ pub struct TaskRecord {
     pub failure_kind: Option<String>,
 }
 
+/// The columns a poll reads, in groups of five (diesel's tuples), in the table's order.
+type PolledColumns = (
+    (String, String, String, String, String),
+    (String, i64, i64, Option<i64>, Option<i64>),
+    (Option<String>, Option<i64>, i32, Option<String>, i64),
+    (i64, Option<i64>, Option<String>, bool, i32),
+    (Option<String>, Option<String>),
+);
+
 impl TaskRecord {
+    fn from_polled(columns: PolledColumns) -> TaskRecord {
+        let ((id, key_id, account_id, engine, job), second, third, fourth, fifth) = columns;
+        let (status, created_at, updated_at, started_at, finished_at) = second;
+        let (lease_owner, lease_expires_at, attempt, outputs, price_units) = third;
+        let (hold_allowance_units, cost_units, error, sandbox, priority) = fourth;
+        let (result, failure_kind) = fifth;
+        TaskRecord {
+            id,
+            key_id,
+            account_id,
+            engine,
+            job,
+            status,
+            created_at,
+            updated_at,
+            started_at,
+            finished_at,
+            lease_owner,
+            lease_expires_at,
+            attempt,
+            outputs,
+            price_units,
+            hold_allowance_units,
+            cost_units,
+            error,
+            sandbox,
+            priority,
+            result,
+            failure_kind,
+        }
+    }
+
     /// The task's status.
     pub fn status(&self) -> StorageResult<TaskStatus> {
         self.status.parse().map_err(|e: domain::task::UnknownStatus| StorageError::Corrupt(e.to_string()))
@@ -225,14 +266,23 @@ impl Database {
         })
     }
 
-    /// The task `id` if it belongs to `key_id`; tasks of other keys are invisible.
+    /// The task `id` if it belongs to `key_id`, as its owner sees it: every column but the job
+    /// itself (`job` is left empty), which can hold megabytes of inputs a poll never shows.
+    /// Tasks of other keys are invisible.
     pub fn task_for_key(&self, id: &str, key_id: &str) -> StorageResult<Option<TaskRecord>> {
         Ok(read!(self, |conn| tasks::table
             .find(id)
             .filter(tasks::key_id.eq(key_id))
-            .select(TaskRecord::as_select())
-            .first(conn)
-            .optional())?)
+            .select((
+                (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, diesel::dsl::sql::<Text>("''")),
+                (tasks::status, tasks::created_at, tasks::updated_at, tasks::started_at, tasks::finished_at),
+                (tasks::lease_owner, tasks::lease_expires_at, tasks::attempt, tasks::outputs, tasks::price_units),
+                (tasks::hold_allowance_units, tasks::cost_units, tasks::error, tasks::sandbox, tasks::priority),
+                (tasks::result, tasks::failure_kind),
+            ))
+            .first::<PolledColumns>(conn)
+            .optional())?
+        .map(TaskRecord::from_polled))
     }
 
     /// The task `id`, whoever owns it (for workers and operators).
