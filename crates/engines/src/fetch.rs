@@ -60,7 +60,13 @@ pub struct InputFetcher {
     own_origin: Option<(url::Origin, String)>,
     forbidden: fn(IpAddr) -> bool,
     policy: FetchPolicy,
+    /// Where inputs moved out of the job at submit are kept (see [`STORED_INPUT_PREFIX`]).
+    stored_inputs: Option<crate::OutputStore>,
 }
+
+/// How a job refers to an input the service moved to its object store at submit: the prefix and
+/// the object's path. Clients cannot send it: only http(s) URLs and `data:` URIs pass validation.
+pub const STORED_INPUT_PREFIX: &str = "stored-input:";
 
 /// Why an [`InputFetcher`] could not be built; the service must not start without one.
 #[derive(Debug, thiserror::Error)]
@@ -187,6 +193,12 @@ impl InputFetcher {
         InputFetcher::with_network(policy, Network::default())
     }
 
+    /// This fetcher, reading inputs moved to `store` at submit (`stored-input:` references).
+    pub fn with_stored_inputs(mut self, store: crate::OutputStore) -> InputFetcher {
+        self.stored_inputs = Some(store);
+        self
+    }
+
     /// A fetcher enforcing `policy` on `network`.
     pub fn with_network(policy: FetchPolicy, network: Network) -> Result<InputFetcher, FetcherSetupError> {
         // `no_proxy`: an environment proxy would resolve client URLs itself, past our filter.
@@ -213,7 +225,7 @@ impl InputFetcher {
             }
             None => None,
         };
-        Ok(InputFetcher { public_only, own_outputs, any_address, own_origin, forbidden, policy })
+        Ok(InputFetcher { public_only, own_outputs, any_address, own_origin, forbidden, policy, stored_inputs: None })
     }
 
     /// Whether `url` (parsed, so dot segments, encoded or not, are already resolved) is one of
@@ -228,6 +240,15 @@ impl InputFetcher {
     /// in errors.
     pub async fn fetch(&self, label: &str, url: &str) -> Result<Vec<u8>, FetchError> {
         let fail = |reason: String| FetchError { url_label: label.to_string(), reason };
+        if let Some(path) = url.strip_prefix(STORED_INPUT_PREFIX) {
+            let store = self.stored_inputs.as_ref().ok_or_else(|| fail("no store for stored inputs".into()))?;
+            let uri = store.get(path).await.map_err(|e| fail(format!("stored input: {e}")))?;
+            let uri = std::str::from_utf8(&uri).map_err(|_| fail("stored input is not a data: URI".into()))?;
+            if !uri.starts_with("data:") {
+                return Err(fail("stored input is not a data: URI".into()));
+            }
+            return Box::pin(self.fetch(label, uri)).await;
+        }
         if let Some(rest) = url.strip_prefix("data:") {
             let (_, data) = rest.split_once(',').ok_or_else(|| fail("malformed data: URI".into()))?;
             let bytes = base64::engine::general_purpose::STANDARD

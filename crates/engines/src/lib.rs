@@ -10,7 +10,10 @@ pub mod local;
 pub mod store;
 
 pub use catalog::{Catalog, CatalogError};
-pub use fetch::{is_forbidden_address, FetchError, FetchPolicy, FetcherSetupError, InputFetcher, Lookup, Network};
+pub use fetch::{
+    is_forbidden_address, FetchError, FetchPolicy, FetcherSetupError, InputFetcher, Lookup, Network,
+    STORED_INPUT_PREFIX,
+};
 pub use store::{OutputStore, StoreError};
 
 use domain::validation::Produced;
@@ -199,6 +202,12 @@ impl Engines {
     /// Engines of `catalog` whose local route runs on `provider`.
     pub fn with_provider(catalog: Catalog, fetcher: InputFetcher, provider: Arc<dyn Provider>) -> Engines {
         Engines { catalog: Arc::new(catalog), fetcher, local: provider }
+    }
+
+    /// These engines, reading inputs moved to `store` at submit (see
+    /// [`fetch::STORED_INPUT_PREFIX`]).
+    pub fn with_stored_inputs(self, store: OutputStore) -> Engines {
+        Engines { fetcher: self.fetcher.with_stored_inputs(store), ..self }
     }
 
     /// The catalog.

@@ -69,6 +69,15 @@ impl OutputStore {
         Ok(())
     }
 
+    /// Removes the object at `path`; a missing one is not an error.
+    pub async fn delete(&self, path: &str) -> Result<(), StoreError> {
+        let path = Path::parse(path).map_err(|e| StoreError::Backend(e.to_string()))?;
+        match self.inner.delete(&path).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(StoreError::Backend(e.to_string())),
+        }
+    }
+
     /// Reads the object under `path`.
     pub async fn get(&self, path: &str) -> Result<Bytes, StoreError> {
         let parsed = Path::parse(path).map_err(|_| StoreError::NotFound(path.to_string()))?;

@@ -197,3 +197,27 @@ async fn an_image_over_the_pixel_limit_fails_before_it_is_decoded() {
     assert_eq!((usage["spent_usd"].as_str(), usage["held_usd"].as_str()), (Some("0.0000"), Some("0.0000")));
     server.stop().await;
 }
+
+/// A large `data:` input is kept in the object store, not in the task row: the stored job holds a
+/// reference, and the job still reads its input and succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn large_data_inputs_leave_the_task_row() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let key = server.key(None, false).await;
+    // Noise does not compress: about 100 KB of PNG.
+    let mut seed = 7u32;
+    let noisy = image::RgbImage::from_fn(200, 200, |_, _| {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        image::Rgb([(seed >> 16) as u8, (seed >> 8) as u8, seed as u8])
+    });
+    let input = common::image_data_uri(&noisy);
+    assert!(input.len() > 64 * 1024);
+    let queued = server.submit(&key, generate("bg-remove", json!({"image_url": input}))).await;
+    let id = queued["id"].as_str().unwrap();
+    let row = server.service.database().task(id).unwrap().unwrap();
+    assert!(row.job.len() < 4 * 1024, "the row holds a reference, not the input: {} bytes", row.job.len());
+    assert!(row.job.contains("stored-input:inputs/") && !row.job.contains("data:image"), "{}", row.job);
+    let task = server.wait(&key, id).await;
+    assert_eq!(task["status"], "succeeded", "{task}");
+    server.stop().await;
+}

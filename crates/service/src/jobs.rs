@@ -73,16 +73,27 @@ impl Service {
         priority: i32,
     ) -> Result<QueuedTask, ServiceError> {
         let space = job.id_space();
+        let id = new_id(space.prefix());
+        let (job, stored) = self.store_large_inputs(&id, job).await?;
         let new = NewTask {
-            id: new_id(space.prefix()),
+            id,
             key_id: caller.key_id.clone(),
             account_id: caller.account_id.clone(),
             engine: engine.to_string(),
-            job: serde_json::to_string(job).map_err(|e| ServiceError::Internal(e.to_string()))?,
+            job,
             price,
             priority,
         };
-        let record = self.db(move |db| db.submit_task(&new)).await?;
+        let record = match self.db(move |db| db.submit_task(&new)).await {
+            Ok(record) => record,
+            Err(e) => {
+                // Refused (a cap, the allowance) or failed: nothing will read the inputs.
+                for path in stored {
+                    let _ = self.inner.store.delete(&path).await;
+                }
+                return Err(e);
+            }
+        };
         self.job_queued().notify_one();
         tracing::info!(task = %record.id, key = %caller.key_id, model = %record.engine, price = %record.price(), "job accepted");
         Ok(QueuedTask {
@@ -91,6 +102,27 @@ impl Service {
             status: TaskStatus::Queued,
             price_usd: Usd::from_units(record.price_units),
         })
+    }
+
+    /// `job` as stored on task `id`: each `data:` input longer than [`INLINE_INPUT_MAX`] is
+    /// written to the object store and replaced by a `stored-input:` reference, so task rows stay
+    /// small whatever the inputs. Returns the job's JSON and the paths written.
+    async fn store_large_inputs(&self, id: &str, job: &StoredJob) -> Result<(String, Vec<String>), ServiceError> {
+        let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
+        let mut value = serde_json::to_value(job).map_err(internal)?;
+        let mut large = Vec::new();
+        take_large_data_uris(&mut value, id, &mut large);
+        let mut stored: Vec<String> = Vec::with_capacity(large.len());
+        for (path, uri) in large {
+            if let Err(e) = self.inner.store.put(&path, uri.into_bytes()).await {
+                for path in &stored {
+                    let _ = self.inner.store.delete(path).await;
+                }
+                return Err(ServiceError::Internal(format!("storing an input: {e}")));
+            }
+            stored.push(path);
+        }
+        Ok((serde_json::to_string(&value).map_err(internal)?, stored))
     }
 
     /// Checks a request against the catalog and quotes it, without queueing anything.
@@ -243,6 +275,26 @@ fn link_outputs(value: &mut serde_json::Value, outputs: &[OutputView]) {
             }
         }
         Value::Array(items) => items.iter_mut().for_each(|v| link_outputs(v, outputs)),
+        _ => {}
+    }
+}
+
+/// `data:` inputs longer than this are kept in the object store rather than the task row. Every
+/// free-text field (prompts, details) is shorter, so only input URLs reach it.
+pub(crate) const INLINE_INPUT_MAX: usize = 16 * 1024;
+
+/// Replaces each `data:` URI longer than [`INLINE_INPUT_MAX`] in `value` by a reference to
+/// `inputs/{task_id}/{n}.datauri`, collecting (path, URI) pairs in `taken`.
+fn take_large_data_uris(value: &mut serde_json::Value, task_id: &str, taken: &mut Vec<(String, String)>) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) if text.len() > INLINE_INPUT_MAX && text.starts_with("data:") => {
+            let path = format!("inputs/{task_id}/{}.datauri", taken.len());
+            let uri = std::mem::replace(text, format!("{}{path}", engines::STORED_INPUT_PREFIX));
+            taken.push((path, uri));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| take_large_data_uris(v, task_id, taken)),
+        Value::Object(map) => map.values_mut().for_each(|v| take_large_data_uris(v, task_id, taken)),
         _ => {}
     }
 }

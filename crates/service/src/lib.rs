@@ -86,6 +86,8 @@ impl Service {
         let finished = Arc::new(Notify::new());
         let relay = finished.clone();
         let _finished_listener = db.listen_for_finished_tasks(move || relay.notify_waiters());
+        // Inputs moved out of a job at submit are read back from the output store.
+        let engines = engines.with_stored_inputs(store.clone());
         Service {
             inner: Arc::new(Inner {
                 db,
