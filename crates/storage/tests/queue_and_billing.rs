@@ -361,3 +361,37 @@ fn a_poll_reads_the_task_without_its_job() {
         assert!(db.task_for_key(&task.id, "key_other").unwrap().is_none());
     });
 }
+
+/// Eight workers race to claim forty jobs (on PostgreSQL through `FOR UPDATE SKIP LOCKED`, on
+/// SQLite through its single writer): every job is claimed exactly once.
+#[test]
+fn racing_workers_claim_every_job_exactly_once() {
+    const JOBS: usize = 40;
+    each_backend(|db| {
+        let key = account_and_key(db, "100", false, None);
+        let ids: std::collections::BTreeSet<String> =
+            (0..JOBS).map(|_| db.submit_task(&new_task(db, &key, "0.0100")).expect("submit").id).collect();
+        let barrier = Arc::new(Barrier::new(8));
+        let handles: Vec<_> = (0..8)
+            .map(|w| {
+                let (db, barrier) = (db.clone(), barrier.clone());
+                thread::spawn(move || {
+                    barrier.wait();
+                    let mut claimed = Vec::new();
+                    while let Some(claim) = db.claim_task(&format!("racer-{w}"), 60_000).expect("claim") {
+                        claimed.push(claim.task.id);
+                    }
+                    claimed
+                })
+            })
+            .collect();
+        let mut claimed: Vec<String> = handles.into_iter().flat_map(|h| h.join().expect("racer")).collect();
+        claimed.sort();
+        let unique: std::collections::BTreeSet<String> = claimed.iter().cloned().collect();
+        assert_eq!(claimed.len(), JOBS, "no job claimed twice");
+        assert_eq!(unique, ids, "every job claimed");
+        for id in &ids {
+            db.finish_failed(id, 1, "test over", FailureKind::Job).expect("finish");
+        }
+    });
+}
