@@ -24,11 +24,16 @@ const RECONNECT_DELAY: Duration = Duration::from_secs(1);
 /// A running listener; it stops when dropped.
 pub struct Listener {
     stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
-
 impl Drop for Listener {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        // Wait for the thread (it checks the flag every few milliseconds), so that no database
+        // call is still running when the process exits.
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -51,18 +56,21 @@ impl Database {
         }
         let stop = Arc::new(AtomicBool::new(false));
         let (url, flag) = (self.url.clone(), stop.clone());
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name(format!("listen-{channel}"))
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
                     if let Err(e) = listen(&url, channel, &flag, &on_event) {
                         tracing::warn!(error = %e, channel, "listener lost its connection; reconnecting");
-                        std::thread::sleep(RECONNECT_DELAY);
+                        let retry_at = std::time::Instant::now() + RECONNECT_DELAY;
+                        while !flag.load(Ordering::Relaxed) && std::time::Instant::now() < retry_at {
+                            std::thread::sleep(READ_INTERVAL);
+                        }
                     }
                 }
             })
             .ok()?;
-        Some(Listener { stop })
+        Some(Listener { stop, thread: Some(thread) })
     }
 }
 
