@@ -2,7 +2,7 @@
 //! and details made into a brand-locked marketing kit (print flyer, social posts, story, captions).
 //! Unknown fields are refused with 400 naming them; the recipes crate checks ranges and URLs.
 
-use crate::reel::{BrandColors, ListingDetails};
+use crate::reel::{photo_fields, ListingDetails};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
@@ -40,54 +40,15 @@ pub struct KitPhoto {
 
 impl<'de> Deserialize<'de> for KitPhoto {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        match Value::deserialize(deserializer)? {
-            Value::String(url) => Ok(KitPhoto { url, caption: None, staged: false }),
-            Value::Object(map) => {
-                if let Some(unknown) = map.keys().find(|k| !matches!(k.as_str(), "url" | "caption" | "staged")) {
-                    return Err(D::Error::custom(format!(
-                        "unknown field `{unknown}`, expected `url`, `caption` or `staged`"
-                    )));
-                }
-                let url = match map.get("url") {
-                    Some(Value::String(url)) => url.clone(),
-                    Some(_) => return Err(D::Error::custom("url: expected a string")),
-                    None => return Err(D::Error::custom("missing field `url`")),
-                };
-                let caption = match map.get("caption") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(caption)) => Some(caption.clone()),
-                    Some(_) => return Err(D::Error::custom("caption: expected a string")),
-                };
-                let staged = match map.get("staged") {
-                    None | Some(Value::Null) => false,
-                    Some(Value::Bool(staged)) => *staged,
-                    Some(_) => return Err(D::Error::custom("staged: expected true or false")),
-                };
-                Ok(KitPhoto { url, caption, staged })
-            }
-            _ => Err(D::Error::custom("expected a photo URL string or {\"url\": .., \"caption\": .., \"staged\": ..}")),
-        }
+        let (url, caption, staged) = photo_fields(Value::deserialize(deserializer)?, true)?;
+        Ok(KitPhoto { url, caption, staged })
     }
 }
 
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for KitPhoto {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
-        let string = || ObjectBuilder::new().schema_type(Type::String);
-        OneOfBuilder::new()
-            .item(string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into()))))
-            .item(
-                ObjectBuilder::new()
-                    .property("url", string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into()))))
-                    .property("caption", string().max_length(Some(80)))
-                    .property("staged", ObjectBuilder::new().schema_type(Type::Boolean))
-                    .required("url")
-                    .additional_properties(Some(AdditionalProperties::FreeForm(false))),
-            )
-            .description(Some("A photo URL, or {\"url\": .., \"caption\": .., \"staged\": ..}"))
-            .into()
+        crate::reel::photo_schema(true)
     }
 }
 
@@ -130,13 +91,6 @@ pub struct KitBrand {
     /// The typeface of headings and prices.
     #[serde(default)]
     pub font: Option<KitFont>,
-}
-
-impl KitBrand {
-    /// The brand's colours alone.
-    pub fn colors(&self) -> BrandColors {
-        BrandColors { primary: self.primary.clone(), accent: self.accent.clone() }
-    }
 }
 
 /// A shipped typeface.

@@ -38,48 +38,73 @@ pub struct ReelPhoto {
 
 impl<'de> Deserialize<'de> for ReelPhoto {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        const EXPECTED: &str = "expected a photo URL string or {\"url\": .., \"caption\": ..}";
-        match Value::deserialize(deserializer)? {
-            Value::String(url) => Ok(ReelPhoto { url, caption: None }),
-            Value::Object(map) => {
-                if let Some(unknown) = map.keys().find(|k| !matches!(k.as_str(), "url" | "caption")) {
-                    return Err(D::Error::custom(format!("unknown field `{unknown}`, expected `url` or `caption`")));
-                }
-                let url = match map.get("url") {
-                    Some(Value::String(url)) => url.clone(),
-                    Some(_) => return Err(D::Error::custom("url: expected a string")),
-                    None => return Err(D::Error::custom("missing field `url`")),
-                };
-                let caption = match map.get("caption") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(caption)) => Some(caption.clone()),
-                    Some(_) => return Err(D::Error::custom("caption: expected a string")),
-                };
-                Ok(ReelPhoto { url, caption })
-            }
-            _ => Err(D::Error::custom(EXPECTED)),
-        }
+        let (url, caption, _) = photo_fields(Value::deserialize(deserializer)?, false)?;
+        Ok(ReelPhoto { url, caption })
     }
+}
+
+/// A listing photo given as a URL string or as an object: its `url`, its `caption`, and, where
+/// `staged` is allowed (the listing kit), whether it is virtually staged. Unknown fields are
+/// refused by name.
+pub(crate) fn photo_fields<E: serde::de::Error>(
+    value: Value,
+    staged_allowed: bool,
+) -> Result<(String, Option<String>, bool), E> {
+    let expected = if staged_allowed { "`url`, `caption` or `staged`" } else { "`url` or `caption`" };
+    let map = match value {
+        Value::String(url) => return Ok((url, None, false)),
+        Value::Object(map) => map,
+        _ => return Err(E::custom(format!("expected a photo URL string or an object with {expected}"))),
+    };
+    let known = |k: &str| matches!(k, "url" | "caption") || (staged_allowed && k == "staged");
+    if let Some(unknown) = map.keys().find(|k| !known(k)) {
+        return Err(E::custom(format!("unknown field `{unknown}`, expected {expected}")));
+    }
+    let url = match map.get("url") {
+        Some(Value::String(url)) => url.clone(),
+        Some(_) => return Err(E::custom("url: expected a string")),
+        None => return Err(E::custom("missing field `url`")),
+    };
+    let caption = match map.get("caption") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(caption)) => Some(caption.clone()),
+        Some(_) => return Err(E::custom("caption: expected a string")),
+    };
+    let staged = match map.get("staged") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(staged)) => *staged,
+        Some(_) => return Err(E::custom("staged: expected true or false")),
+    };
+    Ok((url, caption, staged))
 }
 
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for ReelPhoto {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
-        let string = || ObjectBuilder::new().schema_type(Type::String);
-        OneOfBuilder::new()
-            .item(string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into()))))
-            .item(
-                ObjectBuilder::new()
-                    .property("url", string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into()))))
-                    .property("caption", string().max_length(Some(120)))
-                    .required("url")
-                    .additional_properties(Some(AdditionalProperties::FreeForm(false))),
-            )
-            .description(Some("A photo URL, or {\"url\": .., \"caption\": ..}"))
-            .into()
+        photo_schema(false)
     }
+}
+
+/// The schema of a photo: a URL, or an object with `url`, `caption` and, where allowed, `staged`.
+#[cfg(feature = "openapi")]
+pub(crate) fn photo_schema(staged_allowed: bool) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
+    let string = || ObjectBuilder::new().schema_type(Type::String);
+    let uri = || string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into())));
+    let mut object = ObjectBuilder::new().property("url", uri()).property("caption", string().max_length(Some(80)));
+    if staged_allowed {
+        object = object.property("staged", ObjectBuilder::new().schema_type(Type::Boolean));
+    }
+    let description = if staged_allowed {
+        "A photo URL, or {\"url\": .., \"caption\": .., \"staged\": ..}"
+    } else {
+        "A photo URL, or {\"url\": .., \"caption\": ..}"
+    };
+    OneOfBuilder::new()
+        .item(uri())
+        .item(object.required("url").additional_properties(Some(AdditionalProperties::FreeForm(false))))
+        .description(Some(description))
+        .into()
 }
 
 #[cfg(feature = "openapi")]

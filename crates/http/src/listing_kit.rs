@@ -1,7 +1,7 @@
 //! `POST /v1/recipes/listing-kit` and the schema of its result.
 
 use crate::errors::{ApiError, ErrorBody};
-use crate::routes::{accepted, authenticate, parse_json, read_body};
+use crate::routes::{authenticate, parse_json, read_body, synchronous};
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use domain::listing_kit::Paper;
@@ -9,7 +9,7 @@ use domain::ListingKitRequest;
 use recipes::listing_kit::captions::Captions;
 use recipes::listing_kit::fair_housing::Finding;
 use service::views::{OutputView, QueuedTask, TaskView};
-use service::{Service, SyncOutcome};
+use service::Service;
 use utoipa::ToSchema;
 
 /// A finished listing kit (HTTP 200): the task (every file in `output`, also readable at
@@ -109,8 +109,5 @@ pub(crate) async fn listing_kit(
     let caller = authenticate(&req, &service).await?;
     let body = read_body(&req, body).await?;
     let request: ListingKitRequest = parse_json(&req, &body)?;
-    Ok(match service.listing_kit(&caller, request).await? {
-        SyncOutcome::Finished(result) => HttpResponse::Ok().json(result),
-        SyncOutcome::Pending(queued) => accepted(queued),
-    })
+    Ok(synchronous(service.listing_kit(&caller, request).await?))
 }

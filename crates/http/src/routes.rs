@@ -28,7 +28,7 @@ pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
 }
 
 /// 202 for an accepted job, with `Location` pointing at its poll URL.
-pub(crate) fn accepted(queued: QueuedTask) -> HttpResponse {
+fn accepted(queued: QueuedTask) -> HttpResponse {
     HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued)
 }
 
@@ -176,10 +176,15 @@ pub(crate) async fn lot_trace(
     let caller = authenticate(&req, &service).await?;
     let body = read_body(&req, body).await?;
     let request: LotTraceRequest = parse_json(&req, &body)?;
-    Ok(match service.lot_trace(&caller, request).await? {
+    Ok(synchronous(service.lot_trace(&caller, request).await?))
+}
+
+/// A synchronous recipe's answer: 200 with its result, or 202 with the task when the wait ran out.
+pub(crate) fn synchronous(outcome: SyncOutcome) -> HttpResponse {
+    match outcome {
         SyncOutcome::Finished(result) => HttpResponse::Ok().json(result),
         SyncOutcome::Pending(queued) => accepted(queued),
-    })
+    }
 }
 
 /// Listing reel: 1 to 3 listing stills and the listing's details to a 1080x1920, 30 fps H.264

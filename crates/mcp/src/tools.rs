@@ -72,6 +72,92 @@ const BILLED_TOOLS: [&str; 5] = ["generate", "listing_enhance", "lot_trace", "li
 
 /// Adds a tool's annotations, derived from whether it starts a billed job: billed tools change state,
 /// are not idempotent and reach outside (they fetch input URLs); the others are read-only lookups.
+/// The answer of a synchronous recipe tool: the task's fields, the recipe's own `fields`, and
+/// `next_step` when it is still running.
+fn synchronous_schema(fields: Value) -> Value {
+    let mut properties = json!({
+        "task_id": {"type": "string"},
+        "status": {"type": "string", "enum": ["queued", "succeeded"]},
+        "cost_usd": {"type": "string"},
+        "outputs": {"type": "array", "items": {"type": "object"}},
+        "next_step": {"type": "string"}
+    });
+    if let (Some(all), Some(own)) = (properties.as_object_mut(), fields.as_object()) {
+        all.extend(own.clone());
+    }
+    json!({"type": "object", "properties": properties, "required": ["task_id", "status"]})
+}
+
+fn photo_url() -> Value {
+    json!({"type": "string", "description": "A photo as an absolute http(s) URL or a base64 data: URI"})
+}
+
+/// Listing photos, 1 to `max`: URLs, or objects with a url, a caption and (for the kit) staged.
+fn photos_schema(max: usize, staged: bool, description: &str) -> Value {
+    let mut object = json!({
+        "type": "object",
+        "properties": {"url": photo_url(), "caption": {"type": "string", "maxLength": 80}},
+        "required": ["url"],
+        "additionalProperties": false
+    });
+    if staged {
+        object["properties"]["staged"] = json!({"type": "boolean"});
+    }
+    json!({
+        "type": "array", "minItems": 1, "maxItems": max, "description": description,
+        "items": {"oneOf": [photo_url(), object]}
+    })
+}
+
+/// Every field of the listing details, as the kit uses them.
+const DETAIL_FIELDS: [&str; 16] = [
+    "address",
+    "price",
+    "beds",
+    "baths",
+    "square_feet",
+    "lot_size",
+    "year_built",
+    "headline",
+    "description",
+    "features",
+    "open_house",
+    "agent_name",
+    "phone",
+    "email",
+    "brokerage",
+    "license_number",
+];
+/// The fields the reel shows.
+const REEL_DETAIL_FIELDS: [&str; 9] =
+    ["address", "price", "beds", "baths", "square_feet", "headline", "agent_name", "brokerage", "phone"];
+
+/// The listing details (one `ListingDetails` type behind both recipes), with the `fields` a tool
+/// uses.
+fn details_schema(fields: &[&str], description: &str) -> Value {
+    let all = json!({
+        "address": {"type": "string"},
+        "price": {"type": ["number", "string"], "description": "525000 or \"$525,000\"."},
+        "beds": {"type": "number", "minimum": 0},
+        "baths": {"type": "number", "minimum": 0},
+        "square_feet": {"type": "number", "minimum": 0},
+        "lot_size": {"type": ["number", "string"], "description": "Acres (0.25) or text."},
+        "year_built": {"type": "integer", "minimum": 1600, "maximum": 2100},
+        "headline": {"type": "string"},
+        "description": {"type": "string"},
+        "features": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
+        "open_house": {"type": "string"},
+        "agent_name": {"type": "string"},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+        "brokerage": {"type": "string"},
+        "license_number": {"type": "string"}
+    });
+    let properties: serde_json::Map<String, Value> =
+        fields.iter().filter_map(|f| all.get(*f).map(|schema| (f.to_string(), schema.clone()))).collect();
+    json!({"type": "object", "description": description, "properties": properties, "additionalProperties": false})
+}
+
 fn annotate(tool: &mut Value) {
     let billed = tool["name"].as_str().is_some_and(|name| BILLED_TOOLS.contains(&name));
     tool["annotations"] = json!({
@@ -204,26 +290,17 @@ pub(crate) fn list(service: &Service) -> Value {
                 "required": ["image_url"],
                 "additionalProperties": false
             },
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "task_id": {"type": "string"},
-                    "status": {"type": "string", "enum": ["queued", "succeeded"]},
-                    "cost_usd": {"type": "string"},
-                    "outputs": {"type": "array", "items": {"type": "object"}},
-                    "acres": {"type": "number"},
-                    "square_feet": {"type": "number"},
-                    "square_meters": {"type": "number"},
-                    "perimeter_m": {"type": "number"},
-                    "perimeter_ft": {"type": "number"},
-                    "sides": {"type": "array", "items": {"type": "object"}},
-                    "centroid": {"type": "object"},
-                    "geojson": {"type": "object"},
-                    "disclaimer": {"type": "string"},
-                    "next_step": {"type": "string"}
-                },
-                "required": ["task_id", "status"]
-            }
+            "outputSchema": synchronous_schema(json!({
+                "acres": {"type": "number"},
+                "square_feet": {"type": "number"},
+                "square_meters": {"type": "number"},
+                "perimeter_m": {"type": "number"},
+                "perimeter_ft": {"type": "number"},
+                "sides": {"type": "array", "items": {"type": "object"}},
+                "centroid": {"type": "object"},
+                "geojson": {"type": "object"},
+                "disclaimer": {"type": "string"}
+            }))
         },
         {
             "name": "listing_kit",
@@ -238,37 +315,11 @@ pub(crate) fn list(service: &Service) -> Value {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "photos": {
-                        "type": "array", "minItems": 1, "maxItems": 10,
-                        "description": "The photos, hero first: URLs, or objects with url, an optional caption and staged.",
-                        "items": {"oneOf": [
-                            url("A photo"),
-                            {"type": "object", "properties": {"url": url("A photo"), "caption": {"type": "string", "maxLength": 80}, "staged": {"type": "boolean"}}, "required": ["url"], "additionalProperties": false}
-                        ]}
-                    },
-                    "details": {
-                        "type": "object",
-                        "description": "Every field optional; give at least one. Missing ones are left out, never invented.",
-                        "properties": {
-                            "address": {"type": "string"},
-                            "price": {"type": ["number", "string"], "description": "525000 or \"$525,000\"."},
-                            "beds": {"type": "number", "minimum": 0},
-                            "baths": {"type": "number", "minimum": 0},
-                            "square_feet": {"type": "number", "minimum": 0},
-                            "lot_size": {"type": ["number", "string"], "description": "Acres (0.25) or text."},
-                            "year_built": {"type": "integer", "minimum": 1600, "maximum": 2100},
-                            "headline": {"type": "string"},
-                            "description": {"type": "string"},
-                            "features": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
-                            "open_house": {"type": "string"},
-                            "agent_name": {"type": "string"},
-                            "phone": {"type": "string"},
-                            "email": {"type": "string"},
-                            "brokerage": {"type": "string"},
-                            "license_number": {"type": "string"}
-                        },
-                        "additionalProperties": false
-                    },
+                    "photos": photos_schema(10, true, "The photos, hero first: URLs, or objects with url, an optional caption and staged."),
+                    "details": details_schema(
+                        &DETAIL_FIELDS,
+                        "Every field optional; give at least one. Missing ones are left out, never invented.",
+                    ),
                     "params": {
                         "type": "object",
                         "properties": {
@@ -291,24 +342,15 @@ pub(crate) fn list(service: &Service) -> Value {
                 "required": ["photos", "details"],
                 "additionalProperties": false
             },
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "task_id": {"type": "string"},
-                    "status": {"type": "string", "enum": ["queued", "succeeded"]},
-                    "cost_usd": {"type": "string"},
-                    "outputs": {"type": "array", "items": {"type": "object"}},
-                    "flyer": {"type": "object"},
-                    "social": {"type": "object"},
-                    "story": {"type": "object"},
-                    "captions": {"type": "object"},
-                    "fair_housing": {"type": "object"},
-                    "staged_disclosure": {"type": ["string", "null"]},
-                    "brand": {"type": "object"},
-                    "next_step": {"type": "string"}
-                },
-                "required": ["task_id", "status"]
-            }
+            "outputSchema": synchronous_schema(json!({
+                "flyer": {"type": "object"},
+                "social": {"type": "object"},
+                "story": {"type": "object"},
+                "captions": {"type": "object"},
+                "fair_housing": {"type": "object"},
+                "staged_disclosure": {"type": ["string", "null"]},
+                "brand": {"type": "object"}
+            }))
         },
         {
             "name": "reel",
@@ -321,29 +363,8 @@ pub(crate) fn list(service: &Service) -> Value {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "photos": {
-                        "type": "array", "minItems": 1, "maxItems": 3,
-                        "description": "The stills in order: URLs, or objects with url and an optional caption.",
-                        "items": {"oneOf": [
-                            url("A photo"),
-                            {"type": "object", "properties": {"url": url("A photo"), "caption": {"type": "string", "maxLength": 80}}, "required": ["url"], "additionalProperties": false}
-                        ]}
-                    },
-                    "details": {
-                        "type": "object",
-                        "properties": {
-                            "address": {"type": "string"},
-                            "price": {"type": ["number", "string"], "description": "525000 or \"$525,000\"."},
-                            "beds": {"type": "number", "minimum": 0},
-                            "baths": {"type": "number", "minimum": 0},
-                            "square_feet": {"type": "number", "minimum": 0},
-                            "headline": {"type": "string"},
-                            "agent_name": {"type": "string"},
-                            "brokerage": {"type": "string"},
-                            "phone": {"type": "string"}
-                        },
-                        "additionalProperties": false
-                    },
+                    "photos": photos_schema(3, false, "The stills in order: URLs, or objects with url and an optional caption."),
+                    "details": details_schema(&REEL_DETAIL_FIELDS, "The details the reel shows; every field optional."),
                     "params": {
                         "type": "object",
                         "properties": {

@@ -200,7 +200,7 @@ fn check_text_placement(output: &RecipeOutput, trim: (f64, f64)) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_longest_details_stay_inside_every_piece() {
     let long = |word: &str| std::iter::repeat_n(word, 40).collect::<Vec<_>>().join(" ")[..120].to_string();
-    for price in [json!(987654321.5), json!(long("Offers"))] {
+    for (name, price) in [("longest-amount", json!(987654321.5)), ("longest-worded", json!(long("Offers")))] {
         let output = kit(json!({
             "photos": [photo("coffee.jpg"), {"url": photo("rocket.jpg"), "staged": true}],
             "details": {
@@ -214,6 +214,7 @@ async fn the_longest_details_stay_inside_every_piece() {
         }))
         .await;
         check_text_placement(&output, (595.276, 841.89));
+        save(name, &output);
     }
 }
 

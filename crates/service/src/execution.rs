@@ -217,21 +217,21 @@ where
     Fut: std::future::Future<Output = Result<T, ServiceError>>,
 {
     let mut wait = OWN_FAILURE_BACKOFF;
-    for tries in 1.. {
+    let mut tries = 1;
+    loop {
         match step().await {
-            Ok(value) => return Ok(value),
             Err(e @ (ServiceError::Internal(_) | ServiceError::Unavailable(_))) if tries < OWN_FAILURE_TRIES => {
                 tracing::warn!(error = %e, tries, "{what} failed; retrying in {} ms", wait.as_millis());
                 tokio::time::sleep(wait).await;
                 wait *= 2;
+                tries += 1;
             }
             Err(ServiceError::Internal(e) | ServiceError::Unavailable(e)) => {
                 return Err(ServiceError::Internal(format!("{what} failed {tries} times: {e}")));
             }
-            Err(other) => return Err(other),
+            other => return other,
         }
     }
-    unreachable!("the loop returns")
 }
 
 #[cfg(test)]

@@ -23,15 +23,6 @@ pub struct Rect {
 }
 
 impl Rect {
-    /// Whether `other` lies inside this rectangle (edges included).
-    pub fn contains(&self, other: &Rect) -> bool {
-        const SLACK: f64 = 1e-6;
-        other.x >= self.x - SLACK
-            && other.y >= self.y - SLACK
-            && other.x + other.width <= self.x + self.width + SLACK
-            && other.y + other.height <= self.y + self.height + SLACK
-    }
-
     /// This rectangle shrunk by `by` on every side.
     pub fn inset(&self, by: f64) -> Rect {
         Rect { x: self.x + by, y: self.y + by, width: self.width - 2.0 * by, height: self.height - 2.0 * by }
@@ -156,20 +147,6 @@ impl Canvas {
             r.width,
             r.height,
             hex(color)
-        );
-    }
-
-    /// A vertical gradient from transparent at the top of `r` to `color` at `opacity` at its bottom.
-    pub fn scrim(&mut self, r: Rect, color: [u8; 3], opacity: f64) {
-        let id = format!("scrim{}", self.body.len());
-        let _ = writeln!(
-            self.body,
-            r#"<defs><linearGradient id="{id}" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="{c}" stop-opacity="0"/><stop offset="1" stop-color="{c}" stop-opacity="{opacity:.3}"/></linearGradient></defs><rect x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="url(#{id})"/>"#,
-            r.x,
-            r.y,
-            r.width,
-            r.height,
-            c = hex(color)
         );
     }
 

@@ -55,11 +55,6 @@ impl Photos {
         Ok(Photos { images, failure: None })
     }
 
-    /// The pixel size of each photo as kept.
-    pub fn sizes(&self) -> Vec<[u32; 2]> {
-        self.images.iter().map(|i| [i.width(), i.height()]).collect()
-    }
-
     /// An encoding failure met while placing, if any.
     pub fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
