@@ -28,6 +28,8 @@ fn harness() -> &'static Harness {
             output_url_ttl: std::time::Duration::from_secs(60),
             sync_recipe_wait: std::time::Duration::from_millis(10),
             fair_housing: Default::default(),
+            isolation: service::JobIsolation::InProcess,
+            deadlines: Default::default(),
         };
         let service =
             service::Service::new(database, engines, store, service::UrlSigner::new(&[7u8; 32]), config);

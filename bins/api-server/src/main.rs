@@ -112,7 +112,11 @@ enum KeyCmd {
     },
 }
 
-fn main() -> Result<()> {
+fn main() -> Result<std::process::ExitCode> {
+    // A job process (see `service::JobIsolation`): not a command for operators, so not in --help.
+    if std::env::args().nth(1).as_deref() == Some(service::CHILD_COMMAND) {
+        return Ok(service::child_main());
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,actix_server=warn".into()),
@@ -142,7 +146,7 @@ fn main() -> Result<()> {
     // By now every unfinished job has been released to the queue; media work still running on a
     // blocking thread cannot be interrupted, and waiting for it would hold the exit hostage.
     runtime.shutdown_background();
-    outcome
+    outcome.map(|()| std::process::ExitCode::SUCCESS)
 }
 
 async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {

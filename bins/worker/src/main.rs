@@ -5,7 +5,10 @@ use anyhow::Result;
 use service::AppConfig;
 use tokio::sync::watch;
 
-fn main() -> Result<()> {
+fn main() -> Result<std::process::ExitCode> {
+    if std::env::args().nth(1).as_deref() == Some(service::CHILD_COMMAND) {
+        return Ok(service::child_main());
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
@@ -29,7 +32,7 @@ fn main() -> Result<()> {
     });
     // Unfinished jobs are back in the queue; do not wait on media work that cannot be interrupted.
     runtime.shutdown_background();
-    outcome
+    outcome.map(|()| std::process::ExitCode::SUCCESS)
 }
 
 fn hostname() -> String {

@@ -40,6 +40,24 @@ pub enum Family {
 }
 
 impl Family {
+    /// The family's name as the catalog spells it (`video_upscaling`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::ImageGeneration => "image_generation",
+            Family::ImageEditing => "image_editing",
+            Family::BackgroundRemoval => "background_removal",
+            Family::ImageUpscaling => "image_upscaling",
+            Family::ImageToVideo => "image_to_video",
+            Family::TextToVideo => "text_to_video",
+            Family::VideoToVideo => "video_to_video",
+            Family::VideoUpscaling => "video_upscaling",
+            Family::LipSync => "lip_sync",
+            Family::TextToSpeech => "text_to_speech",
+            Family::Music => "music",
+            Family::Recipe => "recipe",
+        }
+    }
+
     /// Every family of the public engines, in catalog order.
     pub const PUBLIC: [Family; 11] = [
         Family::ImageGeneration,
@@ -198,4 +216,16 @@ pub struct EngineSpec {
     /// Where it runs.
     #[serde(default)]
     pub route: Route,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_names_are_the_catalogs_spelling() {
+        for family in Family::PUBLIC.into_iter().chain([Family::Recipe]) {
+            assert_eq!(serde_json::to_value(family).unwrap(), family.name());
+        }
+    }
 }

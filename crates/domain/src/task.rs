@@ -48,7 +48,8 @@ impl TaskStatus {
 /// Why a task failed: the client's input could not be used, or anything else went wrong (an
 /// engine, a provider, a worker that kept dying). Synchronous recipes answer 400 for the first and
 /// 502 for the second.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FailureKind {
     /// The input is unusable (undecodable image, points outside the image, unreachable URL).
     Input,

@@ -129,6 +129,14 @@ impl OutputFile {
     }
 }
 
+/// The extensions outputs are written with.
+pub const OUTPUT_EXTENSIONS: [&str; 7] = ["png", "jpg", "mp4", "wav", "srt", "vtt", "pdf"];
+
+/// `extension` as one of [`OUTPUT_EXTENSIONS`], if it is one.
+pub fn known_extension(extension: &str) -> Option<&'static str> {
+    OUTPUT_EXTENSIONS.into_iter().find(|known| *known == extension)
+}
+
 /// MIME type of an output file's extension (`png`, `jpg`, `mp4`, `wav`, `srt`, `vtt`, `pdf`).
 pub fn content_type_of(extension: &str) -> &'static str {
     match extension {

@@ -19,6 +19,11 @@ pub const VIDEO_FPS: u32 = 24;
 pub const AUDIO_SAMPLE_RATE: u32 = 22_050;
 /// Largest side of an upscaled image.
 const MAX_UPSCALED_SIDE: u32 = 8192;
+/// Most pixels of an upscaled image (4096x4096): the resampler's working buffers are several
+/// times the output, and a job must fit its memory limit.
+const MAX_UPSCALED_PIXELS: u64 = 4096 * 4096;
+/// Largest picture inpainting takes: it keeps several values per pixel while it fills.
+const MAX_INPAINT_PIXELS: u64 = 12_000_000;
 /// Largest frame side of an upscaled video.
 const MAX_UPSCALED_VIDEO_SIDE: u32 = 1920;
 
@@ -45,18 +50,37 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
         }
         Family::ImageEditing if job.params.contains_key("mask_url") => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
+            let pixels = u64::from(image.width()) * u64::from(image.height());
+            if pixels > MAX_INPAINT_PIXELS {
+                return Err(EngineError::InvalidInput(format!(
+                    "image_url: inpainting takes pictures of up to {} megapixels; this one is {}x{}",
+                    MAX_INPAINT_PIXELS / 1_000_000,
+                    image.width(),
+                    image.height()
+                )));
+            }
             let mask = decode_input_image(inputs.mask.as_deref(), "params.mask_url")?.to_luma8();
             images_output(job, vec![inpaint::inpaint(&image, &mask)?], false)
         }
         Family::ImageEditing => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
             let count = param_u32(job, "num_images", 1);
+            let pixels = u64::from(count) * u64::from(image.width()) * u64::from(image.height());
+            if pixels > codecs::MAX_IMAGE_PIXELS {
+                return Err(EngineError::InvalidInput(format!(
+                    "params.num_images: {count} edits of a {}x{} picture would make {:.1} megapixels; a job makes at most {}",
+                    image.width(),
+                    image.height(),
+                    pixels as f64 / 1e6,
+                    codecs::MAX_IMAGE_PIXELS / 1_000_000
+                )));
+            }
             let edits = (0..count).map(|i| sandbox::sandbox_edit(&image, prompt, seed + u64::from(i)));
             images_output(job, edits.collect(), true)
         }
         Family::BackgroundRemoval => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
-            let cutout = DynamicImage::ImageRgba8(segmentation::remove_background(&image));
+            let cutout = DynamicImage::ImageRgba8(segmentation::remove_background(image));
             let (w, h) = (cutout.width(), cutout.height());
             let file = OutputFile::image(codecs::encode_png(&cutout)?, "png", w, h);
             Ok(EngineOutput { files: vec![file], produced: one_image(w, h), sandbox: false })
@@ -71,18 +95,27 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
                     image.height()
                 )));
             }
+            let out_pixels = u64::from(image.width() * factor) * u64::from(image.height() * factor);
+            if out_pixels > MAX_UPSCALED_PIXELS {
+                return Err(EngineError::InvalidInput(format!(
+                    "image_url: a {}x{} image scaled {factor}x would make {:.1} megapixels; upscaling makes at most {:.1}",
+                    image.width(),
+                    image.height(),
+                    out_pixels as f64 / 1e6,
+                    MAX_UPSCALED_PIXELS as f64 / 1e6
+                )));
+            }
             let upscaled = resample::upscale(&image, factor);
             images_output(job, vec![upscaled.to_rgb8()], false)
         }
         Family::ImageToVideo => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
             let (width, height) = resolution(job);
-            let frames = sandbox::pan_zoom_frames(&image, width, height, frame_count(job), seed);
-            video_output(&frames, true)
+            encode_frames(sandbox::pan_zoom_frames(image, width, height, frame_count(job), seed), true)
         }
         Family::TextToVideo => {
             let (width, height) = resolution(job);
-            video_output(&sandbox::sandbox_motion_frames(prompt, seed, width, height, frame_count(job)), true)
+            encode_frames(sandbox::sandbox_motion_frames(prompt, seed, width, height, frame_count(job)), true)
         }
         Family::VideoToVideo => {
             let video = required(inputs.video.as_deref(), "video_url")?;
@@ -132,10 +165,17 @@ const MAX_LIP_SYNC_SECS: f64 = 60.0;
 /// Sample rate of the muxed speech when the recording's rate is not one AAC muxing takes.
 const MUX_SAMPLE_RATE: u32 = 44_100;
 
+/// Longest side of a lip-sync video; larger inputs are scaled down to it.
+const MAX_LIP_SYNC_SIDE: u32 = 1920;
+/// Decoded frames a lip-sync job keeps to loop a short clip without decoding it again, bytes.
+const LIP_SYNC_LOOP_CACHE_BYTES: usize = 64 * 1024 * 1024;
+
 /// Sandbox lip sync: the input video, looped or cut to the speech's length, with the speech muxed
 /// in as AAC, plus the speech alone as a WAV we encoded (never the client's bytes). Lengths come
-/// from the decoded samples, never from a header; frames are pushed to the encoder in a cycle,
-/// not copied.
+/// from the decoded samples, never from a header. The clip is decoded and encoded a frame at a
+/// time; a clip shorter than the speech is played again from its start, from a small cache of
+/// its frames when they fit, otherwise by decoding it again, so memory holds a few pictures
+/// whatever the lengths.
 fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
     let speech = required(inputs.audio.as_deref(), "audio_url")?;
     let (samples, rate) = audio::decode_wav(speech, MAX_LIP_SYNC_SECS)
@@ -143,21 +183,62 @@ fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
     if samples.len() < rate as usize / 10 {
         return Err(EngineError::InvalidInput("audio_url: the recording is shorter than 0.1 s".into()));
     }
-    let (mut frames, _) = video::decode_mp4(required(inputs.video.as_deref(), "video_url")?)?;
-    let first = frames.first().ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
-    let (width, height) = first.dimensions();
-    if width % 2 == 1 || height % 2 == 1 {
-        // H.264 in 4:2:0 needs even sides; decoded inputs may have odd ones.
-        frames = resample::resize_frames(&frames, even(width), even(height));
-    }
+    let video = required(inputs.video.as_deref(), "video_url")?;
     let seconds = samples.len() as f64 / f64::from(rate);
     let wanted =
         ((seconds * f64::from(VIDEO_FPS)).round() as usize).clamp(1, MAX_LIP_SYNC_SECS as usize * VIDEO_FPS as usize);
-    let (width, height) = (even(width), even(height));
-    let mut encoder = video::VideoEncoder::new(width, height, VIDEO_FPS)?;
-    for frame in frames.iter().cycle().take(wanted) {
-        encoder.push(frame)?;
+
+    let mut encoder: Option<video::VideoEncoder> = None;
+    let mut size = (0, 0);
+    let mut pushed = 0usize;
+    let mut cache: Option<Vec<RgbImage>> = Some(Vec::new());
+    let mut cached_bytes = 0usize;
+    let mut first_pass = true;
+    while pushed < wanted {
+        let before = pushed;
+        match (&cache, first_pass) {
+            (Some(frames), false) => {
+                for frame in frames.iter().cycle().take(wanted - pushed) {
+                    encoder.as_mut().map(|e| e.push(frame)).transpose()?;
+                    pushed += 1;
+                }
+            }
+            _ => {
+                video::for_each_frame(video, |frame| {
+                    if encoder.is_none() {
+                        size = lip_sync_size(frame.width(), frame.height());
+                        encoder = Some(video::VideoEncoder::new(size.0, size.1, VIDEO_FPS)?);
+                    }
+                    let frame = if frame.dimensions() == size {
+                        frame
+                    } else {
+                        image::imageops::resize(&frame, size.0, size.1, image::imageops::FilterType::Triangle)
+                    };
+                    if let Some(encoder) = encoder.as_mut() {
+                        encoder.push(&frame)?;
+                    }
+                    pushed += 1;
+                    if first_pass {
+                        cached_bytes += frame.as_raw().len();
+                        match cache.as_mut() {
+                            Some(frames) if cached_bytes <= LIP_SYNC_LOOP_CACHE_BYTES => frames.push(frame),
+                            _ => cache = None,
+                        }
+                    }
+                    Ok(pushed < wanted)
+                })?;
+                // Cut short by the speech, the cache may miss the clip's end: never loop from it.
+                if pushed >= wanted {
+                    cache = None;
+                }
+            }
+        }
+        first_pass = false;
+        if pushed == before {
+            return Err(EngineError::InvalidInput("video_url: video has no frames".into()));
+        }
     }
+    let encoder = encoder.ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
     let duration = wanted as f64 / f64::from(VIDEO_FPS);
     // The muxed track is as long as the pictures: the speech, cut or padded with silence.
     let mux_rate =
@@ -167,10 +248,21 @@ fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
     let mp4 = encoder.finish(Some(media::aac::encode(&track, mux_rate)?))?;
     let millis = (duration * 1000.0).round() as u64;
     let files = vec![
-        OutputFile::video(mp4, width, height, duration),
+        OutputFile::video(mp4, size.0, size.1, duration),
         OutputFile::audio(audio::encode_wav(&samples, rate)?, seconds),
     ];
     Ok(EngineOutput { files, produced: Produced { millis, ..Default::default() }, sandbox: true })
+}
+
+/// The output size of a lip-sync video: the input's, scaled down to [`MAX_LIP_SYNC_SIDE`] and
+/// with even sides (H.264 in 4:2:0 needs them).
+fn lip_sync_size(width: u32, height: u32) -> (u32, u32) {
+    let long = width.max(height);
+    if long <= MAX_LIP_SYNC_SIDE {
+        return (even(width), even(height));
+    }
+    let scale = f64::from(MAX_LIP_SYNC_SIDE) / f64::from(long);
+    (even((f64::from(width) * scale).round() as u32), even((f64::from(height) * scale).round() as u32))
 }
 
 fn required<'a>(bytes: Option<&'a [u8]>, field: &str) -> Result<&'a [u8], EngineError> {
@@ -271,19 +363,20 @@ fn stream_video(
     Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
 }
 
-fn video_output(frames: &[RgbImage], sandbox: bool) -> Result<EngineOutput, EngineError> {
-    let first = frames.first().ok_or_else(|| EngineError::Failed("no frames to encode".into()))?;
-    let (width, height) = first.dimensions();
-    // H.264 in 4:2:0 needs even sides; decoded inputs may have odd ones.
-    let resized;
-    let (frames, width, height) = if width % 2 == 1 || height % 2 == 1 {
-        resized = resample::resize_frames(frames, even(width), even(height));
-        (resized.as_slice(), even(width), even(height))
-    } else {
-        (frames, width, height)
-    };
-    let bytes = video::encode_mp4(frames, VIDEO_FPS)?;
-    let millis = frames.len() as u64 * 1000 / u64::from(VIDEO_FPS);
+/// Encodes frames of even size as they are rendered: memory holds one picture, whatever the
+/// clip's length.
+fn encode_frames(frames: impl Iterator<Item = RgbImage>, sandbox: bool) -> Result<EngineOutput, EngineError> {
+    let mut frames = frames.peekable();
+    let (width, height) =
+        frames.peek().map(RgbImage::dimensions).ok_or_else(|| EngineError::Failed("no frames to encode".into()))?;
+    let mut encoder = video::VideoEncoder::new(width, height, VIDEO_FPS)?;
+    let mut count = 0u64;
+    for frame in frames {
+        encoder.push(&frame)?;
+        count += 1;
+    }
+    let bytes = encoder.finish(None)?;
+    let millis = count * 1000 / u64::from(VIDEO_FPS);
     let file = OutputFile::video(bytes, width, height, millis as f64 / 1000.0);
     Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
 }

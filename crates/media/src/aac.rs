@@ -9,8 +9,10 @@ use crate::MediaError;
 
 /// Samples per AAC-LC frame, and the encoder's priming.
 pub const FRAME_SAMPLES: u32 = 1024;
-/// Bit rate of the mono track.
+/// Bit rate of the mono track, at rates where AAC-LC allows it.
 const BIT_RATE: u32 = 128_000;
+/// AAC-LC carries at most 6,144 bits per channel per 1,024-sample frame: 6 bits a sample.
+const MAX_BITS_PER_SAMPLE: u32 = 6;
 
 /// An encoded AAC-LC track ready to mux: raw access units with their durations.
 #[derive(Clone, Debug)]
@@ -41,7 +43,8 @@ pub fn encode(samples: &[f32], sample_rate: u32) -> Result<AacTrack, MediaError>
     if total <= FRAME_SAMPLES {
         return Err(MediaError::InvalidInput("audio track shorter than one AAC frame".into()));
     }
-    let options = syom::EncodeOptions::raw().with_bitrate_bps(BIT_RATE);
+    let bit_rate = BIT_RATE.min(MAX_BITS_PER_SAMPLE * sample_rate);
+    let options = syom::EncodeOptions::raw().with_bitrate_bps(bit_rate);
     let mut encoder = syom::Encoder::new(sample_rate, 1, &options).map_err(failed)?;
     let mut frames = Vec::with_capacity(samples.len() / FRAME_SAMPLES as usize + 2);
     let mut chunk = Vec::with_capacity(FRAME_SAMPLES as usize * 16);
@@ -73,7 +76,7 @@ pub fn encode(samples: &[f32], sample_rate: u32) -> Result<AacTrack, MediaError>
         durations.pop();
         frames.pop();
     }
-    Ok(AacTrack { sample_rate, frames, durations, bit_rate: BIT_RATE })
+    Ok(AacTrack { sample_rate, frames, durations, bit_rate })
 }
 
 #[cfg(test)]
@@ -107,5 +110,20 @@ mod tests {
         let expected = (rate / 2) as usize;
         assert!(onset.abs_diff(expected) < 64, "tone starts at sample {onset}, expected {expected}");
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    #[test]
+    fn every_muxable_rate_encodes_within_what_aac_lc_allows() {
+        for rate in [48_000, 44_100, 32_000, 24_000, 22_050, 16_000] {
+            let samples: Vec<f32> = (0..rate).map(|i| (i as f32 * 0.05).sin() * 0.4).collect();
+            let track = encode(&samples, rate).unwrap_or_else(|e| panic!("{rate} Hz: {e}"));
+            assert!(track.bit_rate <= MAX_BITS_PER_SAMPLE * rate, "{rate} Hz at {}", track.bit_rate);
+            assert!((track.duration_secs() - 1.0).abs() < 1e-9);
+        }
     }
 }

@@ -23,9 +23,11 @@ pub fn upscale(img: &DynamicImage, factor: u32) -> DynamicImage {
     // Interpolation blurs over roughly `f` pixels; a sigma of half that
     // restores edge contrast without ringing.
     let sigma = 0.5 * f as f32;
+    // `fast_blur` (three box passes) works in two 8-bit buffers; a Gaussian `blur` would hold
+    // floating-point copies of the whole enlarged picture.
     if resized.color().has_alpha() {
-        let mut rgba = resized.to_rgba8();
-        let blurred = imageops::blur(&rgba, sigma);
+        let mut rgba = resized.into_rgba8();
+        let blurred = imageops::fast_blur(&rgba, sigma);
         for (p, b) in rgba.pixels_mut().zip(blurred.pixels()) {
             for c in 0..3 {
                 p.0[c] = sharpen_channel(p.0[c], b.0[c]);
@@ -33,8 +35,8 @@ pub fn upscale(img: &DynamicImage, factor: u32) -> DynamicImage {
         }
         DynamicImage::ImageRgba8(rgba)
     } else {
-        let mut rgb = resized.to_rgb8();
-        let blurred = imageops::blur(&rgb, sigma);
+        let mut rgb = resized.into_rgb8();
+        let blurred = imageops::fast_blur(&rgb, sigma);
         for (p, b) in rgb.pixels_mut().zip(blurred.pixels()) {
             for c in 0..3 {
                 p.0[c] = sharpen_channel(p.0[c], b.0[c]);

@@ -61,20 +61,24 @@ pub fn sandbox_edit(img: &DynamicImage, prompt: &str, seed: u64) -> RgbImage {
 }
 
 /// Ken-Burns animation over a still: the crop window glides and zooms smoothly
-/// (eased) between two seed-chosen framings.
+/// (eased) between two seed-chosen framings. Frames are rendered as the iterator is
+/// read, so an encoder can take them one at a time.
 ///
 /// Odd sizes are rounded down to even (minimum 2) because H.264 4:2:0 needs
 /// even dimensions; `frame_count` is capped at [`MAX_ANIMATION_FRAMES`] and
 /// sizes at [`MAX_IMAGE_DIM`].
-pub fn pan_zoom_frames(img: &DynamicImage, width: u32, height: u32, frame_count: u32, seed: u64) -> Vec<RgbImage> {
+pub fn pan_zoom_frames(
+    img: DynamicImage,
+    width: u32,
+    height: u32,
+    frame_count: u32,
+    seed: u64,
+) -> Box<dyn Iterator<Item = RgbImage>> {
     let (w, h) = (even_dim(width), even_dim(height));
     let n = frame_count.min(MAX_ANIMATION_FRAMES);
-    if n == 0 {
-        return Vec::new();
-    }
-    let mut src = img.to_rgb8();
+    let mut src = img.into_rgb8();
     if src.width() == 0 || src.height() == 0 {
-        return (0..n).map(|_| RgbImage::new(w, h)).collect();
+        return Box::new((0..n).map(move |_| RgbImage::new(w, h)));
     }
     let mut rng = Rng::new(prompt_seed("pan-zoom", seed));
     let zoom_max = rng.range(1.15, 1.35);
@@ -105,25 +109,23 @@ pub fn pan_zoom_frames(img: &DynamicImage, width: u32, height: u32, frame_count:
     let start = keyframe(zoom_start, fx, fy);
     let end = keyframe(zoom_end, 1.0 - fx, 1.0 - fy);
 
-    (0..n)
-        .map(|i| {
-            let t = if n > 1 { f64::from(i) / f64::from(n - 1) } else { 0.0 };
-            let e = t * t * (3.0 - 2.0 * t);
-            // Geometric zoom interpolation feels uniform to the eye.
-            let zoom = zoom_start * (zoom_end / zoom_start).powf(e);
-            let (ww, wh) = (win_w / zoom, win_h / zoom);
-            let cx = (start.0 + (end.0 - start.0) * e).clamp(ww / 2.0, sw - ww / 2.0);
-            let cy = (start.1 + (end.1 - start.1) * e).clamp(wh / 2.0, sh - wh / 2.0);
-            let (x0, y0) = (cx - ww / 2.0, cy - wh / 2.0);
-            let mut frame = RgbImage::new(w, h);
-            for (ox, oy, p) in frame.enumerate_pixels_mut() {
-                let sx = x0 + (f64::from(ox) + 0.5) * ww / f64::from(w) - 0.5;
-                let sy = y0 + (f64::from(oy) + 0.5) * wh / f64::from(h) - 0.5;
-                *p = sample_bilinear(&src, sx as f32, sy as f32);
-            }
-            frame
-        })
-        .collect()
+    Box::new((0..n).map(move |i| {
+        let t = if n > 1 { f64::from(i) / f64::from(n - 1) } else { 0.0 };
+        let e = t * t * (3.0 - 2.0 * t);
+        // Geometric zoom interpolation feels uniform to the eye.
+        let zoom = zoom_start * (zoom_end / zoom_start).powf(e);
+        let (ww, wh) = (win_w / zoom, win_h / zoom);
+        let cx = (start.0 + (end.0 - start.0) * e).clamp(ww / 2.0, sw - ww / 2.0);
+        let cy = (start.1 + (end.1 - start.1) * e).clamp(wh / 2.0, sh - wh / 2.0);
+        let (x0, y0) = (cx - ww / 2.0, cy - wh / 2.0);
+        let mut frame = RgbImage::new(w, h);
+        for (ox, oy, p) in frame.enumerate_pixels_mut() {
+            let sx = x0 + (f64::from(ox) + 0.5) * ww / f64::from(w) - 0.5;
+            let sy = y0 + (f64::from(oy) + 0.5) * wh / f64::from(h) - 0.5;
+            *p = sample_bilinear(&src, sx as f32, sy as f32);
+        }
+        frame
+    }))
 }
 
 /// Deterministic animated procedural scene (sandbox stand-in for a
@@ -131,12 +133,19 @@ pub fn pan_zoom_frames(img: &DynamicImage, width: u32, height: u32, frame_count:
 /// gradient, so the last frame flows back into the first.
 ///
 /// Sizes are rounded down to even (minimum 2) and capped at [`MAX_IMAGE_DIM`];
-/// `frame_count` is capped at [`MAX_ANIMATION_FRAMES`].
-pub fn sandbox_motion_frames(prompt: &str, seed: u64, width: u32, height: u32, frame_count: u32) -> Vec<RgbImage> {
+/// `frame_count` is capped at [`MAX_ANIMATION_FRAMES`]. Frames are rendered as the
+/// iterator is read.
+pub fn sandbox_motion_frames(
+    prompt: &str,
+    seed: u64,
+    width: u32,
+    height: u32,
+    frame_count: u32,
+) -> impl Iterator<Item = RgbImage> {
     let (w, h) = (even_dim(width), even_dim(height));
     let n = frame_count.min(MAX_ANIMATION_FRAMES);
     let scene = Scene::new(prompt, seed);
-    (0..n).map(|i| scene.render(w, h, f64::from(i) / f64::from(n))).collect()
+    (0..n).map(move |i| scene.render(w, h, f64::from(i) / f64::from(n)))
 }
 
 fn to_rgb8(c: [f32; 3]) -> [u8; 3] {
@@ -382,25 +391,26 @@ mod tests {
     #[test]
     fn pan_zoom_frames_move_smoothly() {
         let src = DynamicImage::ImageRgb8(sandbox_image("mountain lake", 3, 200, 120));
-        let frames = pan_zoom_frames(&src, 65, 48, 10, 5);
+        let frames: Vec<_> = pan_zoom_frames(src.clone(), 65, 48, 10, 5).collect();
         assert_eq!(frames.len(), 10);
         assert!(frames.iter().all(|f| f.dimensions() == (64, 48)));
         assert_ne!(frames[0], frames[9]);
         // Adjacent frames differ less than the endpoints do.
         let step = mean_abs_diff(&frames[4], &frames[5]);
         assert!(step < mean_abs_diff(&frames[0], &frames[9]));
-        assert_eq!(frames, pan_zoom_frames(&src, 64, 48, 10, 5));
-        assert!(pan_zoom_frames(&src, 64, 48, 0, 5).is_empty());
+        assert_eq!(frames, pan_zoom_frames(src.clone(), 64, 48, 10, 5).collect::<Vec<_>>());
+        assert_eq!(pan_zoom_frames(src.clone(), 64, 48, 0, 5).count(), 0);
     }
 
     #[test]
     fn motion_frames_are_deterministic_and_animated() {
-        let a = sandbox_motion_frames("dancing lights", 1, 48, 32, 6);
+        let frames = |prompt| sandbox_motion_frames(prompt, 1, 48, 32, 6).collect::<Vec<_>>();
+        let a = frames("dancing lights");
         assert_eq!(a.len(), 6);
         assert!(a.iter().all(|f| f.dimensions() == (48, 32)));
         assert_ne!(a[0], a[3]);
-        assert_eq!(a, sandbox_motion_frames("dancing lights", 1, 48, 32, 6));
-        assert_ne!(a, sandbox_motion_frames("quiet ocean", 1, 48, 32, 6));
+        assert_eq!(a, frames("dancing lights"));
+        assert_ne!(a, frames("quiet ocean"));
     }
 
     fn mean_abs_diff(a: &RgbImage, b: &RgbImage) -> f64 {

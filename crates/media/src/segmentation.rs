@@ -8,6 +8,11 @@ use image::{DynamicImage, RgbaImage};
 use crate::colour::srgb_to_lab;
 use crate::filters::box_blur;
 
+/// Most pixels the mask is computed on; larger pictures are analysed at a reduced size and the
+/// feathered mask is scaled up, so a 40-megapixel photo needs its cut-out plus a few tens of
+/// megabytes, not gigabytes of per-pixel colour data.
+pub const ANALYSIS_MAX_PIXELS: u64 = 4_000_000;
+
 /// Cuts the subject out of a picture whose border shows background.
 ///
 /// Classical pipeline, no model: the border colours are clustered (k-means in
@@ -16,19 +21,48 @@ use crate::filters::box_blur;
 /// specks are cleaned up and the mask edge is feathered. Background gets alpha
 /// 0, foreground 255, with a soft ramp between; an existing alpha channel is
 /// respected. Works well for product shots and studio portraits; a subject
-/// coloured like its backdrop will be partly removed.
-pub fn remove_background(img: &DynamicImage) -> RgbaImage {
-    let mut out = img.to_rgba8();
+/// coloured like its backdrop will be partly removed. Pictures over
+/// [`ANALYSIS_MAX_PIXELS`] are analysed at that size and the mask scaled up.
+pub fn remove_background(img: DynamicImage) -> RgbaImage {
+    let mut out = img.into_rgba8();
     let (w, h) = out.dimensions();
     if w == 0 || h == 0 {
         return out;
     }
+    let pixels = u64::from(w) * u64::from(h);
+    let (aw, ah) = if pixels > ANALYSIS_MAX_PIXELS {
+        let scale = (ANALYSIS_MAX_PIXELS as f64 / pixels as f64).sqrt();
+        (((f64::from(w) * scale) as u32).max(1), ((f64::from(h) * scale) as u32).max(1))
+    } else {
+        (w, h)
+    };
+    let analysed = if (aw, ah) == (w, h) {
+        DynamicImage::ImageRgba8(out.clone()).to_rgb8()
+    } else {
+        DynamicImage::ImageRgba8(imageops::resize(&out, aw, ah, imageops::FilterType::Triangle)).to_rgb8()
+    };
+    let alpha = feathered_mask(&analysed);
+    drop(analysed);
+    if (aw, ah) == (w, h) {
+        for (p, a) in out.pixels_mut().zip(alpha) {
+            p.0[3] = p.0[3].min(alpha_byte(a));
+        }
+    } else {
+        apply_scaled_mask(&mut out, &alpha, aw as usize, ah as usize);
+    }
+    out
+}
+
+/// The foreground mask of `rgb` with a feathered edge: 1 foreground, 0 background.
+fn feathered_mask(rgb: &image::RgbImage) -> Vec<f32> {
+    let (w, h) = rgb.dimensions();
     let (wu, hu) = (w as usize, h as usize);
     let n = wu * hu;
 
     // Blurring first keeps sensor noise from breaking the flood fill.
-    let smoothed = imageops::blur(&img.to_rgb8(), 1.0);
+    let smoothed = imageops::blur(rgb, 1.0);
     let lab: Vec<[f32; 3]> = smoothed.pixels().map(|p| srgb_to_lab(p.0)).collect();
+    drop(smoothed);
 
     let band = (w.min(h) / 64).max(1) as usize;
     let border = border_indices(wu, hu, band);
@@ -38,6 +72,7 @@ pub fn remove_background(img: &DynamicImage) -> RgbaImage {
 
     let score: Vec<f32> = lab.iter().map(|c| model.score(c)).collect();
     let background = flood_background(&lab, &score, wu, hu);
+    drop((lab, score));
 
     let mut fg: Vec<bool> = background.iter().map(|&b| !b).collect();
     majority_filter(&mut fg, wu, hu);
@@ -47,12 +82,29 @@ pub fn remove_background(img: &DynamicImage) -> RgbaImage {
     let mut alpha: Vec<f32> = fg.iter().map(|&f| if f { 1.0 } else { 0.0 }).collect();
     box_blur(&mut alpha, wu, hu, feather);
     box_blur(&mut alpha, wu, hu, feather);
+    alpha
+}
 
-    for (p, a) in out.pixels_mut().zip(alpha) {
-        let computed = (a * 255.0).round().clamp(0.0, 255.0) as u8;
-        p.0[3] = p.0[3].min(computed);
+fn alpha_byte(a: f32) -> u8 {
+    (a * 255.0).round().clamp(0.0, 255.0) as u8
+}
+
+/// Lowers `out`'s alpha to the `aw`x`ah` mask scaled up bilinearly, a pixel at a time.
+fn apply_scaled_mask(out: &mut RgbaImage, mask: &[f32], aw: usize, ah: usize) {
+    let (w, h) = (out.width() as usize, out.height() as usize);
+    let (sx, sy) = (aw as f32 / w as f32, ah as f32 / h as f32);
+    let at = |x: usize, y: usize| mask[y.min(ah - 1) * aw + x.min(aw - 1)];
+    for (y, row) in out.rows_mut().enumerate() {
+        let fy = ((y as f32 + 0.5) * sy - 0.5).max(0.0);
+        let (y0, ty) = (fy as usize, fy.fract());
+        for (x, p) in row.enumerate() {
+            let fx = ((x as f32 + 0.5) * sx - 0.5).max(0.0);
+            let (x0, tx) = (fx as usize, fx.fract());
+            let top = at(x0, y0) * (1.0 - tx) + at(x0 + 1, y0) * tx;
+            let bottom = at(x0, y0 + 1) * (1.0 - tx) + at(x0 + 1, y0 + 1) * tx;
+            p.0[3] = p.0[3].min(alpha_byte(top * (1.0 - ty) + bottom * ty));
+        }
     }
-    out
 }
 
 /// Clustered colour model of the image border.
@@ -294,7 +346,7 @@ mod tests {
     #[test]
     fn remove_background_isolates_disc() {
         let (w, h) = (96, 80);
-        let cut = remove_background(&DynamicImage::ImageRgb8(disc_scene(w, h)));
+        let cut = remove_background(DynamicImage::ImageRgb8(disc_scene(w, h)));
         assert_eq!(cut.dimensions(), (w, h));
         let alpha = |x, y| cut.get_pixel(x, y).0[3];
         assert_eq!(alpha(w / 2, h / 2), 255);
@@ -312,9 +364,29 @@ mod tests {
     }
 
     #[test]
+    fn a_picture_over_the_analysis_size_gets_the_scaled_up_mask() {
+        // 4.8 megapixels: analysed at 4, the mask scaled back up.
+        let (w, h) = (2400, 2000);
+        let cut = remove_background(DynamicImage::ImageRgb8(disc_scene(w, h)));
+        assert_eq!(cut.dimensions(), (w, h));
+        let alpha = |x, y| cut.get_pixel(x, y).0[3];
+        assert_eq!(alpha(w / 2, h / 2), 255);
+        for (x, y) in [(0, 0), (w - 1, h - 1), (5, h / 2), (w / 2, 5)] {
+            assert_eq!(alpha(x, y), 0, "({x},{y})");
+        }
+        let opaque = cut.pixels().filter(|p| p.0[3] > 127).count() as f32;
+        let r = w.min(h) as f32 * 0.3;
+        let expected = std::f32::consts::PI * r * r;
+        assert!((opaque - expected).abs() / expected < 0.03, "opaque {opaque} vs {expected}");
+        // The edge ramps over a band, not a step: a scaled-up mask must not come out blocky.
+        let ramp = (0..w).filter(|&x| (1..255).contains(&alpha(x, h / 2))).count();
+        assert!((4..200).contains(&ramp), "{ramp} partial pixels across the disc's edges");
+    }
+
+    #[test]
     fn remove_background_of_uniform_image_is_transparent() {
         let flat = DynamicImage::ImageRgb8(RgbImage::from_pixel(20, 20, Rgb([10, 200, 10])));
-        assert!(remove_background(&flat).pixels().all(|p| p.0[3] == 0));
-        assert_eq!(remove_background(&DynamicImage::ImageRgb8(RgbImage::new(0, 0))).dimensions(), (0, 0));
+        assert!(remove_background(flat.clone()).pixels().all(|p| p.0[3] == 0));
+        assert_eq!(remove_background(DynamicImage::ImageRgb8(RgbImage::new(0, 0))).dimensions(), (0, 0));
     }
 }

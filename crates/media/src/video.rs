@@ -622,7 +622,7 @@ mod tests {
     use crate::sandbox::sandbox_motion_frames;
 
     fn clip(frames: u32) -> Vec<RgbImage> {
-        sandbox_motion_frames("test clip", 9, 160, 96, frames)
+        sandbox_motion_frames("test clip", 9, 160, 96, frames).collect()
     }
 
     #[test]

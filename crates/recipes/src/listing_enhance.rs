@@ -66,6 +66,13 @@ pub async fn run(engines: &Engines, job: &ListingEnhanceJob) -> Result<RecipeOut
     let job = job.clone();
     blocking(move || {
         let photo = decode_image(&bytes, "image_url")?;
+        drop(bytes);
+        let source = json!({"width": photo.width(), "height": photo.height()});
+        let photo = match job.preset {
+            ExportPreset::Mls => shrink_for_export(photo, MLS_LONG_EDGE),
+            ExportPreset::Web => shrink_for_export(photo, WEB_LONG_EDGE),
+            ExportPreset::Print => photo,
+        };
         let (enhanced, adjustments) = media::enhance::enhance_listing_photo_with(&photo, &job.notes, job.straighten);
         let export = export(enhanced, job.preset, job.format)?;
         let result = json!({
@@ -74,7 +81,7 @@ pub async fn run(engines: &Engines, job: &ListingEnhanceJob) -> Result<RecipeOut
             "width": export.width,
             "height": export.height,
             "bytes": export.bytes.len(),
-            "source": {"width": photo.width(), "height": photo.height()},
+            "source": source,
             "adjustments": adjustments,
         });
         let file = OutputFile::image(export.bytes, export.extension, export.width, export.height);
@@ -116,6 +123,20 @@ fn export(image: RgbImage, preset: ExportPreset, format: ImageFormat) -> Result<
         (ImageFormat::Jpeg, ExportPreset::Print) => (media::codecs::encode_jpeg(&image, 95).map_err(failed)?, "jpg"),
     };
     Ok(Export { bytes, extension, width, height })
+}
+
+/// A photo far larger than its export is first reduced by area averaging to twice the export's
+/// long edge (the export's own resampling then has detail to work with): enhancing 40 megapixels
+/// for a 2,048-pixel export would hold gigabytes for nothing.
+fn shrink_for_export(photo: DynamicImage, long_edge: u32) -> DynamicImage {
+    let (w, h) = (photo.width(), photo.height());
+    let working = long_edge.saturating_mul(2);
+    if w.max(h) <= working {
+        return photo;
+    }
+    let ratio = f64::from(working) / f64::from(w.max(h));
+    let (nw, nh) = (((f64::from(w) * ratio).round() as u32).max(1), ((f64::from(h) * ratio).round() as u32).max(1));
+    DynamicImage::ImageRgb8(image::imageops::thumbnail(&photo.into_rgb8(), nw, nh))
 }
 
 /// Scales down (never up) so the long edge is at most `long_edge`.

@@ -2,7 +2,7 @@
 //! optional `KEY=VALUE` file named by `CONFIG_FILE`; the environment wins), every field with a
 //! documented default, and the assembly of a [`Service`] from it.
 
-use crate::{Service, ServiceConfig, UrlSigner};
+use crate::{ChildJobs, Deadlines, JobIsolation, Service, ServiceConfig, UrlSigner};
 use domain::Usd;
 use engines::{Catalog, Engines, FetchPolicy, InputFetcher, OutputStore};
 use std::collections::HashMap;
@@ -83,6 +83,26 @@ pub struct AppConfig {
     pub input_fetch_timeout: Duration,
     /// `ALLOW_PRIVATE_INPUT_URLS`: let jobs fetch from private addresses (default false).
     pub allow_private_input_urls: bool,
+    /// `JOB_ISOLATION`: `process` runs each job in a child process under `JOB_MEMORY_LIMIT_MB` and
+    /// its deadline (default); `inline` runs it in this process under its deadline only.
+    pub job_isolation: IsolationMode,
+    /// `JOB_MEMORY_LIMIT_MB`: address-space limit of each job's process, MiB (default 512).
+    pub job_memory_limit_mb: u64,
+    /// `JOB_DEADLINES`: `NAME=SECONDS` pairs overriding the per-family and per-recipe deadlines
+    /// (default none; see [`crate::DEFAULT_DEADLINES`]).
+    pub job_deadlines: Deadlines,
+    /// `JOB_CRASH_LIMIT`: crashes of a job's process after which it fails as a poison job
+    /// (default 2).
+    pub job_crash_limit: u32,
+}
+
+/// Where jobs run (`JOB_ISOLATION`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IsolationMode {
+    /// A child process per job (`process`).
+    Process,
+    /// This process (`inline`).
+    Inline,
 }
 
 struct Source(HashMap<String, String>);
@@ -137,6 +157,9 @@ impl Source {
         self.parse(name, default, "a whole number of seconds").map(Duration::from_secs)
     }
 }
+
+/// Smallest `JOB_MEMORY_LIMIT_MB`: below it the job process cannot even start.
+const MIN_JOB_MEMORY_MB: u64 = 64;
 
 /// Shortest accepted `URL_SIGNING_SECRET`: 32 characters (a 128-bit or longer key).
 pub const MIN_SIGNING_SECRET_CHARS: usize = 32;
@@ -225,6 +248,12 @@ impl AppConfig {
         if self.worker_lease.is_zero() {
             return invalid("WORKER_LEASE_SECS", "0".into(), "at least 1 second");
         }
+        if self.job_crash_limit == 0 {
+            return invalid("JOB_CRASH_LIMIT", "0".into(), "at least 1");
+        }
+        if self.job_memory_limit_mb < MIN_JOB_MEMORY_MB {
+            return invalid("JOB_MEMORY_LIMIT_MB", self.job_memory_limit_mb.to_string(), "at least 64 (MiB)");
+        }
         if self.worker_heartbeat.is_zero() || self.worker_heartbeat >= self.worker_lease {
             return invalid(
                 "WORKER_HEARTBEAT_SECS",
@@ -280,6 +309,27 @@ impl AppConfig {
             input_max_bytes: src.parse("INPUT_MAX_BYTES", 64 * 1024 * 1024, "a number of bytes")?,
             input_fetch_timeout: src.secs("INPUT_FETCH_TIMEOUT_SECS", 30)?,
             allow_private_input_urls: src.flag("ALLOW_PRIVATE_INPUT_URLS", false)?,
+            job_isolation: match src.string("JOB_ISOLATION").map(|v| v.to_ascii_lowercase()).as_deref() {
+                None | Some("process") => IsolationMode::Process,
+                Some("inline") => IsolationMode::Inline,
+                Some(other) => {
+                    return Err(ConfigError::Invalid {
+                        name: "JOB_ISOLATION",
+                        value: other.into(),
+                        expected: "process or inline",
+                    })
+                }
+            },
+            job_memory_limit_mb: src.parse("JOB_MEMORY_LIMIT_MB", 512, "a whole number of MiB")?,
+            job_deadlines: match src.string("JOB_DEADLINES") {
+                None => Deadlines::default(),
+                Some(value) => Deadlines::with_overrides(&value).map_err(|_| ConfigError::Invalid {
+                    name: "JOB_DEADLINES",
+                    value,
+                    expected: "NAME=SECONDS pairs separated by commas, each NAME an engine family or a recipe",
+                })?,
+            },
+            job_crash_limit: src.parse("JOB_CRASH_LIMIT", 2, "a positive whole number")?,
             database_url,
             bind_addr,
             public_base_url,
@@ -315,6 +365,13 @@ impl AppConfig {
             format!("INPUT_MAX_BYTES={}", self.input_max_bytes),
             format!("INPUT_FETCH_TIMEOUT_SECS={}", self.input_fetch_timeout.as_secs()),
             format!("ALLOW_PRIVATE_INPUT_URLS={}", self.allow_private_input_urls),
+            format!(
+                "JOB_ISOLATION={}",
+                if self.job_isolation == IsolationMode::Process { "process" } else { "inline" }
+            ),
+            format!("JOB_MEMORY_LIMIT_MB={}", self.job_memory_limit_mb),
+            format!("JOB_DEADLINES={}", self.job_deadlines.describe()),
+            format!("JOB_CRASH_LIMIT={}", self.job_crash_limit),
         ]
     }
 
@@ -327,6 +384,41 @@ impl AppConfig {
 
     /// Assembles the service on an open database.
     pub fn build_service_on(&self, db: Database) -> Result<Service, ConfigError> {
+        let store = self.build_store()?;
+        let secret = match &self.url_signing_secret {
+            Some(secret) => secret.clone(),
+            None => db
+                .setting_or_insert("url_signing_secret", || hex::encode(rand::random::<[u8; 32]>()))
+                .map_err(|e| ConfigError::Setup(e.to_string()))?,
+        };
+        let isolation = match self.job_isolation {
+            IsolationMode::Inline => JobIsolation::InProcess,
+            IsolationMode::Process => JobIsolation::ChildProcess(
+                ChildJobs::this_executable(self.job_memory_limit_mb, self.job_crash_limit)
+                    .map_err(|e| ConfigError::Setup(format!("cannot find this executable for job processes: {e}")))?,
+            ),
+        };
+        let config = ServiceConfig {
+            public_base_url: self.public_base_url.clone(),
+            free_allowance: self.free_allowance,
+            output_url_ttl: self.output_url_ttl,
+            sync_recipe_wait: self.sync_recipe_wait,
+            fair_housing: recipes::listing_kit::fair_housing::Policy {
+                master_to_primary: self.fair_housing_primary_suite,
+            },
+            isolation,
+            deadlines: self.job_deadlines.clone(),
+        };
+        Ok(Service::new(db, self.build_engines_only()?, store, UrlSigner::new(secret.as_bytes()), config))
+    }
+
+    /// The engines a job runs on: the catalog, the input fetcher, and the output store for inputs
+    /// moved there at submit. Job processes build theirs with this.
+    pub fn build_engines(&self) -> Result<Engines, ConfigError> {
+        Ok(self.build_engines_only()?.with_stored_inputs(self.build_store()?))
+    }
+
+    fn build_engines_only(&self) -> Result<Engines, ConfigError> {
         let catalog = match &self.engine_catalog_file {
             Some(path) => Catalog::from_file(path).map_err(|e| ConfigError::Setup(e.to_string()))?,
             None => Catalog::builtin(),
@@ -338,27 +430,15 @@ impl AppConfig {
             trusted_prefix: Some(format!("{}/files/", self.public_base_url)),
         })
         .map_err(|e| ConfigError::Setup(e.to_string()))?;
-        let store = match &self.output_store_url {
+        Ok(Engines::new(catalog, fetcher))
+    }
+
+    fn build_store(&self) -> Result<OutputStore, ConfigError> {
+        match &self.output_store_url {
             Some(url) => OutputStore::from_url(url),
             None => OutputStore::local_dir(&self.output_dir),
         }
-        .map_err(|e| ConfigError::Setup(e.to_string()))?;
-        let secret = match &self.url_signing_secret {
-            Some(secret) => secret.clone(),
-            None => db
-                .setting_or_insert("url_signing_secret", || hex::encode(rand::random::<[u8; 32]>()))
-                .map_err(|e| ConfigError::Setup(e.to_string()))?,
-        };
-        let config = ServiceConfig {
-            public_base_url: self.public_base_url.clone(),
-            free_allowance: self.free_allowance,
-            output_url_ttl: self.output_url_ttl,
-            sync_recipe_wait: self.sync_recipe_wait,
-            fair_housing: recipes::listing_kit::fair_housing::Policy {
-                master_to_primary: self.fair_housing_primary_suite,
-            },
-        };
-        Ok(Service::new(db, Engines::new(catalog, fetcher), store, UrlSigner::new(secret.as_bytes()), config))
+        .map_err(|e| ConfigError::Setup(e.to_string()))
     }
 
     /// Whether the database is the embedded SQLite one.

@@ -1,10 +1,11 @@
 //! Running queued jobs: claim with a lease, renew it, release it, and run a claimed job to its
 //! billed end.
 
+use crate::job_process::{produce_in_child, ChildRequest, JobIsolation};
 use crate::jobs::StoredOutput;
 use crate::{Service, ServiceError};
 use domain::{FailureKind, Usd, ValidatedJob};
-use engines::{EngineError, OutputFile};
+use engines::{EngineError, Engines, OutputFile};
 use recipes::{RecipeError, RecipeJob};
 use serde::{Deserialize, Serialize};
 use storage::ClaimedTask;
@@ -22,6 +23,15 @@ pub(crate) enum StoredJob {
 impl StoredJob {
     /// The prefix of the job's id, which is also its id space: reels are `reel_...` and polled at
     /// their own endpoint; everything else is a `task_...`.
+    /// The kind of work, which picks its deadline: the engine's family (`video_upscaling`) or the
+    /// recipe's name (`listing-kit`).
+    pub(crate) fn work(&self, catalog: &engines::Catalog) -> &'static str {
+        match self {
+            StoredJob::Recipe(recipe) => recipe.name(),
+            StoredJob::Engine(job) => catalog.get_any(&job.model).map_or("unknown", |spec| spec.family.name()),
+        }
+    }
+
     pub(crate) fn id_space(&self) -> IdSpace {
         match self {
             StoredJob::Recipe(RecipeJob::Reel(_)) => IdSpace::Reel,
@@ -59,11 +69,29 @@ impl IdSpace {
 }
 
 /// What a job produced, whatever ran it.
-struct Finished {
-    files: Vec<OutputFile>,
-    cost: Usd,
-    sandbox: bool,
-    result: Option<serde_json::Value>,
+#[derive(Debug)]
+pub(crate) struct Finished {
+    pub(crate) files: Vec<OutputFile>,
+    pub(crate) cost: Usd,
+    pub(crate) sandbox: bool,
+    pub(crate) result: Option<serde_json::Value>,
+}
+
+/// Why a job failed: the client-facing message and whose fault it was.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct JobFailure {
+    pub(crate) message: String,
+    pub(crate) kind: FailureKind,
+}
+
+impl JobFailure {
+    pub(crate) fn job(message: String) -> JobFailure {
+        JobFailure { message, kind: FailureKind::Job }
+    }
+
+    pub(crate) fn input(message: String) -> JobFailure {
+        JobFailure { message, kind: FailureKind::Input }
+    }
 }
 
 /// How running a claimed job ended.
@@ -124,17 +152,13 @@ impl Service {
             Ok(job) => job,
             Err(e) => return self.fail(claimed, &format!("stored job is unreadable: {e}")).await,
         };
-        let finished = match job {
-            StoredJob::Engine(job) => self.run_engine(&job).await,
-            StoredJob::Recipe(job) => self.run_recipe(&job, task.price()).await,
-        };
-        let finished = match finished {
+        let finished = match self.produce(&task.id, job, task.price()).await? {
             // Never bill for nothing, whatever the engine reported.
             Ok(finished) if finished.files.is_empty() => {
                 return self.fail(claimed, "engine failed: it produced no output").await;
             }
             Ok(finished) => finished,
-            Err((message, kind)) => return self.fail_as(claimed, &message, kind).await,
+            Err(failure) => return self.fail_as(claimed, &failure.message, failure.kind).await,
         };
         let mut stored = Vec::with_capacity(finished.files.len());
         for (index, file) in finished.files.into_iter().enumerate() {
@@ -170,30 +194,59 @@ impl Service {
         })
     }
 
-    async fn run_engine(&self, job: &ValidatedJob) -> Result<Finished, (String, FailureKind)> {
-        let output = self.engines().run(job).await.map_err(|e| {
-            let kind = match e {
-                EngineError::Fetch(_) | EngineError::InvalidInput(_) => FailureKind::Input,
-                _ => FailureKind::Job,
-            };
-            (client_message(&e), kind)
-        })?;
-        let cost = self
-            .engines()
-            .catalog()
-            .get_any(&job.model)
-            .map_or(job.price, |spec| spec.price.amount(&output.produced).min(job.price));
-        Ok(Finished { files: output.files, cost, sandbox: output.sandbox, result: None })
+    /// Runs a job's work where the deployment isolates jobs, under its family's deadline.
+    async fn produce(
+        &self,
+        task: &str,
+        job: StoredJob,
+        price: Usd,
+    ) -> Result<Result<Finished, JobFailure>, ServiceError> {
+        let work = job.work(self.engines().catalog());
+        let deadline = self.config().deadlines.of(work);
+        match &self.config().isolation {
+            JobIsolation::ChildProcess(child) => {
+                produce_in_child(child, &ChildRequest { job, price }, task, work, deadline).await
+            }
+            JobIsolation::InProcess => {
+                match tokio::time::timeout(deadline, produce_here(self.engines(), &job, price)).await {
+                    Ok(outcome) => Ok(outcome),
+                    Err(_) => Ok(Err(JobFailure::job(format!(
+                        "the job ran past its deadline ({work}: {} s) and was stopped",
+                        deadline.as_secs()
+                    )))),
+                }
+            }
+        }
     }
+}
 
-    async fn run_recipe(&self, job: &RecipeJob, price: Usd) -> Result<Finished, (String, FailureKind)> {
-        let output = recipes::run(self.engines(), job).await.map_err(|e| match e {
-            RecipeError::InvalidInput(m) => (m, FailureKind::Input),
-            failed @ RecipeError::Failed(_) => (failed.to_string(), FailureKind::Job),
-        })?;
-        // Recipes are priced per call: the quote is the cost.
-        Ok(Finished { files: output.files, cost: price, sandbox: false, result: Some(output.result) })
+/// Runs a job's work in this process: an engine's or a recipe's.
+pub(crate) async fn produce_here(engines: &Engines, job: &StoredJob, price: Usd) -> Result<Finished, JobFailure> {
+    match job {
+        StoredJob::Engine(job) => run_engine(engines, job).await,
+        StoredJob::Recipe(job) => run_recipe(engines, job, price).await,
     }
+}
+
+async fn run_engine(engines: &Engines, job: &ValidatedJob) -> Result<Finished, JobFailure> {
+    let output = engines.run(job).await.map_err(|e| match e {
+        EngineError::Fetch(_) | EngineError::InvalidInput(_) => JobFailure::input(client_message(&e)),
+        _ => JobFailure::job(client_message(&e)),
+    })?;
+    let cost = engines
+        .catalog()
+        .get_any(&job.model)
+        .map_or(job.price, |spec| spec.price.amount(&output.produced).min(job.price));
+    Ok(Finished { files: output.files, cost, sandbox: output.sandbox, result: None })
+}
+
+async fn run_recipe(engines: &Engines, job: &RecipeJob, price: Usd) -> Result<Finished, JobFailure> {
+    let output = recipes::run(engines, job).await.map_err(|e| match e {
+        RecipeError::InvalidInput(m) => JobFailure::input(m),
+        failed @ RecipeError::Failed(_) => JobFailure::job(failed.to_string()),
+    })?;
+    // Recipes are priced per call: the quote is the cost.
+    Ok(Finished { files: output.files, cost: price, sandbox: false, result: Some(output.result) })
 }
 
 fn client_message(error: &EngineError) -> String {

@@ -10,15 +10,17 @@ mod admin;
 pub mod config;
 mod errors;
 mod execution;
+mod job_process;
 mod jobs;
 mod recipes;
 pub mod signing;
 pub mod views;
 
 pub use admin::NewKey;
-pub use config::{AppConfig, ConfigError};
+pub use config::{AppConfig, ConfigError, IsolationMode};
 pub use errors::ServiceError;
 pub use execution::JobOutcome;
+pub use job_process::{child_main, ChildJobs, Deadlines, JobIsolation, CHILD_COMMAND, DEFAULT_DEADLINES};
 pub use recipes::SyncOutcome;
 pub use signing::UrlSigner;
 
@@ -42,6 +44,10 @@ pub struct ServiceConfig {
     pub sync_recipe_wait: Duration,
     /// The listing kit's Fair Housing policy.
     pub fair_housing: ::recipes::listing_kit::fair_housing::Policy,
+    /// Where jobs run: a child process per job, or this process.
+    pub isolation: JobIsolation,
+    /// Deadlines of jobs by family or recipe.
+    pub deadlines: Deadlines,
 }
 
 /// The authenticated caller of a use-case.

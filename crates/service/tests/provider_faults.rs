@@ -6,7 +6,7 @@ use domain::{GenerateRequest, Usd};
 use engines::{
     Catalog, EngineError, EngineOutput, Engines, FetchPolicy, InputFetcher, MockProvider, OutputFile, OutputStore,
 };
-use service::{JobOutcome, Service, ServiceConfig, UrlSigner};
+use service::{JobIsolation, JobOutcome, Service, ServiceConfig, UrlSigner};
 use std::sync::Arc;
 use storage::test_support::TestDatabase;
 
@@ -37,6 +37,8 @@ async fn fixture(provider: MockProvider) -> Fixture {
         output_url_ttl: std::time::Duration::from_secs(60),
         sync_recipe_wait: std::time::Duration::from_secs(60),
         fair_housing: Default::default(),
+        isolation: JobIsolation::InProcess,
+        deadlines: Default::default(),
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);

@@ -5,7 +5,7 @@ use crate::connection::write_tx;
 use crate::ledger::append_ledger;
 use crate::schema::{accounts, api_keys, tasks};
 use crate::tasks::TaskRecord;
-use crate::{now_millis, Backend, Database, StorageResult};
+use crate::{now_millis, Backend, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use domain::{billing, Capture, FailureKind, TaskStatus, Usd};
@@ -45,6 +45,20 @@ macro_rules! notify_finished {
             diesel::sql_query(crate::listener::NOTIFY_FINISHED).execute($conn)?;
         }
     };
+}
+
+/// The domain's lifecycle rule, applied where the queue writes a status: a change it forbids is an
+/// error, never written.
+fn check_transition(task: &TaskRecord, next: TaskStatus) -> StorageResult<()> {
+    let current: TaskStatus = task
+        .status
+        .parse()
+        .map_err(|_| StorageError::Corrupt(format!("task {} has status {:?}", task.id, task.status)))?;
+    if current.can_become(next) {
+        Ok(())
+    } else {
+        Err(StorageError::Corrupt(format!("task {} cannot go from {} to {}", task.id, current.as_str(), next.as_str())))
+    }
 }
 
 /// A task a worker has claimed, with the attempt number that fences its finalisation.
@@ -140,6 +154,7 @@ impl Database {
             let Some(task) = lock_running_attempt!(conn, backend, task_id, attempt)? else {
                 return Ok(None);
             };
+            check_transition(&task, TaskStatus::Succeeded)?;
             let capture = billing::capture(&task.hold(), cost);
             running_attempt!(task_id, attempt)
                 .set((
@@ -184,6 +199,7 @@ impl Database {
             let Some(task) = lock_running_attempt!(conn, backend, task_id, attempt)? else {
                 return Ok(false);
             };
+            check_transition(&task, TaskStatus::Failed)?;
             running_attempt!(task_id, attempt)
                 .set((
                     tasks::status.eq(TaskStatus::Failed.as_str()),
@@ -206,5 +222,27 @@ impl Database {
             notify_finished!(conn, backend);
             Ok(true)
         })
+    }
+}
+
+#[cfg(test)]
+mod lifecycle_tests {
+    use super::*;
+
+    /// The statuses the claim's SQL takes a task from (a `running` one only once its lease has
+    /// lapsed).
+    const CLAIMABLE: [TaskStatus; 2] = [TaskStatus::Queued, TaskStatus::Running];
+
+    #[test]
+    fn the_claim_takes_exactly_the_statuses_the_domain_lets_run() {
+        let all = [TaskStatus::Queued, TaskStatus::Running, TaskStatus::Succeeded, TaskStatus::Failed];
+        let runnable: Vec<TaskStatus> = all.into_iter().filter(|s| s.can_become(TaskStatus::Running)).collect();
+        assert_eq!(runnable, CLAIMABLE);
+        for sql in [CLAIM_SQLITE, CLAIM_POSTGRES] {
+            for status in all {
+                let named = sql.contains(&format!("status = '{}'", status.as_str()));
+                assert_eq!(named, CLAIMABLE.contains(&status), "{status:?} in {sql}");
+            }
+        }
     }
 }

@@ -27,6 +27,7 @@ async fn fixture(backend: storage::Backend) -> Fixture {
     let mut config = AppConfig::from_env().expect("config");
     config.output_dir = output_dir.display().to_string();
     config.url_signing_secret = Some("test-secret".into());
+    config.job_isolation = service::IsolationMode::Inline;
     let service = config.build_service_on(db.db.clone()).expect("service");
     let name = storage::new_id("acct");
     service.create_account(&name, false).await.expect("account");
@@ -144,6 +145,7 @@ async fn postgres_notifications_wake_workers_of_other_processes() {
     let mut config = AppConfig::from_env().expect("config");
     config.output_dir = f.output_dir.display().to_string();
     config.url_signing_secret = Some("test-secret".into());
+    config.job_isolation = service::IsolationMode::Inline;
     let other_db = storage::Database::connect(&f._db.url, 4).expect("second pool");
     let other = config.build_service_on(other_db).expect("second service");
     let mut lazy = worker_config(Duration::from_secs(30), Duration::from_secs(5));

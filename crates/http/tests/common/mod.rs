@@ -56,6 +56,8 @@ impl TestServer {
         config.worker_concurrency = options.worker_concurrency;
         config.worker_poll = Duration::from_millis(100);
         config.sync_recipe_wait = options.sync_recipe_wait;
+        // A test binary cannot be started as a job process; the binaries' own tests run those.
+        config.job_isolation = service::IsolationMode::Inline;
         let service = config.build_service_on(db.db.clone()).expect("service");
         let server = http_api::serve(service.clone(), listener, 2).expect("serve");
         let handle = server.handle();

@@ -153,10 +153,12 @@ fn check_listing(listing: &mut Listing, policy: Policy, findings: &mut Vec<Findi
 /// that cannot be fetched or decoded fails the kit (HTTP 502), unbilled.
 pub async fn run(engines: &Engines, job: &ListingKitJob) -> Result<RecipeOutput, RecipeError> {
     let unusable = |field: String| move |e: engines::FetchError| RecipeError::Failed(format!("{field}: {e}"));
-    let mut fetched = Vec::with_capacity(job.photos.len());
+    // One photo is fetched and decoded at a time, so memory holds one at full size.
+    let mut photos = photos::Photos::default();
     for (i, photo) in job.photos.iter().enumerate() {
         let field = format!("photos[{i}]");
-        fetched.push(engines.fetcher().fetch(&field, &photo.url).await.map_err(unusable(field))?);
+        let bytes = engines.fetcher().fetch(&field, &photo.url).await.map_err(unusable(field))?;
+        photos = blocking(move || photos.add(bytes).map(|()| photos)).await?;
     }
     let logo = match &job.brand.logo_url {
         Some(url) => {
@@ -166,12 +168,11 @@ pub async fn run(engines: &Engines, job: &ListingKitJob) -> Result<RecipeOutput,
         None => None,
     };
     let job = job.clone();
-    blocking(move || make(&job, fetched, logo)).await
+    blocking(move || make(&job, photos, logo)).await
 }
 
-/// The CPU-bound part: decode, lay out, render.
-fn make(job: &ListingKitJob, fetched: Vec<Vec<u8>>, logo: Option<Vec<u8>>) -> Result<RecipeOutput, RecipeError> {
-    let mut photos = photos::Photos::decode(fetched)?;
+/// The CPU-bound part: lay out, render.
+fn make(job: &ListingKitJob, mut photos: photos::Photos, logo: Option<Vec<u8>>) -> Result<RecipeOutput, RecipeError> {
     let logo = logo.map(|bytes| prepare_logo(&bytes)).transpose()?;
     let staged = job.photos.iter().any(|p| p.staged);
     let mut findings = job.findings.clone();

@@ -35,24 +35,22 @@ pub trait PhotoSlots {
 }
 
 /// The decoded photos.
+#[derive(Default)]
 pub struct Photos {
     images: Vec<RgbImage>,
     failure: Option<String>,
 }
 
 impl Photos {
-    /// Decodes `fetched` (the first is the hero), reducing each before the next is read; the
-    /// error names the photo.
-    pub fn decode(fetched: Vec<Vec<u8>>) -> Result<Photos, RecipeError> {
-        let mut images = Vec::with_capacity(fetched.len());
-        for (i, bytes) in fetched.into_iter().enumerate() {
-            let image = media::codecs::decode_image(&bytes)
-                .map_err(|e| RecipeError::Failed(format!("photos[{i}]: not a usable PNG or JPEG image ({e})")))?
-                .to_rgb8();
-            drop(bytes);
-            images.push(reduce(image, if i == 0 { HERO_NEEDS } else { OTHER_NEEDS }));
-        }
-        Ok(Photos { images, failure: None })
+    /// Decodes the next photo (the first is the hero) and keeps it reduced to what the pieces can
+    /// use, so memory holds one full-size photo at a time; the error names the photo.
+    pub fn add(&mut self, bytes: Vec<u8>) -> Result<(), RecipeError> {
+        let i = self.images.len();
+        let image = media::codecs::decode_image(&bytes)
+            .map_err(|e| RecipeError::Failed(format!("photos[{i}]: not a usable PNG or JPEG image ({e})")))?;
+        drop(bytes);
+        self.images.push(reduce(image.into_rgb8(), if i == 0 { HERO_NEEDS } else { OTHER_NEEDS }));
+        Ok(())
     }
 
     /// An encoding failure met while placing, if any.
@@ -101,7 +99,9 @@ fn reduce(image: RgbImage, needs: (u32, u32)) -> RgbImage {
     }
     let w = (f64::from(image.width()) * scale).round().max(1.0) as u32;
     let h = (f64::from(image.height()) * scale).round().max(1.0) as u32;
-    image::imageops::resize(&image, w, h, FilterType::Triangle)
+    // Area averaging straight into the small picture: a filtered resize would first hold a
+    // floating-point copy as wide as the original (170 MB for a 40-megapixel photo).
+    image::imageops::thumbnail(&image, w, h)
 }
 
 #[cfg(test)]

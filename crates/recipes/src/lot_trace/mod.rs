@@ -132,7 +132,7 @@ pub async fn run(engines: &Engines, job: &LotTraceJob) -> Result<RecipeOutput, R
     let bytes = engines.fetcher().fetch("image_url", &job.image_url).await?;
     let job = job.clone();
     blocking(move || {
-        let photo = decode_image(&bytes, "image_url")?.to_rgb8();
+        let photo = decode_image(&bytes, "image_url")?.into_rgb8();
         let (width, height) = photo.dimensions();
         let frame = job.scale.frame(width, height);
         let parcel = measure::place(&job.boundary, &frame)

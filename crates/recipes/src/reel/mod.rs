@@ -196,7 +196,7 @@ fn make(
     let mut crops = Vec::with_capacity(photos.len());
     for (i, bytes) in photos.into_iter().enumerate() {
         // One decoded photo at a time: each is reduced to reel size before the next is read.
-        let photo = decode_image(&bytes, &format!("photos[{i}]"))?.to_rgb8();
+        let photo = decode_image(&bytes, &format!("photos[{i}]"))?.into_rgb8();
         drop(bytes);
         let motion = framing::plan(&photo, aspect, i % 2 == 1);
         crops.push(

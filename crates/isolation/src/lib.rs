@@ -1,0 +1,435 @@
+//! Runs a piece of work in a child process that the operating system holds to a memory limit
+//! (`RLIMIT_AS`) and that is killed at a wall-clock deadline, and reports how it ended: its exit,
+//! its output, the tail of its error stream and its peak resident memory.
+//!
+//! A child that runs past its deadline, writes more output than allowed, or is cancelled (its
+//! future dropped) is killed with `SIGKILL`, with every process it started (it leads its own
+//! process group); it also dies with the thread that started it
+//! (`PR_SET_PDEATHSIG`), so a parent that is killed leaves no work behind. Linux only.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// What a child may use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Address-space limit (`RLIMIT_AS`) in bytes; `None` leaves the inherited limit.
+    pub memory_bytes: Option<u64>,
+    /// Wall-clock time after which the child is killed.
+    pub deadline: Duration,
+    /// Most bytes read from the child's standard output; beyond it the child is killed.
+    pub max_output_bytes: usize,
+}
+
+/// How a child ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited with this status code.
+    Exited(i32),
+    /// A signal it did not ask for ended it (a crash, or a kill from outside).
+    Signalled(i32),
+    /// It ran past [`Limits::deadline`] and was killed.
+    DeadlineExceeded,
+    /// It wrote more than [`Limits::max_output_bytes`] and was killed.
+    OutputTooLarge,
+    /// Its run was cancelled and it was killed.
+    Cancelled,
+}
+
+/// A finished child.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// How it ended.
+    pub ending: Ending,
+    /// Its standard output (complete only when it exited).
+    pub stdout: Vec<u8>,
+    /// The last [`STDERR_TAIL_BYTES`] of its error stream.
+    pub stderr_tail: String,
+    /// Its peak resident memory, kibibytes (`ru_maxrss`).
+    pub peak_rss_kib: u64,
+    /// Wall-clock time from start to end.
+    pub elapsed: Duration,
+}
+
+/// How much of a child's error stream is kept.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+impl Finished {
+    /// Whether the child died because an allocation failed under its memory limit: the Rust
+    /// runtime aborts with "memory allocation of N bytes failed".
+    pub fn ran_out_of_memory(&self) -> bool {
+        self.ending == Ending::Signalled(libc::SIGABRT) && self.stderr_tail.contains("memory allocation of")
+    }
+
+    /// A short description of the ending for messages and logs.
+    pub fn describe(&self) -> String {
+        match self.ending {
+            Ending::Exited(code) => format!("exited with status {code}"),
+            Ending::Signalled(signal) => format!("killed by signal {signal} ({})", signal_name(signal)),
+            Ending::DeadlineExceeded => "killed at its deadline".into(),
+            Ending::OutputTooLarge => "killed for writing too much output".into(),
+            Ending::Cancelled => "cancelled".into(),
+        }
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        _ => "signal",
+    }
+}
+
+/// A child could not be started or watched.
+#[derive(Debug, thiserror::Error)]
+pub enum IsolationError {
+    /// The program could not be started.
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Waiting for the child failed.
+    #[error("cannot wait for the child process: {0}")]
+    Wait(std::io::Error),
+    /// The thread running the child was lost.
+    #[error("the thread watching the child process stopped: {0}")]
+    Watcher(String),
+}
+
+/// Why the watched child was killed, if it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KillReason {
+    Deadline,
+    Output,
+    Cancel,
+}
+
+/// Shared between the thread waiting for the child and whoever may kill it. Once `reaped` is set
+/// the pid may belong to another process, so nothing signals it any more.
+#[derive(Default)]
+struct Watch {
+    state: Mutex<WatchState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct WatchState {
+    pid: Option<libc::pid_t>,
+    exited: bool,
+    killed: Option<KillReason>,
+    cancelled: bool,
+}
+
+impl Watch {
+    fn lock(&self) -> std::sync::MutexGuard<'_, WatchState> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Kills the child unless it has already exited; the first reason is the one reported.
+    fn kill(&self, reason: KillReason) {
+        let mut state = self.lock();
+        if reason == KillReason::Cancel {
+            state.cancelled = true;
+        }
+        if let (Some(pid), false) = (state.pid, state.exited) {
+            kill_group(pid);
+            state.killed.get_or_insert(reason);
+        }
+        self.changed.notify_all();
+    }
+}
+
+/// Runs `command` with `input` on its standard input under `limits`, on a blocking thread; dropping
+/// the returned future kills the child.
+pub async fn run(command: Command, input: Vec<u8>, limits: Limits) -> Result<Finished, IsolationError> {
+    let watch = Arc::new(Watch::default());
+    let guard = CancelOnDrop(watch.clone());
+    let result = tokio::task::spawn_blocking(move || run_blocking(command, &input, &limits, &watch))
+        .await
+        .map_err(|e| IsolationError::Watcher(e.to_string()))?;
+    drop(guard);
+    result
+}
+
+struct CancelOnDrop(Arc<Watch>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.kill(KillReason::Cancel);
+    }
+}
+
+fn run_blocking(
+    mut command: Command,
+    input: &[u8],
+    limits: &Limits,
+    watch: &Arc<Watch>,
+) -> Result<Finished, IsolationError> {
+    let started = Instant::now();
+    let memory = limits.memory_bytes;
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // SAFETY: only async-signal-safe calls (setpgid, setrlimit, prctl, getppid) run between fork and exec.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        let parent = libc::getpid();
+        command.pre_exec(move || confine_self(memory, parent));
+    }
+    if watch.lock().cancelled {
+        return Err(IsolationError::Watcher("cancelled before start".into()));
+    }
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command.spawn().map_err(|source| IsolationError::Spawn { program, source })?;
+    let pid = child.id() as libc::pid_t;
+    {
+        let mut state = watch.lock();
+        state.pid = Some(pid);
+        if state.cancelled {
+            drop(state);
+            watch.kill(KillReason::Cancel);
+        }
+    }
+    let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    std::thread::scope(|scope| {
+        let input_writer = scope.spawn(move || {
+            if let Some(mut stdin) = stdin {
+                // A child that stops reading (it crashed) closes the pipe: not our error.
+                let _ = stdin.write_all(input);
+            }
+        });
+        let output_reader = scope.spawn(move || read_capped(stdout, limits.max_output_bytes, watch));
+        let error_reader = scope.spawn(move || read_tail(stderr));
+        let deadline_watcher = scope.spawn(move || watch_deadline(watch, started + limits.deadline));
+        let waited = wait_and_reap(pid, watch);
+        let _ = input_writer.join();
+        let stdout = output_reader.join().unwrap_or_default();
+        let stderr_tail = error_reader.join().unwrap_or_default();
+        let _ = deadline_watcher.join();
+        let (status, peak_rss_kib) = waited?;
+        let killed = watch.lock().killed;
+        let ending = match killed {
+            Some(KillReason::Deadline) => Ending::DeadlineExceeded,
+            Some(KillReason::Output) => Ending::OutputTooLarge,
+            Some(KillReason::Cancel) => Ending::Cancelled,
+            None if libc::WIFSIGNALED(status) => Ending::Signalled(libc::WTERMSIG(status)),
+            None => Ending::Exited(libc::WEXITSTATUS(status)),
+        };
+        Ok(Finished { ending, stdout, stderr_tail, peak_rss_kib, elapsed: started.elapsed() })
+    })
+}
+
+/// In the child, before `exec`: its own process group, the memory limit, no core files, and death
+/// with the parent thread.
+fn confine_self(memory: Option<u64>, parent: libc::pid_t) -> std::io::Result<()> {
+    let set = |resource, value: u64| {
+        let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
+        // SAFETY: plain system call on a valid struct.
+        if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // SAFETY: plain system call.
+    if unsafe { libc::setpgid(0, 0) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if let Some(bytes) = memory {
+        set(libc::RLIMIT_AS, bytes)?;
+    }
+    set(libc::RLIMIT_CORE, 0)?;
+    // SAFETY: plain system calls.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // The parent may have gone between fork and prctl.
+        if libc::getppid() != parent {
+            libc::_exit(1);
+        }
+    }
+    Ok(())
+}
+
+/// Kills the child's process group (the child and whatever it started).
+fn kill_group(pid: libc::pid_t) {
+    // SAFETY: `pid` is our unreaped child and leads its own group, so the group id is ours.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
+}
+
+/// Waits for the child to exit without reaping it, marks it exited (so nothing signals its pid
+/// any more), then reaps it with its resource usage.
+fn wait_and_reap(pid: libc::pid_t, watch: &Watch) -> Result<(i32, u64), IsolationError> {
+    loop {
+        // SAFETY: zeroed siginfo is a valid out-parameter.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waiting on our own child.
+        let rc = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if rc == 0 {
+            break;
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(IsolationError::Wait(error));
+        }
+    }
+    {
+        let mut state = watch.lock();
+        // Whatever the child left running (a helper it started) goes with it, so no pipe stays
+        // open; the group's id is still reserved by the unreaped child.
+        kill_group(pid);
+        state.exited = true;
+    }
+    watch.changed.notify_all();
+    let mut status = 0;
+    // SAFETY: zeroed rusage is a valid out-parameter.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: reaping our own exited child.
+        let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if rc == pid {
+            return Ok((status, u64::try_from(usage.ru_maxrss).unwrap_or(0)));
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(IsolationError::Wait(error));
+        }
+    }
+}
+
+fn watch_deadline(watch: &Watch, deadline: Instant) {
+    let mut state = watch.lock();
+    while !state.exited {
+        let now = Instant::now();
+        if now >= deadline {
+            drop(state);
+            watch.kill(KillReason::Deadline);
+            return;
+        }
+        state = watch.changed.wait_timeout(state, deadline - now).unwrap_or_else(std::sync::PoisonError::into_inner).0;
+    }
+}
+
+fn read_capped(stdout: Option<std::process::ChildStdout>, max: usize, watch: &Watch) -> Vec<u8> {
+    let Some(stdout) = stdout else { return Vec::new() };
+    let mut out = Vec::new();
+    // One byte more than allowed tells an overflow from an exact fit.
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    let mut capped = stdout.take(limit);
+    if capped.read_to_end(&mut out).is_ok() && out.len() > max {
+        watch.kill(KillReason::Output);
+        out.truncate(max);
+        // Drain nothing more: the child is being killed and its pipe closes with it.
+    }
+    out
+}
+
+fn read_tail(stderr: Option<std::process::ChildStderr>) -> String {
+    let Some(mut stderr) = stderr else { return String::new() };
+    let mut tail: Vec<u8> = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while let Ok(n @ 1..) = stderr.read(&mut buffer) {
+        tail.extend_from_slice(&buffer[..n]);
+        if tail.len() > 2 * STDERR_TAIL_BYTES {
+            tail.drain(..tail.len() - STDERR_TAIL_BYTES);
+        }
+    }
+    if tail.len() > STDERR_TAIL_BYTES {
+        tail.drain(..tail.len() - STDERR_TAIL_BYTES);
+    }
+    String::from_utf8_lossy(&tail).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(script: &str) -> Command {
+        let mut command = Command::new("/bin/sh");
+        command.arg("-c").arg(script);
+        command
+    }
+
+    fn limits(deadline_ms: u64) -> Limits {
+        Limits { memory_bytes: None, deadline: Duration::from_millis(deadline_ms), max_output_bytes: 1024 }
+    }
+
+    #[tokio::test]
+    async fn output_input_and_exit_status_pass_through() {
+        let done = run(shell("cat; echo oops >&2; exit 3"), b"hello".to_vec(), limits(10_000)).await.unwrap();
+        assert_eq!(done.ending, Ending::Exited(3));
+        assert_eq!(done.stdout, b"hello");
+        assert_eq!(done.stderr_tail.trim(), "oops");
+        assert!(done.peak_rss_kib > 0);
+    }
+
+    #[tokio::test]
+    async fn a_child_past_its_deadline_is_killed() {
+        let done = run(shell("sleep 30"), Vec::new(), limits(300)).await.unwrap();
+        assert_eq!(done.ending, Ending::DeadlineExceeded);
+        assert!(done.elapsed < Duration::from_secs(10), "{:?}", done.elapsed);
+    }
+
+    #[tokio::test]
+    async fn too_much_output_kills_the_child() {
+        let done = run(shell("yes"), Vec::new(), limits(10_000)).await.unwrap();
+        assert_eq!(done.ending, Ending::OutputTooLarge);
+        assert_eq!(done.stdout.len(), 1024);
+    }
+
+    #[tokio::test]
+    async fn a_signal_from_outside_is_a_crash() {
+        let done = run(shell("kill -SEGV $$"), Vec::new(), limits(10_000)).await.unwrap();
+        assert_eq!(done.ending, Ending::Signalled(libc::SIGSEGV));
+        assert!(done.describe().contains("SIGSEGV"));
+    }
+
+    /// Not a test on its own: the child of `the_memory_limit_is_the_operating_systems`, which
+    /// re-runs this test binary with `ISOLATION_PROBE_MB` set.
+    #[test]
+    fn allocation_probe() {
+        if let Some(mb) = std::env::var("ISOLATION_PROBE_MB").ok().and_then(|v| v.parse::<usize>().ok()) {
+            let block = vec![1u8; mb << 20];
+            println!("allocated {}", block.iter().map(|&b| usize::from(b)).sum::<usize>() >> 20);
+        }
+    }
+
+    fn probe(mb: usize) -> Command {
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.args(["tests::allocation_probe", "--exact", "--nocapture", "--test-threads=1"]);
+        command.env("ISOLATION_PROBE_MB", mb.to_string());
+        command
+    }
+
+    #[tokio::test]
+    async fn the_memory_limit_is_the_operating_systems() {
+        let limits = Limits { memory_bytes: Some(256 << 20), max_output_bytes: 1 << 20, ..limits(60_000) };
+        let small = run(probe(16), Vec::new(), limits.clone()).await.unwrap();
+        assert_eq!(small.ending, Ending::Exited(0), "{small:?}");
+        assert!(String::from_utf8_lossy(&small.stdout).contains("allocated 16"), "{small:?}");
+        assert!(!small.ran_out_of_memory());
+
+        let large = run(probe(1024), Vec::new(), limits).await.unwrap();
+        assert!(large.ran_out_of_memory(), "{large:?}");
+        assert!(!String::from_utf8_lossy(&large.stdout).contains("allocated"), "{large:?}");
+    }
+
+    #[tokio::test]
+    async fn dropping_the_run_kills_the_child() {
+        let marker = std::env::temp_dir().join(format!("isolation-cancel-{}", std::process::id()));
+        let script = format!("sleep 2; touch {}", marker.display());
+        let running = run(shell(&script), Vec::new(), limits(60_000));
+        assert!(tokio::time::timeout(Duration::from_millis(300), running).await.is_err());
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        assert!(!marker.exists(), "the child outlived its cancelled run");
+    }
+}
