@@ -188,8 +188,7 @@ fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
     let wanted =
         ((seconds * f64::from(VIDEO_FPS)).round() as usize).clamp(1, MAX_LIP_SYNC_SECS as usize * VIDEO_FPS as usize);
 
-    let mut encoder: Option<video::VideoEncoder> = None;
-    let mut size = (0, 0);
+    let mut encoder = SizedEncoder::new(lip_sync_size);
     let mut pushed = 0usize;
     let mut cache: Option<Vec<RgbImage>> = Some(Vec::new());
     let mut cached_bytes = 0usize;
@@ -199,24 +198,13 @@ fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
         match (&cache, first_pass) {
             (Some(frames), false) => {
                 for frame in frames.iter().cycle().take(wanted - pushed) {
-                    encoder.as_mut().map(|e| e.push(frame)).transpose()?;
+                    encoder.push_sized(frame)?;
                     pushed += 1;
                 }
             }
             _ => {
                 video::for_each_frame(video, |frame| {
-                    if encoder.is_none() {
-                        size = lip_sync_size(frame.width(), frame.height());
-                        encoder = Some(video::VideoEncoder::new(size.0, size.1, VIDEO_FPS)?);
-                    }
-                    let frame = if frame.dimensions() == size {
-                        frame
-                    } else {
-                        image::imageops::resize(&frame, size.0, size.1, image::imageops::FilterType::Triangle)
-                    };
-                    if let Some(encoder) = encoder.as_mut() {
-                        encoder.push(&frame)?;
-                    }
+                    let frame = encoder.push(frame)?;
                     pushed += 1;
                     if first_pass {
                         cached_bytes += frame.as_raw().len();
@@ -238,17 +226,16 @@ fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
             return Err(EngineError::InvalidInput("video_url: video has no frames".into()));
         }
     }
-    let encoder = encoder.ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
     let duration = wanted as f64 / f64::from(VIDEO_FPS);
     // The muxed track is as long as the pictures: the speech, cut or padded with silence.
     let mux_rate =
         if [48_000, 44_100, 32_000, 24_000, 22_050, 16_000].contains(&rate) { rate } else { MUX_SAMPLE_RATE };
     let mut track = audio::resample_linear(&samples, rate, mux_rate);
     track.resize((duration * f64::from(mux_rate)).round() as usize, 0.0);
-    let mp4 = encoder.finish(Some(media::aac::encode(&track, mux_rate)?))?;
+    let (mp4, (width, height)) = encoder.finish(Some(media::aac::encode(&track, mux_rate)?))?;
     let millis = (duration * 1000.0).round() as u64;
     let files = vec![
-        OutputFile::video(mp4, size.0, size.1, duration),
+        OutputFile::video(mp4, width, height, duration),
         OutputFile::audio(audio::encode_wav(&samples, rate)?, seconds),
     ];
     Ok(EngineOutput { files, produced: Produced { millis, ..Default::default() }, sandbox: true })
@@ -325,42 +312,81 @@ fn stream_video(
     sandbox: bool,
     mut edit: impl FnMut(RgbImage) -> Result<RgbImage, EngineError>,
 ) -> Result<EngineOutput, EngineError> {
-    let mut encoder: Option<video::VideoEncoder> = None;
-    let mut size = (0, 0);
+    let mut encoder = SizedEncoder::new(|width, height| (even(width), even(height)));
     let mut failure: Option<EngineError> = None;
-    let mut count = 0u32;
-    video::for_each_frame(video, |frame| {
-        let edited = match edit(frame) {
-            Ok(edited) => edited,
-            Err(e) => {
-                failure = Some(e);
-                return Ok(false);
-            }
-        };
-        if encoder.is_none() {
-            size = (even(edited.width()), even(edited.height()));
-            encoder = Some(video::VideoEncoder::new(size.0, size.1, VIDEO_FPS)?);
+    video::for_each_frame(video, |frame| match edit(frame) {
+        Ok(edited) => {
+            encoder.push(edited)?;
+            Ok(encoder.frames() < u64::from(video::MAX_DECODE_FRAMES))
         }
-        // H.264 in 4:2:0 needs even sides; a decoded input may have odd ones.
-        let edited = if edited.dimensions() == size {
-            edited
-        } else {
-            image::imageops::resize(&edited, size.0, size.1, image::imageops::FilterType::Triangle)
-        };
-        if let Some(encoder) = encoder.as_mut() {
-            encoder.push(&edited)?;
+        Err(e) => {
+            failure = Some(e);
+            Ok(false)
         }
-        count += 1;
-        Ok(count < video::MAX_DECODE_FRAMES)
     })?;
     if let Some(failure) = failure {
         return Err(failure);
     }
-    let encoder = encoder.ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
-    let bytes = encoder.finish(None)?;
-    let millis = u64::from(count) * 1000 / u64::from(VIDEO_FPS);
-    let file = OutputFile::video(bytes, size.0, size.1, millis as f64 / 1000.0);
+    let frames = encoder.frames();
+    let (bytes, (width, height)) = encoder.finish(None)?;
+    let millis = frames * 1000 / u64::from(VIDEO_FPS);
+    let file = OutputFile::video(bytes, width, height, millis as f64 / 1000.0);
     Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
+}
+
+/// An H.264 encoder opened at the size its first frame picks; later frames are scaled to that
+/// size (4:2:0 needs even sides, and a decoded clip's frames may not have them).
+struct SizedEncoder {
+    size_for: fn(u32, u32) -> (u32, u32),
+    opened: Option<(video::VideoEncoder, (u32, u32))>,
+    frames: u64,
+}
+
+impl SizedEncoder {
+    /// An encoder whose size `size_for` picks from the first frame's.
+    fn new(size_for: fn(u32, u32) -> (u32, u32)) -> SizedEncoder {
+        SizedEncoder { size_for, opened: None, frames: 0 }
+    }
+
+    /// Encodes `frame`, scaled to the encoder's size when it differs; returns it as encoded.
+    fn push(&mut self, frame: RgbImage) -> Result<RgbImage, MediaError> {
+        let size = match &self.opened {
+            Some((_, size)) => *size,
+            None => {
+                let size = (self.size_for)(frame.width(), frame.height());
+                self.opened = Some((video::VideoEncoder::new(size.0, size.1, VIDEO_FPS)?, size));
+                size
+            }
+        };
+        let frame = if frame.dimensions() == size {
+            frame
+        } else {
+            image::imageops::resize(&frame, size.0, size.1, image::imageops::FilterType::Triangle)
+        };
+        self.push_sized(&frame)?;
+        Ok(frame)
+    }
+
+    /// Encodes a frame already at the encoder's size (one [`SizedEncoder::push`] returned).
+    fn push_sized(&mut self, frame: &RgbImage) -> Result<(), MediaError> {
+        if let Some((encoder, _)) = self.opened.as_mut() {
+            encoder.push(frame)?;
+            self.frames += 1;
+        }
+        Ok(())
+    }
+
+    /// Frames encoded so far.
+    fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// The MP4 with `audio` muxed in, and its size; an encoder that saw no frame is an input error.
+    fn finish(self, audio: Option<media::aac::AacTrack>) -> Result<(Vec<u8>, (u32, u32)), EngineError> {
+        let (encoder, size) =
+            self.opened.ok_or_else(|| EngineError::InvalidInput("video_url: video has no frames".into()))?;
+        Ok((encoder.finish(audio)?, size))
+    }
 }
 
 /// Encodes frames of even size as they are rendered: memory holds one picture, whatever the

@@ -9,6 +9,7 @@
 //! step, called by a worker through [`run`], that fetches the inputs and produces the files and
 //! the structured result.
 
+pub mod colour;
 pub mod listing;
 pub mod listing_enhance;
 pub mod listing_kit;

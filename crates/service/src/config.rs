@@ -323,11 +323,10 @@ impl AppConfig {
             job_memory_limit_mb: src.parse("JOB_MEMORY_LIMIT_MB", 512, "a whole number of MiB")?,
             job_deadlines: match src.string("JOB_DEADLINES") {
                 None => Deadlines::default(),
-                Some(value) => Deadlines::with_overrides(&value).map_err(|_| ConfigError::Invalid {
-                    name: "JOB_DEADLINES",
-                    value,
-                    expected: "NAME=SECONDS pairs separated by commas, each NAME an engine family or a recipe",
-                })?,
+                // The reason names the pair at fault (an unknown name lists the known ones).
+                Some(value) => {
+                    Deadlines::with_overrides(&value).map_err(|e| ConfigError::Setup(format!("JOB_DEADLINES: {e}")))?
+                }
             },
             job_crash_limit: src.parse("JOB_CRASH_LIMIT", 2, "a positive whole number")?,
             database_url,
@@ -514,10 +513,17 @@ mod tests {
             (vec![("WORKER_CONCURRENCY", "0")], "WORKER_CONCURRENCY"),
             (vec![("WORKER_MAX_ATTEMPTS", "0")], "WORKER_MAX_ATTEMPTS"),
             (vec![("DATABASE_POOL_SIZE", "0")], "DATABASE_POOL_SIZE"),
+            (vec![("JOB_ISOLATION", "sandbox")], "JOB_ISOLATION"),
+            (vec![("JOB_MEMORY_LIMIT_MB", "16")], "JOB_MEMORY_LIMIT_MB"),
+            (vec![("JOB_CRASH_LIMIT", "0")], "JOB_CRASH_LIMIT"),
+            (vec![("JOB_DEADLINES", "vidoe_upscaling=30")], "JOB_DEADLINES: \"vidoe_upscaling\" is not a kind of work"),
         ] {
             let err = config("", &env).unwrap_err().to_string();
             assert!(err.starts_with(variable), "{env:?}: {err}");
         }
         assert!(config("", &[("WORKER_HEARTBEAT_SECS", "5"), ("WORKER_LEASE_SECS", "6")]).is_ok());
+        let jobs = config("", &[("JOB_ISOLATION", "inline"), ("JOB_DEADLINES", "reel=60")]).unwrap();
+        assert_eq!(jobs.job_isolation, IsolationMode::Inline);
+        assert_eq!(jobs.job_deadlines.of("reel"), Duration::from_secs(60));
     }
 }

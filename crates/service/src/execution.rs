@@ -92,6 +92,11 @@ impl JobFailure {
     pub(crate) fn input(message: String) -> JobFailure {
         JobFailure { message, kind: FailureKind::Input }
     }
+
+    /// The job of kind `work` ran past its `deadline`.
+    pub(crate) fn past_deadline(work: &str, deadline: std::time::Duration) -> JobFailure {
+        JobFailure::job(format!("the job ran past its deadline ({work}: {} s) and was stopped", deadline.as_secs()))
+    }
 }
 
 /// How running a claimed job ended.
@@ -210,10 +215,7 @@ impl Service {
             JobIsolation::InProcess => {
                 match tokio::time::timeout(deadline, produce_here(self.engines(), &job, price)).await {
                     Ok(outcome) => Ok(outcome),
-                    Err(_) => Ok(Err(JobFailure::job(format!(
-                        "the job ran past its deadline ({work}: {} s) and was stopped",
-                        deadline.as_secs()
-                    )))),
+                    Err(_) => Ok(Err(JobFailure::past_deadline(work, deadline))),
                 }
             }
         }

@@ -285,12 +285,7 @@ pub(crate) async fn produce_in_child(
                 Ok(outcome) => return Ok(outcome),
                 Err(e) => format!("its reply was unreadable ({e})"),
             },
-            Ending::DeadlineExceeded => {
-                return failed(format!(
-                    "the job ran past its deadline ({work}: {} s) and was stopped",
-                    deadline.as_secs()
-                ));
-            }
+            Ending::DeadlineExceeded => return Ok(Err(JobFailure::past_deadline(work, deadline))),
             _ if done.ran_out_of_memory() => {
                 return failed(format!(
                     "the job needed more than its memory limit of {} MB and was stopped",

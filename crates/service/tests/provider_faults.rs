@@ -1,12 +1,12 @@
 //! Faults a real local engine cannot show, from a mocked provider: over-reported usage, an empty
 //! result, a failure. Money must stay right in each: never more than the quote, nothing for
-//! nothing, nothing on failure.
+//! nothing, nothing on failure; and a job that hangs is failed at its deadline, its hold released.
 
 use domain::{GenerateRequest, Usd};
 use engines::{
     Catalog, EngineError, EngineOutput, Engines, FetchPolicy, InputFetcher, MockProvider, OutputFile, OutputStore,
 };
-use service::{JobIsolation, JobOutcome, Service, ServiceConfig, UrlSigner};
+use service::{Deadlines, JobIsolation, JobOutcome, Service, ServiceConfig, UrlSigner};
 use std::sync::Arc;
 use storage::test_support::TestDatabase;
 
@@ -24,6 +24,10 @@ impl Drop for Fixture {
 }
 
 async fn fixture(provider: MockProvider) -> Fixture {
+    fixture_with(provider, Default::default()).await
+}
+
+async fn fixture_with(provider: MockProvider, deadlines: Deadlines) -> Fixture {
     let db = TestDatabase::sqlite().expect("database");
     let dir = std::env::temp_dir().join(storage::new_id("provider-faults"));
     let engines = Engines::with_provider(
@@ -38,7 +42,7 @@ async fn fixture(provider: MockProvider) -> Fixture {
         sync_recipe_wait: std::time::Duration::from_secs(60),
         fair_housing: Default::default(),
         isolation: JobIsolation::InProcess,
-        deadlines: Default::default(),
+        deadlines,
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);
@@ -114,4 +118,26 @@ async fn a_provider_failure_is_reported_and_costs_nothing() {
     assert_eq!((usage.spent_usd, usage.held_usd), (Usd::ZERO, Usd::ZERO));
     let task = f.service.task(&f.caller, &record.id).await.unwrap();
     assert!(task.output.is_none() && task.cost_usd.is_none());
+}
+
+#[tokio::test]
+async fn a_hung_job_in_process_fails_at_its_deadline_and_costs_nothing() {
+    let mut provider = MockProvider::new();
+    provider.expect_run().times(1).returning(|_, _, _| {
+        Box::pin(async {
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+            Err(EngineError::Failed("never reached".into()))
+        })
+    });
+    let deadlines = Deadlines::with_overrides("image_generation=1").unwrap();
+    let f = fixture_with(provider, deadlines).await;
+    let started = std::time::Instant::now();
+    let (outcome, record) = run_one(&f).await;
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let message = "the job ran past its deadline (image_generation: 1 s) and was stopped";
+    assert_eq!(outcome, JobOutcome::Failed(message.into()));
+    assert_eq!(record.error.as_deref(), Some(message));
+    let usage = f.service.usage(&f.caller).await.unwrap();
+    assert_eq!((usage.spent_usd, usage.held_usd), (Usd::ZERO, Usd::ZERO));
+    assert!(f.service.verify_ledger().await.unwrap().is_empty());
 }

@@ -2,7 +2,7 @@
 //! 4.5:1, at least), the heading typeface and the logo.
 
 use super::canvas::Face;
-use crate::reel::layout::{contrast, parse_hex};
+use crate::colour::{contrast, parse_hex, text_on, AA, INK, MUTED, WHITE};
 use domain::listing_kit::{KitBrand, KitFont};
 use domain::ValidationError;
 use serde::{Deserialize, Serialize};
@@ -11,17 +11,6 @@ use serde::{Deserialize, Serialize};
 const DEFAULT_PRIMARY: [u8; 3] = [0x1f, 0x3a, 0x5f];
 /// The default second colour: a muted gold.
 const DEFAULT_ACCENT: [u8; 3] = [0xc8, 0xa2, 0x4a];
-/// White, and the black that reads on any colour white does not (WCAG AA, 4.5:1, is reached by
-/// one of the two on every background).
-pub const WHITE: [u8; 3] = [255, 255, 255];
-/// Body text on white.
-pub const INK: [u8; 3] = [0x1a, 0x1c, 0x20];
-/// Secondary text on white (7.6:1).
-pub const MUTED: [u8; 3] = [0x4a, 0x4f, 0x57];
-const BLACK: [u8; 3] = [0, 0, 0];
-/// WCAG AA for body text.
-pub const AA: f64 = 4.5;
-
 /// The checked brand, as the request gave it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BrandSpec {
@@ -108,17 +97,6 @@ impl Palette {
             ("body on white", contrast(INK, WHITE)),
             ("muted on white", contrast(MUTED, WHITE)),
         ]
-    }
-}
-
-/// White or black, whichever reads better on `background`; one of them always reaches 4.5:1.
-pub fn text_on(background: [u8; 3]) -> [u8; 3] {
-    if contrast(WHITE, background) >= contrast(BLACK, background) {
-        WHITE
-    } else if contrast(INK, background) >= AA {
-        INK
-    } else {
-        BLACK
     }
 }
 

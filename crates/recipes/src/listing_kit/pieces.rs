@@ -5,9 +5,10 @@
 //! Every template paints with the same [`Palette`] and faces, places photos cropped around their
 //! subject for its own slots, and records where each line of text went.
 
-use super::brand::{Palette, INK, MUTED, WHITE};
+use super::brand::Palette;
 use super::canvas::{wrap, Align, Canvas, Face, Rect, Style};
 use super::photos::{PhotoSlots, Placed};
+use crate::colour::{INK, MUTED, WHITE};
 use domain::listing_kit::Paper;
 use serde::Serialize;
 

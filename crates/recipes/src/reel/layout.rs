@@ -2,6 +2,7 @@
 //! photo, kept inside the platforms' safe zone (clear of the top 14%, the bottom 35% and 6% on
 //! each side, where the apps draw their own buttons and text), and the end card.
 
+use crate::colour::{self, contrast, relative_luminance};
 use media::text::{draw_text, font, paint, rounded_rect, TextStyle, Weight};
 use serde::Serialize;
 use tiny_skia::{Color, Pixmap, Rect, Transform};
@@ -275,33 +276,10 @@ fn lighten(v: u8) -> u8 {
     (f32::from(v) + (255.0 - f32::from(v)) * 0.12).round() as u8
 }
 
-/// WCAG relative luminance of an sRGB colour.
-pub fn relative_luminance(rgb: [u8; 3]) -> f64 {
-    let channel = |v: u8| {
-        let v = f64::from(v) / 255.0;
-        if v <= 0.040_45 {
-            v / 12.92
-        } else {
-            ((v + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    0.2126 * channel(rgb[0]) + 0.7152 * channel(rgb[1]) + 0.0722 * channel(rgb[2])
-}
-
-/// WCAG contrast ratio of two colours (1 to 21).
-pub fn contrast(a: [u8; 3], b: [u8; 3]) -> f64 {
-    let (la, lb) = (relative_luminance(a), relative_luminance(b));
-    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
-}
-
-/// White or near-black, whichever reads better on `background` (WCAG AA for large text at least).
+/// The text colour that reads on `background` (WCAG AA, 4.5:1), as the renderer paints it.
 pub fn text_color_on(background: [u8; 3]) -> Color {
-    const INK: [u8; 3] = [0x14, 0x16, 0x1a];
-    if contrast([255, 255, 255], background) >= contrast(INK, background) {
-        Color::WHITE
-    } else {
-        Color::from_rgba8(INK[0], INK[1], INK[2], 255)
-    }
+    let [r, g, b] = colour::text_on(background);
+    Color::from_rgba8(r, g, b, 255)
 }
 
 /// The accent colour when it reads on the dark plate, otherwise white.
@@ -311,16 +289,6 @@ fn readable_on_dark(accent: [u8; 3]) -> Color {
     } else {
         Color::WHITE
     }
-}
-
-/// Parses `#RRGGBB`.
-pub fn parse_hex(text: &str) -> Option<[u8; 3]> {
-    let hex = text.strip_prefix('#')?;
-    if hex.len() != 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
-    Some([byte(0)?, byte(2)?, byte(4)?])
 }
 
 #[cfg(test)]
@@ -374,13 +342,5 @@ mod tests {
             let rgb = [text.red(), text.green(), text.blue()].map(|c| (c * 255.0).round() as u8);
             assert!(contrast(rgb, primary) >= 4.5, "{primary:?}");
         }
-    }
-
-    #[test]
-    fn colours_parse_and_contrast_is_wcag() {
-        assert_eq!(parse_hex("#1F3a5f"), Some([0x1f, 0x3a, 0x5f]));
-        assert_eq!(parse_hex("1f3a5f"), None);
-        assert_eq!(parse_hex("#12345"), None);
-        assert!((contrast([255, 255, 255], [0, 0, 0]) - 21.0).abs() < 1e-9);
     }
 }

@@ -109,7 +109,7 @@ pub fn prepare(request: ReelRequest) -> Result<ReelJob, ValidationError> {
             [("primary", colors.primary, &mut brand.primary), ("accent", colors.accent, &mut brand.accent)]
         {
             if let Some(value) = value {
-                *slot = layout::parse_hex(&value).ok_or_else(|| {
+                *slot = crate::colour::parse_hex(&value).ok_or_else(|| {
                     ValidationError::new(format!("params.brand.{field}"), "expected a colour as #RRGGBB")
                 })?;
             }
