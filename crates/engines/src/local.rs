@@ -60,7 +60,7 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
                 )));
             }
             let mask = decode_input_image(inputs.mask.as_deref(), "params.mask_url")?.to_luma8();
-            images_output(job, vec![inpaint::inpaint(&image, &mask)?], false)
+            images_output(job, vec![inpaint::inpaint(image, &mask)?], false)
         }
         Family::ImageEditing => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;

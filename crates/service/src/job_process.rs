@@ -266,8 +266,9 @@ pub(crate) async fn produce_in_child(
     let mut crashes = 0;
     loop {
         let mut command = std::process::Command::new(&child.program);
-        // Two allocator arenas: each extra one reserves 64 MiB of the address-space limit.
-        command.args(&child.args).env("MALLOC_ARENA_MAX", "2");
+        // One allocator arena: each extra one reserves 64 MiB of the address-space limit, and a job
+        // runs its work on one thread at a time.
+        command.args(&child.args).env("MALLOC_ARENA_MAX", "1");
         let done = isolation::run(command, input.clone(), limits.clone())
             .await
             .map_err(|e| ServiceError::Internal(format!("job process: {e}")))?;
