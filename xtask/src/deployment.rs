@@ -46,6 +46,16 @@ impl Deployment {
     /// Starts `target/{profile}/api-server` (already built) on SQLite, or on a scratch PostgreSQL
     /// database, with `extra` environment on top of the scratch settings.
     pub fn start(profile: &str, postgres: bool, extra: &[(&str, String)]) -> Result<Deployment> {
+        Deployment::start_logged(profile, postgres, extra, None)
+    }
+
+    /// [`Deployment::start`] with the server's standard output and error written to `log`.
+    pub fn start_logged(
+        profile: &str,
+        postgres: bool,
+        extra: &[(&str, String)],
+        log: Option<&Path>,
+    ) -> Result<Deployment> {
         let scratch = std::env::temp_dir().join(format!("media-deployment-{}-{}", std::process::id(), unique()));
         std::fs::create_dir_all(&scratch)?;
         let (database_url, postgres_db) = if postgres {
@@ -83,8 +93,15 @@ impl Deployment {
         };
         deployment.admin(&["account", "create", "e2e", "--card-on-file"])?;
         deployment.key = deployment.admin(&["key", "create", "--account", "e2e", "--label", "e2e"])?;
-        deployment.server =
-            Some(deployment.command("api-server").stdout(Stdio::null()).spawn().context("starting api-server")?);
+        let mut server = deployment.command("api-server");
+        match log {
+            Some(path) => {
+                let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+                server.stdout(file.try_clone()?).stderr(file)
+            }
+            None => server.stdout(Stdio::null()),
+        };
+        deployment.server = Some(server.spawn().context("starting api-server")?);
         let started = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             if started.elapsed() > Duration::from_secs(30) {

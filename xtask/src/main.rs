@@ -1,6 +1,7 @@
-//! Project tasks: `cargo xtask ci | dev | bench | openapi`.
+//! Project tasks: `cargo xtask ci | dev | bench | openapi | contract | mcp-e2e | s3-e2e | console-e2e`.
 
 mod bench;
+mod console_e2e;
 mod contract;
 mod deployment;
 mod mcp_e2e;
@@ -12,10 +13,12 @@ use std::process::Command;
 const USAGE: &str = "usage: cargo xtask <command>
 
   ci        everything CI checks: rustfmt, clippy (warnings are errors), rustdoc (warnings are
-            errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e, s3-e2e and contract
+            errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e, s3-e2e, console-e2e
+            and contract
   contract  schemathesis with every check against the service's own OpenAPI document (part of ci)
   mcp-e2e   the MCP connector end to end with the official MCP Python SDK (part of ci)
   s3-e2e    outputs in an S3-compatible bucket, end to end (part of ci)
+  console-e2e  the developer console in headless Chromium (playwright-core), end to end (part of ci)
   dev       run the service locally (embedded SQLite, local files, in-process worker)
   bench     build release binaries, start a server and print throughput and latency figures
   openapi   print the OpenAPI 3.1 description";
@@ -28,6 +31,7 @@ fn main() -> Result<()> {
         Some("bench") => bench::run(&args[1..]),
         Some("mcp-e2e") => mcp_e2e::run(),
         Some("s3-e2e") => s3_e2e::run(),
+        Some("console-e2e") => console_e2e::run(),
         Some("contract") => contract::run(),
         Some("openapi") => run(cargo().args(["run", "--quiet", "--package", "api-server", "--", "openapi"])),
         _ => {
@@ -65,5 +69,6 @@ fn ci() -> Result<()> {
     }
     mcp_e2e::run()?;
     s3_e2e::run()?;
+    console_e2e::run()?;
     contract::run()
 }

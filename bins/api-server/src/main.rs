@@ -72,6 +72,15 @@ enum AccountCmd {
         /// Account name.
         name: String,
     },
+    /// Print an invite link that gives the account a developer-console login (valid 7 days,
+    /// used once). The link is a secret: send it to that person only.
+    Invite {
+        /// Account name.
+        name: String,
+        /// The email the login signs in with.
+        #[arg(long)]
+        email: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -216,6 +225,11 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
                     Usd::from_units(e.allowance_units)
                 );
             }
+        }
+        Admin::Account(AccountCmd::Invite { name, email }) => {
+            let link = service.invite(&name, &email).await?;
+            println!("invite for {email} to account {name} (valid 7 days, single use; send it to them only):");
+            println!("{link}");
         }
         Admin::Key(KeyCmd::Create { account, spend_cap, label }) => {
             let new_key = service.create_key(&account, spend_cap, label.as_deref()).await?;

@@ -10,6 +10,15 @@ pub fn secret_from_random(random: [u8; 32]) -> String {
     format!("{SECRET_PREFIX}{}", hex::encode(random))
 }
 
+/// Characters of a secret shown in listings: the prefix and 8 hex digits (32 bits), enough to tell
+/// keys apart and useless for guessing the rest.
+pub const DISPLAY_PREFIX_CHARS: usize = SECRET_PREFIX.len() + 8;
+
+/// The part of a secret that may be shown again after creation.
+pub fn display_prefix(secret: &str) -> String {
+    secret.chars().take(DISPLAY_PREFIX_CHARS).collect()
+}
+
 /// The stored form of a secret: SHA-256, hex encoded.
 ///
 /// Keys are looked up by this hash, so a comparison never runs over the secret itself and its
@@ -39,5 +48,6 @@ mod tests {
         assert!(!looks_like_secret("Bearer x"));
         assert_ne!(hash_secret(&a), hash_secret(&b));
         assert_eq!(hash_secret(&a).len(), 64);
+        assert_eq!(display_prefix(&a), "mgk_07070707");
     }
 }

@@ -48,6 +48,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::PaymentRequired(_) => StatusCode::PAYMENT_REQUIRED,
             ServiceError::NotFound(_) => StatusCode::NOT_FOUND,
             ServiceError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ServiceError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ServiceError::ProviderFailed(_) => StatusCode::BAD_GATEWAY,
             ServiceError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ServiceError::Internal(detail) => {
@@ -83,7 +84,15 @@ pub fn json_error_body<B: MessageBody + 'static>(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
-    if is_json {
+    // The console answers browsers with its own error pages.
+    let is_console_page = console::is_console_path(res.request().path())
+        && res
+            .response()
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/html"));
+    if is_json || is_console_page {
         return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
     }
     let status = res.status();

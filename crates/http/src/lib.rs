@@ -1,6 +1,7 @@
 //! The HTTP front end: the actix-web routes of the public API, bearer authentication, the one
 //! mapping of service errors to JSON error bodies, signed file downloads, the OpenAPI 3.1
-//! description generated from the code, and the transport of the MCP connector at `/api/mcp`.
+//! description generated from the code, the transport of the MCP connector at `/api/mcp`, and
+//! the developer console's pages at `/console` (crate `console`).
 //!
 //! Handlers only translate between HTTP and [`service::Service`]; no business rule lives here.
 
@@ -43,6 +44,7 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             // GET (the optional event stream) is not offered: 405 without asking for the key.
             .service(endpoint("/api/mcp", "POST", web::post().to(connector::post)))
             .service(endpoint("/files/{path:.+}", "GET", web::get().to(routes::download)))
+            .configure(console::configure)
             .default_service(web::to(routes::fallback));
     }
 }

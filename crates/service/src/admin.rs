@@ -2,7 +2,7 @@
 
 use crate::{Service, ServiceError};
 use domain::{keys, Usd};
-use storage::{Account, ApiKey, LedgerEntry, LedgerMismatch};
+use storage::{Account, ApiKey, LedgerEntry, LedgerMismatch, NewKeySecret};
 
 /// A freshly created key with its secret, which exists only in this value.
 #[derive(Clone, Debug)]
@@ -36,9 +36,29 @@ impl Service {
         spend_cap: Option<Usd>,
         label: Option<&str>,
     ) -> Result<NewKey, ServiceError> {
+        let name = account.to_string();
+        let account = self.db(move |db| db.account_by_name(&name)).await?;
+        self.issue_key(&account.id, label, spend_cap).await
+    }
+
+    /// Creates a key for the account `account_id`: a fresh secret, of which only the hash and
+    /// the display prefix are kept.
+    pub(crate) async fn issue_key(
+        &self,
+        account_id: &str,
+        label: Option<&str>,
+        spend_cap: Option<Usd>,
+    ) -> Result<NewKey, ServiceError> {
         let secret = keys::secret_from_random(rand::random());
-        let (account, hash, label) = (account.to_string(), keys::hash_secret(&secret), label.map(str::to_string));
-        let key = self.db(move |db| db.create_key(&account, &hash, label.as_deref(), spend_cap)).await?;
+        let (account_id, hash, prefix) =
+            (account_id.to_string(), keys::hash_secret(&secret), keys::display_prefix(&secret));
+        let label = label.map(str::to_string);
+        let key = self
+            .db(move |db| {
+                let stored = NewKeySecret { hash: &hash, prefix: Some(&prefix) };
+                db.create_account_key(&account_id, &stored, label.as_deref(), spend_cap)
+            })
+            .await?;
         Ok(NewKey { key, secret })
     }
 

@@ -94,6 +94,9 @@ pub struct AppConfig {
     /// `JOB_CRASH_LIMIT`: crashes of a job's process after which it fails as a poison job
     /// (default 2).
     pub job_crash_limit: u32,
+    /// `CONSOLE_SIGN_UP`: visitors may create accounts in the developer console (default true);
+    /// when false, accounts come from the operator CLI with invite links.
+    pub console_sign_up: bool,
 }
 
 /// Where jobs run (`JOB_ISOLATION`).
@@ -329,6 +332,7 @@ impl AppConfig {
                 }
             },
             job_crash_limit: src.parse("JOB_CRASH_LIMIT", 2, "a positive whole number")?,
+            console_sign_up: src.flag("CONSOLE_SIGN_UP", true)?,
             database_url,
             bind_addr,
             public_base_url,
@@ -371,6 +375,7 @@ impl AppConfig {
             format!("JOB_MEMORY_LIMIT_MB={}", self.job_memory_limit_mb),
             format!("JOB_DEADLINES={}", self.job_deadlines.describe()),
             format!("JOB_CRASH_LIMIT={}", self.job_crash_limit),
+            format!("CONSOLE_SIGN_UP={}", self.console_sign_up),
         ]
     }
 
@@ -407,6 +412,7 @@ impl AppConfig {
             },
             isolation,
             deadlines: self.job_deadlines.clone(),
+            console_sign_up: self.console_sign_up,
         };
         Ok(Service::new(db, self.build_engines_only()?, store, UrlSigner::new(secret.as_bytes()), config))
     }

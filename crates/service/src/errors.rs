@@ -20,6 +20,14 @@ pub enum ServiceError {
     /// A download signature is wrong or expired (HTTP 403).
     #[error("{0}")]
     Forbidden(String),
+    /// Too many attempts in a short time, such as failed sign-ins (HTTP 429).
+    #[error("{message}")]
+    TooManyRequests {
+        /// What happened and when to try again.
+        message: String,
+        /// Seconds until a new attempt can succeed.
+        retry_after_secs: u64,
+    },
     /// An upstream provider refused or failed (HTTP 502).
     #[error("{0}")]
     ProviderFailed(String),

@@ -1,13 +1,14 @@
 //! The use-cases of the media-generation service, shared by every front end: authenticate a key,
 //! list models, submit a job (validated, priced and held in one step), read a task, report usage,
-//! serve signed output files, run a claimed job to its billed end, and the operator's account and
-//! key administration.
+//! serve signed output files, run a claimed job to its billed end, the operator's account and
+//! key administration, and the developer console's accounts, sessions and key management.
 //!
-//! The HTTP API and the MCP connector are thin layers over [`Service`]; no business rule lives in
+//! The HTTP API, the MCP connector and the console are thin layers over [`Service`]; no business rule lives in
 //! them.
 
 mod admin;
 pub mod config;
+pub mod console;
 mod errors;
 mod execution;
 mod job_process;
@@ -48,6 +49,9 @@ pub struct ServiceConfig {
     pub isolation: JobIsolation,
     /// Deadlines of jobs by family or recipe.
     pub deadlines: Deadlines,
+    /// Whether visitors may sign up in the console (otherwise accounts come from the operator,
+    /// with invite links).
+    pub console_sign_up: bool,
 }
 
 /// The authenticated caller of a use-case.

@@ -43,6 +43,7 @@ async fn fixture_with(provider: MockProvider, deadlines: Deadlines) -> Fixture {
         fair_housing: Default::default(),
         isolation: JobIsolation::InProcess,
         deadlines,
+        console_sign_up: true,
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);

@@ -28,6 +28,11 @@ pub struct ApiKey {
     pub created_at: i64,
     /// Revocation time; a revoked key authenticates nothing.
     pub revoked_at: Option<i64>,
+    /// The secret's first characters, safe to show so a user can tell keys apart (keys made
+    /// before prefixes were kept have none).
+    pub prefix: Option<String>,
+    /// Last successful authentication, recorded at most once a minute.
+    pub last_used_at: Option<i64>,
 }
 
 impl ApiKey {
@@ -60,16 +65,29 @@ impl Database {
         spend_cap: Option<Usd>,
     ) -> StorageResult<ApiKey> {
         let account = self.account_by_name(account_name)?;
+        self.create_account_key(&account.id, &NewKeySecret { hash: secret_hash, prefix: None }, label, spend_cap)
+    }
+
+    /// Stores a new key for the account `account_id`.
+    pub fn create_account_key(
+        &self,
+        account_id: &str,
+        secret: &NewKeySecret<'_>,
+        label: Option<&str>,
+        spend_cap: Option<Usd>,
+    ) -> StorageResult<ApiKey> {
         let key = ApiKey {
             id: new_id("key"),
-            account_id: account.id,
-            secret_hash: secret_hash.to_string(),
+            account_id: account_id.to_string(),
+            secret_hash: secret.hash.to_string(),
             label: label.map(str::to_string),
             spend_cap_units: spend_cap.map(Usd::units),
             spent_units: 0,
             held_units: 0,
             created_at: now_millis(),
             revoked_at: None,
+            prefix: secret.prefix.map(str::to_string),
+            last_used_at: None,
         };
         read!(self, |conn| diesel::insert_into(api_keys::table)
             .values((
@@ -79,20 +97,43 @@ impl Database {
                 api_keys::label.eq(&key.label),
                 api_keys::spend_cap_units.eq(key.spend_cap_units),
                 api_keys::created_at.eq(key.created_at),
+                api_keys::prefix.eq(&key.prefix),
             ))
             .execute(conn))?;
         Ok(key)
     }
 
-    /// Finds the live (not revoked) key whose secret hashes to `secret_hash`.
+    /// Gives a live key a new secret: the old one authenticates nothing from now on, while the
+    /// key keeps its id, label, cap, spend and tasks. `None` if the key is revoked.
+    pub fn replace_key_secret(&self, key_id: &str, secret: &NewKeySecret<'_>) -> StorageResult<Option<ApiKey>> {
+        let updated =
+            read!(self, |conn| diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
+                .set((api_keys::secret_hash.eq(secret.hash), api_keys::prefix.eq(secret.prefix)))
+                .execute(conn))?;
+        if updated == 0 {
+            return Ok(None);
+        }
+        self.key(key_id).map(Some)
+    }
+
+    /// Finds the live (not revoked) key whose secret hashes to `secret_hash`, and records its use
+    /// (at most once a minute, so a busy key does not write on every request).
     pub fn authenticate(&self, secret_hash: &str) -> StorageResult<Option<AuthenticatedKey>> {
-        let found: Option<(String, String)> = read!(self, |conn| api_keys::table
+        const USE_RECORD_INTERVAL_MS: i64 = 60_000;
+        let found: Option<(String, String, Option<i64>)> = read!(self, |conn| api_keys::table
             .filter(api_keys::secret_hash.eq(secret_hash))
             .filter(api_keys::revoked_at.is_null())
-            .select((api_keys::id, api_keys::account_id))
+            .select((api_keys::id, api_keys::account_id, api_keys::last_used_at))
             .first(conn)
             .optional())?;
-        Ok(found.map(|(key_id, account_id)| AuthenticatedKey { key_id, account_id }))
+        let Some((key_id, account_id, last_used_at)) = found else { return Ok(None) };
+        let now = now_millis();
+        if last_used_at.is_none_or(|at| now - at >= USE_RECORD_INTERVAL_MS) {
+            read!(self, |conn| diesel::update(api_keys::table.find(&key_id))
+                .set(api_keys::last_used_at.eq(now))
+                .execute(conn))?;
+        }
+        Ok(Some(AuthenticatedKey { key_id, account_id }))
     }
 
     /// Looks a key up by id.
@@ -121,13 +162,27 @@ impl Database {
         self.key(key_id)
     }
 
-    /// The keys of an account, oldest first.
+    /// The keys of the account named `account_name`, oldest first.
     pub fn list_keys(&self, account_name: &str) -> StorageResult<Vec<ApiKey>> {
         let account = self.account_by_name(account_name)?;
+        self.account_keys(&account.id)
+    }
+
+    /// The keys of the account `account_id`, oldest first.
+    pub fn account_keys(&self, account_id: &str) -> StorageResult<Vec<ApiKey>> {
         Ok(read!(self, |conn| api_keys::table
-            .filter(api_keys::account_id.eq(&account.id))
+            .filter(api_keys::account_id.eq(account_id))
             .order(api_keys::created_at.asc())
             .select(ApiKey::as_select())
             .load(conn))?)
     }
+}
+
+/// The stored parts of a new secret.
+#[derive(Clone, Copy, Debug)]
+pub struct NewKeySecret<'a> {
+    /// Its hash, by which it is looked up.
+    pub hash: &'a str,
+    /// Its first characters, for display.
+    pub prefix: Option<&'a str>,
 }

@@ -1,5 +1,6 @@
-//! Persistence of the service: accounts, API keys, tasks (which double as the job queue) and the
-//! billing ledger, over SQLite (the embedded default) or PostgreSQL, chosen by the database URL.
+//! Persistence of the service: accounts, API keys, tasks (which double as the job queue), the
+//! billing ledger and the developer console's logins and sessions, over SQLite (the embedded
+//! default) or PostgreSQL, chosen by the database URL.
 //!
 //! Every operation is written once against diesel's query builder and compiled for both backends
 //! by the `write_tx!`/`read!` macros; the few statements that must differ (queue claims, row locks)
@@ -7,6 +8,7 @@
 
 mod accounts;
 mod connection;
+mod console;
 mod keys;
 mod ledger;
 mod listener;
@@ -18,7 +20,8 @@ pub mod test_support;
 
 pub use accounts::Account;
 pub use connection::{Backend, Database};
-pub use keys::{ApiKey, AuthenticatedKey};
+pub use console::{DailySpend, InviteError, Login, SessionRecord};
+pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
 pub use listener::Listener;
 pub use queue::ClaimedTask;

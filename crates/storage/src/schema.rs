@@ -24,6 +24,8 @@ diesel::table! {
         held_units -> BigInt,
         created_at -> BigInt,
         revoked_at -> Nullable<BigInt>,
+        prefix -> Nullable<Text>,
+        last_used_at -> Nullable<BigInt>,
     }
 }
 
@@ -71,5 +73,43 @@ diesel::table! {
     settings (name) {
         name -> Text,
         value -> Text,
+    }
+}
+
+diesel::table! {
+    console_logins (account_id) {
+        account_id -> Text,
+        email -> Text,
+        password_hash -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    console_sessions (token_hash) {
+        token_hash -> Text,
+        account_id -> Text,
+        csrf_token -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    console_invites (token_hash) {
+        token_hash -> Text,
+        account_id -> Text,
+        email -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        used_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    sign_in_failures (id) {
+        id -> BigInt,
+        subject -> Text,
+        at -> BigInt,
     }
 }

@@ -29,11 +29,22 @@ pub struct Options {
     pub worker: bool,
     pub worker_concurrency: usize,
     pub sync_recipe_wait: Duration,
+    /// Whether visitors may sign up in the console.
+    pub console_sign_up: bool,
+    /// The public base URL, when it is not the server's own address (an HTTPS proxy in front).
+    pub public_base_url: Option<&'static str>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { free_allowance: "5", worker: true, worker_concurrency: 2, sync_recipe_wait: Duration::from_secs(60) }
+        Options {
+            free_allowance: "5",
+            worker: true,
+            worker_concurrency: 2,
+            sync_recipe_wait: Duration::from_secs(60),
+            console_sign_up: true,
+            public_base_url: None,
+        }
     }
 }
 
@@ -48,7 +59,8 @@ impl TestServer {
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let output_dir = std::env::temp_dir().join(storage::new_id("media-outputs"));
         let mut config = AppConfig::from_env().expect("config");
-        config.public_base_url = base.clone();
+        config.public_base_url = options.public_base_url.map_or_else(|| base.clone(), str::to_string);
+        config.console_sign_up = options.console_sign_up;
         config.output_dir = output_dir.display().to_string();
         config.free_allowance = options.free_allowance.parse().expect("allowance");
         config.url_signing_secret = None;

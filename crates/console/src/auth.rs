@@ -1,0 +1,175 @@
+//! Sign-up, sign-in, invites and sign-out.
+
+use crate::pages::auth::{self, FormState};
+use crate::pages::{self, status_of};
+use crate::session::{self, FORM_COOKIE, SESSION_COOKIE};
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use service::console::NewSession;
+use service::{Service, ServiceError};
+
+/// A signed-out form's fields.
+#[derive(Deserialize)]
+pub struct Credentials {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// A signed-in form with nothing but its token.
+#[derive(Deserialize)]
+pub struct TokenOnly {
+    #[serde(default)]
+    pub(crate) csrf: String,
+}
+
+/// `GET /console`: the keys when signed in, else the sign-in page.
+pub async fn home(service: web::Data<Service>, req: HttpRequest) -> HttpResponse {
+    match session::signed_in(&service, &req).await {
+        Ok(_) => session::see_other("/console/keys"),
+        Err(to_sign_in) => to_sign_in,
+    }
+}
+
+/// `GET /console/sign-in`.
+pub async fn sign_in_page(service: web::Data<Service>, req: HttpRequest) -> HttpResponse {
+    if let Ok(_user) = session::signed_in(&service, &req).await {
+        return session::see_other("/console/keys");
+    }
+    let open = service.sign_up_open();
+    session::with_form_token(&service, |token| auth::sign_in(token, &FormState::default(), open))
+}
+
+/// `POST /console/sign-in`.
+pub async fn sign_in(service: web::Data<Service>, req: HttpRequest, form: web::Form<Credentials>) -> HttpResponse {
+    if !session::check_form_token(&req, &form.csrf) {
+        return session::forged();
+    }
+    let address = session::client_address(&req);
+    match service.sign_in(&form.email, &form.password, &address).await {
+        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
+        Err(error) => {
+            let (status, message) = status_of(&error);
+            let open = service.sign_up_open();
+            let mut response = session::with_form_token(&service, |token| {
+                auth::sign_in(token, &FormState { email: &form.email, error: Some(&message) }, open).status(status)
+            });
+            if let ServiceError::TooManyRequests { retry_after_secs, .. } = error {
+                response.headers_mut().insert(header::RETRY_AFTER, retry_after_secs.into());
+            }
+            response
+        }
+    }
+}
+
+/// `GET /console/sign-up`.
+pub async fn sign_up_page(service: web::Data<Service>) -> HttpResponse {
+    let open = service.sign_up_open();
+    session::with_form_token(&service, |token| auth::sign_up(token, &FormState::default(), open))
+}
+
+/// `POST /console/sign-up`.
+pub async fn sign_up(service: web::Data<Service>, req: HttpRequest, form: web::Form<Credentials>) -> HttpResponse {
+    if !session::check_form_token(&req, &form.csrf) {
+        return session::forged();
+    }
+    match service.sign_up(&form.email, &form.password).await {
+        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
+        Err(error) => {
+            let (status, message) = status_of(&error);
+            let open = service.sign_up_open();
+            session::with_form_token(&service, |token| {
+                auth::sign_up(token, &FormState { email: &form.email, error: Some(&message) }, open).status(status)
+            })
+        }
+    }
+}
+
+/// `GET /console/invite/{token}`.
+pub async fn invite_page(service: web::Data<Service>, token: web::Path<String>) -> HttpResponse {
+    match service.invite_email(&token).await {
+        Ok(Some(email)) => session::with_form_token(&service, |form| auth::invite(form, &token, &email, None)),
+        Ok(None) => pages::error_page(StatusCode::NOT_FOUND, &storage::InviteError::Invalid.to_string()),
+        Err(e) => pages::service_error(e),
+    }
+}
+
+/// `POST /console/invite/{token}`.
+pub async fn accept_invite(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    form: web::Form<Credentials>,
+) -> HttpResponse {
+    if !session::check_form_token(&req, &form.csrf) {
+        return session::forged();
+    }
+    match service.accept_invite(&token, &form.password).await {
+        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
+        Err(ServiceError::BadRequest(message)) => session::with_form_token(&service, |form_token| {
+            auth::invite(form_token, &token, &form.email, Some(&message)).status(StatusCode::BAD_REQUEST)
+        }),
+        Err(e) => pages::service_error(e),
+    }
+}
+
+/// `POST /console/sign-out`: ends this session.
+pub async fn sign_out(service: web::Data<Service>, req: HttpRequest, form: web::Form<TokenOnly>) -> HttpResponse {
+    let user = match session::signed_in(&service, &req).await {
+        Ok(user) => user,
+        Err(to_sign_in) => return to_sign_in,
+    };
+    if let Err(refused) = session::check_session_token(&user, &form.csrf) {
+        return refused;
+    }
+    if let Some(token) = session::session_token(&req) {
+        if let Err(e) = service.sign_out(&token).await {
+            return pages::service_error(e);
+        }
+    }
+    signed_out(&service)
+}
+
+/// `POST /console/sign-out-everywhere`: ends every session of the account.
+pub async fn sign_out_everywhere(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    form: web::Form<TokenOnly>,
+) -> HttpResponse {
+    let user = match session::signed_in(&service, &req).await {
+        Ok(user) => user,
+        Err(to_sign_in) => return to_sign_in,
+    };
+    if let Err(refused) = session::check_session_token(&user, &form.csrf) {
+        return refused;
+    }
+    match service.sign_out_everywhere(&user.account_id).await {
+        Ok(_) => signed_out(&service),
+        Err(e) => pages::service_error(e),
+    }
+}
+
+fn signed_out(service: &Service) -> HttpResponse {
+    let mut response = session::see_other("/console/sign-in");
+    let _ = response.add_cookie(&session::removal(service, SESSION_COOKIE));
+    response
+}
+
+/// Sets the new session's cookie and sends the user to their keys. A session the browser brought
+/// along is ended first: a fresh id at every sign-in, so a planted cookie never becomes a
+/// signed-in session.
+async fn signed_in_response(service: &Service, req: &HttpRequest, new_session: NewSession) -> HttpResponse {
+    if let Some(old) = session::session_token(req) {
+        if let Err(e) = service.sign_out(&old).await {
+            tracing::warn!(error = %e, "could not end the session replaced at sign-in");
+        }
+    }
+    let mut response = session::see_other("/console/keys");
+    let _ = response.add_cookie(&session::session_cookie(service, &new_session));
+    let _ = response.add_cookie(&session::removal(service, FORM_COOKIE));
+    response
+}

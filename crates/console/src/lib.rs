@@ -1,0 +1,80 @@
+//! The developer console: server-rendered pages at `/console` where developers sign up, create,
+//! cap, rotate and revoke their API keys (the secret and its MCP connector URL shown once), and
+//! see their balance, daily spend and recent jobs.
+//!
+//! Like the HTTP API and the MCP connector, it is a thin front end over [`service::Service`]:
+//! handlers read forms and render [maud](https://maud.lambda.xyz) templates; every rule lives in
+//! the service. Sessions live in the database (every api-server shares them), every form carries
+//! a CSRF token, and the stylesheet and script are compiled into the binary.
+
+// Handlers return the response that ends a request early (to sign in, a refused form) as the
+// `Err` of their checks; it is built once per request, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
+mod auth;
+mod keys;
+mod pages;
+mod reports;
+mod session;
+
+pub use session::{FORM_COOKIE, SESSION_COOKIE};
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpResponse};
+
+/// Registers the console's routes under `/console`. The service must be registered as app data.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/console")
+            .app_data(web::FormConfig::default().limit(16 * 1024).error_handler(|error, _req| {
+                let page = pages::error_page(StatusCode::BAD_REQUEST, &format!("The form could not be read: {error}"));
+                actix_web::error::InternalError::from_response(error, page).into()
+            }))
+            .route("", web::get().to(auth::home))
+            .route("/", web::get().to(auth::home))
+            .route("/assets/console.css", web::get().to(stylesheet))
+            .route("/assets/console.js", web::get().to(script))
+            .route("/sign-in", web::get().to(auth::sign_in_page))
+            .route("/sign-in", web::post().to(auth::sign_in))
+            .route("/sign-up", web::get().to(auth::sign_up_page))
+            .route("/sign-up", web::post().to(auth::sign_up))
+            .route("/invite/{token}", web::get().to(auth::invite_page))
+            .route("/invite/{token}", web::post().to(auth::accept_invite))
+            .route("/sign-out", web::post().to(auth::sign_out))
+            .route("/sign-out-everywhere", web::post().to(auth::sign_out_everywhere))
+            .route("/keys", web::get().to(keys::list))
+            .route("/keys", web::post().to(keys::create))
+            .route("/keys/{id}/cap", web::post().to(keys::set_cap))
+            .route("/keys/{id}/revoke", web::get().to(keys::confirm_revoke))
+            .route("/keys/{id}/revoke", web::post().to(keys::revoke))
+            .route("/keys/{id}/rotate", web::get().to(keys::confirm_rotate))
+            .route("/keys/{id}/rotate", web::post().to(keys::rotate))
+            .route("/usage", web::get().to(reports::usage))
+            .route("/account", web::get().to(reports::account))
+            .default_service(web::to(not_found)),
+    );
+}
+
+/// Whether a request path belongs to the console (whose errors are pages, not JSON).
+pub fn is_console_path(path: &str) -> bool {
+    path == "/console" || path.starts_with("/console/")
+}
+
+async fn not_found() -> HttpResponse {
+    pages::error_page(StatusCode::NOT_FOUND, "There is no such page in the console.")
+}
+
+async fn stylesheet() -> HttpResponse {
+    asset("text/css; charset=utf-8", pages::STYLESHEET)
+}
+
+async fn script() -> HttpResponse {
+    asset("text/javascript; charset=utf-8", pages::SCRIPT)
+}
+
+fn asset(content_type: &str, body: &'static str) -> HttpResponse {
+    pages::secured(HttpResponse::Ok())
+        .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+        .content_type(content_type.to_string())
+        .body(body)
+}

@@ -1,0 +1,122 @@
+//! Cookies and CSRF: the session cookie, the signed-in user extracted from it, and the two kinds
+//! of form token (the session's own, and a double-submit cookie for the forms shown before
+//! sign-in, so a hostile page cannot sign a visitor in to an attacker's account).
+
+use crate::pages::{self, Page};
+use actix_web::cookie::{Cookie, SameSite};
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse};
+use service::console::{ConsoleUser, NewSession, SESSION_TTL_MS};
+use service::Service;
+use subtle::ConstantTimeEq;
+
+/// The session cookie.
+pub const SESSION_COOKIE: &str = "mg_console";
+/// The form-token cookie of the signed-out forms.
+pub const FORM_COOKIE: &str = "mg_form";
+/// Every console cookie is scoped to the console's paths.
+pub const COOKIE_PATH: &str = "/console";
+
+/// Whether cookies must be `Secure`: the deployment is served over HTTPS.
+pub fn secure(service: &Service) -> bool {
+    service.config().public_base_url.starts_with("https://")
+}
+
+/// The session cookie of a new session.
+pub fn session_cookie(service: &Service, session: &NewSession) -> Cookie<'static> {
+    Cookie::build(SESSION_COOKIE, session.token.clone())
+        .path(COOKIE_PATH)
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure(service))
+        .max_age(actix_web::cookie::time::Duration::milliseconds(SESSION_TTL_MS))
+        .finish()
+}
+
+/// A cookie that removes `name`.
+pub fn removal(service: &Service, name: &'static str) -> Cookie<'static> {
+    let mut cookie = Cookie::build(name, "").path(COOKIE_PATH).http_only(true).secure(secure(service)).finish();
+    cookie.make_removal();
+    cookie
+}
+
+/// The session token the request carries, if any.
+pub fn session_token(req: &HttpRequest) -> Option<String> {
+    req.cookie(SESSION_COOKIE).map(|c| c.value().to_string()).filter(|v| !v.is_empty())
+}
+
+/// The signed-in user, or the response that sends the visitor to sign in.
+pub async fn signed_in(service: &Service, req: &HttpRequest) -> Result<ConsoleUser, HttpResponse> {
+    let user = match session_token(req) {
+        Some(token) => service.console_user(&token).await.map_err(pages::service_error)?,
+        None => None,
+    };
+    user.ok_or_else(|| {
+        let mut to_sign_in = see_other("/console/sign-in");
+        if session_token(req).is_some() {
+            // An ended or expired session: drop its cookie.
+            let _ = to_sign_in.add_cookie(&removal(service, SESSION_COOKIE));
+        }
+        to_sign_in
+    })
+}
+
+/// Checks a signed-in form's token against the session's.
+pub fn check_session_token(user: &ConsoleUser, sent: &str) -> Result<(), HttpResponse> {
+    if equal(sent, &user.csrf_token) {
+        Ok(())
+    } else {
+        Err(forged())
+    }
+}
+
+/// A fresh token for a signed-out form: the value goes in the form and in [`FORM_COOKIE`].
+pub fn new_form_token() -> String {
+    hex::encode(rand::random::<[u8; 32]>())
+}
+
+/// The cookie carrying a signed-out form's token.
+pub fn form_cookie(service: &Service, token: &str) -> Cookie<'static> {
+    Cookie::build(FORM_COOKIE, token.to_string())
+        .path(COOKIE_PATH)
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(secure(service))
+        .finish()
+}
+
+/// Checks a signed-out form's token against its cookie.
+pub fn check_form_token(req: &HttpRequest, sent: &str) -> bool {
+    req.cookie(FORM_COOKIE).is_some_and(|cookie| !sent.is_empty() && equal(sent, cookie.value()))
+}
+
+/// The answer to a form without a valid token.
+pub fn forged() -> HttpResponse {
+    pages::error_page(
+        actix_web::http::StatusCode::FORBIDDEN,
+        "This form has expired or did not come from this console. Go back, reload the page and try again.",
+    )
+}
+
+/// A 303 redirect to `location` (a console path).
+pub fn see_other(location: &str) -> HttpResponse {
+    HttpResponse::SeeOther().insert_header((header::LOCATION, location.to_string())).finish()
+}
+
+/// The client's address as the rate limits count it: the proxy-reported address when there is
+/// one, else the peer.
+pub fn client_address(req: &HttpRequest) -> String {
+    req.connection_info().realip_remote_addr().unwrap_or("unknown").to_string()
+}
+
+/// Renders a signed-out page with a fresh form token set in its cookie.
+pub fn with_form_token(service: &Service, render: impl FnOnce(&str) -> Page) -> HttpResponse {
+    let token = new_form_token();
+    let mut response = render(&token).respond();
+    let _ = response.add_cookie(&form_cookie(service, &token));
+    response
+}
+
+fn equal(a: &str, b: &str) -> bool {
+    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}

@@ -1,0 +1,361 @@
+//! The developer console over real HTTP, as a browser without JavaScript uses it: forms, cookies
+//! and redirects. Security properties first: CSRF tokens, fresh session ids, accounts isolated from
+//! each other, rate-limited sign-in, a secret shown only in the answer that creates it.
+
+mod common;
+
+use common::{Options, TestServer};
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use reqwest::StatusCode;
+use std::collections::BTreeMap;
+use storage::Backend;
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// A cookie-keeping, non-redirecting client: one browser.
+struct Browser {
+    client: reqwest::Client,
+    base: String,
+    cookies: BTreeMap<String, String>,
+}
+
+struct Answer {
+    status: StatusCode,
+    location: Option<String>,
+    set_cookies: Vec<String>,
+    headers: reqwest::header::HeaderMap,
+    body: String,
+}
+
+impl Browser {
+    fn new(server: &TestServer) -> Browser {
+        let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+        Browser { client, base: server.base.clone(), cookies: BTreeMap::new() }
+    }
+
+    async fn get(&mut self, path: &str) -> Answer {
+        let request = self.client.get(format!("{}{path}", self.base));
+        self.send(request).await
+    }
+
+    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Answer {
+        let request = self.client.post(format!("{}{path}", self.base)).form(form);
+        self.send(request).await
+    }
+
+    async fn send(&mut self, request: reqwest::RequestBuilder) -> Answer {
+        let cookie_header: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let request = if cookie_header.is_empty() { request } else { request.header(COOKIE, cookie_header.join("; ")) };
+        let response = request.send().await.expect("request");
+        let set_cookies: Vec<String> =
+            response.headers().get_all(SET_COOKIE).iter().filter_map(|v| v.to_str().ok().map(str::to_string)).collect();
+        for cookie in &set_cookies {
+            let pair = cookie.split(';').next().unwrap_or_default();
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            if value.is_empty() || cookie.contains("Max-Age=0") {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_string(), value.to_string());
+            }
+        }
+        let status = response.status();
+        let headers = response.headers().clone();
+        let location = headers.get(LOCATION).and_then(|v| v.to_str().ok()).map(str::to_string);
+        Answer { status, location, set_cookies, headers, body: response.text().await.expect("body") }
+    }
+
+    /// The value of the hidden `csrf` field of the page at `path`.
+    async fn form_token(&mut self, path: &str) -> String {
+        let page = self.get(path).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}: {}", page.body);
+        csrf_of(&page.body)
+    }
+
+    async fn sign_up(&mut self, email: &str) -> Answer {
+        let token = self.form_token("/console/sign-up").await;
+        self.post("/console/sign-up", &[("email", email), ("password", PASSWORD), ("csrf", &token)]).await
+    }
+
+    async fn sign_in(&mut self, email: &str, password: &str) -> Answer {
+        let token = self.form_token("/console/sign-in").await;
+        self.post("/console/sign-in", &[("email", email), ("password", password), ("csrf", &token)]).await
+    }
+
+    /// Creates a key through the form; returns (key id, secret, the answer's body).
+    async fn create_key(&mut self, label: &str, cap: &str) -> (String, String, Answer) {
+        let token = self.form_token("/console/keys").await;
+        let answer = self.post("/console/keys", &[("label", label), ("spend_cap", cap), ("csrf", &token)]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        let secret = between(&answer.body, "id=\"secret\">", "</code>");
+        let prefix = &secret[..12];
+        let row = answer.body.split("data-key-id=\"").skip(1).find(|row| row.contains(prefix)).expect("key row");
+        (row[..row.find('"').expect("id end")].to_string(), secret, answer)
+    }
+}
+
+fn csrf_of(page: &str) -> String {
+    between(page, "name=\"csrf\" value=\"", "\"")
+}
+
+fn between(text: &str, start: &str, end: &str) -> String {
+    let from = text.find(start).unwrap_or_else(|| panic!("{start:?} not in {text}")) + start.len();
+    text[from..from + text[from..].find(end).expect("end")].to_string()
+}
+
+fn unique_email() -> String {
+    format!("{}@example.com", storage::new_id("dev"))
+}
+
+async fn signed_up(server: &TestServer) -> (Browser, String) {
+    let mut browser = Browser::new(server);
+    let email = unique_email();
+    let answer = browser.sign_up(&email).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    assert_eq!(answer.location.as_deref(), Some("/console/keys"));
+    (browser, email)
+}
+
+#[tokio::test]
+async fn sign_up_create_key_call_the_api_and_see_it_in_usage() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let server = TestServer::start(backend).await;
+        let (mut browser, email) = signed_up(&server).await;
+        let (key_id, secret, created) = browser.create_key("ci", "2.5").await;
+        assert!(created.body.contains(&format!("{}/api/mcp?key={secret}", server.base)), "connector URL shown");
+        assert_eq!(created.headers["cache-control"], "no-store");
+
+        // The secret is never in a page again.
+        for path in ["/console/keys", "/console/usage", "/console/account", &format!("/console/keys/{key_id}/revoke")] {
+            let page = browser.get(path).await;
+            assert_eq!(page.status, StatusCode::OK, "{path}");
+            assert!(!page.body.contains(&secret[4..]), "{path} shows the secret");
+        }
+        let keys = browser.get("/console/keys").await.body;
+        assert!(keys.contains(&secret[..12]) && keys.contains("2.5000") && keys.contains(">active<"), "{keys}");
+
+        // The key works; the job shows in usage with its cost; the account has the allowance.
+        let queued = server.submit(&secret, serde_json::json!({"model": "alpha-schnell", "prompt": "a porch"})).await;
+        let done = server.wait(&secret, queued["id"].as_str().unwrap()).await;
+        assert_eq!(done["status"], "succeeded", "{done}");
+        let usage = browser.get("/console/usage").await.body;
+        assert!(usage.contains(&format!("data-task-id=\"{}\"", done["id"].as_str().unwrap())), "{usage}");
+        assert!(usage.contains(&format!("${}", done["cost_usd"].as_str().unwrap())), "{usage}");
+        assert!(usage.contains("<svg id=\"spend-chart\""), "chart drawn");
+        let account = browser.get("/console/account").await.body;
+        assert!(account.contains(&email) && account.contains("of $5"), "{account}");
+        let keys = browser.get("/console/keys").await.body;
+        assert!(!keys.contains(">never<"), "last use recorded: {keys}");
+    }
+}
+
+#[tokio::test]
+async fn forms_without_their_csrf_token_are_refused() {
+    let server = TestServer::start(Backend::Sqlite).await;
+    let (mut browser, _) = signed_up(&server).await;
+    for token in ["", "0000", &"a".repeat(64)] {
+        let answer = browser.post("/console/keys", &[("label", "forged"), ("csrf", token)]).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+        assert!(answer.headers["content-type"].to_str().unwrap().starts_with("text/html"));
+    }
+    let (key_id, _, _) = browser.create_key("real", "").await;
+    for action in ["revoke", "rotate", "cap"] {
+        let answer = browser.post(&format!("/console/keys/{key_id}/{action}"), &[("spend_cap", "1")]).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{action}");
+    }
+    assert_eq!(browser.post("/console/sign-out", &[]).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(browser.post("/console/sign-out-everywhere", &[("csrf", "x")]).await.status, StatusCode::FORBIDDEN);
+    let keys = browser.get("/console/keys").await.body;
+    assert!(!keys.contains("forged") && keys.contains(">active<"), "nothing forged took effect: {keys}");
+
+    // Signed-out forms need the token of their own cookie (login CSRF).
+    let mut stranger = Browser::new(&server);
+    let answer =
+        stranger.post("/console/sign-up", &[("email", &unique_email()), ("password", PASSWORD), ("csrf", "x")]).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    let token = stranger.form_token("/console/sign-in").await;
+    stranger.cookies.clear();
+    let answer =
+        stranger.post("/console/sign-in", &[("email", "a@b.co"), ("password", PASSWORD), ("csrf", &token)]).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN, "a token without its cookie");
+}
+
+#[tokio::test]
+async fn sign_in_issues_a_fresh_session_and_sign_out_ends_it() {
+    let server = TestServer::start(Backend::Sqlite).await;
+    let (mut first, email) = signed_up(&server).await;
+    let first_session = first.cookies[console::SESSION_COOKIE].clone();
+
+    // A planted session id never becomes a signed-in session.
+    let mut victim = Browser::new(&server);
+    victim.cookies.insert(console::SESSION_COOKIE.into(), "planted".into());
+    let answer = victim.sign_in(&email, PASSWORD).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    let cookie = answer.set_cookies.iter().find(|c| c.starts_with(console::SESSION_COOKIE)).expect("session cookie");
+    for flag in ["HttpOnly", "SameSite=Lax", "Path=/console"] {
+        assert!(cookie.contains(flag), "{cookie} lacks {flag}");
+    }
+    assert!(!cookie.contains("Secure"), "plain-HTTP deployment: {cookie}");
+    let victim_session = victim.cookies[console::SESSION_COOKIE].clone();
+    assert!(victim_session != "planted" && victim_session != first_session);
+    let mut planted = Browser::new(&server);
+    planted.cookies.insert(console::SESSION_COOKIE.into(), "planted".into());
+    assert_eq!(planted.get("/console/keys").await.location.as_deref(), Some("/console/sign-in"));
+
+    // Signing in again (the sign-in page itself sends a signed-in browser to its keys) replaces
+    // the browser's session; the old id is dead.
+    assert_eq!(victim.get("/console/sign-in").await.location.as_deref(), Some("/console/keys"));
+    let token = victim.form_token("/console/sign-up").await;
+    let answer = victim.post("/console/sign-in", &[("email", &email), ("password", PASSWORD), ("csrf", &token)]).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    let mut replayed = Browser::new(&server);
+    replayed.cookies.insert(console::SESSION_COOKIE.into(), victim_session);
+    assert_eq!(replayed.get("/console/keys").await.status, StatusCode::SEE_OTHER);
+
+    // Sign out everywhere ends the other browser's session too.
+    let token = victim.form_token("/console/account").await;
+    let answer = victim.post("/console/sign-out-everywhere", &[("csrf", &token)]).await;
+    assert_eq!(answer.location.as_deref(), Some("/console/sign-in"));
+    assert_eq!(first.get("/console/keys").await.location.as_deref(), Some("/console/sign-in"));
+    assert_eq!(victim.get("/console/keys").await.location.as_deref(), Some("/console/sign-in"));
+}
+
+#[tokio::test]
+async fn another_accounts_keys_and_tasks_are_not_found() {
+    let server = TestServer::start(Backend::Sqlite).await;
+    let (mut owner, _) = signed_up(&server).await;
+    let (key_id, secret, _) = owner.create_key("owner's", "").await;
+    let queued = server.submit(&secret, serde_json::json!({"model": "alpha-schnell", "prompt": "a barn"})).await;
+    server.wait(&secret, queued["id"].as_str().unwrap()).await;
+
+    let (mut intruder, _) = signed_up(&server).await;
+    let token = intruder.form_token("/console/keys").await;
+    for path in [format!("/console/keys/{key_id}/revoke"), format!("/console/keys/{key_id}/rotate")] {
+        assert_eq!(intruder.get(&path).await.status, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(intruder.post(&path, &[("csrf", &token)]).await.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let cap = intruder.post(&format!("/console/keys/{key_id}/cap"), &[("spend_cap", "0"), ("csrf", &token)]).await;
+    assert_eq!(cap.status, StatusCode::NOT_FOUND);
+    for path in ["/console/keys", "/console/usage"] {
+        let page = intruder.get(path).await.body;
+        assert!(!page.contains(&key_id) && !page.contains(queued["id"].as_str().unwrap()), "{path} leaks");
+    }
+    let (status, _) = server.get(&secret, "/v1/usage").await;
+    assert_eq!(status, StatusCode::OK, "the owner's key still works");
+    assert!(owner.get("/console/keys").await.body.contains(">active<"));
+}
+
+#[tokio::test]
+async fn failed_sign_ins_are_limited_per_account_and_per_address() {
+    let server = TestServer::start(Backend::Sqlite).await;
+    let (_, email) = signed_up(&server).await;
+    let mut guesser = Browser::new(&server);
+    for _ in 0..service::console::SIGN_IN_FAILURES_PER_ACCOUNT {
+        let answer = guesser.sign_in(&email, "wrong password!").await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.body);
+        assert!(answer.body.contains("wrong email or password"));
+    }
+    // Past the limit even the right password is refused, with a time to wait.
+    let answer = guesser.sign_in(&email, PASSWORD).await;
+    assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS, "{}", answer.body);
+    let wait: u64 = answer.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!(wait > 0 && wait <= 15 * 60, "{wait}");
+    assert!(!answer.set_cookies.iter().any(|c| c.starts_with(console::SESSION_COOKIE)));
+
+    // Unknown emails from one address count against that address.
+    let budget = service::console::SIGN_IN_FAILURES_PER_ADDRESS - service::console::SIGN_IN_FAILURES_PER_ACCOUNT;
+    for _ in 0..budget {
+        assert_eq!(guesser.sign_in(&unique_email(), PASSWORD).await.status, StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(guesser.sign_in(&unique_email(), PASSWORD).await.status, StatusCode::TOO_MANY_REQUESTS);
+}
+
+#[tokio::test]
+async fn rotate_revoke_and_cap_act_on_the_key() {
+    let server = TestServer::start(Backend::Sqlite).await;
+    let (mut browser, _) = signed_up(&server).await;
+    let (key_id, old_secret, _) = browser.create_key("rotating", "3").await;
+    let token = browser.form_token("/console/keys").await;
+
+    let bad = browser.post(&format!("/console/keys/{key_id}/cap"), &[("spend_cap", "-1"), ("csrf", &token)]).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.body.contains("role=\"alert\"") && bad.body.contains("spend cap is an amount"), "{}", bad.body);
+    let capped = browser.post(&format!("/console/keys/{key_id}/cap"), &[("spend_cap", "$0.5"), ("csrf", &token)]).await;
+    assert_eq!(capped.status, StatusCode::SEE_OTHER);
+    let (_, usage) = server.get(&old_secret, "/v1/usage").await;
+    assert_eq!(usage["spend_cap_usd"], "0.5000", "{usage}");
+
+    let rotated = browser.post(&format!("/console/keys/{key_id}/rotate"), &[("csrf", &token)]).await;
+    assert_eq!(rotated.status, StatusCode::OK);
+    let new_secret = between(&rotated.body, "id=\"secret\">", "</code>");
+    assert_ne!(new_secret, old_secret);
+    assert_eq!(server.get(&old_secret, "/v1/usage").await.0, StatusCode::UNAUTHORIZED);
+    let (status, usage) = server.get(&new_secret, "/v1/usage").await;
+    assert_eq!((status, usage["key_id"].as_str()), (StatusCode::OK, Some(key_id.as_str())), "same key, cap kept");
+    assert_eq!(usage["spend_cap_usd"], "0.5000");
+
+    let revoked = browser.post(&format!("/console/keys/{key_id}/revoke"), &[("csrf", &token)]).await;
+    assert_eq!(revoked.location.as_deref(), Some("/console/keys"));
+    assert_eq!(server.get(&new_secret, "/v1/usage").await.0, StatusCode::UNAUTHORIZED);
+    assert!(browser.get("/console/keys").await.body.contains(">revoked<"));
+    assert_eq!(browser.get(&format!("/console/keys/{key_id}/rotate")).await.status, StatusCode::CONFLICT);
+}
+
+#[tokio::test]
+async fn closed_sign_up_uses_operator_invites() {
+    let options = Options { console_sign_up: false, worker: false, ..Options::default() };
+    let server = TestServer::start_with(Backend::Sqlite, options).await;
+    let mut visitor = Browser::new(&server);
+    let page = visitor.get("/console/sign-up").await;
+    assert!(page.body.contains("Sign-up is closed"), "{}", page.body);
+    let token = visitor.form_token("/console/sign-in").await;
+    let refused =
+        visitor.post("/console/sign-up", &[("email", &unique_email()), ("password", PASSWORD), ("csrf", &token)]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    server.service.create_account("acme", true).await.unwrap();
+    let operator_key = server.service.create_key("acme", None, Some("from the CLI")).await.unwrap();
+    let link = server.service.invite("acme", "Dev@Acme.example").await.unwrap();
+    let path = link.strip_prefix(&server.base).expect("link on the public URL").to_string();
+    let token = visitor.form_token(&path).await;
+    let short = visitor.post(&path, &[("password", "short"), ("csrf", &token), ("email", "dev@acme.example")]).await;
+    assert_eq!(short.status, StatusCode::BAD_REQUEST);
+    let token = csrf_of(&short.body);
+    let accepted = visitor.post(&path, &[("password", PASSWORD), ("csrf", &token), ("email", "x")]).await;
+    assert_eq!(accepted.location.as_deref(), Some("/console/keys"), "{}", accepted.body);
+    let keys = visitor.get("/console/keys").await.body;
+    assert!(keys.contains(&operator_key.key.id) && keys.contains("from the CLI"), "{keys}");
+    assert_eq!(Browser::new(&server).get(&path).await.status, StatusCode::NOT_FOUND, "used once");
+    let mut again = Browser::new(&server);
+    assert_eq!(again.sign_in("dev@acme.example", PASSWORD).await.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn pages_are_html_with_security_headers_and_api_errors_stay_json() {
+    let options = Options { public_base_url: Some("https://api.example.com"), worker: false, ..Options::default() };
+    let server = TestServer::start_with(Backend::Sqlite, options).await;
+    let mut browser = Browser::new(&server);
+    let page = browser.get("/console/sign-in").await;
+    for (name, expected) in [
+        ("cache-control", "no-store"),
+        ("x-frame-options", "DENY"),
+        ("referrer-policy", "no-referrer"),
+        ("x-content-type-options", "nosniff"),
+    ] {
+        assert_eq!(page.headers[name], expected, "{name}");
+    }
+    assert!(page.headers["content-security-policy"].to_str().unwrap().contains("frame-ancestors 'none'"));
+    let answer = browser.sign_up(&unique_email()).await;
+    let session = answer.set_cookies.iter().find(|c| c.starts_with(console::SESSION_COOKIE)).expect("cookie");
+    assert!(session.contains("Secure"), "HTTPS deployment: {session}");
+
+    let missing = browser.get("/console/nowhere").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert!(missing.headers["content-type"].to_str().unwrap().starts_with("text/html"));
+    let api = browser.get("/v2/nowhere").await;
+    assert_eq!(api.status, StatusCode::NOT_FOUND);
+    assert!(serde_json::from_str::<serde_json::Value>(&api.body).unwrap()["error"].is_string());
+    let oversized = browser.post("/console/sign-in", &[("email", &"a".repeat(20_000))]).await;
+    assert_eq!(oversized.status, StatusCode::BAD_REQUEST);
+    let css = browser.get("/console/assets/console.css").await;
+    assert!(css.headers["content-type"].to_str().unwrap().starts_with("text/css"));
+}

@@ -1,0 +1,461 @@
+//! The developer console's use-cases: sign-up and sign-in with a password (argon2id, rate-limited
+//! per address and per account), database-backed sessions, operator invites, and the signed-in
+//! account's own keys, standing and usage.
+//!
+//! Keys are made, revoked and capped by the same operations the operator uses; the console only
+//! adds the ownership check (another account's key is "not found").
+
+use crate::views::TaskView;
+use crate::{NewKey, Service, ServiceError};
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use domain::Usd;
+use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
+use storage::{now_millis, ApiKey, DailySpend, InviteError, SessionRecord};
+
+/// How long a console session lasts.
+pub const SESSION_TTL_MS: i64 = 14 * 24 * 3_600_000;
+/// How long an invite link stays valid.
+pub const INVITE_TTL_MS: i64 = 7 * 24 * 3_600_000;
+/// Shortest accepted password, in characters.
+pub const PASSWORD_MIN_CHARS: usize = 10;
+/// Longest accepted password, in characters (hashing time must stay bounded).
+pub const PASSWORD_MAX_CHARS: usize = 256;
+/// Window over which failed sign-ins are counted.
+pub const SIGN_IN_WINDOW_MS: i64 = 15 * 60_000;
+/// Failed sign-ins to one account within the window before it refuses further tries.
+pub const SIGN_IN_FAILURES_PER_ACCOUNT: i64 = 5;
+/// Failed sign-ins from one address within the window before it refuses further tries.
+pub const SIGN_IN_FAILURES_PER_ADDRESS: i64 = 20;
+/// Longest key label, in characters.
+pub const LABEL_MAX_CHARS: usize = 80;
+
+/// A new session: the token goes in the cookie and nowhere else.
+#[derive(Clone, Debug)]
+pub struct NewSession {
+    /// The cookie's value.
+    pub token: String,
+    /// The signed-in account.
+    pub account_id: String,
+}
+
+/// The signed-in user behind a session cookie.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsoleUser {
+    /// Their account.
+    pub account_id: String,
+    /// Their login's email.
+    pub email: String,
+    /// The token every form of the session carries.
+    pub csrf_token: String,
+}
+
+/// What the account page shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountOverview {
+    /// The login's email.
+    pub email: String,
+    /// The account's name (the operator's handle for it).
+    pub name: String,
+    /// Free allowance granted.
+    pub free_allowance: Usd,
+    /// Free allowance not yet used or held.
+    pub free_allowance_left: Usd,
+    /// Whether use beyond the allowance may be invoiced.
+    pub card_on_file: bool,
+    /// Owed on the invoice.
+    pub invoice_balance: Usd,
+}
+
+/// One of the account's recent jobs, as its owner sees it.
+#[derive(Clone, Debug)]
+pub struct RecentJob {
+    /// The task (or reel) with fresh signed output URLs.
+    pub view: TaskView,
+    /// The key that submitted it.
+    pub key_id: String,
+}
+
+impl Service {
+    /// Whether visitors may create accounts themselves.
+    pub fn sign_up_open(&self) -> bool {
+        self.config().console_sign_up
+    }
+
+    /// Creates an account with the free allowance and its login, and signs it in.
+    pub async fn sign_up(&self, email: &str, password: &str) -> Result<NewSession, ServiceError> {
+        if !self.sign_up_open() {
+            return Err(ServiceError::Forbidden(
+                "sign-up is closed on this deployment; ask its operator for an invite link".into(),
+            ));
+        }
+        let email = normalize_email(email)?;
+        check_password(password, &email)?;
+        let hash = hash_password(password.to_string()).await?;
+        let allowance = self.config().free_allowance;
+        let signed_up = email.clone();
+        let account = self.db(move |db| db.sign_up(&signed_up, &hash, allowance)).await.map_err(|e| match e {
+            ServiceError::BadRequest(_) => {
+                ServiceError::BadRequest(format!("an account for {email} already exists; sign in instead"))
+            }
+            other => other,
+        })?;
+        self.start_session(account.id).await
+    }
+
+    /// Checks an email and password and opens a new session. Failures are counted per address
+    /// and per email; past the limits every try is refused for the rest of the window, right
+    /// password or not.
+    pub async fn sign_in(&self, email: &str, password: &str, address: &str) -> Result<NewSession, ServiceError> {
+        const WRONG: &str = "wrong email or password";
+        let email = normalize_email(email).map_err(|_| ServiceError::Unauthorized(WRONG.into()))?;
+        let subjects = [format!("address:{address}"), format!("email:{email}")];
+        let limits = [SIGN_IN_FAILURES_PER_ADDRESS, SIGN_IN_FAILURES_PER_ACCOUNT];
+        let now = now_millis();
+        for (subject, limit) in subjects.iter().zip(limits) {
+            let subject = subject.clone();
+            let (count, oldest) =
+                self.db(move |db| db.sign_in_failures_since(&subject, now - SIGN_IN_WINDOW_MS)).await?;
+            if count >= limit {
+                let retry_after_ms = oldest.map_or(SIGN_IN_WINDOW_MS, |at| at + SIGN_IN_WINDOW_MS - now);
+                let minutes = (retry_after_ms.max(0) / 60_000) + 1;
+                return Err(ServiceError::TooManyRequests {
+                    message: format!("too many failed sign-ins; try again in {minutes} minutes"),
+                    retry_after_secs: u64::try_from(retry_after_ms.max(1000) / 1000).unwrap_or(1),
+                });
+            }
+        }
+        let lookup = email.clone();
+        let login = self.db(move |db| db.login_by_email(&lookup)).await?;
+        // An unknown email costs the same hashing time as a wrong password, so timing does not
+        // reveal which addresses have accounts.
+        let stored = login.as_ref().map(|l| l.password_hash.clone());
+        let matches = verify_password(password.to_string(), stored).await?;
+        match login {
+            Some(login) if matches => {
+                let subject = subjects[1].clone();
+                self.db(move |db| db.clear_sign_in_failures(&subject)).await?;
+                self.start_session(login.account_id).await
+            }
+            _ => {
+                self.db(move |db| {
+                    let subjects: Vec<&str> = subjects.iter().map(String::as_str).collect();
+                    db.record_sign_in_failure(&subjects, SIGN_IN_WINDOW_MS)
+                })
+                .await?;
+                Err(ServiceError::Unauthorized(WRONG.into()))
+            }
+        }
+    }
+
+    /// The user of a session cookie, if the session is live.
+    pub async fn console_user(&self, token: &str) -> Result<Option<ConsoleUser>, ServiceError> {
+        let token_hash = sha256_hex(token);
+        self.db(move |db| {
+            let Some(session) = db.session(&token_hash)? else { return Ok(None) };
+            let email = db.login_of(&session.account_id)?.map(|l| l.email).unwrap_or_default();
+            Ok::<_, storage::StorageError>(Some(ConsoleUser {
+                account_id: session.account_id,
+                email,
+                csrf_token: session.csrf_token,
+            }))
+        })
+        .await
+    }
+
+    /// Ends the session of this cookie.
+    pub async fn sign_out(&self, token: &str) -> Result<(), ServiceError> {
+        let token_hash = sha256_hex(token);
+        self.db(move |db| db.delete_session(&token_hash)).await
+    }
+
+    /// Ends every session of the account, on every device.
+    pub async fn sign_out_everywhere(&self, account_id: &str) -> Result<usize, ServiceError> {
+        let account_id = account_id.to_string();
+        self.db(move |db| db.delete_sessions_of(&account_id)).await
+    }
+
+    /// Makes an invite link that gives the operator-made account `account_name` a console login
+    /// for `email`.
+    pub async fn invite(&self, account_name: &str, email: &str) -> Result<String, ServiceError> {
+        let email = normalize_email(email)?;
+        let token = random_token();
+        let (account_name, token_hash) = (account_name.to_string(), sha256_hex(&token));
+        self.db(move |db| db.create_invite(&account_name, &email, &token_hash, INVITE_TTL_MS)).await?;
+        Ok(format!("{}/console/invite/{token}", self.config().public_base_url))
+    }
+
+    /// The email a live invite is for.
+    pub async fn invite_email(&self, token: &str) -> Result<Option<String>, ServiceError> {
+        let token_hash = sha256_hex(token);
+        self.db(move |db| db.invite_email(&token_hash)).await
+    }
+
+    /// Sets the password of an invited login and signs it in.
+    pub async fn accept_invite(&self, token: &str, password: &str) -> Result<NewSession, ServiceError> {
+        let email =
+            self.invite_email(token).await?.ok_or_else(|| ServiceError::NotFound(InviteError::Invalid.to_string()))?;
+        check_password(password, &email)?;
+        let hash = hash_password(password.to_string()).await?;
+        let token_hash = sha256_hex(token);
+        let account_id = tokio::task::spawn_blocking({
+            let db = self.database().clone();
+            move || db.accept_invite(&token_hash, &hash)
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("storage task crashed: {e}")))?
+        .map_err(|e| match e {
+            InviteError::Invalid => ServiceError::NotFound(InviteError::Invalid.to_string()),
+            InviteError::Storage(e) => e.into(),
+        })?;
+        self.start_session(account_id).await
+    }
+
+    async fn start_session(&self, account_id: String) -> Result<NewSession, ServiceError> {
+        let token = random_token();
+        let now = now_millis();
+        let record = SessionRecord {
+            token_hash: sha256_hex(&token),
+            account_id: account_id.clone(),
+            csrf_token: random_token(),
+            created_at: now,
+            expires_at: now + SESSION_TTL_MS,
+        };
+        self.db(move |db| db.create_session(&record)).await?;
+        Ok(NewSession { token, account_id })
+    }
+
+    /// The account's standing: allowance, card on file, invoice.
+    pub async fn account_overview(&self, account_id: &str) -> Result<AccountOverview, ServiceError> {
+        let account_id = account_id.to_string();
+        let (account, login) = self
+            .db(move |db| Ok::<_, storage::StorageError>((db.account(&account_id)?, db.login_of(&account_id)?)))
+            .await?;
+        let limits = account.limits();
+        Ok(AccountOverview {
+            email: login.map(|l| l.email).unwrap_or_default(),
+            name: account.name,
+            free_allowance: limits.free_allowance,
+            free_allowance_left: limits.free_remaining(),
+            card_on_file: limits.card_on_file,
+            invoice_balance: Usd::from_units(account.invoice_units),
+        })
+    }
+
+    /// The account's keys, oldest first.
+    pub async fn account_keys(&self, account_id: &str) -> Result<Vec<ApiKey>, ServiceError> {
+        let account_id = account_id.to_string();
+        self.db(move |db| db.account_keys(&account_id)).await
+    }
+
+    /// Creates a key for the signed-in account; the secret is returned once.
+    pub async fn create_account_key(
+        &self,
+        account_id: &str,
+        label: Option<&str>,
+        spend_cap: Option<Usd>,
+    ) -> Result<NewKey, ServiceError> {
+        let label = check_label(label)?;
+        self.issue_key(account_id, label.as_deref(), spend_cap).await
+    }
+
+    /// Revokes one of the account's keys.
+    pub async fn revoke_account_key(&self, account_id: &str, key_id: &str) -> Result<ApiKey, ServiceError> {
+        self.owned_key(account_id, key_id).await?;
+        self.revoke_key(key_id).await
+    }
+
+    /// Sets or removes the cap of one of the account's keys.
+    pub async fn set_account_key_cap(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        cap: Option<Usd>,
+    ) -> Result<ApiKey, ServiceError> {
+        self.owned_key(account_id, key_id).await?;
+        self.set_spend_cap(key_id, cap).await
+    }
+
+    /// Gives one of the account's live keys a new secret, returned once; the old secret stops
+    /// working at once. The key keeps its id, label, cap, spend and tasks.
+    pub async fn rotate_account_key(&self, account_id: &str, key_id: &str) -> Result<NewKey, ServiceError> {
+        self.owned_key(account_id, key_id).await?;
+        let secret = domain::keys::secret_from_random(rand::random());
+        let (key_id, hash, prefix) =
+            (key_id.to_string(), domain::keys::hash_secret(&secret), domain::keys::display_prefix(&secret));
+        let key = self
+            .db(move |db| db.replace_key_secret(&key_id, &storage::NewKeySecret { hash: &hash, prefix: Some(&prefix) }))
+            .await?
+            .ok_or_else(|| ServiceError::BadRequest("a revoked key cannot be rotated; create a new key".into()))?;
+        Ok(NewKey { key, secret })
+    }
+
+    /// One of the account's keys; another account's key is not found.
+    pub async fn owned_key(&self, account_id: &str, key_id: &str) -> Result<ApiKey, ServiceError> {
+        let lookup = key_id.to_string();
+        let key = self.db(move |db| db.key(&lookup)).await;
+        match key {
+            Ok(key) if key.account_id == account_id => Ok(key),
+            Ok(_) | Err(ServiceError::NotFound(_)) => {
+                Err(ServiceError::NotFound(format!("no key {key_id:?} in this account")))
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// The account's captured spend per key per UTC day over the last `days` days.
+    pub async fn daily_spend(&self, account_id: &str, days: i64) -> Result<Vec<DailySpend>, ServiceError> {
+        let account_id = account_id.to_string();
+        let today = now_millis().div_euclid(86_400_000);
+        let since = (today - days + 1) * 86_400_000;
+        self.db(move |db| db.daily_spend(&account_id, since)).await
+    }
+
+    /// The account's latest jobs (tasks and reels of every key), newest first.
+    pub async fn recent_jobs(&self, account_id: &str, limit: i64) -> Result<Vec<RecentJob>, ServiceError> {
+        let account_id = account_id.to_string();
+        let records = self.db(move |db| db.recent_tasks_of_account(&account_id, limit)).await?;
+        records
+            .iter()
+            .map(|record| Ok(RecentJob { view: self.task_view(record)?, key_id: record.key_id.clone() }))
+            .collect()
+    }
+
+    /// The ready-made MCP connector URL of a secret. The URL is itself a secret.
+    pub fn connector_url(&self, secret: &str) -> String {
+        format!("{}/api/mcp?key={secret}", self.config().public_base_url)
+    }
+}
+
+/// Lower-cases and checks an email address.
+fn normalize_email(email: &str) -> Result<String, ServiceError> {
+    let email = email.trim().to_lowercase();
+    let invalid = || ServiceError::BadRequest("enter a valid email address, such as name@example.com".into());
+    let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
+    let well_formed = !local.is_empty()
+        && email.len() <= 254
+        && local.len() <= 64
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains('@')
+        && email.chars().all(|c| c.is_ascii_graphic() && !"<>()[]\\,;:\"".contains(c) || !c.is_ascii());
+    if well_formed && !email.chars().any(char::is_control) && !email.chars().any(char::is_whitespace) {
+        Ok(email)
+    } else {
+        Err(invalid())
+    }
+}
+
+fn check_password(password: &str, email: &str) -> Result<(), ServiceError> {
+    let chars = password.chars().count();
+    if chars < PASSWORD_MIN_CHARS {
+        return Err(ServiceError::BadRequest(format!("choose a password of at least {PASSWORD_MIN_CHARS} characters")));
+    }
+    if chars > PASSWORD_MAX_CHARS {
+        return Err(ServiceError::BadRequest(format!("a password may have at most {PASSWORD_MAX_CHARS} characters")));
+    }
+    if password.trim().eq_ignore_ascii_case(email) {
+        return Err(ServiceError::BadRequest("the password must not be your email address".into()));
+    }
+    Ok(())
+}
+
+fn check_label(label: Option<&str>) -> Result<Option<String>, ServiceError> {
+    let label = label.map(str::trim).filter(|l| !l.is_empty());
+    match label {
+        Some(l) if l.chars().count() > LABEL_MAX_CHARS => {
+            Err(ServiceError::BadRequest(format!("a label may have at most {LABEL_MAX_CHARS} characters")))
+        }
+        Some(l) if l.chars().any(char::is_control) => {
+            Err(ServiceError::BadRequest("a label may not contain control characters".into()))
+        }
+        other => Ok(other.map(str::to_string)),
+    }
+}
+
+/// argon2id with the crate's defaults (19 MiB, 2 passes), the OWASP-recommended minimum.
+async fn hash_password(password: String) -> Result<String, ServiceError> {
+    tokio::task::spawn_blocking(move || {
+        let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>())
+            .map_err(|e| ServiceError::Internal(format!("password salt: {e}")))?;
+        Argon2::default()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|hash| hash.to_string())
+            .map_err(|e| ServiceError::Internal(format!("password hashing: {e}")))
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(format!("password hashing crashed: {e}")))?
+}
+
+/// Checks a password against a stored hash; with no stored hash, checks it against a decoy so the
+/// time taken is the same.
+async fn verify_password(password: String, stored: Option<String>) -> Result<bool, ServiceError> {
+    static DECOY: OnceLock<String> = OnceLock::new();
+    let decoy = match DECOY.get() {
+        Some(decoy) => decoy.clone(),
+        None => {
+            let decoy = hash_password(random_token()).await?;
+            DECOY.get_or_init(|| decoy).clone()
+        }
+    };
+    let known = stored.is_some();
+    let stored = stored.unwrap_or(decoy);
+    tokio::task::spawn_blocking(move || {
+        let parsed =
+            PasswordHash::new(&stored).map_err(|e| ServiceError::Internal(format!("stored password hash: {e}")))?;
+        Ok(Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok() && known)
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(format!("password check crashed: {e}")))?
+}
+
+/// 32 bytes of operating-system randomness, hex encoded.
+fn random_token() -> String {
+    hex::encode(rand::random::<[u8; 32]>())
+}
+
+fn sha256_hex(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails_are_normalized_and_checked() {
+        assert_eq!(normalize_email("  Ada@Example.COM ").unwrap(), "ada@example.com");
+        for bad in
+            ["", "ada", "@example.com", "ada@example", "ada@.com", "a b@example.com", "ada@example.com.", "<a>@x.io"]
+        {
+            assert!(normalize_email(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn passwords_have_bounds() {
+        assert!(check_password("short", "a@b.co").is_err());
+        assert!(check_password(&"x".repeat(PASSWORD_MAX_CHARS + 1), "a@b.co").is_err());
+        assert!(check_password("ada@example.com", "ada@example.com").is_err());
+        assert!(check_password("correct horse battery", "a@b.co").is_ok());
+    }
+
+    #[test]
+    fn labels_are_trimmed_and_bounded() {
+        assert_eq!(check_label(Some("  ci  ")).unwrap().as_deref(), Some("ci"));
+        assert_eq!(check_label(Some("   ")).unwrap(), None);
+        assert!(check_label(Some(&"x".repeat(LABEL_MAX_CHARS + 1))).is_err());
+        assert!(check_label(Some("a\u{0}b")).is_err());
+    }
+
+    #[tokio::test]
+    async fn password_hashes_verify_only_the_right_password() {
+        let hash = hash_password("correct horse battery".into()).await.unwrap();
+        assert!(hash.starts_with("$argon2id$"));
+        assert!(verify_password("correct horse battery".into(), Some(hash.clone())).await.unwrap());
+        assert!(!verify_password("correct horse batterz".into(), Some(hash)).await.unwrap());
+        assert!(!verify_password("anything at all".into(), None).await.unwrap());
+    }
+}

@@ -1,0 +1,311 @@
+//! The developer console's records: logins (an email and a password hash per account), sessions,
+//! invite links and failed sign-ins. Session and invite tokens are stored only as hashes.
+
+use crate::accounts::Account;
+use crate::connection::{read, write_tx};
+use crate::schema::{accounts, console_invites, console_logins, console_sessions, sign_in_failures, tasks};
+use crate::tasks::TaskRecord;
+use crate::{new_id, now_millis, Database, StorageError, StorageResult};
+use diesel::prelude::*;
+use domain::Usd;
+
+/// A console login as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = console_logins)]
+pub struct Login {
+    /// The account it signs in to.
+    pub account_id: String,
+    /// Lower-cased email address.
+    pub email: String,
+    /// The password's PHC string (argon2id).
+    pub password_hash: String,
+    /// Creation time, Unix milliseconds.
+    pub created_at: i64,
+}
+
+/// A live console session.
+#[derive(Clone, Debug, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = console_sessions)]
+pub struct SessionRecord {
+    /// SHA-256 of the cookie's token.
+    pub token_hash: String,
+    /// The signed-in account.
+    pub account_id: String,
+    /// The token every form of this session must carry.
+    pub csrf_token: String,
+    /// Sign-in time.
+    pub created_at: i64,
+    /// When the session ends unless renewed by signing in again.
+    pub expires_at: i64,
+}
+
+/// The spend of one key on one UTC day.
+#[derive(Clone, Debug, PartialEq, Eq, QueryableByName)]
+pub struct DailySpend {
+    /// The key.
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    pub key_id: String,
+    /// Days since 1970-01-01 (UTC).
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub day: i64,
+    /// Captured amount, ten-thousandths of a dollar.
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub units: i64,
+}
+
+/// Why an invite could not be accepted.
+#[derive(Debug, thiserror::Error)]
+pub enum InviteError {
+    /// Unknown, used or expired.
+    #[error("this invite link is invalid, used or expired; ask your operator for a new one")]
+    Invalid,
+    /// The database failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+}
+
+impl From<diesel::result::Error> for InviteError {
+    fn from(e: diesel::result::Error) -> Self {
+        InviteError::Storage(e.into())
+    }
+}
+
+impl From<r2d2::Error> for InviteError {
+    fn from(e: r2d2::Error) -> Self {
+        InviteError::Storage(e.into())
+    }
+}
+
+/// Inserts a login inside a transaction of either backend.
+macro_rules! insert_login {
+    ($conn:expr, $account_id:expr, $email:expr, $password_hash:expr, $now:expr) => {
+        diesel::insert_into(console_logins::table)
+            .values((
+                console_logins::account_id.eq($account_id),
+                console_logins::email.eq($email),
+                console_logins::password_hash.eq($password_hash),
+                console_logins::created_at.eq($now),
+            ))
+            .execute($conn)
+    };
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+impl Database {
+    /// Creates an account named after `email` with `free_allowance`, and its login, in one
+    /// transaction. A taken email (as a login or an account name) is `AlreadyExists`.
+    pub fn sign_up(&self, email: &str, password_hash: &str, free_allowance: Usd) -> StorageResult<Account> {
+        let now = now_millis();
+        let account = Account {
+            id: new_id("acct"),
+            name: email.to_string(),
+            card_on_file: false,
+            free_allowance_units: free_allowance.units(),
+            free_used_units: 0,
+            free_held_units: 0,
+            invoice_units: 0,
+            created_at: now,
+        };
+        write_tx!(self, |conn, backend| {
+            let taken: i64 = accounts::table.filter(accounts::name.eq(email)).count().get_result(conn)?;
+            let login_taken: i64 =
+                console_logins::table.filter(console_logins::email.eq(email)).count().get_result(conn)?;
+            if taken + login_taken > 0 {
+                return Err(StorageError::AlreadyExists(format!("an account for {email}")));
+            }
+            diesel::insert_into(accounts::table)
+                .values((
+                    accounts::id.eq(&account.id),
+                    accounts::name.eq(&account.name),
+                    accounts::card_on_file.eq(false),
+                    accounts::free_allowance_units.eq(account.free_allowance_units),
+                    accounts::created_at.eq(now),
+                ))
+                .execute(conn)?;
+            insert_login!(conn, &account.id, email, password_hash, now)?;
+            Ok(())
+        })?;
+        Ok(account)
+    }
+
+    /// The login with `email` (lower-cased by the caller).
+    pub fn login_by_email(&self, email: &str) -> StorageResult<Option<Login>> {
+        Ok(read!(self, |conn| console_logins::table
+            .filter(console_logins::email.eq(email))
+            .select(Login::as_select())
+            .first(conn)
+            .optional())?)
+    }
+
+    /// The login of an account.
+    pub fn login_of(&self, account_id: &str) -> StorageResult<Option<Login>> {
+        Ok(read!(self, |conn| console_logins::table
+            .find(account_id)
+            .select(Login::as_select())
+            .first(conn)
+            .optional())?)
+    }
+
+    /// Stores an invite for the account named `account_name`, valid for `ttl_ms`.
+    pub fn create_invite(
+        &self,
+        account_name: &str,
+        email: &str,
+        token_hash: &str,
+        ttl_ms: i64,
+    ) -> StorageResult<Account> {
+        let account = self.account_by_name(account_name)?;
+        if self.login_of(&account.id)?.is_some() {
+            return Err(StorageError::AlreadyExists(format!("a console login for account {account_name:?}")));
+        }
+        let now = now_millis();
+        read!(self, |conn| diesel::insert_into(console_invites::table)
+            .values((
+                console_invites::token_hash.eq(token_hash),
+                console_invites::account_id.eq(&account.id),
+                console_invites::email.eq(email),
+                console_invites::created_at.eq(now),
+                console_invites::expires_at.eq(now.saturating_add(ttl_ms)),
+            ))
+            .execute(conn))?;
+        Ok(account)
+    }
+
+    /// The email of a live (unused, unexpired) invite.
+    pub fn invite_email(&self, token_hash: &str) -> StorageResult<Option<String>> {
+        Ok(read!(self, |conn| console_invites::table
+            .find(token_hash)
+            .filter(console_invites::used_at.is_null())
+            .filter(console_invites::expires_at.gt(now_millis()))
+            .select(console_invites::email)
+            .first(conn)
+            .optional())?)
+    }
+
+    /// Uses a live invite: creates its account's login with `password_hash`, in one transaction.
+    /// Returns the account id.
+    pub fn accept_invite(&self, token_hash: &str, password_hash: &str) -> Result<String, InviteError> {
+        let now = now_millis();
+        write_tx!(self, |conn, backend| {
+            let invite: Option<(String, String)> = console_invites::table
+                .find(token_hash)
+                .filter(console_invites::used_at.is_null())
+                .filter(console_invites::expires_at.gt(now))
+                .select((console_invites::account_id, console_invites::email))
+                .first(conn)
+                .optional()?;
+            let (account_id, email) = invite.ok_or(InviteError::Invalid)?;
+            let claimed =
+                diesel::update(console_invites::table.find(token_hash).filter(console_invites::used_at.is_null()))
+                    .set(console_invites::used_at.eq(now))
+                    .execute(conn)?;
+            let has_login: i64 = console_logins::table
+                .filter(console_logins::account_id.eq(&account_id).or(console_logins::email.eq(&email)))
+                .count()
+                .get_result(conn)?;
+            if claimed == 0 || has_login > 0 {
+                return Err(InviteError::Invalid);
+            }
+            insert_login!(conn, &account_id, &email, password_hash, now)?;
+            Ok(account_id)
+        })
+    }
+
+    /// Stores a session.
+    pub fn create_session(&self, session: &SessionRecord) -> StorageResult<()> {
+        read!(self, |conn| diesel::insert_into(console_sessions::table)
+            .values((
+                console_sessions::token_hash.eq(&session.token_hash),
+                console_sessions::account_id.eq(&session.account_id),
+                console_sessions::csrf_token.eq(&session.csrf_token),
+                console_sessions::created_at.eq(session.created_at),
+                console_sessions::expires_at.eq(session.expires_at),
+            ))
+            .execute(conn))?;
+        Ok(())
+    }
+
+    /// The live session with `token_hash`.
+    pub fn session(&self, token_hash: &str) -> StorageResult<Option<SessionRecord>> {
+        Ok(read!(self, |conn| console_sessions::table
+            .find(token_hash)
+            .filter(console_sessions::expires_at.gt(now_millis()))
+            .select(SessionRecord::as_select())
+            .first(conn)
+            .optional())?)
+    }
+
+    /// Ends one session.
+    pub fn delete_session(&self, token_hash: &str) -> StorageResult<()> {
+        read!(self, |conn| diesel::delete(console_sessions::table.find(token_hash)).execute(conn))?;
+        Ok(())
+    }
+
+    /// Ends every session of an account; returns how many there were.
+    pub fn delete_sessions_of(&self, account_id: &str) -> StorageResult<usize> {
+        Ok(read!(self, |conn| diesel::delete(
+            console_sessions::table.filter(console_sessions::account_id.eq(account_id))
+        )
+        .execute(conn))?)
+    }
+
+    /// Records one failed sign-in against each of `subjects`, and forgets failures older than
+    /// `keep_ms`.
+    pub fn record_sign_in_failure(&self, subjects: &[&str], keep_ms: i64) -> StorageResult<()> {
+        let now = now_millis();
+        write_tx!(self, |conn, backend| {
+            for subject in subjects {
+                diesel::insert_into(sign_in_failures::table)
+                    .values((sign_in_failures::subject.eq(subject), sign_in_failures::at.eq(now)))
+                    .execute(conn)?;
+            }
+            diesel::delete(sign_in_failures::table.filter(sign_in_failures::at.lt(now.saturating_sub(keep_ms))))
+                .execute(conn)?;
+            Ok::<_, StorageError>(())
+        })
+    }
+
+    /// Failed sign-ins against `subject` since `since` (Unix milliseconds), and the time of the
+    /// oldest of them.
+    pub fn sign_in_failures_since(&self, subject: &str, since: i64) -> StorageResult<(i64, Option<i64>)> {
+        let (count, oldest): (i64, Option<i64>) = read!(self, |conn| sign_in_failures::table
+            .filter(sign_in_failures::subject.eq(subject))
+            .filter(sign_in_failures::at.ge(since))
+            .select((diesel::dsl::count_star(), diesel::dsl::min(sign_in_failures::at)))
+            .first(conn))?;
+        Ok((count, oldest))
+    }
+
+    /// Forgets the failed sign-ins against `subject` (after a successful one).
+    pub fn clear_sign_in_failures(&self, subject: &str) -> StorageResult<()> {
+        read!(self, |conn| diesel::delete(sign_in_failures::table.filter(sign_in_failures::subject.eq(subject)))
+            .execute(conn))?;
+        Ok(())
+    }
+
+    /// Captured spend per key per UTC day of the account, from `since` (Unix milliseconds).
+    pub fn daily_spend(&self, account_id: &str, since: i64) -> StorageResult<Vec<DailySpend>> {
+        use diesel::sql_types::{BigInt, Text};
+        let sql = "SELECT key_id, CAST(created_at / $day AS BIGINT) AS day, \
+            CAST(SUM(amount_units) AS BIGINT) AS units FROM ledger \
+            WHERE account_id = $1 AND kind = 'capture' AND created_at >= $2 \
+            GROUP BY key_id, CAST(created_at / $day AS BIGINT) ORDER BY day, key_id"
+            .replace("$day", &DAY_MS.to_string());
+        let sql = match self.backend() {
+            crate::Backend::Sqlite => sql.replace("$1", "?").replace("$2", "?"),
+            crate::Backend::Postgres => sql,
+        };
+        Ok(read!(self, |conn| diesel::sql_query(&sql).bind::<Text, _>(account_id).bind::<BigInt, _>(since).load(conn))?)
+    }
+
+    /// The account's latest tasks (reels included), newest first.
+    pub fn recent_tasks_of_account(&self, account_id: &str, limit: i64) -> StorageResult<Vec<TaskRecord>> {
+        Ok(read!(self, |conn| tasks::table
+            .filter(tasks::account_id.eq(account_id))
+            .order((tasks::created_at.desc(), tasks::id.desc()))
+            .limit(limit)
+            .select(TaskRecord::as_select())
+            .load(conn))?)
+    }
+}

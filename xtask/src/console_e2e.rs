@@ -1,0 +1,58 @@
+//! `cargo xtask console-e2e`: the developer console end to end in headless Chromium, driven by
+//! `playwright-core` (pinned in `tests/console-e2e/package-lock.json`), against a scratch
+//! api-server. Installs Debian's Chromium when it is missing; skips, saying why, only where it
+//! cannot be installed. Screenshots of every page land in `target/console-screenshots`.
+
+use crate::deployment::Deployment;
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::process::Command;
+
+const SCRIPT_DIR: &str = "tests/console-e2e";
+const SCREENSHOTS: &str = "target/console-screenshots";
+
+pub fn run() -> Result<()> {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !Path::new(&chromium).exists() && !install_chromium() {
+        println!("console-e2e: SKIPPED: Chromium is not installed and `apt-get install chromium` failed here");
+        return Ok(());
+    }
+    if Command::new("node").arg("--version").output().map_or(true, |o| !o.status.success()) {
+        println!("console-e2e: SKIPPED: Node.js is not installed, so playwright-core cannot run");
+        return Ok(());
+    }
+    crate::run(
+        Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(SCRIPT_DIR),
+    )?;
+    crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server"]))?;
+    std::fs::create_dir_all(SCREENSHOTS)?;
+    let log = std::env::temp_dir().join(format!("console-e2e-{}.log", std::process::id()));
+    // Access logs on, so the check that no secret reaches the log has something to read.
+    let deployment = Deployment::start_logged("debug", false, &[("RUST_LOG", "info".into())], Some(&log))
+        .context("starting api-server")?;
+    let result = crate::run(
+        Command::new("node")
+            .arg("console.mjs")
+            .current_dir(SCRIPT_DIR)
+            .env("BASE_URL", &deployment.base)
+            .env("SCREENSHOT_DIR", std::fs::canonicalize(SCREENSHOTS)?)
+            .env("SERVER_LOG", &log)
+            .env("CHROMIUM", &chromium),
+    );
+    drop(deployment);
+    if result.is_err() {
+        eprintln!("console-e2e: server log follows\n{}", std::fs::read_to_string(&log).unwrap_or_default());
+    }
+    let _ = std::fs::remove_file(&log);
+    result
+}
+
+fn install_chromium() -> bool {
+    let install = || {
+        Command::new("apt-get")
+            .args(["install", "-y", "-q", "chromium", "chromium-driver"])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    install() || (Command::new("apt-get").args(["update", "-q"]).status().is_ok_and(|s| s.success()) && install())
+}
