@@ -128,11 +128,11 @@ async function screenshot(page, name) {
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true, timeout: ACTION_TIMEOUT });
   log(`    screenshot ${file}`);
-  // Not a failure, but worth seeing in the log: a page wider than the viewport scrolls sideways
-  // (on a phone, usually a long unbroken string such as a secret or URL).
+  // A page wider than the viewport scrolls sideways, which on a phone hides half of it; wide
+  // tables scroll inside their own box instead.
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   const viewport = page.viewportSize()?.width;
-  if (viewport && width > viewport) log(`    warning: ${name} is ${width} px wide, wider than the ${viewport} px viewport`);
+  assert.ok(!viewport || width <= viewport, `${name} is ${width} px wide, wider than the ${viewport} px viewport`);
 }
 
 /** fetch with a timeout. */
@@ -180,7 +180,13 @@ async function newContext(kind) {
     log(`    [${kind}] page error on ${page.url()}: ${error.message}`);
   });
   page.on('console', (message) => {
-    if (message.type() === 'error') log(`    [${kind}] browser console error on ${page.url()}: ${message.text()}`);
+    if (message.type() !== 'error') return;
+    log(`    [${kind}] browser console error on ${page.url()}: ${message.text()}`);
+    // A refused form answers 4xx on purpose; anything else (a blocked style or script, a
+    // missing asset) is a defect of the page.
+    if (!/Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) {
+      state.pageErrors.push(`[${kind}] ${page.url()}: ${message.text()}`);
+    }
   });
   state.current = page;
   return { context, page };

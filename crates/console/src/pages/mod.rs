@@ -88,6 +88,8 @@ fn layout(page: Page) -> Markup {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta name="referrer" content="no-referrer";
+                // No icon request: the console has none.
+                link rel="icon" href="data:,";
                 title { (page.title) " · Media API console" }
                 link rel="stylesheet" href="/console/assets/console.css";
                 script src="/console/assets/console.js" defer {}
