@@ -58,9 +58,7 @@ pub async fn sign_in(service: web::Data<Service>, req: HttpRequest, form: web::F
             let mut response = session::with_form_token(&service, |token| {
                 auth::sign_in(token, &FormState { email: &form.email, error: Some(&message) }, open).status(status)
             });
-            if let ServiceError::TooManyRequests { retry_after_secs, .. } = error {
-                response.headers_mut().insert(header::RETRY_AFTER, retry_after_secs.into());
-            }
+            retry_after(&mut response, &error);
             response
         }
     }
@@ -77,14 +75,17 @@ pub async fn sign_up(service: web::Data<Service>, req: HttpRequest, form: web::F
     if !session::check_form_token(&req, &form.csrf) {
         return session::forged();
     }
-    match service.sign_up(&form.email, &form.password).await {
+    let address = session::client_address(&req);
+    match service.sign_up(&form.email, &form.password, &address).await {
         Ok(new_session) => signed_in_response(&service, &req, new_session).await,
         Err(error) => {
             let (status, message) = status_of(&error);
             let open = service.sign_up_open();
-            session::with_form_token(&service, |token| {
+            let mut response = session::with_form_token(&service, |token| {
                 auth::sign_up(token, &FormState { email: &form.email, error: Some(&message) }, open).status(status)
-            })
+            });
+            retry_after(&mut response, &error);
+            response
         }
     }
 }
@@ -150,6 +151,13 @@ pub async fn sign_out_everywhere(
     match service.sign_out_everywhere(&user.account_id).await {
         Ok(_) => signed_out(&service),
         Err(e) => pages::service_error(e),
+    }
+}
+
+/// Says when to try again on a rate-limited answer.
+fn retry_after(response: &mut HttpResponse, error: &ServiceError) {
+    if let ServiceError::TooManyRequests { retry_after_secs, .. } = error {
+        response.headers_mut().insert(header::RETRY_AFTER, (*retry_after_secs).into());
     }
 }
 

@@ -270,6 +270,20 @@ async fn failed_sign_ins_are_limited_per_account_and_per_address() {
 }
 
 #[tokio::test]
+async fn one_address_creates_a_bounded_number_of_accounts_a_day() {
+    let options = Options { worker: false, console_sign_ups_per_address: 3, ..Options::default() };
+    let server = TestServer::start_with(Backend::Sqlite, options).await;
+    for _ in 0..3 {
+        signed_up(&server).await;
+    }
+    let mut farmer = Browser::new(&server);
+    let refused = farmer.sign_up(&unique_email()).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS, "{}", refused.body);
+    assert!(refused.body.contains("too many new accounts"), "{}", refused.body);
+    assert!(refused.headers.contains_key("retry-after"));
+}
+
+#[tokio::test]
 async fn rotate_revoke_and_cap_act_on_the_key() {
     let server = TestServer::start(Backend::Sqlite).await;
     let (mut browser, _) = signed_up(&server).await;

@@ -97,6 +97,9 @@ pub struct AppConfig {
     /// `CONSOLE_SIGN_UP`: visitors may create accounts in the developer console (default true);
     /// when false, accounts come from the operator CLI with invite links.
     pub console_sign_up: bool,
+    /// `CONSOLE_SIGN_UPS_PER_ADDRESS`: accounts one client address may create in the console per
+    /// day (default 20; 0 for no limit).
+    pub console_sign_ups_per_address: u32,
 }
 
 /// Where jobs run (`JOB_ISOLATION`).
@@ -333,6 +336,11 @@ impl AppConfig {
             },
             job_crash_limit: src.parse("JOB_CRASH_LIMIT", 2, "a positive whole number")?,
             console_sign_up: src.flag("CONSOLE_SIGN_UP", true)?,
+            console_sign_ups_per_address: src.parse(
+                "CONSOLE_SIGN_UPS_PER_ADDRESS",
+                20,
+                "a whole number (0: no limit)",
+            )?,
             database_url,
             bind_addr,
             public_base_url,
@@ -376,6 +384,7 @@ impl AppConfig {
             format!("JOB_DEADLINES={}", self.job_deadlines.describe()),
             format!("JOB_CRASH_LIMIT={}", self.job_crash_limit),
             format!("CONSOLE_SIGN_UP={}", self.console_sign_up),
+            format!("CONSOLE_SIGN_UPS_PER_ADDRESS={}", self.console_sign_ups_per_address),
         ]
     }
 
@@ -413,6 +422,7 @@ impl AppConfig {
             isolation,
             deadlines: self.job_deadlines.clone(),
             console_sign_up: self.console_sign_up,
+            console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
         };
         Ok(Service::new(db, self.build_engines_only()?, store, UrlSigner::new(secret.as_bytes()), config))
     }

@@ -28,6 +28,8 @@ pub const SIGN_IN_WINDOW_MS: i64 = 15 * 60_000;
 pub const SIGN_IN_FAILURES_PER_ACCOUNT: i64 = 5;
 /// Failed sign-ins from one address within the window before it refuses further tries.
 pub const SIGN_IN_FAILURES_PER_ADDRESS: i64 = 20;
+/// How long counted attempts are kept: the longest window.
+const ATTEMPTS_KEPT_MS: i64 = 24 * 3_600_000;
 /// Longest key label, in characters.
 pub const LABEL_MAX_CHARS: usize = 80;
 
@@ -83,8 +85,11 @@ impl Service {
         self.config().console_sign_up
     }
 
-    /// Creates an account with the free allowance and its login, and signs it in.
-    pub async fn sign_up(&self, email: &str, password: &str) -> Result<NewSession, ServiceError> {
+    /// Creates an account with the free allowance and its login, and signs it in. Each client
+    /// address may create `console_sign_ups_per_address` accounts a day (see
+    /// [`crate::ServiceConfig`]), so the free allowance cannot be farmed by signing up again and
+    /// again.
+    pub async fn sign_up(&self, email: &str, password: &str, address: &str) -> Result<NewSession, ServiceError> {
         if !self.sign_up_open() {
             return Err(ServiceError::Forbidden(
                 "sign-up is closed on this deployment; ask its operator for an invite link".into(),
@@ -92,6 +97,11 @@ impl Service {
         }
         let email = normalize_email(email)?;
         check_password(password, &email)?;
+        let subject = format!("sign-up:{address}");
+        if let Some(limit) = self.config().console_sign_ups_per_address {
+            let what = "too many new accounts from this address";
+            self.refuse_past_limit(&subject, i64::from(limit.get()), ATTEMPTS_KEPT_MS, what).await?;
+        }
         let hash = hash_password(password.to_string()).await?;
         let allowance = self.config().free_allowance;
         let signed_up = email.clone();
@@ -101,6 +111,7 @@ impl Service {
             }
             other => other,
         })?;
+        self.db(move |db| db.record_attempt(&[&subject], ATTEMPTS_KEPT_MS)).await?;
         self.start_session(account.id).await
     }
 
@@ -110,21 +121,10 @@ impl Service {
     pub async fn sign_in(&self, email: &str, password: &str, address: &str) -> Result<NewSession, ServiceError> {
         const WRONG: &str = "wrong email or password";
         let email = normalize_email(email).map_err(|_| ServiceError::Unauthorized(WRONG.into()))?;
-        let subjects = [format!("address:{address}"), format!("email:{email}")];
+        let subjects = [format!("sign-in:{address}"), format!("sign-in:{email}")];
         let limits = [SIGN_IN_FAILURES_PER_ADDRESS, SIGN_IN_FAILURES_PER_ACCOUNT];
-        let now = now_millis();
         for (subject, limit) in subjects.iter().zip(limits) {
-            let subject = subject.clone();
-            let (count, oldest) =
-                self.db(move |db| db.sign_in_failures_since(&subject, now - SIGN_IN_WINDOW_MS)).await?;
-            if count >= limit {
-                let retry_after_ms = oldest.map_or(SIGN_IN_WINDOW_MS, |at| at + SIGN_IN_WINDOW_MS - now);
-                let minutes = (retry_after_ms.max(0) / 60_000) + 1;
-                return Err(ServiceError::TooManyRequests {
-                    message: format!("too many failed sign-ins; try again in {minutes} minutes"),
-                    retry_after_secs: u64::try_from(retry_after_ms.max(1000) / 1000).unwrap_or(1),
-                });
-            }
+            self.refuse_past_limit(subject, limit, SIGN_IN_WINDOW_MS, "too many failed sign-ins").await?;
         }
         let lookup = email.clone();
         let login = self.db(move |db| db.login_by_email(&lookup)).await?;
@@ -135,18 +135,40 @@ impl Service {
         match login {
             Some(login) if matches => {
                 let subject = subjects[1].clone();
-                self.db(move |db| db.clear_sign_in_failures(&subject)).await?;
+                self.db(move |db| db.clear_attempts(&subject)).await?;
                 self.start_session(login.account_id).await
             }
             _ => {
                 self.db(move |db| {
                     let subjects: Vec<&str> = subjects.iter().map(String::as_str).collect();
-                    db.record_sign_in_failure(&subjects, SIGN_IN_WINDOW_MS)
+                    db.record_attempt(&subjects, ATTEMPTS_KEPT_MS)
                 })
                 .await?;
                 Err(ServiceError::Unauthorized(WRONG.into()))
             }
         }
+    }
+
+    /// 429 when `subject` has `limit` attempts within `window_ms`, saying when to try again.
+    async fn refuse_past_limit(
+        &self,
+        subject: &str,
+        limit: i64,
+        window_ms: i64,
+        what: &str,
+    ) -> Result<(), ServiceError> {
+        let now = now_millis();
+        let counted = subject.to_string();
+        let (count, oldest) = self.db(move |db| db.attempts_since(&counted, now - window_ms)).await?;
+        if count < limit {
+            return Ok(());
+        }
+        let retry_after_ms = oldest.map_or(window_ms, |at| at + window_ms - now).max(1000);
+        let minutes = retry_after_ms / 60_000 + 1;
+        Err(ServiceError::TooManyRequests {
+            message: format!("{what}; try again in {minutes} minutes"),
+            retry_after_secs: u64::try_from(retry_after_ms / 1000).unwrap_or(1),
+        })
     }
 
     /// The user of a session cookie, if the session is live.

@@ -52,6 +52,8 @@ pub struct ServiceConfig {
     /// Whether visitors may sign up in the console (otherwise accounts come from the operator,
     /// with invite links).
     pub console_sign_up: bool,
+    /// Accounts one client address may create in the console per day; `None`: no limit.
+    pub console_sign_ups_per_address: Option<std::num::NonZeroU32>,
 }
 
 /// The authenticated caller of a use-case.

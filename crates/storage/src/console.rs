@@ -1,9 +1,9 @@
 //! The developer console's records: logins (an email and a password hash per account), sessions,
-//! invite links and failed sign-ins. Session and invite tokens are stored only as hashes.
+//! invite links and counted attempts (failed sign-ins, sign-ups) for rate limits. Session and invite tokens are stored only as hashes.
 
 use crate::accounts::Account;
 use crate::connection::{read, write_tx};
-use crate::schema::{accounts, console_invites, console_logins, console_sessions, sign_in_failures, tasks};
+use crate::schema::{accounts, console_attempts, console_invites, console_logins, console_sessions, tasks};
 use crate::tasks::TaskRecord;
 use crate::{new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
@@ -250,36 +250,36 @@ impl Database {
         .execute(conn))?)
     }
 
-    /// Records one failed sign-in against each of `subjects`, and forgets failures older than
-    /// `keep_ms`.
-    pub fn record_sign_in_failure(&self, subjects: &[&str], keep_ms: i64) -> StorageResult<()> {
+    /// Records one attempt (a failed sign-in, a sign-up) against each of `subjects`, and forgets
+    /// attempts older than `keep_ms`.
+    pub fn record_attempt(&self, subjects: &[&str], keep_ms: i64) -> StorageResult<()> {
         let now = now_millis();
         write_tx!(self, |conn, backend| {
             for subject in subjects {
-                diesel::insert_into(sign_in_failures::table)
-                    .values((sign_in_failures::subject.eq(subject), sign_in_failures::at.eq(now)))
+                diesel::insert_into(console_attempts::table)
+                    .values((console_attempts::subject.eq(subject), console_attempts::at.eq(now)))
                     .execute(conn)?;
             }
-            diesel::delete(sign_in_failures::table.filter(sign_in_failures::at.lt(now.saturating_sub(keep_ms))))
+            diesel::delete(console_attempts::table.filter(console_attempts::at.lt(now.saturating_sub(keep_ms))))
                 .execute(conn)?;
             Ok::<_, StorageError>(())
         })
     }
 
-    /// Failed sign-ins against `subject` since `since` (Unix milliseconds), and the time of the
-    /// oldest of them.
-    pub fn sign_in_failures_since(&self, subject: &str, since: i64) -> StorageResult<(i64, Option<i64>)> {
-        let (count, oldest): (i64, Option<i64>) = read!(self, |conn| sign_in_failures::table
-            .filter(sign_in_failures::subject.eq(subject))
-            .filter(sign_in_failures::at.ge(since))
-            .select((diesel::dsl::count_star(), diesel::dsl::min(sign_in_failures::at)))
+    /// Attempts against `subject` since `since` (Unix milliseconds), and the time of the oldest
+    /// of them.
+    pub fn attempts_since(&self, subject: &str, since: i64) -> StorageResult<(i64, Option<i64>)> {
+        let (count, oldest): (i64, Option<i64>) = read!(self, |conn| console_attempts::table
+            .filter(console_attempts::subject.eq(subject))
+            .filter(console_attempts::at.ge(since))
+            .select((diesel::dsl::count_star(), diesel::dsl::min(console_attempts::at)))
             .first(conn))?;
         Ok((count, oldest))
     }
 
-    /// Forgets the failed sign-ins against `subject` (after a successful one).
-    pub fn clear_sign_in_failures(&self, subject: &str) -> StorageResult<()> {
-        read!(self, |conn| diesel::delete(sign_in_failures::table.filter(sign_in_failures::subject.eq(subject)))
+    /// Forgets the attempts against `subject` (failed sign-ins, after a successful one).
+    pub fn clear_attempts(&self, subject: &str) -> StorageResult<()> {
+        read!(self, |conn| diesel::delete(console_attempts::table.filter(console_attempts::subject.eq(subject)))
             .execute(conn))?;
         Ok(())
     }

@@ -107,7 +107,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    sign_in_failures (id) {
+    console_attempts (id) {
         id -> BigInt,
         subject -> Text,
         at -> BigInt,

@@ -1,4 +1,4 @@
-DROP TABLE sign_in_failures;
+DROP TABLE console_attempts;
 DROP TABLE console_invites;
 DROP TABLE console_sessions;
 DROP TABLE console_logins;

@@ -30,10 +30,11 @@ CREATE TABLE console_invites (
     used_at BIGINT
 );
 
--- Failed sign-ins by subject (an address or an email), counted over a window to rate-limit.
-CREATE TABLE sign_in_failures (
+-- Attempts by subject (failed sign-ins by address or email, sign-ups by address), counted over
+-- a window to rate-limit.
+CREATE TABLE console_attempts (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     subject TEXT NOT NULL,
     at BIGINT NOT NULL
 );
-CREATE INDEX sign_in_failures_by_subject ON sign_in_failures (subject, at);
+CREATE INDEX console_attempts_by_subject ON console_attempts (subject, at);

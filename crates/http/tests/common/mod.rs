@@ -31,6 +31,8 @@ pub struct Options {
     pub sync_recipe_wait: Duration,
     /// Whether visitors may sign up in the console.
     pub console_sign_up: bool,
+    /// Accounts one address may create in the console per day (0: no limit).
+    pub console_sign_ups_per_address: u32,
     /// The public base URL, when it is not the server's own address (an HTTPS proxy in front).
     pub public_base_url: Option<&'static str>,
 }
@@ -43,6 +45,7 @@ impl Default for Options {
             worker_concurrency: 2,
             sync_recipe_wait: Duration::from_secs(60),
             console_sign_up: true,
+            console_sign_ups_per_address: 20,
             public_base_url: None,
         }
     }
@@ -61,6 +64,7 @@ impl TestServer {
         let mut config = AppConfig::from_env().expect("config");
         config.public_base_url = options.public_base_url.map_or_else(|| base.clone(), str::to_string);
         config.console_sign_up = options.console_sign_up;
+        config.console_sign_ups_per_address = options.console_sign_ups_per_address;
         config.output_dir = output_dir.display().to_string();
         config.free_allowance = options.free_allowance.parse().expect("allowance");
         config.url_signing_secret = None;
