@@ -52,15 +52,7 @@ pub async fn sign_in(service: web::Data<Service>, req: HttpRequest, form: web::F
     let address = session::client_address(&req);
     match service.sign_in(&form.email, &form.password, &address).await {
         Ok(new_session) => signed_in_response(&service, &req, new_session).await,
-        Err(error) => {
-            let (status, message) = status_of(&error);
-            let open = service.sign_up_open();
-            let mut response = session::with_form_token(&service, |token| {
-                auth::sign_in(token, &FormState { email: &form.email, error: Some(&message) }, open).status(status)
-            });
-            retry_after(&mut response, &error);
-            response
-        }
+        Err(error) => refused(&service, &error, &form.email, auth::sign_in),
     }
 }
 
@@ -78,15 +70,7 @@ pub async fn sign_up(service: web::Data<Service>, req: HttpRequest, form: web::F
     let address = session::client_address(&req);
     match service.sign_up(&form.email, &form.password, &address).await {
         Ok(new_session) => signed_in_response(&service, &req, new_session).await,
-        Err(error) => {
-            let (status, message) = status_of(&error);
-            let open = service.sign_up_open();
-            let mut response = session::with_form_token(&service, |token| {
-                auth::sign_up(token, &FormState { email: &form.email, error: Some(&message) }, open).status(status)
-            });
-            retry_after(&mut response, &error);
-            response
-        }
+        Err(error) => refused(&service, &error, &form.email, auth::sign_up),
     }
 }
 
@@ -120,11 +104,7 @@ pub async fn accept_invite(
 
 /// `POST /console/sign-out`: ends this session.
 pub async fn sign_out(service: web::Data<Service>, req: HttpRequest, form: web::Form<TokenOnly>) -> HttpResponse {
-    let user = match session::signed_in(&service, &req).await {
-        Ok(user) => user,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    if let Err(refused) = session::check_session_token(&user, &form.csrf) {
+    if let Err(refused) = session::signed_in_form(&service, &req, &form.csrf).await {
         return refused;
     }
     if let Some(token) = session::session_token(&req) {
@@ -141,24 +121,33 @@ pub async fn sign_out_everywhere(
     req: HttpRequest,
     form: web::Form<TokenOnly>,
 ) -> HttpResponse {
-    let user = match session::signed_in(&service, &req).await {
+    let user = match session::signed_in_form(&service, &req, &form.csrf).await {
         Ok(user) => user,
-        Err(to_sign_in) => return to_sign_in,
+        Err(refused) => return refused,
     };
-    if let Err(refused) = session::check_session_token(&user, &form.csrf) {
-        return refused;
-    }
     match service.sign_out_everywhere(&user.account_id).await {
         Ok(_) => signed_out(&service),
         Err(e) => pages::service_error(e),
     }
 }
 
-/// Says when to try again on a rate-limited answer.
-fn retry_after(response: &mut HttpResponse, error: &ServiceError) {
+/// A signed-out form shown again with why it was refused, its status, and when to try again if
+/// it was rate-limited.
+fn refused(
+    service: &Service,
+    error: &ServiceError,
+    email: &str,
+    form: fn(&str, &FormState<'_>, bool) -> pages::Page,
+) -> HttpResponse {
+    let (status, message) = status_of(error);
+    let open = service.sign_up_open();
+    let mut response = session::with_form_token(service, |token| {
+        form(token, &FormState { email, error: Some(&message) }, open).status(status)
+    });
     if let ServiceError::TooManyRequests { retry_after_secs, .. } = error {
         response.headers_mut().insert(header::RETRY_AFTER, (*retry_after_secs).into());
     }
+    response
 }
 
 fn signed_out(service: &Service) -> HttpResponse {

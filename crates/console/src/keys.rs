@@ -1,6 +1,5 @@
 //! The API keys of the signed-in account: list, create, change cap, revoke, rotate.
 
-use crate::auth::TokenOnly;
 use crate::pages::keys::{self as view, Action, Revealed};
 use crate::pages::{self, status_of};
 use crate::session;
@@ -40,7 +39,7 @@ pub async fn list(service: web::Data<Service>, req: HttpRequest) -> HttpResponse
 
 /// `POST /console/keys`: creates a key and shows its secret, once.
 pub async fn create(service: web::Data<Service>, req: HttpRequest, form: web::Form<CreateForm>) -> HttpResponse {
-    let user = match signed_in_form(&service, &req, &form.csrf).await {
+    let user = match session::signed_in_form(&service, &req, &form.csrf).await {
         Ok(user) => user,
         Err(refused) => return refused,
     };
@@ -64,7 +63,7 @@ pub async fn set_cap(
     key_id: web::Path<String>,
     form: web::Form<CapForm>,
 ) -> HttpResponse {
-    let user = match signed_in_form(&service, &req, &form.csrf).await {
+    let user = match session::signed_in_form(&service, &req, &form.csrf).await {
         Ok(user) => user,
         Err(refused) => return refused,
     };
@@ -78,17 +77,8 @@ pub async fn set_cap(
     }
 }
 
-/// `GET /console/keys/{id}/revoke`: asks first.
-pub async fn confirm_revoke(service: web::Data<Service>, req: HttpRequest, key_id: web::Path<String>) -> HttpResponse {
-    confirm(&service, &req, &key_id, Action::Revoke).await
-}
-
-/// `GET /console/keys/{id}/rotate`: asks first.
-pub async fn confirm_rotate(service: web::Data<Service>, req: HttpRequest, key_id: web::Path<String>) -> HttpResponse {
-    confirm(&service, &req, &key_id, Action::Rotate).await
-}
-
-async fn confirm(service: &Service, req: &HttpRequest, key_id: &str, action: Action) -> HttpResponse {
+/// `GET /console/keys/{id}/revoke` and `.../rotate`: asks first.
+pub async fn confirm(service: &Service, req: &HttpRequest, key_id: &str, action: Action) -> HttpResponse {
     let user = match session::signed_in(service, req).await {
         Ok(user) => user,
         Err(to_sign_in) => return to_sign_in,
@@ -100,45 +90,22 @@ async fn confirm(service: &Service, req: &HttpRequest, key_id: &str, action: Act
     }
 }
 
-/// `POST /console/keys/{id}/revoke`.
-pub async fn revoke(
-    service: web::Data<Service>,
-    req: HttpRequest,
-    key_id: web::Path<String>,
-    form: web::Form<TokenOnly>,
-) -> HttpResponse {
-    let user = match signed_in_form(&service, &req, &form.csrf).await {
+/// `POST /console/keys/{id}/revoke` (back to the list) and `.../rotate` (the new secret, shown
+/// once).
+pub async fn act(service: &Service, req: &HttpRequest, key_id: &str, csrf: &str, action: Action) -> HttpResponse {
+    let user = match session::signed_in_form(service, req, csrf).await {
         Ok(user) => user,
         Err(refused) => return refused,
     };
-    match service.revoke_account_key(&user.account_id, &key_id).await {
-        Ok(_) => session::see_other("/console/keys"),
-        Err(e) => pages::service_error(e),
-    }
-}
-
-/// `POST /console/keys/{id}/rotate`: a new secret, shown once.
-pub async fn rotate(
-    service: web::Data<Service>,
-    req: HttpRequest,
-    key_id: web::Path<String>,
-    form: web::Form<TokenOnly>,
-) -> HttpResponse {
-    let user = match signed_in_form(&service, &req, &form.csrf).await {
-        Ok(user) => user,
-        Err(refused) => return refused,
+    let done = match action {
+        Action::Revoke => service.revoke_account_key(&user.account_id, key_id).await.map(|_| None),
+        Action::Rotate => service.rotate_account_key(&user.account_id, key_id).await.map(Some),
     };
-    match service.rotate_account_key(&user.account_id, &key_id).await {
-        Ok(new_key) => keys_answer(&service, &user, Some((&new_key, true)), None).await,
+    match done {
+        Ok(None) => session::see_other("/console/keys"),
+        Ok(Some(new_key)) => keys_answer(service, &user, Some((&new_key, true)), None).await,
         Err(e) => pages::service_error(e),
     }
-}
-
-/// The signed-in user of a form whose token matches their session.
-async fn signed_in_form(service: &Service, req: &HttpRequest, token: &str) -> Result<ConsoleUser, HttpResponse> {
-    let user = session::signed_in(service, req).await?;
-    session::check_session_token(&user, token)?;
-    Ok(user)
 }
 
 async fn keys_error(service: &Service, user: &ConsoleUser, status: StatusCode, message: &str) -> HttpResponse {

@@ -20,7 +20,9 @@ mod session;
 pub use session::{FORM_COOKIE, SESSION_COOKIE};
 
 use actix_web::http::{header, StatusCode};
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
+use pages::keys::Action;
+use service::Service;
 
 /// Registers the console's routes under `/console`. The service must be registered as app data.
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -45,10 +47,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/keys", web::get().to(keys::list))
             .route("/keys", web::post().to(keys::create))
             .route("/keys/{id}/cap", web::post().to(keys::set_cap))
-            .route("/keys/{id}/revoke", web::get().to(keys::confirm_revoke))
-            .route("/keys/{id}/revoke", web::post().to(keys::revoke))
-            .route("/keys/{id}/rotate", web::get().to(keys::confirm_rotate))
-            .route("/keys/{id}/rotate", web::post().to(keys::rotate))
+            .route("/keys/{id}/revoke", web::get().to(|s, r, id| confirm(s, r, id, Action::Revoke)))
+            .route("/keys/{id}/revoke", web::post().to(|s, r, id, f| act(s, r, id, f, Action::Revoke)))
+            .route("/keys/{id}/rotate", web::get().to(|s, r, id| confirm(s, r, id, Action::Rotate)))
+            .route("/keys/{id}/rotate", web::post().to(|s, r, id, f| act(s, r, id, f, Action::Rotate)))
             .route("/usage", web::get().to(reports::usage))
             .route("/account", web::get().to(reports::account))
             .default_service(web::to(not_found)),
@@ -58,6 +60,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 /// Whether a request path belongs to the console (whose errors are pages, not JSON).
 pub fn is_console_path(path: &str) -> bool {
     path == "/console" || path.starts_with("/console/")
+}
+
+async fn confirm(service: web::Data<Service>, req: HttpRequest, id: web::Path<String>, action: Action) -> HttpResponse {
+    keys::confirm(&service, &req, &id, action).await
+}
+
+async fn act(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    form: web::Form<auth::TokenOnly>,
+    action: Action,
+) -> HttpResponse {
+    keys::act(&service, &req, &id, &form.csrf, action).await
 }
 
 async fn not_found() -> HttpResponse {

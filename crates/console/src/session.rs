@@ -62,7 +62,7 @@ pub async fn signed_in(service: &Service, req: &HttpRequest) -> Result<ConsoleUs
 }
 
 /// Checks a signed-in form's token against the session's.
-pub fn check_session_token(user: &ConsoleUser, sent: &str) -> Result<(), HttpResponse> {
+fn check_session_token(user: &ConsoleUser, sent: &str) -> Result<(), HttpResponse> {
     if equal(sent, &user.csrf_token) {
         Ok(())
     } else {
@@ -70,9 +70,16 @@ pub fn check_session_token(user: &ConsoleUser, sent: &str) -> Result<(), HttpRes
     }
 }
 
+/// The signed-in user of a form whose token matches their session.
+pub async fn signed_in_form(service: &Service, req: &HttpRequest, token: &str) -> Result<ConsoleUser, HttpResponse> {
+    let user = signed_in(service, req).await?;
+    check_session_token(&user, token)?;
+    Ok(user)
+}
+
 /// A fresh token for a signed-out form: the value goes in the form and in [`FORM_COOKIE`].
 pub fn new_form_token() -> String {
-    hex::encode(rand::random::<[u8; 32]>())
+    service::console::random_token()
 }
 
 /// The cookie carrying a signed-out form's token.

@@ -42,20 +42,11 @@ impl std::fmt::Display for ApiError {
 
 impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
-        let status = match &e {
-            ServiceError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ServiceError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ServiceError::PaymentRequired(_) => StatusCode::PAYMENT_REQUIRED,
-            ServiceError::NotFound(_) => StatusCode::NOT_FOUND,
-            ServiceError::Forbidden(_) => StatusCode::FORBIDDEN,
-            ServiceError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ServiceError::ProviderFailed(_) => StatusCode::BAD_GATEWAY,
-            ServiceError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            ServiceError::Internal(detail) => {
-                tracing::error!(error = %detail, "internal error");
-                return ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error; it has been logged");
-            }
-        };
+        if let ServiceError::Internal(detail) = &e {
+            tracing::error!(error = %detail, "internal error");
+            return ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error; it has been logged");
+        }
+        let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         ApiError::new(status, e.to_string())
     }
 }
@@ -78,20 +69,11 @@ impl ResponseError for ApiError {
 pub fn json_error_body<B: MessageBody + 'static>(
     res: ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
-    let is_json = res
-        .response()
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
+    let content_type = res.response().headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let is_json = content_type.is_some_and(|v| v.starts_with("application/json"));
     // The console answers browsers with its own error pages.
-    let is_console_page = console::is_console_path(res.request().path())
-        && res
-            .response()
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/html"));
+    let is_console_page =
+        console::is_console_path(res.request().path()) && content_type.is_some_and(|v| v.starts_with("text/html"));
     if is_json || is_console_page {
         return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
     }

@@ -9,10 +9,10 @@ use crate::views::TaskView;
 use crate::{NewKey, Service, ServiceError};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
+use domain::keys::hash_secret;
 use domain::Usd;
-use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
-use storage::{now_millis, ApiKey, DailySpend, InviteError, SessionRecord};
+use storage::{now_millis, ApiKey, InviteError, SessionRecord};
 
 /// How long a console session lasts.
 pub const SESSION_TTL_MS: i64 = 14 * 24 * 3_600_000;
@@ -68,6 +68,24 @@ pub struct AccountOverview {
     pub card_on_file: bool,
     /// Owed on the invoice.
     pub invoice_balance: Usd,
+}
+
+/// Spend per key per day.
+#[derive(Clone, Debug)]
+pub struct DailySpendReport {
+    /// Days since 1970-01-01 (UTC), oldest first, ending today.
+    pub days: Vec<i64>,
+    /// The keys that spent in that time, in the order of the key list.
+    pub keys: Vec<KeySpend>,
+}
+
+/// One key's spend per day of a [`DailySpendReport`].
+#[derive(Clone, Debug)]
+pub struct KeySpend {
+    /// The key.
+    pub key: ApiKey,
+    /// Ten-thousandths of a dollar per day, aligned with the report's days.
+    pub units: Vec<i64>,
 }
 
 /// One of the account's recent jobs, as its owner sees it.
@@ -173,7 +191,7 @@ impl Service {
 
     /// The user of a session cookie, if the session is live.
     pub async fn console_user(&self, token: &str) -> Result<Option<ConsoleUser>, ServiceError> {
-        let token_hash = sha256_hex(token);
+        let token_hash = hash_secret(token);
         self.db(move |db| {
             let Some(session) = db.session(&token_hash)? else { return Ok(None) };
             let email = db.login_of(&session.account_id)?.map(|l| l.email).unwrap_or_default();
@@ -188,7 +206,7 @@ impl Service {
 
     /// Ends the session of this cookie.
     pub async fn sign_out(&self, token: &str) -> Result<(), ServiceError> {
-        let token_hash = sha256_hex(token);
+        let token_hash = hash_secret(token);
         self.db(move |db| db.delete_session(&token_hash)).await
     }
 
@@ -203,14 +221,14 @@ impl Service {
     pub async fn invite(&self, account_name: &str, email: &str) -> Result<String, ServiceError> {
         let email = normalize_email(email)?;
         let token = random_token();
-        let (account_name, token_hash) = (account_name.to_string(), sha256_hex(&token));
+        let (account_name, token_hash) = (account_name.to_string(), hash_secret(&token));
         self.db(move |db| db.create_invite(&account_name, &email, &token_hash, INVITE_TTL_MS)).await?;
         Ok(format!("{}/console/invite/{token}", self.config().public_base_url))
     }
 
     /// The email a live invite is for.
     pub async fn invite_email(&self, token: &str) -> Result<Option<String>, ServiceError> {
-        let token_hash = sha256_hex(token);
+        let token_hash = hash_secret(token);
         self.db(move |db| db.invite_email(&token_hash)).await
     }
 
@@ -220,17 +238,8 @@ impl Service {
             self.invite_email(token).await?.ok_or_else(|| ServiceError::NotFound(InviteError::Invalid.to_string()))?;
         check_password(password, &email)?;
         let hash = hash_password(password.to_string()).await?;
-        let token_hash = sha256_hex(token);
-        let account_id = tokio::task::spawn_blocking({
-            let db = self.database().clone();
-            move || db.accept_invite(&token_hash, &hash)
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("storage task crashed: {e}")))?
-        .map_err(|e| match e {
-            InviteError::Invalid => ServiceError::NotFound(InviteError::Invalid.to_string()),
-            InviteError::Storage(e) => e.into(),
-        })?;
+        let token_hash = hash_secret(token);
+        let account_id = self.db(move |db| db.accept_invite(&token_hash, &hash)).await?;
         self.start_session(account_id).await
     }
 
@@ -238,7 +247,7 @@ impl Service {
         let token = random_token();
         let now = now_millis();
         let record = SessionRecord {
-            token_hash: sha256_hex(&token),
+            token_hash: hash_secret(&token),
             account_id: account_id.clone(),
             csrf_token: random_token(),
             created_at: now,
@@ -326,12 +335,29 @@ impl Service {
         }
     }
 
-    /// The account's captured spend per key per UTC day over the last `days` days.
-    pub async fn daily_spend(&self, account_id: &str, days: i64) -> Result<Vec<DailySpend>, ServiceError> {
-        let account_id = account_id.to_string();
-        let today = now_millis().div_euclid(86_400_000);
-        let since = (today - days + 1) * 86_400_000;
-        self.db(move |db| db.daily_spend(&account_id, since)).await
+    /// The account's captured spend per key per UTC day over the last `days` days, for each key
+    /// that spent in that time.
+    pub async fn daily_spend(&self, account_id: &str, days: i64) -> Result<DailySpendReport, ServiceError> {
+        const DAY_MS: i64 = 86_400_000;
+        let today = now_millis().div_euclid(DAY_MS);
+        let days: Vec<i64> = (today - days + 1..=today).collect();
+        let (account, since) = (account_id.to_string(), days[0] * DAY_MS);
+        let (rows, keys) = self
+            .db(move |db| {
+                Ok::<_, storage::StorageError>((db.daily_spend(&account, since)?, db.account_keys(&account)?))
+            })
+            .await?;
+        let keys = keys
+            .into_iter()
+            .filter_map(|key| {
+                let units: Vec<i64> = days
+                    .iter()
+                    .map(|day| rows.iter().filter(|r| r.key_id == key.id && r.day == *day).map(|r| r.units).sum())
+                    .collect();
+                units.iter().any(|u| *u > 0).then_some(KeySpend { key, units })
+            })
+            .collect();
+        Ok(DailySpendReport { days, keys })
     }
 
     /// The account's latest jobs (tasks and reels of every key), newest first.
@@ -433,13 +459,9 @@ async fn verify_password(password: String, stored: Option<String>) -> Result<boo
     .map_err(|e| ServiceError::Internal(format!("password check crashed: {e}")))?
 }
 
-/// 32 bytes of operating-system randomness, hex encoded.
-fn random_token() -> String {
+/// 32 bytes of operating-system randomness, hex encoded: session, form and invite tokens.
+pub fn random_token() -> String {
     hex::encode(rand::random::<[u8; 32]>())
-}
-
-fn sha256_hex(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The errors every use-case returns; each front end maps them once (HTTP status, MCP result).
 
-use storage::{StorageError, SubmitError};
+use storage::{InviteError, StorageError, SubmitError};
 
 /// Why a use-case did not complete. Messages are meant for the client and name what to fix.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +39,23 @@ pub enum ServiceError {
     Internal(String),
 }
 
+impl ServiceError {
+    /// The HTTP status every web front end (the API, the console) answers this error with.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            ServiceError::Unauthorized(_) => 401,
+            ServiceError::BadRequest(_) => 400,
+            ServiceError::PaymentRequired(_) => 402,
+            ServiceError::NotFound(_) => 404,
+            ServiceError::Forbidden(_) => 403,
+            ServiceError::TooManyRequests { .. } => 429,
+            ServiceError::ProviderFailed(_) => 502,
+            ServiceError::Unavailable(_) => 503,
+            ServiceError::Internal(_) => 500,
+        }
+    }
+}
+
 impl From<StorageError> for ServiceError {
     fn from(e: StorageError) -> Self {
         if e.is_unavailable() {
@@ -49,6 +66,15 @@ impl From<StorageError> for ServiceError {
             StorageError::NotFound(what) => ServiceError::NotFound(format!("{what} not found")),
             StorageError::AlreadyExists(what) => ServiceError::BadRequest(format!("{what} already exists")),
             other => ServiceError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<InviteError> for ServiceError {
+    fn from(e: InviteError) -> Self {
+        match e {
+            InviteError::Invalid => ServiceError::NotFound(e.to_string()),
+            InviteError::Storage(e) => e.into(),
         }
     }
 }

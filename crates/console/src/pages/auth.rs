@@ -21,9 +21,7 @@ pub fn sign_in(form_token: &str, state: &FormState<'_>, sign_up_open: bool) -> P
             form.card method="post" action="/console/sign-in" novalidate {
                 (alert(state.error))
                 (csrf_field(form_token))
-                label for="email" { "Email" }
-                input #email type="email" name="email" autocomplete="username" required value=(state.email)
-                    autofocus[state.email.is_empty()];
+                (email_field(state.email))
                 label for="password" { "Password" }
                 input #password type="password" name="password" autocomplete="current-password" required
                     autofocus[!state.email.is_empty()];
@@ -47,9 +45,7 @@ pub fn sign_up(form_token: &str, state: &FormState<'_>, open: bool) -> Page {
                 form.card method="post" action="/console/sign-up" novalidate {
                     (alert(state.error))
                     (csrf_field(form_token))
-                    label for="email" { "Email" }
-                    input #email type="email" name="email" autocomplete="username" required value=(state.email)
-                        autofocus[state.email.is_empty()];
+                    (email_field(state.email))
                     (new_password_field(!state.email.is_empty()))
                     button.primary type="submit" { "Create account" }
                 }
@@ -79,6 +75,14 @@ pub fn invite(form_token: &str, invite_token: &str, email: &str, error: Option<&
             }
         },
     )
+}
+
+/// The email field, focused when still empty.
+fn email_field(email: &str) -> maud::Markup {
+    html! {
+        label for="email" { "Email" }
+        input #email type="email" name="email" autocomplete="username" required value=(email) autofocus[email.is_empty()];
+    }
 }
 
 fn new_password_field(autofocus: bool) -> maud::Markup {

@@ -1,7 +1,7 @@
 //! The API keys page: the new secret (once), the create form, the list with caps, and the
 //! confirmation pages of revoke and rotate.
 
-use super::{alert, copy_button, csrf_field, usd, when, Page};
+use super::{alert, copy_button, csrf_field, key_name, usd, when, Page};
 use domain::Usd;
 use maud::{html, Markup};
 use service::console::{ConsoleUser, LABEL_MAX_CHARS};
@@ -69,7 +69,7 @@ pub fn keys_page(user: &ConsoleUser, keys: &[ApiKey], revealed: Option<&Revealed
 fn key_row(user: &ConsoleUser, key: &ApiKey) -> Markup {
     let live = key.revoked_at.is_none();
     let limits = key.limits();
-    let name = key.label.clone().unwrap_or_else(|| "(no label)".into());
+    let name = key_name(key);
     html! {
         tr data-key-id=(key.id) {
             td.label { (name) }
@@ -108,7 +108,7 @@ fn reveal(revealed: &Revealed<'_>) -> Markup {
         section #new-key .card .reveal aria-labelledby="new-key-heading" {
             h2 #new-key-heading {
                 @if revealed.rotated { "New secret for " } @else { "Your new key " }
-                (revealed.key.label.as_deref().unwrap_or(&revealed.key.id))
+                (key_name(revealed.key))
             }
             p.strong { "Copy the secret now. It is shown only this once; we keep only a hash of it." }
             @if revealed.rotated { p { "The previous secret of this key no longer works." } }
@@ -145,7 +145,7 @@ pub fn curl_example(base_url: &str, secret: &str) -> String {
 
 /// The confirmation page of a revoke or rotate.
 pub fn confirm(user: &ConsoleUser, key: &ApiKey, action: Action) -> Page {
-    let name = key.label.clone().unwrap_or_else(|| key.id.clone());
+    let name = key_name(key);
     let (title, verb, explain, class) = match action {
         Action::Revoke => (
             "Revoke key",

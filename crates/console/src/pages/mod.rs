@@ -144,6 +144,11 @@ pub fn alert(message: Option<&str>) -> Markup {
     }
 }
 
+/// What the console calls a key: its label, else its prefix, else its id.
+pub fn key_name(key: &storage::ApiKey) -> String {
+    key.label.clone().or_else(|| key.prefix.clone()).unwrap_or_else(|| key.id.clone())
+}
+
 /// A dollar amount as the console shows it.
 pub fn usd(amount: Usd) -> String {
     format!("${amount}")
@@ -199,20 +204,14 @@ pub fn service_error(error: ServiceError) -> HttpResponse {
 
 /// The status and message of a service error, as the console shows it.
 pub fn status_of(error: &ServiceError) -> (StatusCode, String) {
-    match error {
-        ServiceError::BadRequest(m) => (StatusCode::BAD_REQUEST, m.clone()),
-        ServiceError::Unauthorized(m) => (StatusCode::UNAUTHORIZED, m.clone()),
-        ServiceError::PaymentRequired(m) => (StatusCode::PAYMENT_REQUIRED, m.clone()),
-        ServiceError::NotFound(m) => (StatusCode::NOT_FOUND, m.clone()),
-        ServiceError::Forbidden(m) => (StatusCode::FORBIDDEN, m.clone()),
-        ServiceError::TooManyRequests { message, .. } => (StatusCode::TOO_MANY_REQUESTS, message.clone()),
-        ServiceError::ProviderFailed(m) => (StatusCode::BAD_GATEWAY, m.clone()),
-        ServiceError::Unavailable(_) => {
-            (StatusCode::SERVICE_UNAVAILABLE, "The service is briefly unavailable; try again in a moment.".into())
-        }
+    let status = StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let message = match error {
+        ServiceError::Unavailable(_) => "The service is briefly unavailable; try again in a moment.".into(),
         ServiceError::Internal(detail) => {
             tracing::error!(error = %detail, "internal error in the console");
-            (StatusCode::INTERNAL_SERVER_ERROR, "Internal error on our side; it has been logged.".into())
+            "Internal error on our side; it has been logged.".into()
         }
-    }
+        other => other.to_string(),
+    };
+    (status, message)
 }

@@ -1,10 +1,10 @@
 //! The usage page: spend per day per key, recent jobs with their outputs, and a first-call example.
 
 use super::chart::{self, Series, PALETTE};
-use super::{copy_button, usd, when_rfc3339, Page};
+use super::{copy_button, key_name, usd, when_rfc3339, Page};
 use domain::{TaskStatus, Usd};
 use maud::{html, Markup};
-use service::console::{ConsoleUser, RecentJob};
+use service::console::{ConsoleUser, DailySpendReport, RecentJob};
 use storage::ApiKey;
 
 /// Days the chart covers.
@@ -13,22 +13,18 @@ pub const CHART_DAYS: i64 = 30;
 /// The usage page.
 pub fn usage_page(
     user: &ConsoleUser,
-    days: &[i64],
-    series: &[Series],
+    spend: &DailySpendReport,
     keys: &[ApiKey],
     jobs: &[RecentJob],
     base_url: &str,
 ) -> Page {
-    let key_name = |id: &str| {
-        keys.iter()
-            .find(|k| k.id == id)
-            .map(|k| k.label.clone().unwrap_or_else(|| k.prefix.clone().unwrap_or_else(|| k.id.clone())))
-            .unwrap_or_else(|| id.to_string())
-    };
+    let name_of = |id: &str| keys.iter().find(|k| k.id == id).map_or_else(|| id.to_string(), key_name);
+    let series: Vec<Series> =
+        spend.keys.iter().map(|k| Series { name: key_name(&k.key), units: k.units.clone() }).collect();
     let body = html! {
         section aria-labelledby="spend-heading" {
             h2 #spend-heading { "Spend per day, last " (CHART_DAYS) " days" }
-            div.chart { (chart::spend_chart(days, series)) }
+            div.chart { (chart::spend_chart(&spend.days, &series)) }
             @if series.is_empty() {
                 p { "No spend in this period yet." }
             } @else {
@@ -54,7 +50,7 @@ pub fn usage_page(
                             th scope="col" { "Key" } th scope="col" { "Status" } th scope="col" .num { "Price" }
                             th scope="col" .num { "Cost" } th scope="col" .num { "Time" } th scope="col" { "Outputs" }
                         } }
-                        tbody { @for job in jobs { (job_row(job, &key_name(&job.key_id))) } }
+                        tbody { @for job in jobs { (job_row(job, &name_of(&job.key_id))) } }
                     }
                 }
                 p.hint { "Price is what was held when the job was accepted; cost is what was billed. Output links expire; reload the page for fresh ones." }
