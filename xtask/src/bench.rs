@@ -2,7 +2,9 @@
 //! release binaries, starts a real api-server (no in-process worker) on a scratch database and
 //! prints figures: submit and poll throughput and latency over HTTP with no job competing for the
 //! CPU, then, with a standalone worker process started, the queue drain rate and the end-to-end time
-//! of representative local engines. Nothing here asserts on timings; it measures.
+//! of representative local engines; then, against the provider simulator, the inline submit to an
+//! upstream provider and one worker tracking a thousand requests at once. Nothing here asserts on
+//! timings; it measures.
 
 use crate::deployment::Deployment;
 use anyhow::{bail, Context, Result};
@@ -41,7 +43,16 @@ fn parse(args: &[String]) -> Result<Options> {
 
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
-    crate::run(crate::cargo().args(["build", "--release", "--package", "api-server", "--package", "worker-bin"]))?;
+    crate::run(crate::cargo().args([
+        "build",
+        "--release",
+        "--package",
+        "api-server",
+        "--package",
+        "worker-bin",
+        "--package",
+        "provider-sim",
+    ]))?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     for backend in &options.backends {
         let mut server = Deployment::start(
@@ -58,8 +69,140 @@ pub fn run(args: &[String]) -> Result<()> {
         let result = runtime.block_on(measure(&mut server, &options));
         drop(server);
         result?;
+        runtime.block_on(tracking(*backend == "postgres", &options))?;
     }
     Ok(())
+}
+
+/// Requests tracked at once in the provider figures, and how long each runs at the provider.
+const TRACKED: usize = 1000;
+const PROVIDER_RUN_MS: u64 = 2000;
+
+/// The provider path against `provider-sim`: submit latency (the submit to the provider is
+/// inline), then one worker with two job slots tracking [`TRACKED`] requests that each take
+/// [`PROVIDER_RUN_MS`] at the provider, beside what a worker holding a slot per request would need.
+async fn tracking(postgres: bool, options: &Options) -> Result<()> {
+    let mut sim = std::process::Command::new("target/release/provider-sim")
+        .args(["--bind", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("starting provider-sim")?;
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(sim.stdout.take().context("simulator output")?),
+        &mut line,
+    )?;
+    let sim_url = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
+    let outcome = track_against(&sim_url, postgres, options).await;
+    let _ = sim.kill();
+    let _ = sim.wait();
+    outcome
+}
+
+async fn track_against(sim_url: &str, postgres: bool, options: &Options) -> Result<()> {
+    let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
+    let faults = json!({"queue_ms": 100, "run_ms": PROVIDER_RUN_MS});
+    client.post(format!("{sim_url}/_sim/faults")).json(&faults).send().await?.error_for_status()?;
+    let mut server = Deployment::start(
+        "release",
+        postgres,
+        &[
+            ("EMBEDDED_WORKER", "false".into()),
+            ("WORKER_CONCURRENCY", "2".into()),
+            ("WORKER_POLL_MS", "50".into()),
+            ("HTTP_WORKERS", "2".into()),
+            ("FAL_KEY", "sim-fal-key".into()),
+            ("FAL_QUEUE_URL", sim_url.to_string()),
+            ("ENGINE_ROUTES", "beta-image=fal:fal-ai/flux/dev".into()),
+        ],
+    )?;
+    let target = Target { base: server.base.clone(), key: server.key.clone() };
+    let target = &target;
+    let jobs = (0..TRACKED).map(
+        |i| json!({"model": "beta-image", "prompt": format!("porch {i}"), "params": {"width": 512, "height": 512}}),
+    );
+    let ids = submit_all(&client, target, jobs, options.concurrency, "POST /v1/generate to provider").await?;
+
+    server.start_worker()?;
+    let started = Instant::now();
+    let mut peak_kib = 0;
+    for id in &ids {
+        loop {
+            let task: Value = client
+                .get(format!("{}/v1/tasks/{id}", target.base))
+                .bearer_auth(&target.key)
+                .send()
+                .await?
+                .json()
+                .await?;
+            if let Some(kib) = server.worker_pid().and_then(|pid| rss_kib(pid, "VmHWM")) {
+                peak_kib = peak_kib.max(kib);
+            }
+            match task["status"].as_str() {
+                Some("succeeded") => break,
+                Some("failed") => bail!("a tracked task failed: {task}"),
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    }
+    let tracked = started.elapsed();
+    println!(
+        "{:<34} {:>6} requests in {:>6.1} s, worker peak RSS {} MiB (1 worker, 2 slots, {} ms each at the provider)",
+        "provider tracking",
+        TRACKED,
+        tracked.as_secs_f64(),
+        peak_kib / 1024,
+        PROVIDER_RUN_MS
+    );
+    // A runner that holds a slot while its request runs upstream waits out each request in turn:
+    // with the same two slots that is at least TRACKED x run time / 2.
+    println!(
+        "{:<34} {:>6} requests in {:>6.1} s at best (computed: {} x {} ms / 2 slots)",
+        "  a slot held per request",
+        TRACKED,
+        (TRACKED as f64 * PROVIDER_RUN_MS as f64 / 1000.0) / 2.0,
+        TRACKED,
+        PROVIDER_RUN_MS
+    );
+    drop(server);
+    Ok(())
+}
+
+/// Submits `jobs` to `/v1/generate`, `concurrency` at a time, reports their latency under
+/// `label`, and returns the task ids.
+async fn submit_all(
+    client: &reqwest::Client,
+    target: &Target,
+    jobs: impl Iterator<Item = Value>,
+    concurrency: usize,
+    label: &str,
+) -> Result<Vec<String>> {
+    let submit = |body: Value| {
+        let client = client.clone();
+        async move {
+            let started = Instant::now();
+            let response =
+                client.post(format!("{}/v1/generate", target.base)).bearer_auth(&target.key).json(&body).send().await?;
+            let status = response.status();
+            let body: Value = response.json().await?;
+            if status.as_u16() != 202 {
+                bail!("submit answered {status}: {body}");
+            }
+            Ok::<_, anyhow::Error>((started.elapsed(), body["id"].as_str().unwrap_or_default().to_string()))
+        }
+    };
+    let started = Instant::now();
+    let results: Vec<_> = stream::iter(jobs.map(submit)).buffer_unordered(concurrency).collect().await;
+    let elapsed = started.elapsed();
+    let mut latencies = Vec::new();
+    let mut ids = Vec::new();
+    for result in results {
+        let (latency, id) = result?;
+        latencies.push(latency);
+        ids.push(id);
+    }
+    report(&format!("{label} (c={concurrency})"), latencies, elapsed);
+    Ok(ids)
 }
 
 /// Where and as whom requests go.
@@ -89,39 +232,8 @@ async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
     let target = Target { base: server.base.clone(), key: server.key.clone() };
     let target = &target;
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
-    let submit = |prompt: String| {
-        let client = client.clone();
-        async move {
-            let started = Instant::now();
-            let response = client
-                .post(format!("{}/v1/generate", target.base))
-                .bearer_auth(&target.key)
-                .json(&json!({"model": "tts", "prompt": prompt}))
-                .send()
-                .await?;
-            let status = response.status();
-            let body: Value = response.json().await?;
-            if status.as_u16() != 202 {
-                bail!("submit answered {status}: {body}");
-            }
-            Ok::<_, anyhow::Error>((started.elapsed(), body["id"].as_str().unwrap_or_default().to_string()))
-        }
-    };
-
-    let started = Instant::now();
-    let results: Vec<_> = stream::iter((0..options.requests).map(|i| submit(format!("Listing {i}: two beds."))))
-        .buffer_unordered(options.concurrency)
-        .collect()
-        .await;
-    let submit_elapsed = started.elapsed();
-    let mut latencies = Vec::new();
-    let mut ids = Vec::new();
-    for result in results {
-        let (latency, id) = result?;
-        latencies.push(latency);
-        ids.push(id);
-    }
-    report(&format!("POST /v1/generate (c={})", options.concurrency), latencies, submit_elapsed);
+    let jobs = (0..options.requests).map(|i| json!({"model": "tts", "prompt": format!("Listing {i}: two beds.")}));
+    let ids = submit_all(&client, target, jobs, options.concurrency, "POST /v1/generate").await?;
 
     let poll = |id: String| {
         let client = client.clone();

@@ -59,6 +59,9 @@ fn ci() -> Result<()> {
     run(cargo().args(["fmt", "--all", "--", "--check"]))?;
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     run(cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
+    // Process tests start sibling binaries (the standalone worker, the provider simulator) that no
+    // test target of their own package would build.
+    run(cargo().args(["build", "--workspace", "--bins"]))?;
     let nextest = cargo().args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
     if nextest {
         run(cargo().args(["nextest", "run", "--workspace", "--no-fail-fast"]))?;

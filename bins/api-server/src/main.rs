@@ -44,6 +44,12 @@ enum Admin {
     Key(KeyCmd),
     /// Check that every stored balance equals its recomputation from the ledger.
     VerifyLedger,
+    /// Provider work by provider and engine: billed beside the providers' costs.
+    Margin {
+        /// Work finished in this many days back.
+        #[arg(long, default_value_t = 30)]
+        days: u32,
+    },
 }
 
 #[derive(Subcommand)]
@@ -264,6 +270,27 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             let key = service.set_spend_cap(&key_id, usd).await?;
             let cap = key.limits().cap.map_or("none".to_string(), |c| format!("{c} USD"));
             println!("key {}: spend cap {cap}", key.id);
+        }
+        Admin::Margin { days } => {
+            println!(
+                "{:<10}  {:<18}  {:>6}  {:>12}  {:>8}  {:>12}  {:>12}  {:>10}",
+                "provider", "engine", "tasks", "billed_usd", "costed", "provider_usd", "margin_usd", "compute_s"
+            );
+            for m in service.provider_margins(days).await? {
+                let provider_cost = Usd::from_units(m.provider_cost_units);
+                let margin = Usd::from_units(m.costed_billed_units - m.provider_cost_units);
+                println!(
+                    "{:<10}  {:<18}  {:>6}  {:>12}  {:>8}  {:>12}  {:>12}  {:>10.1}",
+                    m.provider,
+                    m.engine,
+                    m.tasks,
+                    Usd::from_units(m.billed_units),
+                    m.costed_tasks,
+                    provider_cost,
+                    margin,
+                    m.provider_millis as f64 / 1000.0
+                );
+            }
         }
         Admin::VerifyLedger => {
             let mismatches = service.verify_ledger().await?;

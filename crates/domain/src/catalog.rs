@@ -194,6 +194,116 @@ pub enum Route {
     /// The built-in local implementation of the engine's family.
     #[default]
     Local,
+    /// A fal-style queue app, such as `fal-ai/flux-pro/v1.1-ultra`.
+    Fal {
+        /// The app path submitted to (`POST {queue}/{app}`).
+        app: String,
+    },
+    /// A Replicate-style model, such as `black-forest-labs/flux-schnell`.
+    Replicate {
+        /// `owner/name`.
+        model: String,
+        /// A pinned version; without one the model's latest version runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        version: Option<String>,
+    },
+}
+
+impl Route {
+    /// The provider's name (`fal`, `replicate`), or `None` for the local engines.
+    pub fn provider(&self) -> Option<&'static str> {
+        match self {
+            Route::Local => None,
+            Route::Fal { .. } => Some("fal"),
+            Route::Replicate { .. } => Some("replicate"),
+        }
+    }
+
+    /// Parses one route of `ENGINE_ROUTES`: `local`, `fal:APP_PATH` or
+    /// `replicate:OWNER/NAME[:VERSION]`.
+    pub fn parse(text: &str) -> Result<Route, String> {
+        let text = text.trim();
+        let segment_ok =
+            |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        match text.split_once(':') {
+            None if text == "local" => Ok(Route::Local),
+            Some(("fal", app)) => {
+                let segments: Vec<&str> = app.split('/').collect();
+                if segments.len() >= 2 && segments.iter().all(|s| segment_ok(s)) {
+                    Ok(Route::Fal { app: app.to_string() })
+                } else {
+                    Err(format!("{text:?}: a fal route is fal:OWNER/APP[/SUB/PATH]"))
+                }
+            }
+            Some(("replicate", model)) => {
+                let (model, version) = match model.split_once(':') {
+                    Some((model, version)) => (model, Some(version)),
+                    None => (model, None),
+                };
+                let name_ok =
+                    matches!(model.split_once('/'), Some((owner, name)) if segment_ok(owner) && segment_ok(name));
+                let version_ok = version.is_none_or(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric()));
+                if name_ok && version_ok {
+                    Ok(Route::Replicate { model: model.to_string(), version: version.map(str::to_string) })
+                } else {
+                    Err(format!("{text:?}: a Replicate route is replicate:OWNER/NAME[:VERSION]"))
+                }
+            }
+            _ => Err(format!("{text:?}: a route is local, fal:APP_PATH or replicate:OWNER/NAME[:VERSION]")),
+        }
+    }
+}
+
+/// How an engine is used at a provider. A job's fields become the provider's input: our names (`prompt`, `image_url`, `video_url`,
+/// `audio_url` and the engine's params) are renamed to the provider's, where a dotted name nests
+/// (`width` to `image_size.width`); names not listed pass through unchanged, and a name mapped to
+/// `""` is left out. `extra` fields are added as given (such as `"output_format": "png"`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderMapping {
+    /// Our field name to the provider's (dotted to nest).
+    #[serde(default)]
+    pub rename: BTreeMap<String, String>,
+    /// Fields added to every input.
+    #[serde(default)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// What the provider charges per second of compute it reports, for margin reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_per_second: Option<Usd>,
+}
+
+impl ProviderMapping {
+    /// The provider's input for `fields` (our names and values).
+    pub fn apply(&self, fields: impl IntoIterator<Item = (String, serde_json::Value)>) -> serde_json::Value {
+        let mut input = serde_json::Map::new();
+        for (name, value) in fields {
+            let target = self.rename.get(&name).map_or(name.as_str(), String::as_str);
+            if !target.is_empty() {
+                insert_dotted(&mut input, target, value);
+            }
+        }
+        for (name, value) in &self.extra {
+            insert_dotted(&mut input, name, value.clone());
+        }
+        serde_json::Value::Object(input)
+    }
+}
+
+fn insert_dotted(map: &mut serde_json::Map<String, serde_json::Value>, path: &str, value: serde_json::Value) {
+    match path.split_once('.') {
+        None => {
+            map.insert(path.to_string(), value);
+        }
+        Some((head, rest)) => {
+            let entry = map.entry(head.to_string()).or_insert_with(|| serde_json::Value::Object(Default::default()));
+            if !entry.is_object() {
+                *entry = serde_json::Value::Object(Default::default());
+            }
+            if let serde_json::Value::Object(inner) = entry {
+                insert_dotted(inner, rest, value);
+            }
+        }
+    }
 }
 
 /// One engine of the catalog.
@@ -216,6 +326,10 @@ pub struct EngineSpec {
     /// Where it runs.
     #[serde(default)]
     pub route: Route,
+    /// How it is used at each provider (input mapping, compute cost), by provider name (`fal`,
+    /// `replicate`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub provider_input: BTreeMap<String, ProviderMapping>,
 }
 
 #[cfg(test)]

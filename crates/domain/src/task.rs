@@ -38,10 +38,15 @@ impl TaskStatus {
     /// Whether a task may move from `self` to `next`.
     ///
     /// `running -> running` is a new attempt: a worker re-claims a task whose previous worker's
-    /// lease expired. A task never goes back to `queued`, so clients see a monotonic lifecycle.
+    /// lease expired. `queued -> failed` is a job that never started: its provider refused it at
+    /// submit, or the submission was interrupted. A task never goes back to `queued`, so clients
+    /// see a monotonic lifecycle.
     pub fn can_become(self, next: TaskStatus) -> bool {
         use TaskStatus::*;
-        matches!((self, next), (Queued, Running) | (Running, Running) | (Running, Succeeded) | (Running, Failed))
+        matches!(
+            (self, next),
+            (Queued, Running) | (Queued, Failed) | (Running, Running) | (Running, Succeeded) | (Running, Failed)
+        )
     }
 }
 
@@ -118,7 +123,10 @@ mod tests {
         let all = [Queued, Running, Succeeded, Failed];
         let legal: Vec<_> =
             all.iter().flat_map(|a| all.iter().map(move |b| (*a, *b))).filter(|(a, b)| a.can_become(*b)).collect();
-        assert_eq!(legal, vec![(Queued, Running), (Running, Running), (Running, Succeeded), (Running, Failed)]);
+        assert_eq!(
+            legal,
+            vec![(Queued, Running), (Queued, Failed), (Running, Running), (Running, Succeeded), (Running, Failed)]
+        );
         assert!(all.iter().filter(|s| s.is_terminal()).all(|s| all.iter().all(|n| !s.can_become(*n))));
     }
 

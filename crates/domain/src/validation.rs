@@ -71,6 +71,19 @@ impl ValidatedJob {
     pub fn str_param(&self, key: &str) -> Option<&str> {
         self.params.get(key).and_then(Value::as_str)
     }
+
+    /// Every field of the job by our name: the prompt, the input URLs and the parameters (what a
+    /// provider's input is made from).
+    pub fn fields(&self) -> Vec<(String, Value)> {
+        let top = [
+            ("prompt", &self.prompt),
+            ("image_url", &self.image_url),
+            ("video_url", &self.video_url),
+            ("audio_url", &self.audio_url),
+        ];
+        let top = top.into_iter().filter_map(|(name, value)| Some((name.to_string(), Value::String(value.clone()?))));
+        top.chain(self.params.iter().map(|(k, v)| (k.clone(), v.clone()))).collect()
+    }
 }
 
 /// A request field that is missing or wrong; the message names the field.
@@ -141,6 +154,9 @@ impl EngineSpec {
             if !self.params.contains_key(*key) {
                 return Err(format!("engine {}: its price rule needs a `{key}` parameter", self.id));
             }
+        }
+        if let Some(name) = self.provider_input.keys().find(|name| !["fal", "replicate"].contains(&name.as_str())) {
+            return Err(format!("engine {}: provider_input names an unknown provider {name:?}", self.id));
         }
         for (key, rule) in &self.params {
             let ok = match rule {
@@ -346,6 +362,7 @@ mod tests {
             .collect(),
             price: PriceRule::Second { usd: Usd::new(dec!(0.05)) },
             route: Route::Local,
+            provider_input: Default::default(),
         }
     }
 

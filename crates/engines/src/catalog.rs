@@ -104,6 +104,23 @@ impl Catalog {
     pub fn is_empty(&self) -> bool {
         self.engines.is_empty()
     }
+
+    /// Runs engine `id` on `route` instead of the catalog's (`ENGINE_ROUTES`).
+    pub fn set_route(&mut self, id: &str, route: domain::catalog::Route) -> Result<(), CatalogError> {
+        let spec = self.engines.get_mut(id).or_else(|| self.recipe_engines.get_mut(id)).ok_or_else(|| {
+            CatalogError::Invalid(format!("a route names engine {id:?}, which the catalog does not have"))
+        })?;
+        if spec.family == domain::Family::Recipe {
+            return Err(CatalogError::Invalid(format!("{id} is a recipe; recipes run here, not at a provider")));
+        }
+        spec.route = route;
+        Ok(())
+    }
+
+    /// Every engine with its route, public and recipe-only.
+    pub fn routes(&self) -> impl Iterator<Item = (&str, &domain::catalog::Route)> {
+        self.engines.values().chain(self.recipe_engines.values()).map(|spec| (spec.id.as_str(), &spec.route))
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod fetch;
 pub mod local;
 pub mod store;
+pub mod upstream;
 
 pub use catalog::{Catalog, CatalogError};
 pub use fetch::{
@@ -129,19 +130,21 @@ impl OutputFile {
     }
 }
 
-/// The extensions outputs are written with.
-pub const OUTPUT_EXTENSIONS: [&str; 7] = ["png", "jpg", "mp4", "wav", "srt", "vtt", "pdf"];
+/// The extensions outputs are written with (WebP and MP3 only come from upstream providers).
+pub const OUTPUT_EXTENSIONS: [&str; 9] = ["png", "jpg", "webp", "mp4", "wav", "mp3", "srt", "vtt", "pdf"];
 
 /// `extension` as one of [`OUTPUT_EXTENSIONS`], if it is one.
 pub fn known_extension(extension: &str) -> Option<&'static str> {
     OUTPUT_EXTENSIONS.into_iter().find(|known| *known == extension)
 }
 
-/// MIME type of an output file's extension (`png`, `jpg`, `mp4`, `wav`, `srt`, `vtt`, `pdf`).
+/// MIME type of an output file's extension (one of [`OUTPUT_EXTENSIONS`]).
 pub fn content_type_of(extension: &str) -> &'static str {
     match extension {
         "png" => "image/png",
         "jpg" => "image/jpeg",
+        "webp" => "image/webp",
+        "mp3" => "audio/mpeg",
         "mp4" => "video/mp4",
         "wav" => "audio/wav",
         "srt" => "application/x-subrip",
@@ -199,7 +202,23 @@ pub struct Engines {
     catalog: Arc<Catalog>,
     fetcher: InputFetcher,
     local: Arc<dyn Provider>,
+    upstream: providers::Providers,
+    upstream_files: InputFetcher,
 }
+
+/// Why a provider's file could not be taken in.
+#[derive(Debug, thiserror::Error)]
+pub enum DownloadError {
+    /// It may work later (an outage, a timeout).
+    #[error("{0}")]
+    Retryable(String),
+    /// It will not work (the URL expired, the file is not media).
+    #[error("{0}")]
+    Fatal(String),
+}
+
+/// Largest file taken from a provider.
+pub const UPSTREAM_FILE_MAX_BYTES: usize = 512 * 1024 * 1024;
 
 impl Engines {
     /// Engines of `catalog` on the built-in local engines, fetching inputs with `fetcher`.
@@ -209,7 +228,55 @@ impl Engines {
 
     /// Engines of `catalog` whose local route runs on `provider`.
     pub fn with_provider(catalog: Catalog, fetcher: InputFetcher, provider: Arc<dyn Provider>) -> Engines {
-        Engines { catalog: Arc::new(catalog), fetcher, local: provider }
+        let upstream_files = fetcher.clone();
+        Engines {
+            catalog: Arc::new(catalog),
+            fetcher,
+            local: provider,
+            upstream: providers::Providers::none(),
+            upstream_files,
+        }
+    }
+
+    /// These engines, running the routes to upstream providers on `upstream` and fetching the
+    /// files they produce on other hosts with `files` (SSRF-safe, with its own limits).
+    pub fn with_upstream(self, upstream: providers::Providers, files: InputFetcher) -> Engines {
+        Engines { upstream, upstream_files: files, ..self }
+    }
+
+    /// The upstream providers.
+    pub fn upstream(&self) -> &providers::Providers {
+        &self.upstream
+    }
+
+    /// The provider input of `job` on `spec`'s route, through the catalog's mapping.
+    pub fn upstream_input(&self, spec: &EngineSpec, job: &ValidatedJob) -> serde_json::Value {
+        let mapping = spec.route.provider().and_then(|name| spec.provider_input.get(name)).cloned().unwrap_or_default();
+        mapping.apply(job.fields())
+    }
+
+    /// Downloads a file a provider produced and reads it as an output. The provider's own
+    /// origin is trusted (even on loopback); any other address goes through the SSRF-safe
+    /// fetcher like a client's input.
+    pub async fn download_upstream(&self, url: &str) -> Result<OutputFile, DownloadError> {
+        let bytes = if self.upstream.trusts(url) {
+            match self.upstream.download(url, UPSTREAM_FILE_MAX_BYTES).await {
+                Ok((bytes, _)) => Vec::from(bytes),
+                Err(e) if e.is_retryable() => return Err(DownloadError::Retryable(e.to_string())),
+                Err(e) => return Err(DownloadError::Fatal(e.to_string())),
+            }
+        } else {
+            self.upstream_files.fetch("provider output", url).await.map_err(|e| {
+                let reason = e.to_string();
+                let transient = ["HTTP 5", "timed out", "connect", "429"].iter().any(|s| reason.contains(s));
+                if transient {
+                    DownloadError::Retryable(reason)
+                } else {
+                    DownloadError::Fatal(reason)
+                }
+            })?
+        };
+        upstream::output_file(bytes).map_err(DownloadError::Fatal)
     }
 
     /// These engines, reading inputs moved to `store` at submit (see
@@ -232,11 +299,42 @@ impl Engines {
     pub async fn run(&self, job: &ValidatedJob) -> Result<EngineOutput, EngineError> {
         let spec =
             self.catalog.get_any(&job.model).cloned().ok_or_else(|| EngineError::UnknownEngine(job.model.clone()))?;
+        if spec.route != domain::catalog::Route::Local {
+            return self.run_upstream(&spec, job).await;
+        }
         let inputs = self.fetch_inputs(job).await?;
-        let provider = match spec.route {
-            domain::catalog::Route::Local => &self.local,
+        self.local.run(spec, job.clone(), inputs).await
+    }
+
+    /// Runs `job` at its route's provider from start to end: submits it, polls it, and takes
+    /// in its files. Recipes use this for the engine steps they run; `/v1/generate` jobs are
+    /// submitted by the API and tracked by the workers instead, without holding a slot.
+    async fn run_upstream(&self, spec: &EngineSpec, job: &ValidatedJob) -> Result<EngineOutput, EngineError> {
+        use providers::Progress;
+        let failed = |e: providers::ProviderError| EngineError::Failed(e.to_string());
+        let handle = self.upstream.submit(&spec.route, self.upstream_input(spec, job), None).await.map_err(failed)?;
+        let mut wait = std::time::Duration::from_millis(250);
+        let completion = loop {
+            match self.upstream.poll(&handle).await {
+                Ok(Progress::Succeeded(completion)) => break completion,
+                Ok(Progress::Failed(reason)) => {
+                    return Err(EngineError::Failed(format!("{}: {reason}", handle.provider)))
+                }
+                Ok(Progress::Canceled) => {
+                    return Err(EngineError::Failed(format!("{} cancelled the request", handle.provider)))
+                }
+                Ok(Progress::Queued { .. } | Progress::Running) => {}
+                Err(e) if e.is_retryable() => tracing::warn!(error = %e, "polling the provider failed; trying again"),
+                Err(e) => return Err(failed(e)),
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(std::time::Duration::from_secs(5));
         };
-        provider.run(spec, job.clone(), inputs).await
+        let mut files = Vec::with_capacity(completion.media.len());
+        for media in &completion.media {
+            files.push(self.download_upstream(&media.url).await.map_err(|e| EngineError::Failed(e.to_string()))?);
+        }
+        Ok(upstream::engine_output(job, files))
     }
 
     async fn fetch_inputs(&self, job: &ValidatedJob) -> Result<Inputs, EngineError> {

@@ -44,6 +44,7 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             // GET (the optional event stream) is not offered: 405 without asking for the key.
             .service(endpoint("/api/mcp", "POST", web::post().to(connector::post)))
             .service(endpoint("/files/{path:.+}", "GET", web::get().to(routes::download)))
+            .service(endpoint("/v1/webhooks/{provider}/{task_id}", "POST", web::post().to(routes::provider_callback)))
             .configure(console::configure)
             .default_service(web::to(routes::fallback));
     }

@@ -44,7 +44,7 @@ impl Modify for BearerScheme {
     ),
     paths(
         routes::generate, routes::listing_enhance, routes::lot_trace, listing_kit::listing_kit, routes::reel, routes::get_reel, routes::get_task, routes::list_models, routes::usage, routes::download,
-        connector::post, routes::health
+        connector::post, routes::provider_callback, routes::health
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
@@ -59,6 +59,7 @@ impl Modify for BearerScheme {
         (name = "Billing", description = "Spend, caps and allowance"),
         (name = "Recipes", description = "Real-estate workflows on top of the engines"),
         (name = "Connector", description = "The MCP agent connector"),
+        (name = "Providers", description = "Callbacks of the upstream providers"),
         (name = "Operations", description = "Health"),
     )
 )]

@@ -33,7 +33,8 @@ fn accepted(queued: QueuedTask) -> HttpResponse {
 }
 
 /// Reads a request body of at most [`crate::MAX_BODY_BYTES`] (413 beyond). Handlers call it only
-/// once the caller is authenticated, so an anonymous client cannot make us buffer a body.
+/// once the caller is authenticated, so an anonymous client cannot make us buffer a body; the
+/// providers' callbacks are the exception, as their signature covers the body.
 pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<Bytes, ApiError> {
     let too_large = || {
         ApiError::new(
@@ -333,6 +334,46 @@ fn content_disposition(path: &str, content_type: &str) -> String {
         .collect();
     let shown = ["image/", "video/", "audio/"].iter().any(|kind| content_type.starts_with(kind));
     format!("{}; filename=\"{name}\"", if shown { "inline" } else { "attachment" })
+}
+
+#[derive(Deserialize)]
+pub(crate) struct CallbackToken {
+    token: Option<String>,
+}
+
+/// A provider's callback about a task submitted to it (`fal` or `replicate`). Authenticated by the
+/// provider's signature (fal: ED25519 with the keys of its JWKS; Replicate: Standard Webhooks
+/// HMAC), not by an API key; the task is then looked at at once.
+#[utoipa::path(
+    post, path = "/v1/webhooks/{provider}/{task_id}", tag = "Providers",
+    params(
+        ("provider" = String, Path, description = "`fal` or `replicate`"),
+        ("task_id" = String, Path, description = "The task the callback is about"),
+        ("token" = String, Query, description = "Our signature of the provider and task, from the callback URL we gave"),
+    ),
+    request_body(content = serde_json::Value, description = "The provider's callback body, as it signed it"),
+    responses(
+        (status = 200, description = "Accepted", body = serde_json::Value),
+        (status = 400, description = "Signed, but about another request or unreadable", body = ErrorBody),
+        (status = 401, description = "Missing or wrong token, or a missing, stale or wrong signature", body = ErrorBody),
+        (status = 404, description = "No such provider or task", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 503, description = "The provider's signing keys cannot be obtained right now", body = ErrorBody),
+    )
+)]
+pub(crate) async fn provider_callback(
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: Payload,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    let (provider, task_id) = path.into_inner();
+    let token = web::Query::<CallbackToken>::from_query(req.query_string()).ok().and_then(|q| q.into_inner().token);
+    let body = read_body(&req, body).await?;
+    let headers = req.headers().clone();
+    let header = move |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    service.provider_callback(&provider, &task_id, token.as_deref(), &header, &body).await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({"received": true})))
 }
 
 /// Liveness probe (no key needed).

@@ -506,6 +506,9 @@ fn explain(error: ServiceError) -> String {
         ServiceError::Unavailable(_) => {
             "The service is temporarily unavailable. Nothing was billed; retry in a few seconds.".into()
         }
+        ServiceError::ProviderFailed(m) => {
+            format!("{m}. Nothing was billed; try again later.")
+        }
         other => other.to_string(),
     }
 }

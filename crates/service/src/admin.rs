@@ -86,6 +86,13 @@ impl Service {
         self.db(move |db| db.account_ledger(&account)).await
     }
 
+    /// Provider work finished in the last `days` days, by provider and engine: billed amounts
+    /// beside the providers' costs.
+    pub async fn provider_margins(&self, days: u32) -> Result<Vec<storage::ProviderMargin>, ServiceError> {
+        let since = storage::now_millis() - i64::from(days) * 86_400_000;
+        self.db(move |db| db.provider_margins(since)).await
+    }
+
     /// Balances that differ from their recomputation from the ledger; empty when the books balance.
     pub async fn verify_ledger(&self) -> Result<Vec<LedgerMismatch>, ServiceError> {
         self.db(|db| db.verify_ledger()).await

@@ -100,6 +100,28 @@ pub struct AppConfig {
     /// `CONSOLE_SIGN_UPS_PER_ADDRESS`: accounts one client address may create in the console per
     /// day (default 20; 0 for no limit).
     pub console_sign_ups_per_address: u32,
+    /// `FAL_KEY`: fal's API key (default none: fal routes refused).
+    pub fal_key: Option<String>,
+    /// `FAL_QUEUE_URL`: fal's queue (default `https://queue.fal.run`).
+    pub fal_queue_url: String,
+    /// `FAL_JWKS_URL`: the keys fal signs callbacks with (default
+    /// `https://rest.alpha.fal.ai/.well-known/jwks.json`).
+    pub fal_jwks_url: String,
+    /// `REPLICATE_API_TOKEN`: Replicate's API token (default none: Replicate routes refused).
+    pub replicate_api_token: Option<String>,
+    /// `REPLICATE_API_URL`: Replicate's API (default `https://api.replicate.com`).
+    pub replicate_api_url: String,
+    /// `REPLICATE_WEBHOOK_SECRET`: Replicate's callback signing secret, `whsec_...` (default: read
+    /// from the API when the first callback arrives).
+    pub replicate_webhook_secret: Option<String>,
+    /// `ENGINE_ROUTES`: `ENGINE=fal:APP_PATH` or `ENGINE=replicate:OWNER/NAME[:VERSION]` (or
+    /// `ENGINE=local`), comma-separated, overriding the catalog's routes (default none).
+    pub engine_routes: Vec<(String, domain::catalog::Route)>,
+    /// `PROVIDER_TIMEOUT_SECS`: time limit of one call to a provider (default 30).
+    pub provider_timeout: Duration,
+    /// `PROVIDER_WEBHOOKS`: ask providers to call back at `PUBLIC_BASE_URL/v1/webhooks/...`
+    /// (default: true unless `PUBLIC_BASE_URL` is a loopback address no provider can reach).
+    pub provider_webhooks: bool,
 }
 
 /// Where jobs run (`JOB_ISOLATION`).
@@ -260,6 +282,18 @@ impl AppConfig {
         if self.job_memory_limit_mb < MIN_JOB_MEMORY_MB {
             return invalid("JOB_MEMORY_LIMIT_MB", self.job_memory_limit_mb.to_string(), "at least 64 (MiB)");
         }
+        // A submission (with its one retry) must end well within the window in which trackers
+        // leave its task alone.
+        let longest_submit = self.provider_timeout * 2 + Duration::from_secs(10);
+        if self.provider_timeout.is_zero()
+            || longest_submit >= Duration::from_millis(storage::SUBMISSION_WINDOW_MS as u64)
+        {
+            return invalid(
+                "PROVIDER_TIMEOUT_SECS",
+                self.provider_timeout.as_secs().to_string(),
+                "between 1 and 50 seconds",
+            );
+        }
         if self.worker_heartbeat.is_zero() || self.worker_heartbeat >= self.worker_lease {
             return invalid(
                 "WORKER_HEARTBEAT_SECS",
@@ -341,10 +375,38 @@ impl AppConfig {
                 20,
                 "a whole number (0: no limit)",
             )?,
+            fal_key: src.string("FAL_KEY"),
+            fal_queue_url: base_url(src, "FAL_QUEUE_URL", "https://queue.fal.run")?,
+            fal_jwks_url: base_url(src, "FAL_JWKS_URL", "https://rest.alpha.fal.ai/.well-known/jwks.json")?,
+            replicate_api_token: src.string("REPLICATE_API_TOKEN"),
+            replicate_api_url: base_url(src, "REPLICATE_API_URL", "https://api.replicate.com")?,
+            replicate_webhook_secret: src.string("REPLICATE_WEBHOOK_SECRET"),
+            engine_routes: match src.string("ENGINE_ROUTES") {
+                None => Vec::new(),
+                Some(routes) => parse_routes(&routes)?,
+            },
+            provider_timeout: src.secs("PROVIDER_TIMEOUT_SECS", 30)?,
+            provider_webhooks: src.flag("PROVIDER_WEBHOOKS", !is_loopback_url(&public_base_url))?,
             database_url,
             bind_addr,
             public_base_url,
         })
+    }
+
+    /// The upstream providers these settings configure.
+    pub fn build_providers(&self) -> Result<providers::Providers, ConfigError> {
+        let fal = self.fal_key.as_ref().map(|key| providers::FalSettings {
+            key: key.clone(),
+            queue_url: self.fal_queue_url.clone(),
+            jwks_url: self.fal_jwks_url.clone(),
+        });
+        let replicate = self.replicate_api_token.as_ref().map(|token| providers::ReplicateSettings {
+            token: token.clone(),
+            api_url: self.replicate_api_url.clone(),
+            webhook_secret: self.replicate_webhook_secret.clone(),
+        });
+        providers::Providers::new(providers::Settings { fal, replicate, request_timeout: self.provider_timeout })
+            .map_err(|e| ConfigError::Setup(e.to_string()))
     }
 
     /// The settings as `NAME=value` lines for the start-up log, with secrets redacted.
@@ -385,6 +447,25 @@ impl AppConfig {
             format!("JOB_CRASH_LIMIT={}", self.job_crash_limit),
             format!("CONSOLE_SIGN_UP={}", self.console_sign_up),
             format!("CONSOLE_SIGN_UPS_PER_ADDRESS={}", self.console_sign_ups_per_address),
+            format!("FAL_KEY={}", if self.fal_key.is_some() { "***" } else { "(none)" }),
+            format!("FAL_QUEUE_URL={}", self.fal_queue_url),
+            format!("FAL_JWKS_URL={}", self.fal_jwks_url),
+            format!("REPLICATE_API_TOKEN={}", if self.replicate_api_token.is_some() { "***" } else { "(none)" }),
+            format!("REPLICATE_API_URL={}", self.replicate_api_url),
+            format!(
+                "REPLICATE_WEBHOOK_SECRET={}",
+                if self.replicate_webhook_secret.is_some() { "***" } else { "(read from the API)" }
+            ),
+            format!(
+                "ENGINE_ROUTES={}",
+                self.engine_routes
+                    .iter()
+                    .map(|(id, route)| format!("{id}={}", describe_route(route)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            format!("PROVIDER_TIMEOUT_SECS={}", self.provider_timeout.as_secs()),
+            format!("PROVIDER_WEBHOOKS={}", self.provider_webhooks),
         ]
     }
 
@@ -423,6 +504,7 @@ impl AppConfig {
             deadlines: self.job_deadlines.clone(),
             console_sign_up: self.console_sign_up,
             console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
+            provider_webhooks: self.provider_webhooks,
         };
         Ok(Service::new(db, self.build_engines_only()?, store, UrlSigner::new(secret.as_bytes()), config))
     }
@@ -434,10 +516,27 @@ impl AppConfig {
     }
 
     fn build_engines_only(&self) -> Result<Engines, ConfigError> {
-        let catalog = match &self.engine_catalog_file {
+        let mut catalog = match &self.engine_catalog_file {
             Some(path) => Catalog::from_file(path).map_err(|e| ConfigError::Setup(e.to_string()))?,
             None => Catalog::builtin(),
         };
+        for (id, route) in &self.engine_routes {
+            catalog.set_route(id, route.clone()).map_err(|e| ConfigError::Setup(format!("ENGINE_ROUTES: {e}")))?;
+        }
+        let upstream = self.build_providers()?;
+        for (id, route) in catalog.routes() {
+            let Some(provider) = providers::ProviderName::of(route) else { continue };
+            if !upstream.is_configured(provider) {
+                let key = match provider {
+                    providers::ProviderName::Fal => "FAL_KEY",
+                    providers::ProviderName::Replicate => "REPLICATE_API_TOKEN",
+                };
+                return Err(ConfigError::Setup(format!(
+                    "engine {id} is routed to {provider} ({}), but {key} is not set",
+                    describe_route(route)
+                )));
+            }
+        }
         let fetcher = InputFetcher::new(FetchPolicy {
             max_bytes: self.input_max_bytes,
             timeout: self.input_fetch_timeout,
@@ -445,7 +544,16 @@ impl AppConfig {
             trusted_prefix: Some(format!("{}/files/", self.public_base_url)),
         })
         .map_err(|e| ConfigError::Setup(e.to_string()))?;
-        Ok(Engines::new(catalog, fetcher))
+        // Provider files on other hosts (fal's and Replicate's media hosts) come through the same
+        // SSRF-safe fetcher as inputs, with limits fit for generated video.
+        let provider_files = InputFetcher::new(FetchPolicy {
+            max_bytes: engines::UPSTREAM_FILE_MAX_BYTES,
+            timeout: Duration::from_secs(300),
+            allow_private: self.allow_private_input_urls,
+            trusted_prefix: None,
+        })
+        .map_err(|e| ConfigError::Setup(e.to_string()))?;
+        Ok(Engines::new(catalog, fetcher).with_upstream(upstream, provider_files))
     }
 
     fn build_store(&self) -> Result<OutputStore, ConfigError> {
@@ -462,9 +570,88 @@ impl AppConfig {
     }
 }
 
+/// A provider base URL setting: `http(s)://...`, kept without a trailing slash.
+fn base_url(src: &Source, name: &'static str, default: &str) -> Result<String, ConfigError> {
+    let value = src.string(name).unwrap_or_else(|| default.to_string());
+    match url::Url::parse(&value) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+            Ok(value.trim_end_matches('/').to_string())
+        }
+        _ => Err(ConfigError::Invalid { name, value, expected: "an http(s) URL" }),
+    }
+}
+
+/// `ENGINE_ROUTES`: comma-separated `ENGINE=ROUTE` pairs.
+fn parse_routes(text: &str) -> Result<Vec<(String, domain::catalog::Route)>, ConfigError> {
+    let invalid = |expected: String| ConfigError::Setup(format!("ENGINE_ROUTES: {expected}"));
+    let mut routes = Vec::new();
+    for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (id, route) = pair.split_once('=').ok_or_else(|| invalid(format!("{pair:?} is not ENGINE=ROUTE")))?;
+        let route = domain::catalog::Route::parse(route).map_err(invalid)?;
+        if routes.iter().any(|(seen, _)| seen == id.trim()) {
+            return Err(invalid(format!("engine {} is routed twice", id.trim())));
+        }
+        routes.push((id.trim().to_string(), route));
+    }
+    Ok(routes)
+}
+
+/// A route as `ENGINE_ROUTES` spells it.
+fn describe_route(route: &domain::catalog::Route) -> String {
+    use domain::catalog::Route;
+    match route {
+        Route::Local => "local".into(),
+        Route::Fal { app } => format!("fal:{app}"),
+        Route::Replicate { model, version: Some(version) } => format!("replicate:{model}:{version}"),
+        Route::Replicate { model, version: None } => format!("replicate:{model}"),
+    }
+}
+
+/// Whether `url` names this machine (a provider could not call it back).
+fn is_loopback_url(url: &str) -> bool {
+    match url::Url::parse(url).ok().and_then(|u| u.host().map(|h| h.to_owned())) {
+        Some(url::Host::Domain(name)) => name == "localhost" || name.ends_with(".localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        None => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn routes_are_read_and_checked_against_the_credentials() {
+        let c = config(
+            "",
+            &[("ENGINE_ROUTES", "alpha-ultra=fal:fal-ai/flux-pro/v1.1-ultra, zeta=replicate:owner/model:abc123")],
+        )
+        .unwrap();
+        assert_eq!(c.engine_routes.len(), 2);
+        assert!(
+            c.describe()
+                .iter()
+                .any(|l| l
+                    == "ENGINE_ROUTES=alpha-ultra=fal:fal-ai/flux-pro/v1.1-ultra,zeta=replicate:owner/model:abc123")
+        );
+        let refused = c.build_engines_only().err().unwrap().to_string();
+        assert!(refused.contains("alpha-ultra") && refused.contains("FAL_KEY"), "{refused}");
+        let keyed = config("", &[("ENGINE_ROUTES", "alpha-ultra=fal:fal-ai/flux"), ("FAL_KEY", "k")]).unwrap();
+        assert!(keyed.build_engines_only().is_ok());
+        assert!(!keyed.describe().iter().any(|l| l.contains("=k")), "the key is redacted");
+        let unknown = config("", &[("ENGINE_ROUTES", "omega=fal:a/b"), ("FAL_KEY", "k")]).unwrap();
+        assert!(unknown.build_engines_only().err().unwrap().to_string().contains("omega"));
+        for bad in
+            ["alpha-ultra", "alpha-ultra=fal:flux", "zeta=replicate:model", "zeta=openai:x/y", "zeta=local,zeta=local"]
+        {
+            let err = config("", &[("ENGINE_ROUTES", bad)]).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.starts_with("ENGINE_ROUTES"), "{bad}: {err}");
+        }
+        assert!(config("", &[("FAL_QUEUE_URL", "queue.fal.run")]).is_err());
+        assert!(!config("", &[]).unwrap().provider_webhooks, "nobody can call back a loopback address");
+        assert!(config("", &[("PUBLIC_BASE_URL", "https://api.example.com")]).unwrap().provider_webhooks);
+    }
 
     fn config(file: &str, env: &[(&str, &str)]) -> Result<AppConfig, ConfigError> {
         AppConfig::from_source(&Source::from_parts(file, env.iter().map(|(k, v)| (k.to_string(), v.to_string()))))
@@ -532,6 +719,7 @@ mod tests {
             (vec![("JOB_ISOLATION", "sandbox")], "JOB_ISOLATION"),
             (vec![("JOB_MEMORY_LIMIT_MB", "16")], "JOB_MEMORY_LIMIT_MB"),
             (vec![("JOB_CRASH_LIMIT", "0")], "JOB_CRASH_LIMIT"),
+            (vec![("PROVIDER_TIMEOUT_SECS", "60")], "PROVIDER_TIMEOUT_SECS"),
             (vec![("JOB_DEADLINES", "vidoe_upscaling=30")], "JOB_DEADLINES: \"vidoe_upscaling\" is not a kind of work"),
         ] {
             let err = config("", &env).unwrap_err().to_string();

@@ -108,6 +108,8 @@ pub enum JobOutcome {
     Failed(String),
     /// Another attempt owns the task now; this attempt's result was discarded.
     Superseded,
+    /// Still at its provider; it is looked at again later.
+    Waiting,
 }
 
 impl Service {
@@ -123,9 +125,13 @@ impl Service {
         self.db(move |db| db.renew_lease(&id, attempt, lease_ms)).await
     }
 
-    /// Gives a claimed job back to the queue at once (shutdown).
+    /// Gives a claimed job back to the queue at once (shutdown); a tracked one is due again at
+    /// once.
     pub async fn release(&self, claimed: &ClaimedTask) -> Result<bool, ServiceError> {
         let (id, attempt) = (claimed.task.id.clone(), claimed.attempt);
+        if claimed.task.provider.is_some() {
+            return self.db(move |db| db.reschedule_tracked(&id, attempt, 0, false)).await;
+        }
         self.db(move |db| db.release_task(&id, attempt)).await
     }
 
@@ -165,9 +171,33 @@ impl Service {
             Ok(finished) => finished,
             Err(failure) => return self.fail_as(claimed, &failure.message, failure.kind).await,
         };
-        let mut stored = Vec::with_capacity(finished.files.len());
-        for (index, file) in finished.files.into_iter().enumerate() {
-            let path = format!("tasks/{}/{}-{index}.{}", task.id, claimed.attempt, file.extension);
+        let stored = self.store_outputs(claimed, finished.files).await?;
+        let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
+        let outputs_json = serde_json::to_string(&stored).map_err(internal)?;
+        let result_json = finished.result.as_ref().map(serde_json::to_string).transpose().map_err(internal)?;
+        let (id, attempt, sandbox, cost) = (task.id.clone(), claimed.attempt, finished.sandbox, finished.cost);
+        let capture = retrying_own_failures("recording the result", || {
+            let (id, outputs_json, result_json) = (id.clone(), outputs_json.clone(), result_json.clone());
+            self.db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, result_json.as_deref(), cost, sandbox))
+        })
+        .await?;
+        self.inner.finished.notify_waiters();
+        Ok(match capture {
+            Some(capture) => JobOutcome::Succeeded(capture.cost),
+            None => JobOutcome::Superseded,
+        })
+    }
+
+    /// Writes a claimed job's files to the output store (retrying our own failures), as the
+    /// outputs recorded on its task.
+    pub(crate) async fn store_outputs(
+        &self,
+        claimed: &ClaimedTask,
+        files: Vec<OutputFile>,
+    ) -> Result<Vec<StoredOutput>, ServiceError> {
+        let mut stored = Vec::with_capacity(files.len());
+        for (index, file) in files.into_iter().enumerate() {
+            let path = format!("tasks/{}/{}-{index}.{}", claimed.task.id, claimed.attempt, file.extension);
             let content_type = file.content_type().to_string();
             let bytes = bytes::Bytes::from(file.bytes);
             retrying_own_failures("storing an output", || async {
@@ -183,20 +213,7 @@ impl Service {
                 duration_secs: file.duration_secs,
             });
         }
-        let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
-        let outputs_json = serde_json::to_string(&stored).map_err(internal)?;
-        let result_json = finished.result.as_ref().map(serde_json::to_string).transpose().map_err(internal)?;
-        let (id, attempt, sandbox, cost) = (task.id.clone(), claimed.attempt, finished.sandbox, finished.cost);
-        let capture = retrying_own_failures("recording the result", || {
-            let (id, outputs_json, result_json) = (id.clone(), outputs_json.clone(), result_json.clone());
-            self.db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, result_json.as_deref(), cost, sandbox))
-        })
-        .await?;
-        self.inner.finished.notify_waiters();
-        Ok(match capture {
-            Some(capture) => JobOutcome::Succeeded(capture.cost),
-            None => JobOutcome::Superseded,
-        })
+        Ok(stored)
     }
 
     /// Runs a job's work where the deployment isolates jobs, under its family's deadline.
@@ -266,7 +283,7 @@ const OWN_FAILURE_BACKOFF: std::time::Duration = std::time::Duration::from_milli
 /// Runs `step`, again after a growing wait while it fails for a reason of ours (an internal error
 /// or an unavailable database), so that a blip of the store or the database does not cost the job
 /// its attempt. The error after the last try says what failed and how often.
-async fn retrying_own_failures<T, F, Fut>(what: &str, mut step: F) -> Result<T, ServiceError>
+pub(crate) async fn retrying_own_failures<T, F, Fut>(what: &str, mut step: F) -> Result<T, ServiceError>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, ServiceError>>,

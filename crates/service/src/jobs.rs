@@ -59,11 +59,24 @@ impl Service {
     pub async fn submit(&self, caller: &Caller, request: GenerateRequest) -> Result<QueuedTask, ServiceError> {
         let job = self.validate(&request)?;
         let (engine, price) = (job.model.clone(), job.price);
-        self.enqueue(caller, &engine, &StoredJob::Engine(job), price, 0).await
+        let spec = self.engines().catalog().get(&engine).cloned();
+        let Some(spec) = spec.filter(|spec| spec.route.provider().is_some()) else {
+            return self.enqueue(caller, &engine, &StoredJob::Engine(job), price, 0, None).await;
+        };
+        let queued =
+            self.enqueue(caller, &engine, &StoredJob::Engine(job.clone()), price, 0, spec.route.provider()).await?;
+        // Run apart from the request, so a client that hangs up cannot stop the submission between
+        // the provider's acceptance and our record of it.
+        let (service, id) = (self.clone(), queued.id.clone());
+        tokio::spawn(async move { service.submit_upstream(&id, &spec, &job).await })
+            .await
+            .map_err(|e| ServiceError::Internal(format!("the submission crashed: {e}")))??;
+        Ok(queued)
     }
 
     /// Holds `price` for `job` and queues it; `engine` names it on the task (an engine id or a
-    /// recipe's name), and higher `priority` is claimed first.
+    /// recipe's name), and higher `priority` is claimed first. A job for an upstream `provider`
+    /// is not claimed to run here; its submission is the caller's next step.
     pub(crate) async fn enqueue(
         &self,
         caller: &Caller,
@@ -71,6 +84,7 @@ impl Service {
         job: &StoredJob,
         price: Usd,
         priority: i32,
+        provider: Option<&str>,
     ) -> Result<QueuedTask, ServiceError> {
         let space = job.id_space();
         let id = new_id(space.prefix());
@@ -83,6 +97,7 @@ impl Service {
             job,
             price,
             priority,
+            provider: provider.map(str::to_string),
         };
         let record = match self.db(move |db| db.submit_task(&new)).await {
             Ok(record) => record,
@@ -94,7 +109,9 @@ impl Service {
                 return Err(e);
             }
         };
-        self.job_queued().notify_one();
+        if provider.is_none() {
+            self.job_queued().notify_one();
+        }
         tracing::info!(task = %record.id, key = %caller.key_id, model = %record.engine, price = %record.price(), "job accepted");
         Ok(QueuedTask {
             poll_url: self.poll_url(space, &record.id),

@@ -1,7 +1,8 @@
 //! The use-cases of the media-generation service, shared by every front end: authenticate a key,
 //! list models, submit a job (validated, priced and held in one step), read a task, report usage,
-//! serve signed output files, run a claimed job to its billed end, the operator's account and
-//! key administration, and the developer console's accounts, sessions and key management.
+//! serve signed output files, run a claimed job to its billed end, submit jobs to upstream
+//! providers and track them to theirs, the operator's account and key administration, and the
+//! developer console's accounts, sessions and key management.
 //!
 //! The HTTP API, the MCP connector and the console are thin layers over [`Service`]; no business rule lives in
 //! them.
@@ -15,6 +16,7 @@ mod job_process;
 mod jobs;
 mod recipes;
 pub mod signing;
+mod upstream;
 pub mod views;
 
 pub use admin::NewKey;
@@ -54,6 +56,9 @@ pub struct ServiceConfig {
     pub console_sign_up: bool,
     /// Accounts one client address may create in the console per day; `None`: no limit.
     pub console_sign_ups_per_address: Option<std::num::NonZeroU32>,
+    /// Whether submissions to providers ask them to call back at `/v1/webhooks/...` (the
+    /// provider must be able to reach `public_base_url`).
+    pub provider_webhooks: bool,
 }
 
 /// The authenticated caller of a use-case.
@@ -78,6 +83,8 @@ struct Inner {
     signer: UrlSigner,
     config: ServiceConfig,
     queued: Notify,
+    /// Signalled when a tracked task is due early (just submitted, or its provider called back).
+    tracked_due: Notify,
     /// Signalled whenever a task ends, here or (on PostgreSQL) in any process.
     finished: Arc<Notify>,
     /// Relays other processes' task ends into `finished`; stops when the service is dropped.
@@ -108,6 +115,7 @@ impl Service {
                 signer,
                 config,
                 queued: Notify::new(),
+                tracked_due: Notify::new(),
                 finished,
                 _finished_listener,
             }),
@@ -132,6 +140,11 @@ impl Service {
     /// Signalled whenever this process accepts a job, so in-process workers wake without polling.
     pub fn job_queued(&self) -> &Notify {
         &self.inner.queued
+    }
+
+    /// Signalled when a tracked task is due early, so this process's tracker looks at once.
+    pub fn tracked_due(&self) -> &Notify {
+        &self.inner.tracked_due
     }
 
     /// Runs a blocking storage call off the async runtime.

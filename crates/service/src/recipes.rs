@@ -79,7 +79,7 @@ impl Service {
             .ok_or_else(|| ServiceError::Internal(format!("the engine catalog has no {name} recipe entry")))?;
         // Recipes are priced per call.
         let price: Usd = spec.price.unit_price();
-        self.enqueue(caller, name, &StoredJob::Recipe(job), price, priority).await
+        self.enqueue(caller, name, &StoredJob::Recipe(job), price, priority, None).await
     }
 
     /// Waits for `queued` to end: its result when it succeeded, 400 when the client's input was

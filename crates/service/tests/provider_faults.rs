@@ -45,6 +45,7 @@ async fn fixture_with(provider: MockProvider, deadlines: Deadlines) -> Fixture {
         deadlines,
         console_sign_up: true,
         console_sign_ups_per_address: None,
+        provider_webhooks: false,
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);

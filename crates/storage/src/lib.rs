@@ -17,6 +17,7 @@ mod schema;
 mod settings;
 mod tasks;
 pub mod test_support;
+mod tracking;
 
 pub use accounts::Account;
 pub use connection::{Backend, Database};
@@ -24,8 +25,9 @@ pub use console::{DailySpend, InviteError, Login, SessionRecord};
 pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
 pub use listener::Listener;
-pub use queue::ClaimedTask;
+pub use queue::{ClaimedTask, Success};
 pub use tasks::{NewTask, SubmitError, TaskRecord};
+pub use tracking::{ProviderMargin, SUBMISSION_WINDOW_MS};
 
 /// A failure of the storage layer.
 #[derive(Debug, thiserror::Error)]

@@ -53,6 +53,11 @@ diesel::table! {
         priority -> Integer,
         result -> Nullable<Text>,
         failure_kind -> Nullable<Text>,
+        provider -> Nullable<Text>,
+        provider_handle -> Nullable<Text>,
+        provider_callback -> Nullable<Text>,
+        provider_millis -> Nullable<BigInt>,
+        provider_cost_units -> Nullable<BigInt>,
     }
 }
 

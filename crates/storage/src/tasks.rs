@@ -58,6 +58,16 @@ pub struct TaskRecord {
     pub result: Option<String>,
     /// Why the task failed (see [`FailureKind`]), once failed.
     pub failure_kind: Option<String>,
+    /// The upstream provider running it (`fal`, `replicate`), if any.
+    pub provider: Option<String>,
+    /// The provider's request (id and URLs) as JSON, once it accepted the job.
+    pub provider_handle: Option<String>,
+    /// A verified callback of the provider, kept when the request was adopted from it.
+    pub provider_callback: Option<String>,
+    /// Compute time the provider reported, milliseconds.
+    pub provider_millis: Option<i64>,
+    /// What the job cost us at the provider, when its rate is known.
+    pub provider_cost_units: Option<i64>,
 }
 
 /// The columns a poll reads, in groups of five (diesel's tuples), in the table's order.
@@ -66,16 +76,18 @@ type PolledColumns = (
     (String, i64, i64, Option<i64>, Option<i64>),
     (Option<String>, Option<i64>, i32, Option<String>, i64),
     (i64, Option<i64>, Option<String>, bool, i32),
-    (Option<String>, Option<String>),
+    (Option<String>, Option<String>, Option<String>, Option<String>, Option<String>),
+    (Option<i64>, Option<i64>),
 );
 
 impl TaskRecord {
     fn from_polled(columns: PolledColumns) -> TaskRecord {
-        let ((id, key_id, account_id, engine, job), second, third, fourth, fifth) = columns;
+        let ((id, key_id, account_id, engine, job), second, third, fourth, fifth, sixth) = columns;
         let (status, created_at, updated_at, started_at, finished_at) = second;
         let (lease_owner, lease_expires_at, attempt, outputs, price_units) = third;
         let (hold_allowance_units, cost_units, error, sandbox, priority) = fourth;
-        let (result, failure_kind) = fifth;
+        let (result, failure_kind, provider, provider_handle, provider_callback) = fifth;
+        let (provider_millis, provider_cost_units) = sixth;
         TaskRecord {
             id,
             key_id,
@@ -99,6 +111,11 @@ impl TaskRecord {
             priority,
             result,
             failure_kind,
+            provider,
+            provider_handle,
+            provider_callback,
+            provider_millis,
+            provider_cost_units,
         }
     }
 
@@ -151,6 +168,9 @@ pub struct NewTask {
     pub price: Usd,
     /// Claim order: higher first (a caller waiting on the result).
     pub priority: i32,
+    /// The upstream provider the job is submitted to; such a task is never claimed to run here,
+    /// only tracked (see `Database::claim_tracked`).
+    pub provider: Option<String>,
 }
 
 /// Why a task was not created.
@@ -241,6 +261,11 @@ impl Database {
                 priority: new.priority,
                 result: None,
                 failure_kind: None,
+                provider: new.provider.clone(),
+                provider_handle: None,
+                provider_callback: None,
+                provider_millis: None,
+                provider_cost_units: None,
             };
             diesel::insert_into(tasks::table)
                 .values((
@@ -255,8 +280,14 @@ impl Database {
                     tasks::price_units.eq(record.price_units),
                     tasks::hold_allowance_units.eq(record.hold_allowance_units),
                     tasks::priority.eq(record.priority),
+                    tasks::provider.eq(&record.provider),
                 ))
                 .execute(conn)?;
+            if record.provider.is_some() {
+                // Not looked at by trackers while the submission is under way (see
+                // `Database::record_submission`).
+                crate::tracking::hold_for_submission!(conn, backend, &record.id)?;
+            }
             append_ledger!(conn, &record, "hold", hold.total, hold.from_allowance, now)?;
             if backend == Backend::Postgres {
                 // Delivered at commit to every listening worker (see `Database::listen_for_jobs`).
@@ -278,7 +309,8 @@ impl Database {
                 (tasks::status, tasks::created_at, tasks::updated_at, tasks::started_at, tasks::finished_at),
                 (tasks::lease_owner, tasks::lease_expires_at, tasks::attempt, tasks::outputs, tasks::price_units),
                 (tasks::hold_allowance_units, tasks::cost_units, tasks::error, tasks::sandbox, tasks::priority),
-                (tasks::result, tasks::failure_kind),
+                (tasks::result, tasks::failure_kind, tasks::provider, tasks::provider_handle, tasks::provider_callback),
+                (tasks::provider_millis, tasks::provider_cost_units),
             ))
             .first::<PolledColumns>(conn)
             .optional())?

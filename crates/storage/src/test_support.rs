@@ -74,6 +74,19 @@ impl TestDatabase {
         }
         Ok(())
     }
+
+    /// Forgets the provider's request recorded on a task and keeps it waiting, as if the
+    /// api-server had stopped between the provider's acceptance and its record (the window a
+    /// provider's callback closes).
+    pub fn forget_submission(&self, task_id: &str) -> StorageResult<bool> {
+        use crate::schema::tasks;
+        use diesel::prelude::*;
+        let updated =
+            crate::connection::write_tx!(&self.db, |conn, _backend| diesel::update(tasks::table.find(task_id))
+                .set((tasks::provider_handle.eq(None::<String>), tasks::lease_expires_at.eq(i64::MAX / 2)))
+                .execute(conn))?;
+        Ok(updated == 1)
+    }
 }
 
 impl Drop for TestDatabase {

@@ -33,6 +33,7 @@ fn new_task(db: &Database, key_id: &str, price: &str) -> NewTask {
         job: "{}".into(),
         price: usd(price),
         priority: 0,
+        provider: None,
     }
 }
 
@@ -393,5 +394,48 @@ fn racing_workers_claim_every_job_exactly_once() {
         for id in &ids {
             db.finish_failed(id, 1, "test over", FailureKind::Job).expect("finish");
         }
+    });
+}
+
+/// A provider's task: never claimed to run here; tracked as a timer by attempts that fence each
+/// other; woken by a callback even while a look holds it; failed unbilled when its submission is
+/// refused.
+#[test]
+fn provider_tasks_are_timers_fenced_by_attempt() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        let mut new = new_task(db, &key, "0.0400");
+        new.provider = Some("fal".into());
+        let task = db.submit_task(&new).expect("submit");
+        assert!(db.claim_task("w", 60_000).unwrap().is_none(), "the job loop never takes a provider's task");
+        assert!(db.claim_tracked("t", 60_000, 10).unwrap().is_empty(), "left alone while it is submitted");
+        assert!(db.record_submission(&task.id, r#"{"provider":"fal"}"#, 0).unwrap());
+        assert!(!db.record_submission(&task.id, "{}", 0).unwrap(), "recorded once");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+
+        let first = db.claim_tracked("t1", 60_000, 10).unwrap();
+        assert_eq!(first.len(), 1);
+        assert!(db.claim_tracked("t2", 60_000, 10).unwrap().is_empty(), "one look at a time");
+        // A callback during the look: the lease stands, and the look's reschedule makes it due now.
+        assert!(db.wake_tracked(&task.id).unwrap());
+        assert!(db.claim_tracked("t2", 60_000, 10).unwrap().is_empty());
+        assert!(db.reschedule_tracked(&task.id, first[0].attempt, 60_000, true).unwrap());
+        let second = db.claim_tracked("t2", 60_000, 10).unwrap();
+        assert_eq!(second.len(), 1, "due at once, not in a minute");
+        assert_eq!(second[0].task.status().unwrap(), TaskStatus::Running);
+        // The older attempt is fenced out; the newer one finishes and bills once.
+        assert!(!db.reschedule_tracked(&task.id, first[0].attempt, 0, false).unwrap());
+        let success = storage::Success { outputs_json: "[]", cost: usd("0.0400"), ..Default::default() };
+        assert!(db.finish_tracked(&task.id, first[0].attempt, &success).unwrap().is_none());
+        assert!(db.finish_tracked(&task.id, second[0].attempt, &success).unwrap().is_some());
+        assert!(db.finish_tracked(&task.id, second[0].attempt, &success).unwrap().is_none(), "never twice");
+
+        // A refused submission: failed at once from `queued`, its hold released.
+        let refused = db.submit_task(&NewTask { id: new_id("task"), ..new.clone() }).expect("submit");
+        assert!(db.fail_unsubmitted(&refused.id, "provider submit failed: no").unwrap());
+        let refused = db.task(&refused.id).unwrap().unwrap();
+        assert_eq!((refused.status().unwrap(), refused.cost_units), (TaskStatus::Failed, None));
+        assert!(!db.fail_unsubmitted(&task.id, "no").unwrap(), "only a task still waiting for its submission");
+        assert_eq!(db.key(&key).unwrap().held_units, 0);
     });
 }

@@ -1,5 +1,7 @@
 //! The job runner: claims queued jobs under a lease, keeps the lease alive with a heartbeat while
 //! a job runs, finalises it through the service (which bills it), and shuts down gracefully.
+//! Beside the jobs it tracks requests at upstream providers: those wait as timers in the
+//! database and take no job slot; due ones are claimed in batches and looked at concurrently.
 //!
 //! Runs in-process inside `api-server` (embedded deployments) or as the standalone `worker`
 //! binary; any number of workers may share one PostgreSQL database.
@@ -82,7 +84,11 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     let mut running = JoinSet::new();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     let waker = service.clone();
-    let _listener = service.database().listen_for_jobs(move || waker.job_queued().notify_one());
+    let _listener = service.database().listen_for_jobs(move || {
+        waker.job_queued().notify_one();
+        waker.tracked_due().notify_one();
+    });
+    let tracker = tokio::spawn(track(service.clone(), config.clone(), shutdown.clone()));
     tracing::info!(worker = %config.worker_id, concurrency = config.concurrency, "worker started");
     loop {
         let permit = tokio::select! {
@@ -117,18 +123,87 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     }
     tracing::info!(worker = %config.worker_id, running = running.len(), "worker stopping");
     while running.join_next().await.is_some() {}
+    let _ = tracker.await;
     tracing::info!(worker = %config.worker_id, "worker stopped");
 }
 
-async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask, mut shutdown: watch::Receiver<bool>) {
-    let task_id = claimed.task.id.clone();
+/// Provider requests looked at concurrently by one worker (calls in flight, not job slots).
+pub const TRACKING_CONCURRENCY: usize = 64;
+/// Most tracked tasks claimed in one query.
+const TRACKING_BATCH: usize = 100;
+/// With no provider configured nothing new is ever tracked: the tracker only looks, this seldom,
+/// for tasks left from a deployment that had one (each fails, as its provider is gone), rather
+/// than taking the database's write lock every poll interval for nothing.
+const IDLE_WITHOUT_PROVIDERS: Duration = Duration::from_secs(30);
+
+/// Tracks requests at upstream providers until `shutdown`: claims due tasks in batches and looks
+/// at each (poll, finish or wait again) under a lease, many at once; between batches it sleeps
+/// until woken (a submission, a callback) or the poll interval passes.
+async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Receiver<bool>) {
+    let in_flight = Arc::new(Semaphore::new(TRACKING_CONCURRENCY));
+    let mut looking = JoinSet::new();
+    let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
+    let idle =
+        if service.engines().upstream().any_configured() { config.poll_interval } else { IDLE_WITHOUT_PROVIDERS };
+    loop {
+        while looking.try_join_next().is_some() {}
+        let free = tokio::select! {
+            biased;
+            _ = shutdown_requested(&mut shutdown) => break,
+            permit = in_flight.clone().acquire_owned() => match permit {
+                Ok(permit) => { drop(permit); in_flight.available_permits() }
+                Err(_) => break,
+            },
+        };
+        let limit = i64::try_from(free.min(TRACKING_BATCH)).unwrap_or(1);
+        match service.claim_tracked(&config.worker_id, lease_ms, limit).await {
+            Ok(batch) if !batch.is_empty() => {
+                for claimed in batch {
+                    let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
+                    let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
+                    looking.spawn(async move {
+                        let look = service.track(&claimed);
+                        supervise(&service, &config, &claimed, look, shutdown).await;
+                        drop(permit);
+                    });
+                }
+            }
+            Ok(_) => {
+                tokio::select! {
+                    _ = service.tracked_due().notified() => {}
+                    _ = tokio::time::sleep(idle) => {}
+                    _ = shutdown_requested(&mut shutdown) => break,
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "claiming tracked tasks failed; retrying");
+                tokio::time::sleep(config.poll_interval).await;
+            }
+        }
+    }
+    while looking.join_next().await.is_some() {}
+}
+
+async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask, shutdown: watch::Receiver<bool>) {
     if claimed.attempt > config.max_attempts {
         let reason = format!("the job lost its worker {} times; giving up", claimed.attempt - 1);
-        log_outcome(&task_id, service.fail(&claimed, &reason).await);
+        log_outcome(&claimed.task.id, service.fail(&claimed, &reason).await);
         return;
     }
+    supervise(service, config, &claimed, service.execute(&claimed), shutdown).await;
+}
+
+/// Drives `job` (running or looking at `claimed`) to its end while renewing the lease; on
+/// shutdown gives it `shutdown_grace`, then releases the task to another worker.
+async fn supervise(
+    service: &Service,
+    config: &WorkerConfig,
+    claimed: &ClaimedTask,
+    job: impl std::future::Future<Output = Result<JobOutcome, service::ServiceError>>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let task_id = claimed.task.id.clone();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
-    let job = service.execute(&claimed);
     tokio::pin!(job);
     let mut heartbeat = tokio::time::interval(config.heartbeat);
     heartbeat.tick().await;
@@ -146,7 +221,7 @@ async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask,
                 return;
             }
             _ = heartbeat.tick() => {
-                match service.renew_lease(&claimed, lease_ms).await {
+                match service.renew_lease(claimed, lease_ms).await {
                     Ok(true) => {}
                     Ok(false) => {
                         tracing::warn!(task = %task_id, "lease lost to another attempt; abandoning this one");
@@ -159,7 +234,7 @@ async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask,
                 grace_deadline = Some(tokio::time::Instant::now() + config.shutdown_grace);
             }
             _ = grace => {
-                match service.release(&claimed).await {
+                match service.release(claimed).await {
                     Ok(_) => tracing::info!(task = %task_id, "released to the queue at shutdown"),
                     Err(e) => tracing::warn!(task = %task_id, error = %e, "release failed; the lease will lapse"),
                 }
@@ -179,6 +254,7 @@ fn log_outcome(task_id: &str, outcome: Result<JobOutcome, service::ServiceError>
         Ok(JobOutcome::Succeeded(cost)) => tracing::info!(task = %task_id, %cost, "job succeeded"),
         Ok(JobOutcome::Failed(reason)) => tracing::info!(task = %task_id, %reason, "job failed"),
         Ok(JobOutcome::Superseded) => tracing::info!(task = %task_id, "job superseded by a newer attempt"),
+        Ok(JobOutcome::Waiting) => tracing::debug!(task = %task_id, "still at its provider"),
         // Our own fault (store or database): leave the lease to lapse so another attempt runs it.
         Err(e) => tracing::error!(task = %task_id, error = %e, "job could not be finalised; it will be retried"),
     }

@@ -30,7 +30,18 @@ impl Deployment {
     }
 
     pub fn command(&self) -> Command {
-        let mut command = Command::new(BINARY);
+        self.command_of(std::path::Path::new(BINARY))
+    }
+
+    /// Another binary of the workspace (built beside api-server), with this deployment's settings.
+    pub fn sibling(&self, name: &str) -> Command {
+        let path = std::path::Path::new(BINARY).with_file_name(name);
+        assert!(path.exists(), "{} is not built; build the workspace (cargo build --workspace)", path.display());
+        self.command_of(&path)
+    }
+
+    fn command_of(&self, binary: &std::path::Path) -> Command {
+        let mut command = Command::new(binary);
         command
             .env("DATABASE_URL", format!("sqlite://{}", self.dir.join("media.db").display()))
             .env("BIND_ADDR", format!("127.0.0.1:{}", self.port))

@@ -24,6 +24,9 @@ pub struct TestServer {
     pub db: TestDatabase,
 }
 
+/// Changes to a test server's settings.
+pub type Adjust = Box<dyn FnOnce(&mut AppConfig)>;
+
 pub struct Options {
     pub free_allowance: &'static str,
     pub worker: bool,
@@ -35,6 +38,8 @@ pub struct Options {
     pub console_sign_ups_per_address: u32,
     /// The public base URL, when it is not the server's own address (an HTTPS proxy in front).
     pub public_base_url: Option<&'static str>,
+    /// Further settings (provider routes and credentials), applied last.
+    pub adjust: Option<Adjust>,
 }
 
 impl Default for Options {
@@ -47,6 +52,7 @@ impl Default for Options {
             console_sign_up: true,
             console_sign_ups_per_address: 20,
             public_base_url: None,
+            adjust: None,
         }
     }
 }
@@ -74,6 +80,9 @@ impl TestServer {
         config.sync_recipe_wait = options.sync_recipe_wait;
         // A test binary cannot be started as a job process; the binaries' own tests run those.
         config.job_isolation = service::IsolationMode::Inline;
+        if let Some(adjust) = options.adjust {
+            adjust(&mut config);
+        }
         let service = config.build_service_on(db.db.clone()).expect("service");
         let server = http_api::serve(service.clone(), listener, 2).expect("serve");
         let handle = server.handle();

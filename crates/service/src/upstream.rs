@@ -1,0 +1,359 @@
+//! Jobs run at an upstream provider: submitted inline by the API once their task and hold are
+//! written, then tracked by workers as timers (no slot held while the provider works), finished
+//! from the provider's result with every file copied into our store, and woken early by the
+//! provider's verified callbacks.
+
+use crate::execution::{retrying_own_failures, JobOutcome, StoredJob};
+use crate::{Service, ServiceError};
+use domain::{EngineSpec, FailureKind, Usd, ValidatedJob};
+use engines::DownloadError;
+use providers::{Completion, Handle, Progress, ProviderName};
+use std::time::Duration;
+use storage::{now_millis, ClaimedTask, Success};
+
+/// Most files taken from one result (a result naming more is malformed).
+const MAX_FILES: usize = 16;
+/// Compute time beyond this (a day) is not a plausible report.
+const MAX_PROVIDER_SECONDS: f64 = 86_400.0;
+
+/// What our callback URL's token signs.
+fn callback_subject(provider: &str, task_id: &str) -> String {
+    format!("callback/{provider}/{task_id}")
+}
+
+/// The first look at a request after it is submitted.
+const FIRST_LOOK: Duration = Duration::from_millis(500);
+/// Looks grow with the request's age (an eighth of it), between these bounds.
+const LOOK_MIN: Duration = Duration::from_millis(500);
+const LOOK_MAX: Duration = Duration::from_secs(15);
+
+/// When a tracked request of this age is looked at next.
+fn next_look(age: Duration) -> Duration {
+    (age / 8).clamp(LOOK_MIN, LOOK_MAX)
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl Service {
+    /// Submits a job whose task and hold were just written to its route's provider, and records
+    /// the request on the task. On a refusal, an error status or no answer the task is failed at
+    /// once (its hold released, nothing billed; it can never run) and the provider's reason is
+    /// returned as a 502.
+    pub(crate) async fn submit_upstream(
+        &self,
+        task_id: &str,
+        spec: &EngineSpec,
+        job: &ValidatedJob,
+    ) -> Result<(), ServiceError> {
+        let input = self.engines().upstream_input(spec, job);
+        let provider = spec.route.provider().unwrap_or("provider");
+        let webhook = self.config().provider_webhooks.then(|| self.callback_url(provider, task_id));
+        let handle = match self.engines().upstream().submit(&spec.route, input, webhook.as_deref()).await {
+            Ok(handle) => handle,
+            Err(e) => {
+                let message = format!("provider submit failed: {e}");
+                let (id, reason) = (task_id.to_string(), message.clone());
+                if let Err(db) = self.db(move |db| db.fail_unsubmitted(&id, &reason)).await {
+                    // The task stays out of reach until its submission window passes, then is
+                    // failed unbilled by a tracker.
+                    tracing::error!(task = %task_id, error = %db, "could not fail a refused submission");
+                }
+                self.inner.finished.notify_waiters();
+                tracing::warn!(task = %task_id, %provider, error = %e, "provider refused a submission");
+                return Err(ServiceError::ProviderFailed(message));
+            }
+        };
+        let handle_json = serde_json::to_string(&handle).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let recorded = retrying_own_failures("recording the provider's request", || {
+            let (id, handle_json) = (task_id.to_string(), handle_json.clone());
+            self.db(move |db| db.record_submission(&id, &handle_json, millis(FIRST_LOOK)))
+        })
+        .await;
+        match recorded {
+            Ok(true) => {
+                self.tracked_due().notify_one();
+                tracing::info!(task = %task_id, %provider, request = %handle.request_id, "submitted to the provider");
+                Ok(())
+            }
+            // A callback may have adopted the request first (a provider faster than our write).
+            Ok(false) if self.recorded_request(task_id).await.as_deref() == Some(handle.request_id.as_str()) => Ok(()),
+            // Nothing will track the request: stop it so it is not paid for, and fail the task
+            // (if the database lets us; otherwise a tracker fails it once its window has passed).
+            Ok(false) | Err(_) => {
+                let _ = self.engines().upstream().cancel(&handle).await;
+                let reason = "provider submit failed: the accepted request could not be recorded; it was cancelled";
+                let id = task_id.to_string();
+                let _ = self.db(move |db| db.fail_unsubmitted(&id, reason)).await;
+                self.inner.finished.notify_waiters();
+                // Our database, not the provider, failed: the client may retry shortly.
+                Err(match recorded {
+                    Err(_) => ServiceError::Unavailable("the job could not be recorded; nothing was billed".into()),
+                    Ok(_) => ServiceError::ProviderFailed(reason.into()),
+                })
+            }
+        }
+    }
+
+    /// The provider's request id recorded on task `task_id`, if any.
+    async fn recorded_request(&self, task_id: &str) -> Option<String> {
+        let id = task_id.to_string();
+        let task = self.db(move |db| db.task(&id)).await.ok()??;
+        let handle: Handle = serde_json::from_str(task.provider_handle.as_deref()?).ok()?;
+        Some(handle.request_id)
+    }
+
+    /// Where `provider` calls back about task `task_id`. The URL carries our signature of the
+    /// pair: the providers' signatures cover the body, not our URL, so without it a genuine
+    /// callback replayed to another task's URL could be adopted there.
+    fn callback_url(&self, provider: &str, task_id: &str) -> String {
+        let token = self.inner.signer.sign(&callback_subject(provider, task_id), 0);
+        format!("{}/v1/webhooks/{provider}/{task_id}?token={token}", self.config().public_base_url)
+    }
+
+    /// Claims up to `limit` tracked tasks due for a look.
+    pub async fn claim_tracked(
+        &self,
+        worker_id: &str,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<ClaimedTask>, ServiceError> {
+        let worker_id = worker_id.to_string();
+        self.db(move |db| db.claim_tracked(&worker_id, lease_ms, limit)).await
+    }
+
+    /// Takes one look at a tracked task: asks its provider where the request stands (or reads
+    /// the callback it sent), then waits again, finishes it, or fails it. Outages are retried
+    /// with backoff until the family's deadline; refusals, malformed answers and failures at
+    /// the provider fail the task unbilled.
+    pub async fn track(&self, claimed: &ClaimedTask) -> Result<JobOutcome, ServiceError> {
+        let task = &claimed.task;
+        let job = match serde_json::from_str::<StoredJob>(&task.job) {
+            Ok(StoredJob::Engine(job)) => job,
+            Ok(StoredJob::Recipe(_)) => return self.fail_tracked(claimed, "a recipe cannot run at a provider").await,
+            Err(e) => return self.fail_tracked(claimed, &format!("stored job is unreadable: {e}")).await,
+        };
+        let Some(provider) = task.provider.as_deref().and_then(ProviderName::parse) else {
+            return self.fail_tracked(claimed, "the task names no known provider").await;
+        };
+        let work = self.engines().catalog().get_any(&job.model).map_or("unknown", |spec| spec.family.name());
+        let deadline = self.config().deadlines.of(work);
+        let age = Duration::from_millis(u64::try_from(now_millis() - task.created_at).unwrap_or(0));
+        let past_deadline = age > deadline;
+        let handle: Option<Handle> = match task.provider_handle.as_deref().map(serde_json::from_str).transpose() {
+            Ok(handle) => handle,
+            Err(e) => {
+                return self.fail_tracked(claimed, &format!("the stored provider request is unreadable: {e}")).await
+            }
+        };
+        // A look that keeps failing to end (a result that brings its worker down) is not retried
+        // forever: past twice the deadline the task fails whatever the provider says.
+        if age > deadline * 2 {
+            let message = format!(
+                "the result from {provider} could not be taken in before the deadline ({} s)",
+                deadline.as_secs()
+            );
+            return self.fail_tracked(claimed, &message).await;
+        }
+        let upstream = self.engines().upstream();
+        let progress = match (&handle, &task.provider_callback) {
+            (_, Some(callback)) => match upstream.read_callback(provider, callback.as_bytes()) {
+                Ok((_, progress)) => progress,
+                Err(e) => {
+                    return self.fail_tracked(claimed, &format!("{provider}'s callback cannot be read: {e}")).await
+                }
+            },
+            (Some(handle), None) if !handle.status_url.is_empty() => match upstream.poll(handle).await {
+                Ok(progress) => progress,
+                Err(e) if e.is_retryable() && !past_deadline => {
+                    tracing::warn!(task = %task.id, error = %e, "the provider is unavailable; looking again later");
+                    return self.look_again(claimed, next_look(age), false).await;
+                }
+                Err(e) if e.is_retryable() => {
+                    let message = format!("{provider} did not answer for {} s: {e}", deadline.as_secs());
+                    return self.fail_tracked(claimed, &message).await;
+                }
+                Err(e) => return self.fail_tracked(claimed, &e.to_string()).await,
+            },
+            // The api-server stopped between the provider's acceptance and our record of it: wait
+            // for the provider's callback to adopt the request, until the deadline.
+            _ if past_deadline => {
+                let message = format!("the submission to {provider} was interrupted and {provider} never reported the request; nothing was billed");
+                return self.fail_tracked(claimed, &message).await;
+            }
+            _ => return self.look_again(claimed, LOOK_MAX, false).await,
+        };
+        match progress {
+            Progress::Queued { .. } | Progress::Running if past_deadline => {
+                if let Some(handle) = &handle {
+                    let _ = upstream.cancel(handle).await;
+                }
+                self.fail_tracked(claimed, &crate::execution::JobFailure::past_deadline(work, deadline).message).await
+            }
+            Progress::Queued { .. } => self.look_again(claimed, next_look(age), false).await,
+            Progress::Running => self.look_again(claimed, next_look(age), true).await,
+            Progress::Failed(reason) => self.fail_tracked(claimed, &format!("{provider} failed: {reason}")).await,
+            Progress::Canceled => self.fail_tracked(claimed, &format!("{provider} cancelled the request")).await,
+            Progress::Succeeded(completion) => {
+                self.finish_upstream(claimed, &job, completion, age, past_deadline).await
+            }
+        }
+    }
+
+    /// Copies a finished request's files into our store and finishes the task, billed for what
+    /// was produced (never more than the quote), the provider's compute time and cost beside it.
+    async fn finish_upstream(
+        &self,
+        claimed: &ClaimedTask,
+        job: &ValidatedJob,
+        completion: Completion,
+        age: Duration,
+        past_deadline: bool,
+    ) -> Result<JobOutcome, ServiceError> {
+        let task = &claimed.task;
+        if completion.media.len() > MAX_FILES {
+            let message =
+                format!("the provider's result names {} files, more than {MAX_FILES}", completion.media.len());
+            return self.fail_tracked(claimed, &message).await;
+        }
+        let mut files = Vec::with_capacity(completion.media.len());
+        for media in &completion.media {
+            match self.engines().download_upstream(&media.url).await {
+                Ok(file) => files.push(file),
+                Err(DownloadError::Retryable(e)) if !past_deadline => {
+                    tracing::warn!(task = %task.id, error = %e, "downloading a result failed; trying again later");
+                    return self.look_again(claimed, next_look(age), true).await;
+                }
+                Err(e) => {
+                    return self.fail_tracked(claimed, &format!("the provider's result cannot be used: {e}")).await
+                }
+            }
+        }
+        let produced = engines::upstream::produced(job, &files);
+        let stored = self.store_outputs(claimed, files).await?;
+        let spec = self.engines().catalog().get_any(&job.model);
+        let cost = spec.map_or(job.price, |spec| spec.price.amount(&produced).min(job.price));
+        // The provider's figure is a measurement it reports: kept only when plausible.
+        let seconds = completion.provider_seconds.filter(|s| s.is_finite() && (0.0..=MAX_PROVIDER_SECONDS).contains(s));
+        let provider_millis = seconds.map(|s| (s * 1000.0).round() as i64);
+        let provider_cost = spec
+            .and_then(|spec| spec.provider_input.get(task.provider.as_deref()?)?.cost_per_second)
+            .zip(seconds)
+            .and_then(|(rate, seconds)| {
+                let seconds = rust_decimal::Decimal::try_from(seconds).ok()?;
+                rate.as_decimal().checked_mul(seconds).map(Usd::new)
+            });
+        let outputs_json = serde_json::to_string(&stored).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let (id, attempt) = (task.id.clone(), claimed.attempt);
+        let capture = retrying_own_failures("recording the result", || {
+            let (id, outputs_json) = (id.clone(), outputs_json.clone());
+            self.db(move |db| {
+                let success = Success {
+                    outputs_json: &outputs_json,
+                    result_json: None,
+                    cost,
+                    sandbox: false,
+                    provider_millis,
+                    provider_cost,
+                };
+                db.finish_tracked(&id, attempt, &success)
+            })
+        })
+        .await?;
+        self.inner.finished.notify_waiters();
+        Ok(match capture {
+            Some(capture) => JobOutcome::Succeeded(capture.cost),
+            None => JobOutcome::Superseded,
+        })
+    }
+
+    async fn look_again(
+        &self,
+        claimed: &ClaimedTask,
+        after: Duration,
+        started: bool,
+    ) -> Result<JobOutcome, ServiceError> {
+        let (id, attempt) = (claimed.task.id.clone(), claimed.attempt);
+        let kept = self.db(move |db| db.reschedule_tracked(&id, attempt, millis(after), started)).await?;
+        Ok(if kept { JobOutcome::Waiting } else { JobOutcome::Superseded })
+    }
+
+    async fn fail_tracked(&self, claimed: &ClaimedTask, reason: &str) -> Result<JobOutcome, ServiceError> {
+        let (id, attempt, message) = (claimed.task.id.clone(), claimed.attempt, reason.to_string());
+        let failed = self.db(move |db| db.fail_tracked(&id, attempt, &message, FailureKind::Job)).await?;
+        self.inner.finished.notify_waiters();
+        Ok(if failed { JobOutcome::Failed(reason.to_string()) } else { JobOutcome::Superseded })
+    }
+
+    /// A provider's callback about task `task_id`: our URL token and the provider's signature
+    /// verified, then the task is looked at at once (for a request we recorded, the provider's
+    /// API stays the authority on its outcome). A request the task never recorded (its
+    /// api-server stopped after the provider accepted it) is adopted from the callback, whose
+    /// verified body is then its outcome, so it is neither lost nor submitted again.
+    pub async fn provider_callback(
+        &self,
+        provider: &str,
+        task_id: &str,
+        token: Option<&str>,
+        header: &(dyn Fn(&str) -> Option<String> + Sync),
+        body: &[u8],
+    ) -> Result<(), ServiceError> {
+        let name =
+            ProviderName::parse(provider).ok_or_else(|| ServiceError::NotFound(format!("no provider {provider:?}")))?;
+        if !token.is_some_and(|token| self.inner.signer.verify(&callback_subject(provider, task_id), 0, token, 0)) {
+            return Err(ServiceError::Unauthorized("the callback URL's token is missing or wrong".into()));
+        }
+        let upstream = self.engines().upstream();
+        let (request_id, _) = upstream.verify_webhook(name, header, body).await.map_err(|e| match e {
+            providers::WebhookError::Keys(_) => ServiceError::Unavailable(e.to_string()),
+            providers::WebhookError::NotConfigured(_) => ServiceError::NotFound(e.to_string()),
+            other => ServiceError::Unauthorized(other.to_string()),
+        })?;
+        let id = task_id.to_string();
+        let task = self
+            .db(move |db| db.task(&id))
+            .await?
+            .filter(|t| t.provider.as_deref() == Some(provider))
+            .ok_or_else(|| ServiceError::NotFound(format!("no task {task_id:?} at {provider}")))?;
+        let recorded: Option<Handle> = task.provider_handle.as_deref().and_then(|h| serde_json::from_str(h).ok());
+        match recorded {
+            Some(handle) if handle.request_id == request_id => {
+                let id = task_id.to_string();
+                if self.db(move |db| db.wake_tracked(&id)).await? {
+                    self.tracked_due().notify_one();
+                }
+                Ok(())
+            }
+            Some(_) => Err(ServiceError::BadRequest("the callback is about another request".into())),
+            None => {
+                let handle = upstream.handle_of_callback(name, body).map_err(ServiceError::BadRequest)?;
+                let handle_json = serde_json::to_string(&handle).map_err(|e| ServiceError::Internal(e.to_string()))?;
+                let (id, callback) = (task_id.to_string(), String::from_utf8_lossy(body).into_owned());
+                let provider = provider.to_string();
+                if self.db(move |db| db.adopt_submission(&id, &provider, &handle_json, &callback)).await? {
+                    tracing::warn!(task = %task_id, request = %request_id, "adopted a request from its callback");
+                    self.tracked_due().notify_one();
+                } else {
+                    // The task was failed already (its submission got no answer in time): the
+                    // request ran at the provider for nothing. Callbacks come at the end, so
+                    // there is nothing left to cancel; the log keeps it for reconciliation.
+                    tracing::warn!(task = %task_id, request = %request_id, "a callback for a task that no longer waits");
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_back_off_with_age_within_bounds() {
+        assert_eq!(next_look(Duration::ZERO), LOOK_MIN);
+        assert_eq!(next_look(Duration::from_secs(16)), Duration::from_secs(2));
+        assert_eq!(next_look(Duration::from_secs(3600)), LOOK_MAX);
+    }
+}
