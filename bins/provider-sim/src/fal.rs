@@ -198,10 +198,11 @@ async fn result_body(shared: &Shared, job: &Job, run: std::time::Duration) -> Re
                 "seed": job.seed,
             })
         }
-        Kind::Audio => {
+        Kind::Audio | Kind::Mp3 => {
             let file = shared.media.file(key, &speech_text(&job.input)).await?;
+            let name = format!("speech.{}", key.kind.extension());
             json!({
-                "audio": {"url": first, "content_type": file.content_type, "file_name": "speech.wav", "file_size": file.bytes.len()},
+                "audio": {"url": first, "content_type": file.content_type, "file_name": name, "file_size": file.bytes.len()},
             })
         }
     })

@@ -23,6 +23,9 @@ pub(crate) enum Kind {
     Image,
     Video,
     Audio,
+    /// Audio answered as MP3 (names with `mp3`): a recorded voice, stereo at 44.1 kHz, as many
+    /// providers deliver speech and music.
+    Mp3,
 }
 
 impl Kind {
@@ -30,7 +33,9 @@ impl Kind {
     pub fn of(name: &str) -> Kind {
         let name = name.to_lowercase();
         let has = |words: &[&str]| words.iter().any(|w| name.contains(w));
-        if has(&["video", "i2v", "t2v", "kling", "veo", "luma", "wan"]) {
+        if has(&["mp3"]) {
+            Kind::Mp3
+        } else if has(&["video", "i2v", "t2v", "kling", "veo", "luma", "wan"]) {
             Kind::Video
         } else if has(&["tts", "speech", "music", "audio", "voice"]) {
             Kind::Audio
@@ -45,6 +50,7 @@ impl Kind {
             Kind::Image => "png",
             Kind::Video => "mp4",
             Kind::Audio => "wav",
+            Kind::Mp3 => "mp3",
         }
     }
 
@@ -319,6 +325,7 @@ mod tests {
         assert_eq!(Kind::of("fal-ai/flux-pro/v1.1-ultra"), Kind::Image);
         assert_eq!(Kind::of("fal-ai/kling-video/v2/master/text-to-video"), Kind::Video);
         assert_eq!(Kind::of("minimax/Speech-02-HD"), Kind::Audio);
+        assert_eq!(Kind::of("acme/speech-mp3"), Kind::Mp3);
         assert_eq!(Kind::of("black-forest-labs/flux-schnell"), Kind::Image);
     }
 

@@ -171,7 +171,7 @@ pub(crate) fn request_for(kind: Kind, input: &Map<String, Value>) -> MediaReques
             let (width, height) = VIDEO_SIZE;
             MediaRequest { key: MediaKey { kind, width, height, duration }, count: 1, text: String::new() }
         }
-        Kind::Audio => {
+        Kind::Audio | Kind::Mp3 => {
             let text = ["text", "prompt"]
                 .iter()
                 .find_map(|k| input.get(*k).and_then(Value::as_str))
@@ -222,9 +222,14 @@ fn image_size(input: &Map<String, Value>) -> (u32, u32) {
     (clamp(width), clamp(height))
 }
 
-/// Makes the file `key` with the local engines. CPU-bound: runs on a blocking thread.
+/// A recorded voice encoded by LAME (stereo, 44.1 kHz, 96 kb/s, an ID3v2 tag, 6.2 s).
+const RECORDED_MP3: &[u8] = include_bytes!("../../../crates/media/tests/audio/speech-stereo.mp3");
+
+/// Makes the file `key` with the local engines (MP3 is a fixed recording: no local engine encodes
+/// MP3). CPU-bound: runs on a blocking thread.
 fn generate(catalog: &Catalog, key: MediaKey, text: &str) -> Result<MediaFile, MediaError> {
     let (engine, prompt, params) = match key.kind {
+        Kind::Mp3 => return Ok(MediaFile { content_type: "audio/mpeg", bytes: Bytes::from_static(RECORDED_MP3) }),
         Kind::Image => (
             "beta-image",
             VISUAL_PROMPT,

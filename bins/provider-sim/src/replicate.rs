@@ -189,7 +189,7 @@ pub(crate) fn prediction(shared: &Shared, job: &Job, now: Instant) -> Value {
                 .collect();
             let output = match job.media.kind {
                 Kind::Image => Value::Array(urls),
-                Kind::Video | Kind::Audio => urls.into_iter().next().unwrap_or(Value::Null),
+                Kind::Video | Kind::Audio | Kind::Mp3 => urls.into_iter().next().unwrap_or(Value::Null),
             };
             (output, Value::Null, json!({"predict_time": ended.duration_since(started).as_secs_f64()}))
         }

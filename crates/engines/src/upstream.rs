@@ -35,15 +35,10 @@ pub fn output_file(bytes: Vec<u8>) -> Result<OutputFile, String> {
             media::audio::wav_duration_secs(&bytes).map_err(|e| format!("the provider's WAV does not parse: {e}"))?;
         return Ok(OutputFile::audio(bytes, secs));
     }
-    if starts(b"ID3") || (bytes.len() >= 2 && bytes[0] == 0xff && bytes[1] & 0xe0 == 0xe0) {
-        return Ok(OutputFile {
-            bytes,
-            kind: OutputKind::Audio,
-            extension: "mp3",
-            width: None,
-            height: None,
-            duration_secs: None,
-        });
+    if media::recording::looks_like_mp3(&bytes) {
+        let secs = media::recording::mp3_duration_secs(&bytes)
+            .map_err(|e| format!("the provider's MP3 does not parse: {e}"))?;
+        return Ok(OutputFile { extension: "mp3", ..OutputFile::audio(bytes, secs) });
     }
     Err("the provider returned a file that is not PNG, JPEG, WebP, MP4, WAV or MP3".into())
 }
@@ -84,6 +79,11 @@ mod tests {
         let file = output_file(wav).unwrap();
         assert_eq!(file.extension, "wav");
         assert!((file.duration_secs.unwrap() - 1.0).abs() < 0.01);
+        let mp3 = include_bytes!("../../media/tests/audio/speech-stereo.mp3").to_vec();
+        let file = output_file(mp3).unwrap();
+        assert_eq!((file.extension, file.kind), ("mp3", OutputKind::Audio));
+        assert!((file.duration_secs.unwrap() - 6.19).abs() < 0.08);
+        assert!(output_file(b"\xff\xfbnot really a frame".to_vec()).is_err());
         assert!(output_file(b"<html>expired</html>".to_vec()).is_err());
         assert!(output_file(b"\x89PNG\r\n\x1a\nbroken".to_vec()).is_err());
     }

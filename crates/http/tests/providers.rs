@@ -155,6 +155,47 @@ async fn replicate_video_is_copied_and_billed_for_its_length() {
 }
 
 #[tokio::test]
+async fn mp3_from_a_provider_is_measured_and_voices_a_reel() {
+    use base64::Engine as _;
+    let sim = sim().await;
+    // Speech and music answered as MP3 (stereo, 44.1 kHz), as most providers deliver them.
+    let server = server_on(&sim, "tts=replicate:acme/speech-mp3,omicron2=fal:acme/music-mp3", |_| {}).await;
+    let key = server.key(None, false).await;
+    let task = server.run(&key, json!({"model": "tts", "prompt": "Welcome home to Harbour Lane."})).await;
+    assert_eq!(task["status"], "succeeded", "{task}");
+    let output = &task["output"][0];
+    assert_eq!(output["content_type"], "audio/mpeg", "{task}");
+    let seconds = output["duration_seconds"].as_f64().expect("a length measured from the frames");
+    assert!((seconds - 6.19).abs() < 0.1, "{task}");
+    let (_, bytes) = server.download(output["url"].as_str().unwrap()).await;
+    let (samples, rate) = media::recording::decode_recording(&bytes, 60.0).unwrap();
+    assert!(rate == 44_100 && samples.iter().any(|s| s.abs() > 0.2), "speech, not silence");
+
+    // A reel whose narration and music both come from the providers as MP3.
+    let photo = image::RgbImage::from_fn(960, 640, |x, y| image::Rgb([(x / 4) as u8, (y / 3) as u8, 140]));
+    let png = media::codecs::encode_png(&image::DynamicImage::ImageRgb8(photo)).unwrap();
+    let photo = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png));
+    let reel = json!({
+        "photos": [photo],
+        "details": {"address": "12 Harbour Lane, Mystic, CT", "price": 480000, "beds": 3, "baths": 2},
+        "params": {"duration": 6, "voiceover": true, "music": true},
+    });
+    let (status, queued) = server.post(&key, "/v1/recipes/reel", reel).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+    let reel = server.wait_at(&key, &format!("/v1/recipes/reel/{}", queued["reel_id"].as_str().unwrap())).await;
+    assert_eq!(reel["status"], "succeeded", "{reel}");
+    let (_, mp4) = server.download(reel["output"][0]["url"].as_str().unwrap()).await;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/tmp");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("reel-provider-mp3.mp4"), &mp4).unwrap();
+    let audio = media::video::probe_mp4(&mp4).unwrap().audio.expect("an audio track");
+    assert!((audio.duration_secs - 6.0).abs() <= 1024.0 / f64::from(audio.sample_rate), "{audio:?}");
+    let stats = sim.stats();
+    assert_eq!((stats.replicate_submissions, stats.fal_submissions), (2, 1), "speech twice, music once: {stats:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_refused_submission_is_a_502_with_nothing_billed_and_no_task_left() {
     let sim = sim().await;
     let server = server_on(&sim, &format!("{IMAGE},zeta=replicate:acme/zeta"), |_| {}).await;

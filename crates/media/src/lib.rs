@@ -1,6 +1,6 @@
 //! Media operations with no knowledge of engines, providers or the catalog: still-image codecs,
 //! resampling, segmentation, inpainting, photo enhancement, text rendering in the shipped
-//! typeface, H.264/MP4 video with AAC audio, WAV audio, speech
+//! typeface, H.264/MP4 video with AAC audio, WAV audio, MP3 recordings from providers, speech
 //! through eSpeak NG, and deterministic sandbox generators.
 //!
 //! Everything runs in-process without ffmpeg or model weights. The engines and the recipes build
@@ -16,6 +16,7 @@ mod error;
 pub mod filters;
 pub mod inpaint;
 mod mp4_boxes;
+pub mod recording;
 pub mod resample;
 pub mod sandbox;
 mod seed;

@@ -65,7 +65,12 @@ pub(crate) fn clip(text: &str) -> String {
     format!("{}...", &text[..end])
 }
 
-fn is_web_url(text: &str) -> bool {
+/// An http(s) URL, or a base64 `data:` URI of a media type (fal's `sync_mode` and Replicate's
+/// synchronous predictions answer files inline).
+fn is_file_url(text: &str) -> bool {
+    if let Some(inline) = text.strip_prefix("data:") {
+        return inline.split_once(";base64,").is_some_and(|(media_type, _)| media_type.contains('/'));
+    }
     url::Url::parse(text).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
 }
 
@@ -74,7 +79,7 @@ fn is_web_url(text: &str) -> bool {
 pub(crate) fn fal_files(value: &Value, found: &mut Vec<MediaRef>) {
     match value {
         Value::Object(map) => match map.get("url").and_then(Value::as_str) {
-            Some(url) if is_web_url(url) => found.push(MediaRef {
+            Some(url) if is_file_url(url) => found.push(MediaRef {
                 url: url.to_string(),
                 content_type: map.get("content_type").and_then(Value::as_str).map(str::to_string),
             }),
@@ -88,7 +93,7 @@ pub(crate) fn fal_files(value: &Value, found: &mut Vec<MediaRef>) {
 /// Replicate's files in an `output`: a URL, a list of URLs, or an object holding them.
 pub(crate) fn output_urls(value: &Value, found: &mut Vec<MediaRef>) {
     match value {
-        Value::String(url) if is_web_url(url) => found.push(MediaRef { url: url.clone(), content_type: None }),
+        Value::String(url) if is_file_url(url) => found.push(MediaRef { url: url.clone(), content_type: None }),
         Value::Array(items) => items.iter().for_each(|v| output_urls(v, found)),
         Value::Object(map) => map.values().for_each(|v| output_urls(v, found)),
         _ => {}
@@ -142,5 +147,12 @@ mod tests {
         let mut found = Vec::new();
         output_urls(&json!("https://replicate.delivery/v.mp4"), &mut found);
         assert_eq!(found.len(), 1);
+        // Files answered inline; text that merely starts like one is not a file.
+        let mut found = Vec::new();
+        output_urls(&json!(["data:image/png;base64,iVBORw0KGgo=", "data: a caption", "data:;base64,AAAA"]), &mut found);
+        assert_eq!(found.len(), 1);
+        let mut found = Vec::new();
+        fal_files(&json!({"audio": {"url": "data:audio/mpeg;base64,SUQz", "content_type": "audio/mpeg"}}), &mut found);
+        assert_eq!(found[0].url, "data:audio/mpeg;base64,SUQz");
     }
 }

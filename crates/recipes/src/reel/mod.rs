@@ -133,13 +133,16 @@ pub async fn run(engines: &Engines, job: &ReelJob) -> Result<RecipeOutput, Recip
         photos.push(engines.fetcher().fetch(&format!("photos[{i}]"), &photo.url).await?);
     }
     let script = job.voiceover.then(|| job.listing.script());
+    // Sound past the reel's end is cut by the mix; none of it is decoded.
+    let audio_secs = job.duration_secs + 1.0;
     let voice = match &script {
-        Some(script) => Some(engine_audio(engines, SPEECH_ENGINE, script, json!({})).await?),
+        Some(script) => Some(engine_audio(engines, SPEECH_ENGINE, script, json!({}), audio_secs).await?),
         None => None,
     };
     let music = if job.music {
         let seconds = job.duration_secs.ceil();
-        Some(engine_audio(engines, MUSIC_ENGINE, MUSIC_PROMPT, json!({"duration": seconds as i64})).await?)
+        let params = json!({"duration": seconds as i64});
+        Some(engine_audio(engines, MUSIC_ENGINE, MUSIC_PROMPT, params, audio_secs).await?)
     } else {
         None
     };
@@ -158,12 +161,14 @@ pub async fn run(engines: &Engines, job: &ReelJob) -> Result<RecipeOutput, Recip
     .await
 }
 
-/// Runs an audio engine and returns its samples and rate.
+/// Runs an audio engine (local, or routed to a provider that may answer WAV or MP3 of any
+/// channel count) and returns up to `max_secs` of its sound as mono samples with their rate.
 async fn engine_audio(
     engines: &Engines,
     engine: &str,
     prompt: &str,
     params: Value,
+    max_secs: f64,
 ) -> Result<(Vec<f32>, u32), RecipeError> {
     let spec = engines.catalog().get(engine).ok_or_else(|| {
         RecipeError::Failed(format!("the {engine} engine the reel's audio needs is not in the catalog"))
@@ -180,7 +185,8 @@ async fn engine_audio(
     let output = engines.run(&job).await?;
     let file =
         output.files.into_iter().next().ok_or_else(|| RecipeError::Failed(format!("{engine} produced no audio")))?;
-    media::speech::wav_samples(&file.bytes).map_err(|e| RecipeError::Failed(format!("{engine} audio: {e}")))
+    media::recording::decode_recording(&file.bytes, max_secs)
+        .map_err(|e| RecipeError::Failed(format!("{engine} audio: {e}")))
 }
 
 /// Draws and encodes the reel; the CPU-bound part.
