@@ -35,4 +35,6 @@ pub struct Faults {
     pub drop_connections: u32,
     /// Each media URL can be downloaded once; later downloads get 404, as provider URLs expire.
     pub expire_media: bool,
+    /// Milliseconds each media download waits before it is answered (a slow file host).
+    pub media_delay_ms: u64,
 }

@@ -14,6 +14,7 @@ use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::json;
 use std::convert::Infallible;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
@@ -193,21 +194,38 @@ async fn read_body(body: Incoming) -> Result<Bytes, StatusCode> {
     }
 }
 
-/// `GET /media/{token}.{extension}`: never delayed or dropped, but it may have expired.
+/// `GET /media/{token}.{extension}`: never dropped, delayed only by `media_delay_ms`, but it may
+/// have expired.
 async fn media(shared: &Shared, method: &Method, path: &str) -> Response<Body> {
-    let not_found = || raw(StatusCode::NOT_FOUND, "text/plain", Bytes::from_static(b"Not Found"));
     if method != Method::GET && method != Method::HEAD {
         return raw(StatusCode::METHOD_NOT_ALLOWED, "text/plain", Bytes::from_static(b"Method Not Allowed"));
     }
     let name = path.trim_start_matches("/media/");
     let download = *method == Method::GET;
-    if download {
-        bump(&shared.counters.media_downloads);
+    if !download {
+        return serve_media(shared, name, false).await;
     }
-    // Only a real download uses up an expiring URL; a HEAD still sees that it expired.
-    match shared.media.download(name, shared.faults().expire_media, download).await {
+    let counters = &shared.counters;
+    bump(&counters.media_downloads);
+    let now = counters.media_in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    counters.media_downloads_peak.fetch_max(now, Ordering::SeqCst);
+    let delay = shared.faults().media_delay_ms;
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
+    let response = serve_media(shared, name, true).await;
+    counters.media_in_flight.fetch_sub(1, Ordering::SeqCst);
+    response
+}
+
+/// The file `name`; only a real download (`use_up`) uses up an expiring URL, while a HEAD still
+/// sees that it expired.
+async fn serve_media(shared: &Shared, name: &str, use_up: bool) -> Response<Body> {
+    match shared.media.download(name, shared.faults().expire_media, use_up).await {
         Ok(file) => raw(StatusCode::OK, file.content_type, file.bytes.clone()),
-        Err(crate::media::DownloadError::NotFound) => not_found(),
+        Err(crate::media::DownloadError::NotFound) => {
+            raw(StatusCode::NOT_FOUND, "text/plain", Bytes::from_static(b"Not Found"))
+        }
         Err(e) => raw(StatusCode::INTERNAL_SERVER_ERROR, "text/plain", Bytes::from(e.to_string())),
     }
 }

@@ -18,6 +18,8 @@ pub struct Stats {
     pub result_fetches: u64,
     /// Media downloads asked for, including those refused because the URL expired.
     pub media_downloads: u64,
+    /// Most media downloads in progress at one moment.
+    pub media_downloads_peak: u64,
     /// Cancellation requests naming an existing job.
     pub cancels: u64,
     /// Webhook deliveries attempted (each one POST, successful or not).
@@ -42,6 +44,8 @@ pub(crate) struct Counters {
     pub status_polls: AtomicU64,
     pub result_fetches: AtomicU64,
     pub media_downloads: AtomicU64,
+    pub media_in_flight: AtomicU64,
+    pub media_downloads_peak: AtomicU64,
     pub cancels: AtomicU64,
     pub webhooks_sent: AtomicU64,
     pub webhook_failures: AtomicU64,
@@ -64,6 +68,7 @@ impl Counters {
             status_polls: get(&self.status_polls),
             result_fetches: get(&self.result_fetches),
             media_downloads: get(&self.media_downloads),
+            media_downloads_peak: get(&self.media_downloads_peak),
             cancels: get(&self.cancels),
             webhooks_sent: get(&self.webhooks_sent),
             webhook_failures: get(&self.webhook_failures),

@@ -440,6 +440,40 @@ async fn a_request_whose_record_was_lost_is_adopted_from_its_callback() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn results_finishing_together_are_taken_in_a_few_at_a_time() {
+    const TASKS: usize = 12;
+    let sim = sim().await;
+    // Every request held, then all finish at once; each file takes 300 ms to download.
+    sim.set_faults(Faults { hold: true, media_delay_ms: 300, ..Faults::default() });
+    let server = server_on(&sim, IMAGE, |_| {}).await;
+    let key = server.key(None, true).await;
+    let job = json!({"model": "beta-image", "prompt": "porch", "params": {"width": 256, "height": 256}});
+    let submits = (0..TASKS).map(|_| server.post(&key, "/v1/generate", job.clone()));
+    let ids: Vec<String> = futures::future::join_all(submits)
+        .await
+        .into_iter()
+        .map(|(status, queued)| {
+            assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+            queued["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let started = tokio::time::Instant::now();
+    while sim.stats().jobs_polled < TASKS as u64 {
+        assert!(started.elapsed() < Duration::from_secs(30), "{:?}", sim.stats());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    sim.release_held();
+    for id in &ids {
+        assert_eq!(server.wait(&key, id).await["status"], "succeeded");
+    }
+    let stats = sim.stats();
+    assert_eq!(stats.media_downloads, TASKS as u64, "{stats:?}");
+    // The tracker looks at all twelve at once, but holds at most four results in memory.
+    assert!((2..=4).contains(&stats.media_downloads_peak), "{stats:?}");
+    server.stop().await;
+}
+
 /// One worker with two job slots tracks a thousand requests at once: every one is polled while
 /// all are still running at the provider, then all finish and are billed once each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -85,6 +85,9 @@ struct Inner {
     queued: Notify,
     /// Signalled when a tracked task is due early (just submitted, or its provider called back).
     tracked_due: Notify,
+    /// Permits to take in a finished provider result: each is held in memory while it is copied,
+    /// so only a few are taken in at once, however many requests are tracked.
+    intake: tokio::sync::Semaphore,
     /// Signalled whenever a task ends, here or (on PostgreSQL) in any process.
     finished: Arc<Notify>,
     /// Relays other processes' task ends into `finished`; stops when the service is dropped.
@@ -116,6 +119,7 @@ impl Service {
                 config,
                 queued: Notify::new(),
                 tracked_due: Notify::new(),
+                intake: tokio::sync::Semaphore::new(upstream::RESULTS_TAKEN_IN_AT_ONCE),
                 finished,
                 _finished_listener,
             }),

@@ -13,6 +13,9 @@ use storage::{now_millis, ClaimedTask, Success};
 
 /// Most files taken from one result (a result naming more is malformed).
 const MAX_FILES: usize = 16;
+/// Results taken in at once by one process (the others wait their turn, their leases renewed):
+/// this bounds the memory the files of many requests finishing together can take.
+pub(crate) const RESULTS_TAKEN_IN_AT_ONCE: usize = 4;
 /// Compute time beyond this (a day) is not a plausible report.
 const MAX_PROVIDER_SECONDS: f64 = 86_400.0;
 
@@ -217,6 +220,8 @@ impl Service {
                 format!("the provider's result names {} files, more than {MAX_FILES}", completion.media.len());
             return self.fail_tracked(claimed, &message).await;
         }
+        // The semaphore is never closed.
+        let _intake = self.inner.intake.acquire().await.ok();
         let mut files = Vec::with_capacity(completion.media.len());
         for media in &completion.media {
             match self.engines().download_upstream(&media.url).await {
