@@ -133,7 +133,7 @@ pub async fn run(engines: &Engines, job: &ReelJob) -> Result<RecipeOutput, Recip
         photos.push(engines.fetcher().fetch(&format!("photos[{i}]"), &photo.url).await?);
     }
     let script = job.voiceover.then(|| job.listing.script());
-    // Sound past the reel's end is cut by the mix; none of it is decoded.
+    // The mix cuts sound at the reel's end, so no more than a second past it is decoded.
     let audio_secs = job.duration_secs + 1.0;
     let voice = match &script {
         Some(script) => Some(engine_audio(engines, SPEECH_ENGINE, script, json!({}), audio_secs).await?),
