@@ -12,7 +12,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Why an input could not be had; always the client's to fix.
+/// Why an input (or a provider's file) could not be had.
 #[derive(Debug, thiserror::Error)]
 #[error("{url_label}: {reason}")]
 pub struct FetchError {
@@ -20,6 +20,9 @@ pub struct FetchError {
     pub url_label: String,
     /// What went wrong.
     pub reason: String,
+    /// Whether a later try may succeed: the host answered 5xx, 408 or 429, timed out, could not
+    /// be connected to, or dropped the body midway.
+    pub transient: bool,
 }
 
 /// Limits for input downloads.
@@ -140,6 +143,23 @@ impl Default for Network {
     }
 }
 
+/// A name whose every address is forbidden: a refusal, never worth another try.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} resolves to no public address")]
+struct NoPublicAddress(String);
+
+/// Whether `error` comes from [`NoPublicAddress`].
+fn refused_by_resolver(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if cause.is::<NoPublicAddress>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
 /// A resolver that drops forbidden addresses, so a public name pointing inside fails.
 struct PublicOnlyResolver(Network);
 
@@ -155,7 +175,7 @@ impl Resolve for PublicOnlyResolver {
                 .map(|ip| SocketAddr::new(ip, 0))
                 .collect();
             if addrs.is_empty() {
-                return Err(format!("{host} resolves to no public address").into());
+                return Err(Box::new(NoPublicAddress(host)) as Box<dyn std::error::Error + Send + Sync>);
             }
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })
@@ -239,7 +259,8 @@ impl InputFetcher {
     /// The bytes behind `url` (an http(s) URL or a base64 `data:` URI); `label` names the field
     /// in errors.
     pub async fn fetch(&self, label: &str, url: &str) -> Result<Vec<u8>, FetchError> {
-        let fail = |reason: String| FetchError { url_label: label.to_string(), reason };
+        let fail = |reason: String| FetchError { url_label: label.to_string(), reason, transient: false };
+        let passing = |reason: String| FetchError { transient: true, ..fail(reason) };
         if let Some(path) = url.strip_prefix(STORED_INPUT_PREFIX) {
             let store = self.stored_inputs.as_ref().ok_or_else(|| fail("no store for stored inputs".into()))?;
             let uri = store.get(path).await.map_err(|e| fail(format!("stored input: {e}")))?;
@@ -270,13 +291,22 @@ impl InputFetcher {
             }
             &self.public_only
         };
-        let response =
-            client.get(parsed).send().await.map_err(|e| fail(format!("download failed: {}", describe(&e))))?;
+        let response = client.get(parsed).send().await.map_err(|e| {
+            let reason = format!("download failed: {}", describe(&e));
+            if (e.is_timeout() || e.is_connect()) && !refused_by_resolver(&e) {
+                passing(reason)
+            } else {
+                fail(reason)
+            }
+        })?;
         if response.status().is_redirection() {
             return Err(fail("our own output URL answered with a redirect".into()));
         }
-        if !response.status().is_success() {
-            return Err(fail(format!("download answered HTTP {}", response.status().as_u16())));
+        let status = response.status();
+        if !status.is_success() {
+            let reason = format!("download answered HTTP {}", status.as_u16());
+            let busy = status.is_server_error() || matches!(status.as_u16(), 408 | 429);
+            return Err(if busy { passing(reason) } else { fail(reason) });
         }
         if response.content_length().is_some_and(|n| n > self.policy.max_bytes as u64) {
             return Err(fail(format!("larger than the {} byte input limit", self.policy.max_bytes)));
@@ -284,7 +314,7 @@ impl InputFetcher {
         let mut body = Vec::new();
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| fail(format!("download failed: {}", describe(&e))))?;
+            let chunk = chunk.map_err(|e| passing(format!("download failed: {}", describe(&e))))?;
             if body.len() + chunk.len() > self.policy.max_bytes {
                 return Err(fail(format!("larger than the {} byte input limit", self.policy.max_bytes)));
             }
@@ -417,14 +447,31 @@ mod limit_tests {
             .fetch("image_url", &url)
             .await
             .unwrap_err();
-        assert!(err.to_string().starts_with("image_url: larger than"), "{err}");
+        assert!(err.to_string().starts_with("image_url: larger than") && !err.transient, "{err}");
         let slow = serve(vec![1u8; 10], Duration::from_secs(5)).await;
         let err = InputFetcher::new(policy(8192, Duration::from_millis(200)))
             .unwrap()
             .fetch("video_url", &slow)
             .await
             .unwrap_err();
-        assert!(err.to_string().starts_with("video_url: download failed"), "{err}");
+        assert!(err.to_string().starts_with("video_url: download failed") && err.transient, "{err}");
+    }
+
+    #[tokio::test]
+    async fn busy_hosts_are_transient_and_missing_files_are_not() {
+        for (status, transient) in [(503, true), (429, true), (404, false), (403, false)] {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tokio::spawn(async move {
+                let (mut socket, _) = listener.accept().await.unwrap();
+                let _ = socket.read(&mut [0u8; 1024]).await;
+                let head = format!("HTTP/1.1 {status} Status\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+                let _ = socket.write_all(head.as_bytes()).await;
+            });
+            let fetcher = InputFetcher::new(policy(8192, Duration::from_secs(5))).unwrap();
+            let err = fetcher.fetch("provider output", &format!("http://{addr}/out.png")).await.unwrap_err();
+            assert_eq!(err.transient, transient, "{status}: {err}");
+        }
     }
 
     #[tokio::test]
@@ -478,7 +525,7 @@ mod limit_tests {
 
         // A public-looking name that resolves to loopback.
         let err = fetcher.fetch("image_url", &format!("http://inside.test:{port}/input.png")).await.unwrap_err();
-        assert!(err.to_string().contains("no public address"), "{err}");
+        assert!(err.to_string().contains("no public address") && !err.transient, "{err}");
 
         // An allowed server redirecting to a private literal, and to a name resolving inside.
         for target in [inside.clone(), format!("http://inside.test:{port}/input.png")] {

@@ -267,12 +267,10 @@ impl Engines {
             }
         } else {
             self.upstream_files.fetch("provider output", url).await.map_err(|e| {
-                let reason = e.to_string();
-                let transient = ["HTTP 5", "timed out", "connect", "429"].iter().any(|s| reason.contains(s));
-                if transient {
-                    DownloadError::Retryable(reason)
+                if e.transient {
+                    DownloadError::Retryable(e.to_string())
                 } else {
-                    DownloadError::Fatal(reason)
+                    DownloadError::Fatal(e.to_string())
                 }
             })?
         };

@@ -52,6 +52,11 @@ async fn server_with(
     TestServer::start_with(backend, options).await
 }
 
+/// A server with `beta-image` at fal and `zeta` at Replicate that asks both to call back.
+async fn callback_server(sim: &Simulator) -> TestServer {
+    server_on(sim, &format!("{IMAGE},zeta=replicate:acme/zeta"), |config| config.provider_webhooks = true).await
+}
+
 async fn sim() -> Simulator {
     let sim = Simulator::start(SimConfig::default()).await.expect("simulator");
     sim.set_faults(Faults { queue_ms: 50, run_ms: 150, ..Faults::default() });
@@ -354,11 +359,7 @@ async fn outages_while_tracking_are_retried_and_a_silent_provider_times_out() {
 #[tokio::test]
 async fn signed_callbacks_finish_tasks_and_forged_ones_are_refused() {
     let sim = sim().await;
-    let server = server_on(&sim, &format!("{IMAGE},zeta=replicate:acme/zeta"), |config| {
-        config.provider_webhooks = true;
-        // Polls alone would take long: the first look is soon, then only every 15 s at most.
-    })
-    .await;
+    let server = callback_server(&sim).await;
     let key = server.key(None, false).await;
     for model in ["beta-image", "zeta"] {
         sim.set_faults(Faults { queue_ms: 20, run_ms: 1_500, ..Faults::default() });
@@ -418,10 +419,7 @@ async fn signed_callbacks_finish_tasks_and_forged_ones_are_refused() {
 #[tokio::test]
 async fn a_request_whose_record_was_lost_is_adopted_from_its_callback() {
     let sim = sim().await;
-    let server = server_on(&sim, &format!("{IMAGE},zeta=replicate:acme/zeta"), |config| {
-        config.provider_webhooks = true;
-    })
-    .await;
+    let server = callback_server(&sim).await;
     let key = server.key(None, false).await;
     for model in ["beta-image", "zeta"] {
         sim.set_faults(Faults { queue_ms: 20, run_ms: 1_000, ..Faults::default() });

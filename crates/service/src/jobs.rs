@@ -59,8 +59,9 @@ impl Service {
     pub async fn submit(&self, caller: &Caller, request: GenerateRequest) -> Result<QueuedTask, ServiceError> {
         let job = self.validate(&request)?;
         let (engine, price) = (job.model.clone(), job.price);
-        let spec = self.engines().catalog().get(&engine).cloned();
-        let Some(spec) = spec.filter(|spec| spec.route.provider().is_some()) else {
+        // Only a routed engine's entry is copied: local submits, the common case, copy nothing.
+        let routed = self.engines().catalog().get(&engine).filter(|spec| spec.route.provider().is_some()).cloned();
+        let Some(spec) = routed else {
             return self.enqueue(caller, &engine, &StoredJob::Engine(job), price, 0, None).await;
         };
         let queued =

@@ -57,13 +57,7 @@ impl Service {
             Ok(handle) => handle,
             Err(e) => {
                 let message = format!("provider submit failed: {e}");
-                let (id, reason) = (task_id.to_string(), message.clone());
-                if let Err(db) = self.db(move |db| db.fail_unsubmitted(&id, &reason)).await {
-                    // The task stays out of reach until its submission window passes, then is
-                    // failed unbilled by a tracker.
-                    tracing::error!(task = %task_id, error = %db, "could not fail a refused submission");
-                }
-                self.inner.finished.notify_waiters();
+                self.fail_submission(task_id, &message).await;
                 tracing::warn!(task = %task_id, %provider, error = %e, "provider refused a submission");
                 return Err(ServiceError::ProviderFailed(message));
             }
@@ -87,9 +81,7 @@ impl Service {
             Ok(false) | Err(_) => {
                 let _ = self.engines().upstream().cancel(&handle).await;
                 let reason = "provider submit failed: the accepted request could not be recorded; it was cancelled";
-                let id = task_id.to_string();
-                let _ = self.db(move |db| db.fail_unsubmitted(&id, reason)).await;
-                self.inner.finished.notify_waiters();
+                self.fail_submission(task_id, reason).await;
                 // Our database, not the provider, failed: the client may retry shortly.
                 Err(match recorded {
                     Err(_) => ServiceError::Unavailable("the job could not be recorded; nothing was billed".into()),
@@ -97,6 +89,17 @@ impl Service {
                 })
             }
         }
+    }
+
+    /// Fails a task whose submission did not go through, releasing its hold. If the database
+    /// cannot be written, the task stays out of reach until its submission window passes and a
+    /// tracker fails it unbilled.
+    async fn fail_submission(&self, task_id: &str, reason: &str) {
+        let (id, reason) = (task_id.to_string(), reason.to_string());
+        if let Err(e) = self.db(move |db| db.fail_unsubmitted(&id, &reason)).await {
+            tracing::error!(task = %task_id, error = %e, "could not fail an unsubmitted task");
+        }
+        self.inner.finished.notify_waiters();
     }
 
     /// The provider's request id recorded on task `task_id`, if any.
