@@ -132,11 +132,12 @@ async fn keys_answer(
         return view::keys_page(user, &keys, None, error).respond();
     };
     let connector_url = service.connector_url(&new_key.secret);
+    let generate_url = service.urls().generate();
     let revealed = Revealed {
         key: &new_key.key,
         secret: &new_key.secret,
         connector_url: &connector_url,
-        base_url: &service.config().public_base_url,
+        generate_url: &generate_url,
         rotated,
     };
     view::keys_page(user, &keys, Some(&revealed), error).replace_url("/console/keys").respond()

@@ -24,7 +24,7 @@ pub async fn usage(service: web::Data<Service>, req: HttpRequest) -> HttpRespons
         ))
     };
     match loaded.await {
-        Ok((spend, keys, jobs)) => usage_page(&user, &spend, &keys, &jobs, &service.config().public_base_url).respond(),
+        Ok((spend, keys, jobs)) => usage_page(&user, &spend, &keys, &jobs, &service.urls().generate()).respond(),
         Err(e) => pages::service_error(e),
     }
 }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 /// The kind of work an engine does; decides its local implementation and output media.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
     /// Text to image.

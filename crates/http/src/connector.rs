@@ -5,14 +5,14 @@ use actix_web::http::{header, StatusCode};
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use mcp::{Connector, Reply};
-use service::{Service, ServiceError};
+use service::{ErrorCode, Service, ServiceError};
 
 /// Header carrying the negotiated protocol version after initialization.
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 
 /// The key from `Authorization: Bearer` or, for ready-made connector URLs, the `key` query parameter.
 fn connector_token(req: &HttpRequest) -> Option<String> {
-    crate::routes::bearer_token(req).map(str::to_string).or_else(|| {
+    crate::extract::bearer_token(req).map(str::to_string).or_else(|| {
         url::form_urlencoded::parse(req.query_string().as_bytes())
             .find(|(k, _)| k == "key")
             .map(|(_, v)| v.into_owned())
@@ -67,12 +67,12 @@ pub(crate) async fn post(
     connector: Data<Connector>,
 ) -> Result<HttpResponse, ApiError> {
     if !origin_allowed(&req, &service.config().public_base_url) {
-        return Err(ApiError::new(StatusCode::FORBIDDEN, "requests from this Origin are not allowed"));
+        return Err(ApiError::new(ErrorCode::Forbidden, "requests from this Origin are not allowed"));
     }
     // Only a bad key is a 401; an outage stays a 503 (an agent must not drop a good key).
     let caller = service.authenticate(connector_token(&req).as_deref()).await.map_err(|e| match e {
         ServiceError::Unauthorized(_) => ApiError::new(
-            StatusCode::UNAUTHORIZED,
+            ErrorCode::Unauthorized,
             "missing or invalid API key: send `Authorization: Bearer <API_KEY>` or use the connector URL with ?key=<API_KEY>",
         ),
         other => ApiError::from(other),
@@ -81,7 +81,7 @@ pub(crate) async fn post(
         let version = version.to_str().unwrap_or("");
         if !mcp::supports_protocol_version(version) {
             return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidInput,
                 format!(
                     "unsupported MCP-Protocol-Version {version:?}; supported: {}",
                     mcp::SUPPORTED_PROTOCOL_VERSIONS.join(", ")
@@ -89,7 +89,7 @@ pub(crate) async fn post(
             ));
         }
     }
-    let body = crate::routes::read_body(&req, body).await?;
+    let body = crate::extract::read_body(&req, body).await?;
     let json =
         |status: StatusCode, body: String| HttpResponse::build(status).content_type("application/json").body(body);
     Ok(match connector.handle(caller, &body).await {

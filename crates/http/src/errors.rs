@@ -1,5 +1,6 @@
-//! The one mapping from service errors to HTTP, and the middleware that turns every other error
-//! response (actix's own: unknown route, wrong method, oversized body) into the JSON error body.
+//! The one mapping from service errors to HTTP (the status of each [`ErrorCode`]), and the
+//! middleware that turns every other error response (actix's own: unknown route, wrong method,
+//! oversized body) into the JSON error body.
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::ServiceResponse;
@@ -8,29 +9,54 @@ use actix_web::http::StatusCode;
 use actix_web::middleware::ErrorHandlerResponse;
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
-use service::ServiceError;
+use service::{ErrorCode, ServiceError};
 
 /// The body of every error response.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     /// Human-readable message saying what went wrong and what to do.
     pub error: String,
+    /// Stable machine-readable code of the error; the message may be reworded, the code not.
+    pub code: ErrorCode,
 }
 
 /// Realm announced in `WWW-Authenticate` on 401 answers.
 pub const REALM: &str = "media-gateway";
 
-/// An error answered as `{"error": "..."}` with its status.
+/// The HTTP status every error code is answered with.
+pub fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::InvalidInput | ErrorCode::UnknownModel => StatusCode::BAD_REQUEST,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::SpendCapReached | ErrorCode::FreeAllowanceUsed => StatusCode::PAYMENT_REQUIRED,
+        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::ProviderFailed | ErrorCode::RecipeFailed => StatusCode::BAD_GATEWAY,
+        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+    }
+}
+
+/// The codes answered with `status`, for the OpenAPI document.
+pub(crate) fn codes_of(status: StatusCode) -> Vec<ErrorCode> {
+    ErrorCode::ALL.into_iter().filter(|code| status_of(*code) == status).collect()
+}
+
+/// An error answered as `{"error": "...", "code": "..."}` with the status of its code.
 #[derive(Debug)]
 pub struct ApiError {
-    status: StatusCode,
+    code: ErrorCode,
     message: String,
 }
 
 impl ApiError {
-    /// An error with `status` and `message`.
-    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into() }
+    /// An error with `code` and `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { code, message: message.into() }
     }
 }
 
@@ -44,24 +70,23 @@ impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
         if let ServiceError::Internal(detail) = &e {
             tracing::error!(error = %detail, "internal error");
-            return ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error; it has been logged");
+            return ApiError::new(ErrorCode::Internal, "internal error; it has been logged");
         }
-        let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        ApiError::new(status, e.to_string())
+        ApiError::new(e.code(), e.to_string())
     }
 }
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        self.status
+        status_of(self.code)
     }
 
     fn error_response(&self) -> HttpResponse {
-        let mut response = HttpResponse::build(self.status);
-        if self.status == StatusCode::UNAUTHORIZED {
+        let mut response = HttpResponse::build(self.status_code());
+        if self.code == ErrorCode::Unauthorized {
             response.insert_header((header::WWW_AUTHENTICATE, format!("Bearer realm=\"{REALM}\"")));
         }
-        response.json(ErrorBody { error: self.message.clone() })
+        response.json(ErrorBody { error: self.message.clone(), code: self.code })
     }
 }
 
@@ -83,10 +108,27 @@ pub fn json_error_body<B: MessageBody + 'static>(
         None => describe(status, ""),
     };
     let (req, mut response) = res.into_parts();
-    let body = serde_json::to_string(&ErrorBody { error: message }).unwrap_or_else(|_| "{}".into());
+    let body = ErrorBody { error: message, code: code_for_status(status) };
+    let body = serde_json::to_string(&body).unwrap_or_else(|_| "{}".into());
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     let response = response.set_body(BoxBody::new(body));
     Ok(ErrorHandlerResponse::Response(ServiceResponse::new(req, response).map_into_right_body()))
+}
+
+/// The code of an error response actix made on its own, from its status.
+fn code_for_status(status: StatusCode) -> ErrorCode {
+    match status {
+        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
+        StatusCode::FORBIDDEN => ErrorCode::Forbidden,
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
+        StatusCode::TOO_MANY_REQUESTS => ErrorCode::RateLimited,
+        StatusCode::SERVICE_UNAVAILABLE => ErrorCode::Unavailable,
+        s if s.is_server_error() => ErrorCode::Internal,
+        _ => ErrorCode::InvalidInput,
+    }
 }
 
 fn describe(status: StatusCode, detail: &str) -> String {
@@ -102,5 +144,24 @@ fn describe(status: StatusCode, detail: &str) -> String {
         base.to_string()
     } else {
         format!("{base}: {detail}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_one_error_status_and_actix_statuses_map_back() {
+        for code in ErrorCode::ALL {
+            let status = status_of(code);
+            assert!(status.is_client_error() || status.is_server_error(), "{code}");
+            assert!(codes_of(status).contains(&code));
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        }
+        for status in [404, 405, 413, 415] {
+            let status = StatusCode::from_u16(status).unwrap();
+            assert_eq!(status_of(code_for_status(status)), status);
+        }
     }
 }

@@ -8,12 +8,13 @@
 mod connector;
 
 mod errors;
+mod extract;
 mod listing_kit;
 mod openapi;
 mod routes;
 mod schema_rules;
 
-pub use errors::{ApiError, ErrorBody, REALM};
+pub use errors::{status_of, ApiError, ErrorBody, REALM};
 pub use openapi::openapi_json;
 
 use actix_web::middleware::{ErrorHandlers, Logger};

@@ -12,8 +12,10 @@ use recipes::listing_kit::captions::Captions;
 use recipes::listing_kit::fair_housing::{Category, Finding};
 use recipes::lot_trace::measure::{CentroidView, Measurement, Side};
 use service::views::{
-    ChargeView, ModelList, ModelView, OutputView, PriceView, QueuedReel, QueuedTask, ReelView, TaskView, UsageView,
+    ChargeView, FairHousingReport, FlyerPieces, ListingKitResult, LotTraceResult, ModelList, ModelView, OutputView,
+    PriceView, QueuedReel, QueuedTask, ReelView, SocialPieces, TaskView, UsageView,
 };
+use service::ErrorCode;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -48,9 +50,9 @@ impl Modify for BearerScheme {
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
-        LotTraceParams, PixelPoint, routes::LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, Amount, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
-        ListingKitRequest, KitPhoto, KitParams, KitBrand, KitFont, Paper, listing_kit::ListingKitResult, Captions, Finding, Category,
-        ErrorBody
+        LotTraceParams, PixelPoint, LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, Amount, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
+        ListingKitRequest, KitPhoto, KitParams, KitBrand, KitFont, Paper, ListingKitResult, Captions, Finding, Category,
+        FlyerPieces, SocialPieces, FairHousingReport, ErrorBody, ErrorCode
     )),
     modifiers(&BearerScheme),
     tags(

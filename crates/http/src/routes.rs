@@ -1,88 +1,18 @@
 //! The HTTP endpoints: thin adapters from requests to service use-cases.
 
 use crate::errors::{ApiError, ErrorBody};
-use actix_web::http::{header, StatusCode};
-use actix_web::web::{self, Bytes, Data, Payload};
+use crate::extract::{authenticate, read_body, Authenticated, AuthenticatedJson};
+use actix_web::http::header;
+use actix_web::web::{self, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
-use futures::StreamExt;
-use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use service::views::{ModelList, QueuedReel, QueuedTask, ReelView, TaskView, UsageView};
-use service::{Caller, Service, SyncOutcome};
-use utoipa::ToSchema;
-
-/// Resolves the request's bearer key.
-pub(crate) async fn authenticate(req: &HttpRequest, service: &Service) -> Result<Caller, ApiError> {
-    Ok(service.authenticate(bearer_token(req)).await?)
-}
-
-/// The token of an `Authorization: Bearer <token>` header.
-pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
-    req.headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim())
-}
+use service::views::{LotTraceResult, ModelList, QueuedReel, QueuedTask, ReelView, TaskView, UsageView};
+use service::{ErrorCode, Service, SyncOutcome};
 
 /// 202 for an accepted job, with `Location` pointing at its poll URL.
 fn accepted(queued: QueuedTask) -> HttpResponse {
     HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued)
-}
-
-/// Reads a request body of at most [`crate::MAX_BODY_BYTES`] (413 beyond). Handlers call it only
-/// once the caller is authenticated, so an anonymous client cannot make us buffer a body; the
-/// providers' callbacks are the exception, as their signature covers the body.
-pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<Bytes, ApiError> {
-    let too_large = || {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("request body larger than {} bytes", crate::MAX_BODY_BYTES),
-        )
-    };
-    let declared =
-        req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > crate::MAX_BODY_BYTES as u64) {
-        return Err(too_large());
-    }
-    let mut body = web::BytesMut::with_capacity(declared.unwrap_or(0) as usize);
-    while let Some(chunk) = payload.next().await {
-        let chunk =
-            chunk.map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, format!("reading the request body: {e}")))?;
-        if body.len() + chunk.len() > crate::MAX_BODY_BYTES {
-            return Err(too_large());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body.freeze())
-}
-
-/// Parses a JSON body, insisting on a JSON content type; errors name the problem.
-pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -> Result<T, ApiError> {
-    let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let mime = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    if mime != "application/json" && !mime.ends_with("+json") {
-        return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "send the body as JSON with the header Content-Type: application/json",
-        ));
-    }
-    let mut deserializer = serde_json::Deserializer::from_slice(body);
-    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-        // Name the offending field when the JSON is well formed but a value has the wrong type.
-        let path = e.path().to_string();
-        let inner = e.inner().to_string();
-        let missing = inner.strip_prefix("missing field `").and_then(|rest| rest.split_once('`')).map(|(f, _)| f);
-        let message = match (path.as_str(), missing) {
-            (".", Some(field)) => format!("{field}: required"),
-            (".", None) => format!("invalid JSON body: {inner}"),
-            (_, Some(field)) => format!("{path}.{field}: required"),
-            (_, None) => format!("{path}: {inner}"),
-        };
-        ApiError::new(StatusCode::BAD_REQUEST, message)
-    })
 }
 
 /// Run an engine: validates, prices and holds the job, then queues it.
@@ -101,14 +31,10 @@ pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -
     security(("bearer" = []))
 )]
 pub(crate) async fn generate(
-    req: HttpRequest,
-    body: Payload,
+    call: AuthenticatedJson<GenerateRequest>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = authenticate(&req, &service).await?;
-    let body = read_body(&req, body).await?;
-    let request: GenerateRequest = parse_json(&req, &body)?;
-    Ok(accepted(service.submit(&caller, request).await?))
+    Ok(accepted(service.submit(&call.caller, call.body).await?))
 }
 
 /// Listing photo enhancement: a raw interior, exterior or drone photo (`image_url`) to a premium
@@ -128,25 +54,10 @@ pub(crate) async fn generate(
     security(("bearer" = []))
 )]
 pub(crate) async fn listing_enhance(
-    req: HttpRequest,
-    body: Payload,
+    call: AuthenticatedJson<ListingEnhanceRequest>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = authenticate(&req, &service).await?;
-    let body = read_body(&req, body).await?;
-    let request: ListingEnhanceRequest = parse_json(&req, &body)?;
-    Ok(accepted(service.listing_enhance(&caller, request).await?))
-}
-
-/// A finished lot-trace (HTTP 200): the task (its `id` also readable at `GET /v1/tasks/{id}`),
-/// with the measured parcel beside its fields.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-pub(crate) struct LotTraceResult {
-    #[serde(flatten)]
-    task: TaskView,
-    #[serde(flatten)]
-    parcel: recipes::lot_trace::measure::Measurement,
+    Ok(accepted(service.listing_enhance(&call.caller, call.body).await?))
 }
 
 /// Lot trace: an aerial photo, the parcel boundary and the ground scale to the measured parcel
@@ -170,14 +81,10 @@ pub(crate) struct LotTraceResult {
     security(("bearer" = []))
 )]
 pub(crate) async fn lot_trace(
-    req: HttpRequest,
-    body: Payload,
+    call: AuthenticatedJson<LotTraceRequest>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = authenticate(&req, &service).await?;
-    let body = read_body(&req, body).await?;
-    let request: LotTraceRequest = parse_json(&req, &body)?;
-    Ok(synchronous(service.lot_trace(&caller, request).await?))
+    Ok(synchronous(service.lot_trace(&call.caller, call.body).await?))
 }
 
 /// A synchronous recipe's answer: 200 with its result, or 202 with the task when the wait ran out.
@@ -206,11 +113,11 @@ pub(crate) fn synchronous(outcome: SyncOutcome) -> HttpResponse {
     ),
     security(("bearer" = []))
 )]
-pub(crate) async fn reel(req: HttpRequest, body: Payload, service: Data<Service>) -> Result<HttpResponse, ApiError> {
-    let caller = authenticate(&req, &service).await?;
-    let body = read_body(&req, body).await?;
-    let request: ReelRequest = parse_json(&req, &body)?;
-    let queued = service.reel(&caller, request).await?;
+pub(crate) async fn reel(
+    call: AuthenticatedJson<ReelRequest>,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    let queued = service.reel(&call.caller, call.body).await?;
     Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
 }
 
@@ -226,11 +133,10 @@ pub(crate) async fn reel(req: HttpRequest, body: Payload, service: Data<Service>
     security(("bearer" = []))
 )]
 pub(crate) async fn get_reel(
-    req: HttpRequest,
+    Authenticated(caller): Authenticated,
     reel_id: web::Path<String>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = authenticate(&req, &service).await?;
     Ok(HttpResponse::Ok().json(service.reel_status(&caller, &reel_id).await?))
 }
 
@@ -246,11 +152,10 @@ pub(crate) async fn get_reel(
     security(("bearer" = []))
 )]
 pub(crate) async fn get_task(
-    req: HttpRequest,
+    Authenticated(caller): Authenticated,
     id: web::Path<String>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    let caller = authenticate(&req, &service).await?;
     Ok(HttpResponse::Ok().json(service.task(&caller, &id).await?))
 }
 
@@ -263,8 +168,7 @@ pub(crate) async fn get_task(
     ),
     security(("bearer" = []))
 )]
-pub(crate) async fn list_models(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
-    authenticate(&req, &service).await?;
+pub(crate) async fn list_models(_: Authenticated, service: Data<Service>) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(service.list_models()))
 }
 
@@ -277,8 +181,10 @@ pub(crate) async fn list_models(req: HttpRequest, service: Data<Service>) -> Res
     ),
     security(("bearer" = []))
 )]
-pub(crate) async fn usage(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
-    let caller = authenticate(&req, &service).await?;
+pub(crate) async fn usage(
+    Authenticated(caller): Authenticated,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(service.usage(&caller).await?))
 }
 
@@ -309,7 +215,7 @@ pub(crate) async fn download(
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
     let signature = signature.map_err(|_| {
-        ApiError::new(StatusCode::BAD_REQUEST, "a download URL needs its `expires` and `sig` parameters")
+        ApiError::new(ErrorCode::InvalidInput, "a download URL needs its `expires` and `sig` parameters")
     })?;
     let (bytes, content_type) = service.open_file(&path, signature.expires, &signature.sig).await?;
     let disposition = content_disposition(&path, &content_type);
@@ -389,7 +295,7 @@ pub(crate) async fn fallback(req: HttpRequest, service: Data<Service>) -> Result
     if path == "/v1" || path.starts_with("/v1/") || path.starts_with("/api/") {
         authenticate(&req, &service).await?;
     }
-    Err(ApiError::new(StatusCode::NOT_FOUND, format!("no such endpoint: {} {}; see /openapi.json", req.method(), path)))
+    Err(ApiError::new(ErrorCode::NotFound, format!("no such endpoint: {} {}; see /openapi.json", req.method(), path)))
 }
 
 /// A known path with the wrong method: 401 first for protected paths, then 405 with `Allow`.
@@ -407,5 +313,7 @@ pub(crate) async fn wrong_method(
 /// 405 with the `Allow` header RFC 9110 asks for.
 pub(crate) fn method_not_allowed(req: &HttpRequest, allow: &'static str) -> HttpResponse {
     let message = format!("method {} not allowed on {}; use {allow} (see /openapi.json)", req.method(), req.path());
-    HttpResponse::MethodNotAllowed().insert_header((header::ALLOW, allow)).json(ErrorBody { error: message })
+    HttpResponse::MethodNotAllowed()
+        .insert_header((header::ALLOW, allow))
+        .json(ErrorBody { error: message, code: ErrorCode::MethodNotAllowed })
 }

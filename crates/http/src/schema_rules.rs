@@ -5,9 +5,14 @@
 //! file changes the document with it), cross-field rules of the recipes, and the JSON-RPC 2.0
 //! envelope of the connector.
 
+use crate::errors::codes_of;
+use actix_web::http::StatusCode;
 use domain::validation::{MAX_DATA_URI_CHARS, MAX_PROMPT_CHARS, MAX_URL_CHARS};
 use domain::{EngineSpec, InputRequirement, ParamRule};
 use serde_json::{json, Map, Value};
+
+/// The error body's place in the document.
+const ERROR_BODY: &str = "#/components/schemas/ErrorBody";
 
 /// A port in 0..=65535, as the URL parser accepts it.
 const PORT: &str = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})";
@@ -250,8 +255,8 @@ pub(crate) fn describe_json_rpc(doc: &mut Value) {
 }
 
 /// What every operation shares and the annotations leave out: the `WWW-Authenticate` challenge
-/// of each 401, the `Location` of each 202 that carries a poll URL, and the 503 of an operation
-/// that reaches the database while it is unreachable.
+/// of each 401, the `Location` of each 202 that carries a poll URL, the 503 of an operation
+/// that reaches the database while it is unreachable, and the error codes each status carries.
 pub(crate) fn describe_common_responses(doc: &mut Value) {
     let Some(paths) = doc.pointer_mut("/paths").and_then(Value::as_object_mut) else {
         return;
@@ -287,8 +292,31 @@ pub(crate) fn describe_common_responses(doc: &mut Value) {
                     }),
                 );
             }
+            for (status, response) in responses.iter_mut() {
+                narrow_error_codes(status, response);
+            }
         }
     }
+}
+
+/// Lists, on an error answer, the codes its status is answered with (see `errors::status_of`).
+fn narrow_error_codes(status: &str, response: &mut Value) {
+    let Some(status) = status.parse::<u16>().ok().and_then(|s| StatusCode::from_u16(s).ok()) else {
+        return;
+    };
+    let Some(schema) = response.pointer_mut("/content/application~1json/schema") else {
+        return;
+    };
+    let codes = codes_of(status);
+    if schema.get("$ref").and_then(Value::as_str) != Some(ERROR_BODY) || codes.is_empty() {
+        return;
+    }
+    *schema = json!({
+        "allOf": [
+            {"$ref": ERROR_BODY},
+            {"properties": {"code": {"enum": codes}}},
+        ]
+    });
 }
 
 fn set_header(response: &mut Value, name: &str, header: Value) {

@@ -295,3 +295,22 @@ async fn the_key_is_checked_before_the_body_is_read() {
     }
     server.stop().await;
 }
+/// The contract check the suites run on every answer refuses an answer that breaks its schema.
+#[test]
+fn a_wrong_answer_is_caught() {
+    use common::contract::check_answer;
+    check_answer("/v1/tasks/task_1", 404, &json!({"error": "no task", "code": "not_found"}));
+    let wrong = std::panic::catch_unwind(|| {
+        check_answer("/v1/tasks/task_1", 404, &json!({"error": "no task", "code": "spend_cap_reached"}))
+    });
+    assert!(wrong.is_err(), "a 404 cannot carry a 402's code");
+    let renamed = std::panic::catch_unwind(|| {
+        check_answer(
+            "/v1/tasks/task_1",
+            200,
+            &json!({"id": "t", "model": "m", "status": "done", "price_usd": "1", "error": null,
+                    "created_at": "x", "started_at": null, "finished_at": null}),
+        )
+    });
+    assert!(renamed.is_err(), "a status outside the enum is refused");
+}

@@ -5,17 +5,10 @@
 
 mod common;
 
-use base64::Engine as _;
-use common::TestServer;
+use common::{photo, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use storage::test_support::BACKENDS;
-
-fn photo(name: &str) -> String {
-    let path = format!("{}/../media/tests/photos/{name}", env!("CARGO_MANIFEST_DIR"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    format!("data:image/jpeg;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
-}
 
 fn request() -> Value {
     json!({
@@ -159,7 +152,12 @@ async fn the_connector_makes_a_kit() {
     assert_eq!((kit["status"].as_str(), kit["cost_usd"].as_str()), (Some("succeeded"), Some("0.1500")));
     assert!(kit["flyer"]["pdf"]["url"].as_str().unwrap().contains("/files/"));
     assert!(kit["captions"]["mls_remarks"].as_str().is_some());
-    assert!(kit.get("layout").is_none());
+    // The connector answers with the HTTP view: the same fields as the 200 of the endpoint.
+    let (_, task) = server.get(&key, &format!("/v1/tasks/{}", kit["id"].as_str().unwrap())).await;
+    for field in ["id", "model", "status", "output", "cost_usd", "price_usd", "result"] {
+        assert!(!task[field].is_null() && !kit[field].is_null() || field == "result", "{field}: {kit}");
+    }
+    assert!(kit["layout"].is_object() && kit["fair_housing"]["findings"].is_array(), "{kit}");
     assert_eq!(spent(&server, &key).await, ("0.1500".into(), "0.0000".into()));
     server.stop().await;
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{png_data_uri, TestServer};
+use common::{photo, png_data_uri, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -32,9 +32,21 @@ impl Mcp<'_> {
         serde_json::from_str(&body).expect("JSON-RPC response")
     }
 
+    /// Calls a tool, and checks its answer against the tool's declared output schema (an error
+    /// against the error body's).
     async fn tool(&self, name: &str, arguments: Value) -> Value {
         let response = self.rpc("tools/call", json!({"name": name, "arguments": arguments})).await;
-        response["result"].clone()
+        let result = response["result"].clone();
+        let tools = self.rpc("tools/list", json!({})).await["result"]["tools"].clone();
+        let tool = tools.as_array().unwrap().iter().find(|t| t["name"] == name).expect("a listed tool").clone();
+        let schema = if result["isError"] == true {
+            service::contract::json_schema::<http_api::ErrorBody>()
+        } else {
+            tool["outputSchema"].clone()
+        };
+        let what = format!("the {name} tool's answer");
+        common::contract::assert_valid(&schema, &result["structuredContent"], &what);
+        result
     }
 }
 
@@ -212,7 +224,7 @@ async fn tools_are_metered_like_the_api() {
         )
         .await;
     assert_eq!(started["isError"], false, "{started}");
-    let task_id = started["structuredContent"]["task_id"].as_str().unwrap().to_string();
+    let task_id = started["structuredContent"]["id"].as_str().unwrap().to_string();
     assert_eq!(started["structuredContent"]["price_usd"], "0.0400");
     let mut status = Value::Null;
     for _ in 0..600 {
@@ -223,7 +235,7 @@ async fn tools_are_metered_like_the_api() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert_eq!(status["structuredContent"]["cost_usd"], "0.0400", "{status}");
-    let url = status["structuredContent"]["outputs"][0]["url"].as_str().unwrap().to_string();
+    let url = status["structuredContent"]["output"][0]["url"].as_str().unwrap().to_string();
     let (_, png) = server.download(&url).await;
     assert_eq!(image::load_from_memory(&png).unwrap().width(), 256);
 
@@ -231,7 +243,7 @@ async fn tools_are_metered_like_the_api() {
     let enhanced = mcp.tool("listing_enhance", json!({"image_url": png_data_uri(120, 80), "notes": "brighter"})).await;
     assert_eq!(enhanced["isError"], false, "{enhanced}");
     assert_eq!(enhanced["structuredContent"]["price_usd"], "0.0500");
-    let id = enhanced["structuredContent"]["task_id"].as_str().unwrap();
+    let id = enhanced["structuredContent"]["id"].as_str().unwrap();
     let task = server.wait(&key, id).await;
     assert_eq!(task["status"], "succeeded", "{task}");
     let (content_type, jpeg) = server.download(task["output"][0]["url"].as_str().unwrap()).await;
@@ -239,20 +251,98 @@ async fn tools_are_metered_like_the_api() {
     assert_eq!(image::load_from_memory(&jpeg).unwrap().width(), 120);
 
     // Failures a model can act on are isError results: bad arguments, the cap, unknown tasks.
-    for (tool, arguments, needle) in [
-        ("generate", json!({"model": "beta-image"}), "prompt"),
-        ("generate", json!({"model": "beta-image", "prompt": "x", "colour": "red"}), "colour"),
-        ("generate", json!({"model": "beta-image", "prompt": "x"}), "spend cap reached"),
-        ("task_status", json!({"id": "task_missing"}), "no task"),
-        ("listing_enhance", json!({}), "image_url"),
+    for (tool, arguments, needle, code) in [
+        ("generate", json!({"model": "beta-image"}), "prompt", "invalid_input"),
+        ("generate", json!({"model": "beta-image", "prompt": "x", "colour": "red"}), "colour", "invalid_input"),
+        ("generate", json!({"model": "omega-9", "prompt": "x"}), "unknown or unavailable model", "unknown_model"),
+        ("generate", json!({"model": "beta-image", "prompt": "x"}), "spend cap reached", "spend_cap_reached"),
+        ("task_status", json!({"id": "task_missing"}), "no task", "not_found"),
+        ("listing_enhance", json!({}), "image_url", "invalid_input"),
     ] {
         let result = mcp.tool(tool, arguments.clone()).await;
         assert_eq!(result["isError"], true, "{tool} {arguments}");
         let text = result["content"][0]["text"].as_str().unwrap();
         assert!(text.contains(needle), "{tool}: {text:?} should mention {needle}");
+        assert_eq!(result["structuredContent"]["code"], code, "{tool} {arguments}");
+        assert_eq!(result["structuredContent"]["error"], text);
     }
+    // An unknown tool is a JSON-RPC error, with the code in its data.
+    let unknown = mcp.rpc("tools/call", json!({"name": "teleport", "arguments": {}})).await;
+    assert_eq!(unknown["error"]["data"]["code"], "invalid_input", "{unknown}");
     // Another key's task is invisible through the connector too.
     let other = Mcp { key: server.key(None, false).await, server: &server };
     assert_eq!(other.tool("task_status", json!({"id": task_id})).await["isError"], true);
+    server.stop().await;
+}
+
+/// Polls `status_tool` with `arguments` until the job ends; every answer is checked against the
+/// tool's output schema on the way.
+async fn finished(mcp: &Mcp<'_>, status_tool: &str, arguments: Value) -> Value {
+    for _ in 0..3000 {
+        let answer = mcp.tool(status_tool, arguments.clone()).await;
+        assert_eq!(answer["isError"], false, "{answer}");
+        let view = answer["structuredContent"].clone();
+        if view["status"] == "succeeded" || view["status"] == "failed" {
+            assert_eq!(view["status"], "succeeded", "{view}");
+            return view;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{status_tool} {arguments} did not finish");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_answer_matches_its_declared_schema_on_every_output_type() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let mcp = Mcp { key: server.key(None, true).await, server: &server };
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut note = |view: &Value| {
+        for output in view["output"].as_array().expect("outputs") {
+            kinds.insert(output["type"].as_str().unwrap().to_string());
+        }
+    };
+
+    assert_eq!(mcp.tool("list_models", json!({})).await["structuredContent"]["models"].as_array().unwrap().len(), 41);
+    // Image, video and audio from engines, polled with task_status.
+    for arguments in [
+        json!({"model": "beta-image", "prompt": "a red door", "params": {"width": 256, "height": 256}}),
+        json!({"model": "eta-lite-i2v", "image_url": png_data_uri(64, 48), "params": {"duration": 1}}),
+        json!({"model": "tts", "prompt": "Welcome home."}),
+    ] {
+        let queued = mcp.tool("generate", arguments).await;
+        assert_eq!(queued["isError"], false, "{queued}");
+        assert!(queued["content"][1]["text"].as_str().unwrap().contains("task_status"), "{queued}");
+        let id = queued["structuredContent"]["id"].clone();
+        note(&finished(&mcp, "task_status", json!({"id": id})).await);
+    }
+    // The listing kit's PDF (a document) through the synchronous answer and task_status alike.
+    let kit = mcp
+        .tool(
+            "listing_kit",
+            json!({"photos": [photo("coffee.jpg")], "details": {"address": "42 Harbor Lane", "price": "$525,000"}}),
+        )
+        .await;
+    assert_eq!(kit["structuredContent"]["status"], "succeeded", "{kit}");
+    note(&kit["structuredContent"]);
+    note(&finished(&mcp, "task_status", json!({"id": kit["structuredContent"]["id"]})).await);
+    // The traced parcel, answered at once.
+    let traced = mcp
+        .tool(
+            "lot_trace",
+            json!({"image_url": png_data_uri(200, 200), "points": [[50, 50], [150, 50], [150, 150], [50, 150]],
+                   "params": {"meters_per_pixel": 0.5}}),
+        )
+        .await;
+    assert_eq!(traced["structuredContent"]["square_meters"], 2500.0, "{traced}");
+    // A reel: video, cover image and caption text, polled with reel_status.
+    let reel = mcp.tool("reel", json!({"photos": [photo("coffee.jpg")], "params": {"duration": 6}})).await;
+    let reel_id = reel["structuredContent"]["reel_id"].clone();
+    note(&finished(&mcp, "reel_status", json!({"reel_id": reel_id})).await);
+
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["audio", "document", "image", "text", "video"],
+        "every output type was checked against its schema"
+    );
     server.stop().await;
 }

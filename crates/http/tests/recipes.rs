@@ -286,7 +286,7 @@ async fn the_connector_traces_a_lot_with_the_same_result() {
     let parcel = &result["structuredContent"];
     assert_eq!((parcel["status"].as_str(), parcel["acres"].as_f64()), (Some("succeeded"), Some(0.6178)));
     assert_eq!(parcel["cost_usd"], "0.0300");
-    assert_eq!(parcel["outputs"][0]["type"], "image");
+    assert_eq!(parcel["output"][0]["type"], "image");
     assert_eq!(spent(&server, &key).await, ("0.0300".into(), "0.0000".into()));
     server.stop().await;
 }

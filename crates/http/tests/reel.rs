@@ -5,20 +5,13 @@
 
 mod common;
 
-use base64::Engine as _;
-use common::{read, Options, TestServer};
+use common::{photo, read, Options, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::time::Duration;
 use storage::test_support::BACKENDS;
 
 /// A real photograph as a data URI (the enhancement test photos).
-fn photo(name: &str) -> String {
-    let path = format!("{}/../media/tests/photos/{name}", env!("CARGO_MANIFEST_DIR"));
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    format!("data:image/jpeg;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
-}
-
 fn full_request(duration: f64) -> Value {
     json!({
         "photos": [
@@ -289,7 +282,7 @@ async fn the_connector_makes_and_checks_a_reel() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert_eq!(status["status"], "succeeded", "{status}");
-    assert_eq!(status["outputs"][0]["type"], "video");
+    assert_eq!(status["output"][0]["type"], "video");
     assert_eq!(status["result"]["captions"][0]["text"], "$1,200,000");
     // task_status does not read reels, and says where to look.
     let (_, answer) = server.post(&key, "/api/mcp", call(3, "task_status", json!({"id": reel_id}))).await;

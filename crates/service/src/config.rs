@@ -541,7 +541,7 @@ impl AppConfig {
             max_bytes: self.input_max_bytes,
             timeout: self.input_fetch_timeout,
             allow_private: self.allow_private_input_urls,
-            trusted_prefix: Some(format!("{}/files/", self.public_base_url)),
+            trusted_prefix: Some(crate::urls::PublicUrls::new(&self.public_base_url).files_prefix()),
         })
         .map_err(|e| ConfigError::Setup(e.to_string()))?;
         // Provider files on other hosts (fal's and Replicate's media hosts) come through the same

@@ -223,7 +223,7 @@ impl Service {
         let token = random_token();
         let (account_name, token_hash) = (account_name.to_string(), hash_secret(&token));
         self.db(move |db| db.create_invite(&account_name, &email, &token_hash, INVITE_TTL_MS)).await?;
-        Ok(format!("{}/console/invite/{token}", self.config().public_base_url))
+        Ok(self.urls().invite(&token))
     }
 
     /// The email a live invite is for.
@@ -372,7 +372,7 @@ impl Service {
 
     /// The ready-made MCP connector URL of a secret. The URL is itself a secret.
     pub fn connector_url(&self, secret: &str) -> String {
-        format!("{}/api/mcp?key={secret}", self.config().public_base_url)
+        self.urls().connector_with_key(secret)
     }
 }
 

@@ -1,26 +1,119 @@
-//! The errors every use-case returns; each front end maps them once (HTTP status, MCP result).
+//! The errors every use-case returns, and the stable codes clients tell them apart by; each front
+//! end maps them once (the HTTP status table lives in `http`, the tool result in `mcp`).
 
+use domain::BillingRefusal;
+use serde::{Deserialize, Serialize};
 use storage::{InviteError, StorageError, SubmitError};
+
+/// A stable, machine-readable name for an error, sent beside its message (`{"error": "...",
+/// "code": "..."}`) by the API and the connector. Messages may be reworded; codes never change
+/// meaning, and new ones are only added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// A field is missing or invalid; the message names it (400).
+    InvalidInput,
+    /// `model` names no live engine (400).
+    UnknownModel,
+    /// The API key (or other credential) is missing, unknown or revoked (401).
+    Unauthorized,
+    /// The key's spend cap would be passed by this job (402).
+    SpendCapReached,
+    /// The free allowance does not cover this job and no card is on file (402).
+    FreeAllowanceUsed,
+    /// A download signature is wrong or expired, or the action is not allowed (403).
+    Forbidden,
+    /// No such task, reel, file or endpoint for this caller (404).
+    NotFound,
+    /// The method is not allowed on this endpoint (405).
+    MethodNotAllowed,
+    /// The request body is larger than the server accepts (413).
+    PayloadTooLarge,
+    /// The body is not JSON (415).
+    UnsupportedMediaType,
+    /// Too many attempts in a short time; retry after `Retry-After` (429).
+    RateLimited,
+    /// A fault of ours; it has been logged (500).
+    Internal,
+    /// An upstream provider refused or failed the job; nothing was billed (502).
+    ProviderFailed,
+    /// A synchronous recipe failed for a reason other than its input; nothing was billed (502).
+    RecipeFailed,
+    /// The database or store is unreachable for a moment; retry with backoff (503).
+    Unavailable,
+}
+
+impl ErrorCode {
+    /// Every code, in the order of their statuses.
+    pub const ALL: [ErrorCode; 15] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::UnknownModel,
+        ErrorCode::Unauthorized,
+        ErrorCode::SpendCapReached,
+        ErrorCode::FreeAllowanceUsed,
+        ErrorCode::Forbidden,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::RateLimited,
+        ErrorCode::Internal,
+        ErrorCode::ProviderFailed,
+        ErrorCode::RecipeFailed,
+        ErrorCode::Unavailable,
+    ];
+
+    /// The code as it is sent (`spend_cap_reached`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::UnknownModel => "unknown_model",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::SpendCapReached => "spend_cap_reached",
+            ErrorCode::FreeAllowanceUsed => "free_allowance_used",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Internal => "internal",
+            ErrorCode::ProviderFailed => "provider_failed",
+            ErrorCode::RecipeFailed => "recipe_failed",
+            ErrorCode::Unavailable => "unavailable",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Why a use-case did not complete. Messages are meant for the client and name what to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
-    /// Missing, unknown or revoked key (HTTP 401).
+    /// Missing, unknown or revoked key.
     #[error("{0}")]
     Unauthorized(String),
-    /// Bad input; the message names the field (HTTP 400).
+    /// Bad input; the message names the field.
     #[error("{0}")]
     BadRequest(String),
-    /// Spend cap reached or free allowance used up (HTTP 402).
+    /// The requested model is not a live engine.
     #[error("{0}")]
-    PaymentRequired(String),
-    /// No such task for this key, or no such file (HTTP 404).
+    UnknownModel(String),
+    /// Spend cap reached or free allowance used up.
+    #[error("{0}")]
+    PaymentRequired(BillingRefusal),
+    /// No such task for this key, or no such file.
     #[error("{0}")]
     NotFound(String),
-    /// A download signature is wrong or expired (HTTP 403).
+    /// A download signature is wrong or expired.
     #[error("{0}")]
     Forbidden(String),
-    /// Too many attempts in a short time, such as failed sign-ins (HTTP 429).
+    /// Too many attempts in a short time, such as failed sign-ins.
     #[error("{message}")]
     TooManyRequests {
         /// What happened and when to try again.
@@ -28,30 +121,36 @@ pub enum ServiceError {
         /// Seconds until a new attempt can succeed.
         retry_after_secs: u64,
     },
-    /// An upstream provider refused or failed (HTTP 502).
+    /// An upstream provider refused or failed.
     #[error("{0}")]
     ProviderFailed(String),
-    /// The database cannot be reached right now (HTTP 503).
+    /// A synchronous recipe failed for a reason other than its input.
+    #[error("{0}")]
+    RecipeFailed(String),
+    /// The database cannot be reached right now.
     #[error("service temporarily unavailable: {0}")]
     Unavailable(String),
-    /// A fault of ours (HTTP 500); details go to the log, not the client.
+    /// A fault of ours; details go to the log, not the client.
     #[error("internal error: {0}")]
     Internal(String),
 }
 
 impl ServiceError {
-    /// The HTTP status every web front end (the API, the console) answers this error with.
-    pub fn http_status(&self) -> u16 {
+    /// The stable code of this error.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ServiceError::Unauthorized(_) => 401,
-            ServiceError::BadRequest(_) => 400,
-            ServiceError::PaymentRequired(_) => 402,
-            ServiceError::NotFound(_) => 404,
-            ServiceError::Forbidden(_) => 403,
-            ServiceError::TooManyRequests { .. } => 429,
-            ServiceError::ProviderFailed(_) => 502,
-            ServiceError::Unavailable(_) => 503,
-            ServiceError::Internal(_) => 500,
+            ServiceError::Unauthorized(_) => ErrorCode::Unauthorized,
+            ServiceError::BadRequest(_) => ErrorCode::InvalidInput,
+            ServiceError::UnknownModel(_) => ErrorCode::UnknownModel,
+            ServiceError::PaymentRequired(BillingRefusal::SpendCapReached { .. }) => ErrorCode::SpendCapReached,
+            ServiceError::PaymentRequired(BillingRefusal::AllowanceUsedUp { .. }) => ErrorCode::FreeAllowanceUsed,
+            ServiceError::NotFound(_) => ErrorCode::NotFound,
+            ServiceError::Forbidden(_) => ErrorCode::Forbidden,
+            ServiceError::TooManyRequests { .. } => ErrorCode::RateLimited,
+            ServiceError::ProviderFailed(_) => ErrorCode::ProviderFailed,
+            ServiceError::RecipeFailed(_) => ErrorCode::RecipeFailed,
+            ServiceError::Unavailable(_) => ErrorCode::Unavailable,
+            ServiceError::Internal(_) => ErrorCode::Internal,
         }
     }
 }
@@ -82,7 +181,7 @@ impl From<InviteError> for ServiceError {
 impl From<SubmitError> for ServiceError {
     fn from(e: SubmitError) -> Self {
         match e {
-            SubmitError::Refused(refusal) => ServiceError::PaymentRequired(refusal.to_string()),
+            SubmitError::Refused(refusal) => ServiceError::PaymentRequired(refusal),
             SubmitError::Storage(e) => e.into(),
             SubmitError::Revoked => ServiceError::Unauthorized("invalid or revoked API key".into()),
         }

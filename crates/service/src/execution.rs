@@ -3,70 +3,13 @@
 
 use crate::job_process::{produce_in_child, ChildRequest, JobIsolation};
 use crate::jobs::StoredOutput;
+use crate::stored_job::StoredJob;
 use crate::{Service, ServiceError};
 use domain::{FailureKind, Usd, ValidatedJob};
 use engines::{EngineError, Engines, OutputFile};
 use recipes::{RecipeError, RecipeJob};
 use serde::{Deserialize, Serialize};
 use storage::ClaimedTask;
-
-/// A task's work as stored on its row: an engine job or a recipe.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(untagged)]
-pub(crate) enum StoredJob {
-    /// A recipe (tagged by its `recipe` field, which engine jobs never have).
-    Recipe(RecipeJob),
-    /// An engine job.
-    Engine(ValidatedJob),
-}
-
-impl StoredJob {
-    /// The prefix of the job's id, which is also its id space: reels are `reel_...` and polled at
-    /// their own endpoint; everything else is a `task_...`.
-    /// The kind of work, which picks its deadline: the engine's family (`video_upscaling`) or the
-    /// recipe's name (`listing-kit`).
-    pub(crate) fn work(&self, catalog: &engines::Catalog) -> &'static str {
-        match self {
-            StoredJob::Recipe(recipe) => recipe.name(),
-            StoredJob::Engine(job) => catalog.get_any(&job.model).map_or("unknown", |spec| spec.family.name()),
-        }
-    }
-
-    pub(crate) fn id_space(&self) -> IdSpace {
-        match self {
-            StoredJob::Recipe(RecipeJob::Reel(_)) => IdSpace::Reel,
-            _ => IdSpace::Task,
-        }
-    }
-}
-
-/// The id spaces of jobs: each is read only at its own endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IdSpace {
-    /// `task_...`, polled at `GET /v1/tasks/{id}`.
-    Task,
-    /// `reel_...`, polled at `GET /v1/recipes/reel/{reel_id}`.
-    Reel,
-}
-
-impl IdSpace {
-    /// The id prefix (before the underscore).
-    pub(crate) fn prefix(self) -> &'static str {
-        match self {
-            IdSpace::Task => "task",
-            IdSpace::Reel => "reel",
-        }
-    }
-
-    /// The space an id belongs to.
-    pub(crate) fn of(id: &str) -> IdSpace {
-        if id.starts_with("reel_") {
-            IdSpace::Reel
-        } else {
-            IdSpace::Task
-        }
-    }
-}
 
 /// What a job produced, whatever ran it.
 #[derive(Debug)]
@@ -159,7 +102,7 @@ impl Service {
     /// attempt.
     pub async fn execute(&self, claimed: &ClaimedTask) -> Result<JobOutcome, ServiceError> {
         let task = &claimed.task;
-        let job: StoredJob = match serde_json::from_str(&task.job) {
+        let job = match StoredJob::decode(&task.job) {
             Ok(job) => job,
             Err(e) => return self.fail(claimed, &format!("stored job is unreadable: {e}")).await,
         };

@@ -8,7 +8,8 @@
 //! output. Nothing but the reply crosses back, so a job that exhausts its memory, hangs or
 //! crashes takes only its own process down.
 
-use crate::execution::{produce_here, Finished, JobFailure, StoredJob};
+use crate::execution::{produce_here, Finished, JobFailure};
+use crate::stored_job::StoredJob;
 use crate::{AppConfig, ServiceError};
 use domain::{OutputKind, Usd};
 use engines::OutputFile;

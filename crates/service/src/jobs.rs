@@ -1,7 +1,7 @@
 //! Client-facing job use-cases: authenticate, list models, submit, read a task, usage, output
 //! downloads.
 
-use crate::execution::{IdSpace, StoredJob};
+use crate::stored_job::{IdSpace, StoredJob};
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Caller, Service, ServiceError};
 use bytes::Bytes;
@@ -127,7 +127,7 @@ impl Service {
     /// small whatever the inputs. Returns the job's JSON and the paths written.
     async fn store_large_inputs(&self, id: &str, job: &StoredJob) -> Result<(String, Vec<String>), ServiceError> {
         let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
-        let mut value = serde_json::to_value(job).map_err(internal)?;
+        let mut value = job.encode().map_err(internal)?;
         let mut large = Vec::new();
         take_large_data_uris(&mut value, id, &mut large);
         let mut stored: Vec<String> = Vec::with_capacity(large.len());
@@ -146,7 +146,7 @@ impl Service {
     /// Checks a request against the catalog and quotes it, without queueing anything.
     pub fn validate(&self, request: &GenerateRequest) -> Result<ValidatedJob, ServiceError> {
         let spec = self.engines().catalog().get(&request.model).ok_or_else(|| {
-            ServiceError::BadRequest(format!(
+            ServiceError::UnknownModel(format!(
                 "model: unknown or unavailable model {:?}; GET /v1 lists the live models",
                 request.model
             ))
@@ -157,8 +157,8 @@ impl Service {
     /// The address clients poll for job `id` of `space`.
     pub(crate) fn poll_url(&self, space: IdSpace, id: &str) -> String {
         match space {
-            IdSpace::Task => format!("{}/v1/tasks/{id}", self.config().public_base_url),
-            IdSpace::Reel => format!("{}/v1/recipes/reel/{id}", self.config().public_base_url),
+            IdSpace::Task => self.urls().task(id),
+            IdSpace::Reel => self.urls().reel(id),
         }
     }
 
@@ -223,7 +223,7 @@ impl Service {
         let expires = now_millis() / 1000 + ttl;
         let signature = self.inner.signer.sign(&output.path, expires);
         OutputView {
-            url: format!("{}/files/{}?expires={expires}&sig={signature}", self.config().public_base_url, output.path),
+            url: self.urls().file(&output.path, expires, &signature),
             kind: output.kind,
             content_type: output.content_type.clone(),
             width: output.width,

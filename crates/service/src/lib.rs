@@ -10,18 +10,22 @@
 mod admin;
 pub mod config;
 pub mod console;
+#[cfg(feature = "openapi")]
+pub mod contract;
 mod errors;
 mod execution;
 mod job_process;
 mod jobs;
 mod recipes;
 pub mod signing;
+mod stored_job;
 mod upstream;
+pub mod urls;
 pub mod views;
 
 pub use admin::NewKey;
 pub use config::{AppConfig, ConfigError, IsolationMode};
-pub use errors::ServiceError;
+pub use errors::{ErrorCode, ServiceError};
 pub use execution::JobOutcome;
 pub use job_process::{child_main, ChildJobs, Deadlines, JobIsolation, CHILD_COMMAND, DEFAULT_DEADLINES};
 pub use recipes::SyncOutcome;
@@ -139,6 +143,11 @@ impl Service {
     /// The settings.
     pub fn config(&self) -> &ServiceConfig {
         &self.inner.config
+    }
+
+    /// The service's public addresses.
+    pub fn urls(&self) -> urls::PublicUrls<'_> {
+        urls::PublicUrls::new(&self.inner.config.public_base_url)
     }
 
     /// Signalled whenever this process accepts a job, so in-process workers wake without polling.

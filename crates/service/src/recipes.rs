@@ -3,7 +3,7 @@
 //! `sync_recipe_wait`, and gets the task with its result, or the queued task to poll when the wait
 //! runs out. There is no second execution or billing path.
 
-use crate::execution::{IdSpace, StoredJob};
+use crate::stored_job::{IdSpace, StoredJob};
 use crate::views::{QueuedReel, QueuedTask, RecipeResult, ReelView, TaskView};
 use crate::{Caller, Service, ServiceError};
 use domain::{FailureKind, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest, TaskStatus, Usd};
@@ -104,7 +104,7 @@ impl Service {
                     let message = record.error.clone().unwrap_or_else(|| "the recipe failed".into());
                     return Err(match record.failure_kind() {
                         Some(FailureKind::Input) => ServiceError::BadRequest(message),
-                        _ => ServiceError::ProviderFailed(format!("task {}: {message}", record.id)),
+                        _ => ServiceError::RecipeFailed(format!("task {}: {message}", record.id)),
                     });
                 }
                 TaskStatus::Queued | TaskStatus::Running => {}

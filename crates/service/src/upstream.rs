@@ -3,7 +3,8 @@
 //! from the provider's result with every file copied into our store, and woken early by the
 //! provider's verified callbacks.
 
-use crate::execution::{retrying_own_failures, JobOutcome, StoredJob};
+use crate::execution::{retrying_own_failures, JobOutcome};
+use crate::stored_job::StoredJob;
 use crate::{Service, ServiceError};
 use domain::{EngineSpec, FailureKind, Usd, ValidatedJob};
 use engines::DownloadError;
@@ -115,7 +116,7 @@ impl Service {
     /// callback replayed to another task's URL could be adopted there.
     fn callback_url(&self, provider: &str, task_id: &str) -> String {
         let token = self.inner.signer.sign(&callback_subject(provider, task_id), 0);
-        format!("{}/v1/webhooks/{provider}/{task_id}?token={token}", self.config().public_base_url)
+        self.urls().provider_callback(provider, task_id, &token)
     }
 
     /// Claims up to `limit` tracked tasks due for a look.
@@ -135,7 +136,7 @@ impl Service {
     /// the provider fail the task unbilled.
     pub async fn track(&self, claimed: &ClaimedTask) -> Result<JobOutcome, ServiceError> {
         let task = &claimed.task;
-        let job = match serde_json::from_str::<StoredJob>(&task.job) {
+        let job = match StoredJob::decode(&task.job) {
             Ok(StoredJob::Engine(job)) => job,
             Ok(StoredJob::Recipe(_)) => return self.fail_tracked(claimed, "a recipe cannot run at a provider").await,
             Err(e) => return self.fail_tracked(claimed, &format!("stored job is unreadable: {e}")).await,

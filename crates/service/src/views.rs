@@ -201,7 +201,6 @@ pub struct ModelView {
     /// Engine id, the `model` of a generate request.
     pub id: String,
     /// Engine family.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "image_generation"))]
     pub family: Family,
     /// What it does.
     pub title: String,
@@ -269,4 +268,93 @@ pub struct UsageView {
     pub invoice_balance_usd: Usd,
     /// This key's latest charges, newest first.
     pub recent_charges: Vec<ChargeView>,
+}
+
+/// The answer of a finished lot-trace (HTTP 200): a [`RecipeResult`] whose result fields are the
+/// measured parcel. Declares the shape the front ends promise; the answers are checked against it.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+pub struct LotTraceResult {
+    /// The task (its `id` also readable at `GET /v1/tasks/{id}`).
+    #[serde(flatten)]
+    pub task: TaskView,
+    /// The measured parcel.
+    #[serde(flatten)]
+    pub parcel: recipes::lot_trace::measure::Measurement,
+}
+
+/// The answer of a finished listing kit (HTTP 200): a [`RecipeResult`] whose result fields are the
+/// named pieces (every file also in the task's `output`), captions and Fair Housing findings.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+pub struct ListingKitResult {
+    /// The task (every file in `output`, also readable at `GET /v1/tasks/{id}`).
+    #[serde(flatten)]
+    pub task: TaskView,
+    /// The print flyer.
+    pub flyer: FlyerPieces,
+    /// The social posts.
+    pub social: SocialPieces,
+    /// The story, a 1080x1920 PNG with its text inside the safe zone.
+    pub story: OutputView,
+    /// Captions for the MLS, portals, a website and social media.
+    pub captions: recipes::listing_kit::captions::Captions,
+    /// What the Fair Housing check changed.
+    pub fair_housing: FairHousingReport,
+    /// A note for each photo printed below 300 ppi on the flyer or shown from fewer pixels than a
+    /// screen piece has (photos are never enlarged beyond what they hold without saying so).
+    pub notes: Vec<String>,
+    /// "One or more photos virtually staged." when a photo is marked staged (every piece then
+    /// carries it), else null.
+    pub staged_disclosure: Option<String>,
+    /// The brand as applied: colours, the text colour on the main colour, the typeface, and the
+    /// WCAG contrast ratio of every text/background pair.
+    #[schema(value_type = Object)]
+    pub brand: serde_json::Value,
+    /// Where each line of text went on each piece (flyer in points from the trim's top left,
+    /// screens in pixels), and the story's safe zone.
+    #[schema(value_type = Object)]
+    pub layout: serde_json::Value,
+}
+
+/// The listing kit's print flyer.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+pub struct FlyerPieces {
+    /// Press-ready PDF: the page is the trim plus a 0.125 in bleed, with TrimBox and BleedBox
+    /// set and every font embedded.
+    pub pdf: OutputView,
+    /// The trim as a PNG at 150 ppi.
+    pub png: OutputView,
+    /// Paper size.
+    pub paper: domain::listing_kit::Paper,
+    /// Trim width and height, inches.
+    pub trim_inches: Vec<f64>,
+    /// Bleed on each side, inches.
+    pub bleed_inches: f64,
+    /// Page (trim plus bleed) width and height, inches.
+    pub page_inches: Vec<f64>,
+    /// Resolution of `png`.
+    pub png_ppi: f64,
+    /// Each photo as placed: its index, slot (points), pixels and printed ppi.
+    #[schema(value_type = Vec<Object>)]
+    pub photos: Vec<serde_json::Value>,
+}
+
+/// The listing kit's social posts.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+pub struct SocialPieces {
+    /// 1080x1080 PNG.
+    pub square: OutputView,
+    /// 1080x1350 PNG.
+    pub portrait: OutputView,
+}
+
+/// What the listing kit's Fair Housing check changed, in the client's texts and in ours.
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+pub struct FairHousingReport {
+    /// Each phrase found, where, and what replaced it.
+    pub findings: Vec<recipes::listing_kit::fair_housing::Finding>,
 }

@@ -27,7 +27,7 @@ async fn an_operator_catalog_replaces_the_builtin_one() {
     let secret = service.create_key("ops", None, None).await.unwrap().secret;
     let caller = service.authenticate(Some(&secret)).await.unwrap();
     let gone = serde_json::from_value(serde_json::json!({"model": "beta-image", "prompt": "x"})).unwrap();
-    assert!(matches!(service.submit(&caller, gone).await, Err(service::ServiceError::BadRequest(_))));
+    assert!(matches!(service.submit(&caller, gone).await, Err(service::ServiceError::UnknownModel(_))));
     let speech = serde_json::from_value(serde_json::json!({"model": "tts", "prompt": "hello"})).unwrap();
     assert_eq!(service.submit(&caller, speech).await.unwrap().price_usd.to_string(), "0.0200");
 

@@ -16,7 +16,7 @@ pub struct Revealed<'a> {
     /// The MCP connector URL with the secret in it.
     pub connector_url: &'a str,
     /// The public base URL, for the curl example.
-    pub base_url: &'a str,
+    pub generate_url: &'a str,
     /// Whether the key was rotated rather than created.
     pub rotated: bool,
 }
@@ -103,7 +103,7 @@ fn key_row(user: &ConsoleUser, key: &ApiKey) -> Markup {
 }
 
 fn reveal(revealed: &Revealed<'_>) -> Markup {
-    let curl = curl_example(revealed.base_url, revealed.secret);
+    let curl = curl_example(revealed.generate_url, revealed.secret);
     html! {
         section #new-key .card .reveal aria-labelledby="new-key-heading" {
             h2 #new-key-heading {
@@ -135,9 +135,9 @@ fn reveal(revealed: &Revealed<'_>) -> Markup {
 }
 
 /// A curl command that starts a cheap job with `secret`.
-pub fn curl_example(base_url: &str, secret: &str) -> String {
+pub fn curl_example(generate_url: &str, secret: &str) -> String {
     format!(
-        "curl -X POST {base_url}/v1/generate \\\n  -H \"Authorization: Bearer {secret}\" \\\n  \
+        "curl -X POST {generate_url} \\\n  -H \"Authorization: Bearer {secret}\" \\\n  \
          -H \"Content-Type: application/json\" \\\n  \
          -d '{{\"model\": \"alpha-schnell\", \"prompt\": \"a sunlit living room\"}}'"
     )

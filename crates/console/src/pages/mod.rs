@@ -12,7 +12,7 @@ use actix_web::HttpResponse;
 use domain::Usd;
 use maud::{html, Markup, DOCTYPE};
 use service::console::ConsoleUser;
-use service::ServiceError;
+use service::{ErrorCode, ServiceError};
 
 /// The console's stylesheet and script, served from the binary.
 pub const STYLESHEET: &str = include_str!("../../assets/console.css");
@@ -202,9 +202,23 @@ pub fn service_error(error: ServiceError) -> HttpResponse {
     error_page(status, &message)
 }
 
+/// The status of a page that shows an error with `code`. Pages answer people, not programs, so
+/// only the codes a console action can meet have their own status.
+fn page_status(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::InvalidInput => StatusCode::BAD_REQUEST,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
 /// The status and message of a service error, as the console shows it.
 pub fn status_of(error: &ServiceError) -> (StatusCode, String) {
-    let status = StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = page_status(error.code());
     let message = match error {
         ServiceError::Unavailable(_) => "The service is briefly unavailable; try again in a moment.".into(),
         ServiceError::Internal(detail) => {

@@ -16,7 +16,7 @@ pub fn usage_page(
     spend: &DailySpendReport,
     keys: &[ApiKey],
     jobs: &[RecentJob],
-    base_url: &str,
+    generate_url: &str,
 ) -> Page {
     let name_of = |id: &str| keys.iter().find(|k| k.id == id).map_or_else(|| id.to_string(), key_name);
     let series: Vec<Series> =
@@ -59,7 +59,7 @@ pub fn usage_page(
         section aria-labelledby="curl-heading" {
             h2 #curl-heading { "Call the API" }
             p { "With a key's secret in " code { "MEDIA_API_KEY" } ":" }
-            pre #usage-curl { (super::keys::curl_example(base_url, "$MEDIA_API_KEY")) }
+            pre #usage-curl { (super::keys::curl_example(generate_url, "$MEDIA_API_KEY")) }
             (copy_button("copy-usage-curl", "usage-curl", "Copy command"))
             p { "Then poll the " code { "poll_url" } " it answers with until " code { "status" } " is " code { "succeeded" } "." }
         }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod contract;
+
 use base64::Engine as _;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -210,13 +212,23 @@ impl Drop for TestServer {
     }
 }
 
+/// Reads a JSON answer and checks it against the schema the OpenAPI document declares for it.
 pub async fn read(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
+    let path = response.url().path().to_string();
     let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let text = response.text().await.expect("body");
     let body =
         serde_json::from_str(&text).unwrap_or_else(|_| panic!("non-JSON body ({content_type}) for {status}: {text:?}"));
+    contract::check_answer(&path, status.as_u16(), &body);
     (status, body)
+}
+
+/// One of the media crate's test photographs as a JPEG data URI.
+pub fn photo(name: &str) -> String {
+    let path = format!("{}/../media/tests/photos/{name}", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    format!("data:image/jpeg;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
 /// A PNG as a data URI: a red disc on a grey background, `w` x `h`.

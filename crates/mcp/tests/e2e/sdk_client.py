@@ -5,8 +5,10 @@ Usage: python sdk_client.py BASE_URL API_KEY bearer|query
 Connects over streamable HTTP (authenticating with the bearer header, or with the ?key= connector
 URL), lets the SDK negotiate (it probes the newer discovery method first and falls back to the
 initialize handshake), lists the tools, calls generate on a local engine, polls task_status until the
-task succeeds and downloads the output, then runs listing_enhance on it the same way and lot_trace on it synchronously. The SDK
-checks every successful result against the tool's output schema. Exits non-zero on any mismatch.
+task succeeds and downloads the output, then runs listing_enhance on it the same way, lot_trace on it
+synchronously, and a listing kit (whose PDF is a `document` output) read back with task_status. The
+SDK checks every successful result against the tool's output schema; the answers are the HTTP API's
+views (`id`, `output`). Exits non-zero on any mismatch.
 """
 
 import asyncio
@@ -64,11 +66,11 @@ async def main(base_url: str, key: str, mode: str) -> None:
             {"model": "alpha-schnell", "prompt": "a sunlit porch", "params": {"width": 320, "height": 256}},
         )
         check(not started.is_error, f"generate failed: {started.content}")
-        task_id = started.structured_content["task_id"]
+        task_id = started.structured_content["id"]
         print(f"[{mode}] generate -> {task_id} price {started.structured_content['price_usd']}")
 
         status = await wait(client, task_id)
-        output = status["outputs"][0]
+        output = status["output"][0]
         check(output["type"] == "image", f"output {output}")
         with urllib.request.urlopen(output["url"]) as response:
             body = response.read()
@@ -78,8 +80,8 @@ async def main(base_url: str, key: str, mode: str) -> None:
         # The recipe tool, fed the generated picture (the SDK checks every result against its schema).
         enhanced = await client.call_tool("listing_enhance", {"image_url": output["url"], "notes": "brighter"})
         check(not enhanced.is_error, f"listing_enhance failed: {enhanced.content}")
-        status = await wait(client, enhanced.structured_content["task_id"])
-        with urllib.request.urlopen(status["outputs"][0]["url"]) as response:
+        status = await wait(client, enhanced.structured_content["id"])
+        with urllib.request.urlopen(status["output"][0]["url"]) as response:
             check(response.read()[:2] == b"\xff\xd8", "enhanced photo is a JPEG")
         print(f"[{mode}] listing_enhance succeeded, cost {status['cost_usd']}")
 
@@ -95,12 +97,24 @@ async def main(base_url: str, key: str, mode: str) -> None:
         check(not traced.is_error, f"lot_trace failed: {traced.content}")
         result = traced.structured_content
         if result["status"] == "queued":
-            result = (await wait(client, result["task_id"]))["result"]
+            result = (await wait(client, result["id"]))["result"]
         check(abs(result["square_meters"] - 2500.0) < 1.0, f"lot_trace area {result['square_meters']}")
         print(f"[{mode}] lot_trace succeeded, {result['acres']} acres")
 
+        # A kit answers with its PDF; task_status then reports a `document` output the schema allows.
+        kit = await client.call_tool(
+            "listing_kit",
+            {"photos": [output["url"]], "details": {"address": "42 Harbor Lane", "price": 525000}},
+        )
+        check(not kit.is_error, f"listing_kit failed: {kit.content}")
+        status = await wait(client, kit.structured_content["id"])
+        kinds = sorted({o["type"] for o in status["output"]})
+        check("document" in kinds, f"listing kit outputs {kinds}")
+        print(f"[{mode}] listing_kit succeeded, outputs {kinds}")
+
         bad = await client.call_tool("generate", {"model": "alpha-schnell"})
         check(bad.is_error, "a generate without a prompt is a tool error")
+        check(bad.structured_content is None or bad.structured_content.get("code") == "invalid_input", f"error code {bad.structured_content}")
 
 
 if __name__ == "__main__":

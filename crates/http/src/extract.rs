@@ -1,0 +1,123 @@
+//! Extractors that give handlers an authenticated caller, and its parsed JSON body, so no
+//! handler repeats the authenticate, read body, parse preamble. The key is always checked before
+//! the body is read, so an anonymous client cannot make us buffer a body.
+
+use crate::errors::ApiError;
+use actix_web::dev::Payload;
+use actix_web::error::PayloadError;
+use actix_web::http::header;
+use actix_web::web::{Bytes, BytesMut, Data};
+use actix_web::{FromRequest, HttpRequest};
+use futures::future::LocalBoxFuture;
+use futures::{Stream, StreamExt};
+use serde::de::DeserializeOwned;
+use service::{Caller, ErrorCode, Service};
+
+/// The service the app was configured with.
+fn service(req: &HttpRequest) -> Result<Data<Service>, ApiError> {
+    req.app_data::<Data<Service>>()
+        .cloned()
+        .ok_or_else(|| ApiError::new(ErrorCode::Internal, "the service is not configured"))
+}
+
+/// Resolves the request's bearer key.
+pub(crate) async fn authenticate(req: &HttpRequest, service: &Service) -> Result<Caller, ApiError> {
+    Ok(service.authenticate(bearer_token(req)).await?)
+}
+
+/// The token of an `Authorization: Bearer <token>` header.
+pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
+    req.headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+}
+
+/// The caller of a request authenticated by its bearer key (401 otherwise).
+pub(crate) struct Authenticated(pub Caller);
+
+impl FromRequest for Authenticated {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move { Ok(Authenticated(authenticate(&req, &*service(&req)?).await?)) })
+    }
+}
+
+/// An authenticated caller and its JSON body `T`: 401 before the body is read, then 413 beyond
+/// [`crate::MAX_BODY_BYTES`], 415 for a body that is not JSON, 400 naming the field at fault.
+pub(crate) struct AuthenticatedJson<T> {
+    /// Who is calling.
+    pub caller: Caller,
+    /// The parsed body.
+    pub body: T,
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for AuthenticatedJson<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let (req, payload) = (req.clone(), payload.take());
+        Box::pin(async move {
+            let caller = authenticate(&req, &*service(&req)?).await?;
+            let bytes = read_body(&req, payload).await?;
+            Ok(AuthenticatedJson { caller, body: parse_json(&req, &bytes)? })
+        })
+    }
+}
+
+/// Reads a request body of at most [`crate::MAX_BODY_BYTES`] (413 beyond).
+pub(crate) async fn read_body(
+    req: &HttpRequest,
+    mut payload: impl Stream<Item = Result<Bytes, PayloadError>> + Unpin,
+) -> Result<Bytes, ApiError> {
+    let too_large = || {
+        ApiError::new(ErrorCode::PayloadTooLarge, format!("request body larger than {} bytes", crate::MAX_BODY_BYTES))
+    };
+    let declared =
+        req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > crate::MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    let mut body = BytesMut::with_capacity(declared.unwrap_or(0) as usize);
+    while let Some(chunk) = payload.next().await {
+        let chunk =
+            chunk.map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("reading the request body: {e}")))?;
+        if body.len() + chunk.len() > crate::MAX_BODY_BYTES {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+/// Parses a JSON body, insisting on a JSON content type; errors name the problem.
+pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -> Result<T, ApiError> {
+    let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let mime = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if mime != "application/json" && !mime.ends_with("+json") {
+        return Err(ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "send the body as JSON with the header Content-Type: application/json",
+        ));
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        // Name the offending field when the JSON is well formed but a value has the wrong type.
+        let path = e.path().to_string();
+        let inner = e.inner().to_string();
+        let missing = inner.strip_prefix("missing field `").and_then(|rest| rest.split_once('`')).map(|(f, _)| f);
+        let message = match (path.as_str(), missing) {
+            (".", Some(field)) => format!("{field}: required"),
+            (".", None) => format!("invalid JSON body: {inner}"),
+            (_, Some(field)) => format!("{path}.{field}: required"),
+            (_, None) => format!("{path}: {inner}"),
+        };
+        ApiError::new(ErrorCode::InvalidInput, message)
+    })
+}
