@@ -7,6 +7,7 @@
 pub mod billing;
 pub mod catalog;
 pub mod keys;
+pub mod limits;
 pub mod listing_kit;
 pub mod money;
 pub mod recipe;

@@ -16,7 +16,7 @@ pub const KIT_MAX_PHOTOS: usize = 10;
 pub struct ListingKitRequest {
     /// 1 to 10 listing photos, the first the hero: each a URL (absolute http(s) or `data:` URI;
     /// PNG or JPEG) or `{"url": .., "caption": .., "staged": ..}`.
-    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 10))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::limits::schema::KitPhotos, inline))]
     pub photos: Vec<KitPhoto>,
     /// The listing's details. Required; every field in it is optional.
     pub details: ListingDetails,
@@ -68,7 +68,7 @@ pub struct KitParams {
     pub paper: Option<Paper>,
     /// Longest MLS remarks, characters, 100 to 5,000 (default 1,000).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 100, maximum = 5000))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::MlsRemarksMax>, inline))]
     pub mls_remarks_max: Option<i64>,
 }
 
@@ -79,11 +79,11 @@ pub struct KitParams {
 pub struct KitBrand {
     /// Main colour as `#RRGGBB`: bands and backgrounds.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(pattern = "^#[0-9A-Fa-f]{6}$"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Colour>, inline))]
     pub primary: Option<String>,
     /// Second colour as `#RRGGBB`: rules, prices and highlights.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(pattern = "^#[0-9A-Fa-f]{6}$"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Colour>, inline))]
     pub accent: Option<String>,
     /// The logo, PNG or JPEG (absolute http(s) URL or `data:` URI).
     #[serde(default)]

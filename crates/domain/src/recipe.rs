@@ -15,6 +15,7 @@ pub struct ListingEnhanceRequest {
     /// Edit guidance that steers the result, such as "brighter and warmer", "more contrast",
     /// "twilight", "straighten verticals".
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Notes>, inline))]
     pub notes: Option<String>,
     /// Same as `notes` (recipes accept a prompt in general); both are read when both are given.
     #[serde(default)]
@@ -80,7 +81,7 @@ pub struct LotTraceRequest {
     /// The parcel boundary in image pixels (origin top left, x right, y down): 3 to 1,000 points
     /// of a simple polygon, in order around it. Required unless `params.geojson` is given.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(min_items = 3, max_items = 1000))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::TracePoints>, inline))]
     pub points: Option<Vec<PixelPoint>>,
     /// Ground scale, geo-reference and, instead of `points`, a GeoJSON boundary.
     #[serde(default)]
@@ -146,24 +147,24 @@ impl utoipa::ToSchema for PixelPoint {}
 pub struct LotTraceParams {
     /// Ground metres per image pixel (orthophoto or drone map); planar measurement.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0.0))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::MetersPerPixel>, inline))]
     pub meters_per_pixel: Option<f64>,
     /// Latitude of the image centre, degrees (web-mercator tile image).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = -85.0511, maximum = 85.0511))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Latitude>, inline))]
     pub latitude: Option<f64>,
     /// Longitude of the image centre, degrees; with `latitude` and `zoom` it geo-references the
     /// image (lon/lat centroid and a GeoJSON polygon in the result).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = -180.0, maximum = 180.0))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Longitude>, inline))]
     pub longitude: Option<f64>,
     /// Web-mercator zoom level of the image (0 to 23).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 0.0, maximum = 23.0))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Zoom>, inline))]
     pub zoom: Option<f64>,
     /// Pixel density of the tiles: 1 (default) or 2 for @2x (retina) tiles.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 1.0, maximum = 4.0))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::TileScale>, inline))]
     pub scale: Option<f64>,
     /// `[west, south, east, north]` in degrees: the edges of a web-mercator image.
     #[serde(default)]

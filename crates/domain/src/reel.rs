@@ -15,7 +15,7 @@ pub const REEL_MAX_PHOTOS: usize = 3;
 pub struct ReelRequest {
     /// 1 to 3 listing stills, in the order they appear: each a URL (absolute http(s) or `data:`
     /// URI; PNG or JPEG) or `{"url": .., "caption": ..}`.
-    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 3))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::limits::schema::ReelPhotos, inline))]
     pub photos: Vec<ReelPhoto>,
     /// The listing's details, burned in as captions and spoken by the voiceover. All optional;
     /// what is missing is left out, never invented.
@@ -91,7 +91,7 @@ pub(crate) fn photo_schema(staged_allowed: bool) -> utoipa::openapi::RefOr<utoip
     use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
     let string = || ObjectBuilder::new().schema_type(Type::String);
     let uri = || string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into())));
-    let mut object = ObjectBuilder::new().property("url", uri()).property("caption", string().max_length(Some(80)));
+    let mut object = ObjectBuilder::new().property("url", uri()).property("caption", crate::limits::schema::caption());
     if staged_allowed {
         object = object.property("staged", ObjectBuilder::new().schema_type(Type::Boolean));
     }
@@ -119,68 +119,67 @@ impl utoipa::ToSchema for ReelPhoto {}
 pub struct ListingDetails {
     /// Street address, such as "42 Harbor Lane, Mystic, CT".
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::DetailText>, inline))]
     pub address: Option<String>,
     /// Asking price in US dollars: a number (525000) or text as written ("$525,000").
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Price>, inline))]
     pub price: Option<Amount>,
     /// Bedrooms.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 0.0, maximum = 100.0))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Rooms>, inline))]
     pub beds: Option<f64>,
     /// Bathrooms (2.5 for two full and one half).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 0.0, maximum = 100.0))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Rooms>, inline))]
     pub baths: Option<f64>,
     /// Interior living area, square feet.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 0.0, maximum = 10000000.0))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::SquareFeet>, inline))]
     pub square_feet: Option<f64>,
     /// A short headline, such as "Waterfront colonial with a private dock".
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::DetailText>, inline))]
     pub headline: Option<String>,
     /// The listing agent's name, for the end card.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::DetailText>, inline))]
     pub agent_name: Option<String>,
     /// The brokerage, for the end card.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::DetailText>, inline))]
     pub brokerage: Option<String>,
     /// The agent's phone number, for the end card.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::DetailText>, inline))]
     pub phone: Option<String>,
     /// Lot size: a number of acres (0.25) or text as written ("10,890 sq ft lot").
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::LotSize>, inline))]
     pub lot_size: Option<Amount>,
     /// Year built, 1600 to 2100.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 1600, maximum = 2100))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::YearBuilt>, inline))]
     pub year_built: Option<i64>,
     /// The listing description, in sentences.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 4000))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Description>, inline))]
     pub description: Option<String>,
     /// Features as short phrases ("Quartz counters", "Two-car garage"), at most 20.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_items = 20))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Features>, inline))]
     pub features: Option<Vec<String>>,
     /// Open house, as it should read ("Saturday, June 7, 1-3 pm").
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 120))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::DetailText>, inline))]
     pub open_house: Option<String>,
     /// The agent's email.
     #[serde(default)]
-    #[cfg_attr(
-        feature = "openapi",
-        schema(max_length = 120, pattern = r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
-    )]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Email>, inline))]
     pub email: Option<String>,
     /// The agent's licence number.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(max_length = 60))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::LicenseNumber>, inline))]
     pub license_number: Option<String>,
 }
 
@@ -202,7 +201,7 @@ pub enum Amount {
 pub struct ReelParams {
     /// Length in seconds, 6 to 30 (default 15).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(minimum = 6.0, maximum = 30.0))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::ReelSeconds>, inline))]
     pub duration: Option<f64>,
     /// Speak a script written from the details (text-to-speech), as an AAC track.
     #[serde(default)]
@@ -222,11 +221,11 @@ pub struct ReelParams {
 pub struct BrandColors {
     /// Main colour: the end card's background and the plates' accent bar.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(pattern = "^#[0-9A-Fa-f]{6}$"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Colour>, inline))]
     pub primary: Option<String>,
     /// Second colour: prices and rules.
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(pattern = "^#[0-9A-Fa-f]{6}$"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Colour>, inline))]
     pub accent: Option<String>,
 }
 

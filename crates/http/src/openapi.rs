@@ -5,7 +5,7 @@ use crate::{connector, listing_kit, routes, schema_rules};
 use actix_web::HttpResponse;
 use domain::listing_kit::{KitBrand, KitFont, KitParams, KitPhoto, Paper};
 use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
-use domain::reel::{Amount, BrandColors, ListingDetails, ReelParams, ReelPhoto};
+use domain::reel::{BrandColors, ListingDetails, ReelParams, ReelPhoto};
 use domain::EngineSpec;
 use domain::{GenerateRequest, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest};
 use recipes::listing_kit::captions::Captions;
@@ -50,7 +50,7 @@ impl Modify for BearerScheme {
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
-        LotTraceParams, PixelPoint, LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, Amount, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
+        LotTraceParams, PixelPoint, LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
         ListingKitRequest, KitPhoto, KitParams, KitBrand, KitFont, Paper, ListingKitResult, Captions, Finding, Category,
         FlyerPieces, SocialPieces, FairHousingReport, ErrorBody, ErrorCode
     )),

@@ -140,39 +140,13 @@ pub(crate) fn describe_engines<'a>(doc: &mut Value, engines: impl IntoIterator<I
     );
 }
 
-/// The listing details' limits (see `recipes::listing`) and the listing-enhance rule that
-/// the `mls` preset exports JPEG only.
+/// The rules across fields that a type's schema cannot state: a lot trace's boundary and its one
+/// ground scale, and that listing-enhance's `mls` preset exports JPEG only. Limits of single
+/// fields are part of the types' schemas (see `domain::limits`).
 pub(crate) fn describe_recipe_rules(doc: &mut Value) {
     let Some(schemas) = doc.pointer_mut("/components/schemas").and_then(Value::as_object_mut) else {
         return;
     };
-    schemas.insert(
-        "Amount".into(),
-        json!({
-            "description": "A dollar amount: a number (525000) or text as written (\"$525,000\").",
-            "oneOf": [
-                {"type": "number", "minimum": 0, "maximum": 1_000_000_000_000u64},
-                {"type": "string", "maxLength": 120},
-            ]
-        }),
-    );
-    if let Some(details) = schemas.get_mut("ListingDetails").and_then(|d| d.get_mut("properties")) {
-        // A lot size in acres is more than nothing; each feature is a short phrase.
-        details["lot_size"] = json!({
-            "description": "Lot size: a number of acres (0.25) or text as written (\"10,890 sq ft\").",
-            "oneOf": [
-                {"type": "null"},
-                {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000},
-                {"type": "string", "maxLength": 120},
-            ]
-        });
-        details["features"] = json!({
-            "description": "Features as short phrases (\"Quartz counters\"), at most 20 of 80 characters each.",
-            "type": ["array", "null"],
-            "maxItems": 20,
-            "items": {"type": "string", "maxLength": 80},
-        });
-    }
     if let Some(trace) = schemas.get_mut("LotTraceRequest").and_then(Value::as_object_mut) {
         // The boundary (points, or a GeoJSON parcel in params) and exactly one ground scale. That
         // the ring is a simple polygon inside the photo is checked on submit and cannot be said

@@ -6,17 +6,10 @@ use crate::numbers::thousands;
 use domain::reel::{Amount, ListingDetails};
 use serde::{Deserialize, Serialize};
 
-/// Longest text accepted for each free-text detail, in characters.
-pub const MAX_DETAIL_CHARS: usize = 120;
-/// Longest description, characters.
-pub const MAX_DESCRIPTION_CHARS: usize = 4000;
-/// Most features, and the longest one in characters.
-pub const MAX_FEATURES: usize = 20;
-const MAX_FEATURE_CHARS: usize = 80;
-/// Longest licence number, characters.
-const MAX_LICENSE_CHARS: usize = 60;
-/// Years built accepted.
-const YEARS_BUILT: std::ops::RangeInclusive<i64> = 1600..=2100;
+use domain::limits::{
+    DESCRIPTION_MAX_CHARS, DETAIL_MAX_CHARS, FEATURES_MAX, FEATURE_MAX_CHARS, LICENSE_MAX_CHARS, LOT_ACRES_MAX,
+    PRICE_MAX_USD, ROOMS_MAX, SQUARE_FEET_MAX, YEAR_BUILT_MAX, YEAR_BUILT_MIN,
+};
 
 /// The details, checked and formatted for display.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -67,7 +60,7 @@ impl Listing {
                 }
                 Ok((!value.is_empty()).then_some(value))
             };
-        let text = |field: &str, value: &Option<String>| text_up_to(field, value, MAX_DETAIL_CHARS);
+        let text = |field: &str, value: &Option<String>| text_up_to(field, value, DETAIL_MAX_CHARS);
         let count = |field: &str, value: Option<f64>, max: f64| -> Result<Option<f64>, (String, String)> {
             match value {
                 Some(v) if !(0.0..=max).contains(&v) || !v.is_finite() => {
@@ -76,12 +69,12 @@ impl Listing {
                 other => Ok(other),
             }
         };
-        let beds = count("beds", details.beds, 100.0)?;
-        let baths = count("baths", details.baths, 100.0)?;
-        let square_feet = count("square_feet", details.square_feet, 10_000_000.0)?;
+        let beds = count("beds", details.beds, ROOMS_MAX)?;
+        let baths = count("baths", details.baths, ROOMS_MAX)?;
+        let square_feet = count("square_feet", details.square_feet, SQUARE_FEET_MAX)?;
         let price = match &details.price {
             None => None,
-            Some(Amount::Number(n)) if !n.is_finite() || *n < 0.0 || *n > 1e12 => {
+            Some(Amount::Number(n)) if !n.is_finite() || *n < 0.0 || *n > PRICE_MAX_USD => {
                 return Err(("details.price".into(), "must be between 0 and 1,000,000,000,000 dollars".into()))
             }
             Some(Amount::Number(n)) => Some(dollars(*n)),
@@ -99,26 +92,26 @@ impl Listing {
         }
         let lot_size = match &details.lot_size {
             None => None,
-            Some(Amount::Number(acres)) if !acres.is_finite() || *acres <= 0.0 || *acres > 1e6 => {
+            Some(Amount::Number(acres)) if !acres.is_finite() || *acres <= 0.0 || *acres > LOT_ACRES_MAX => {
                 return Err(("details.lot_size".into(), "acres must be more than 0 and at most 1,000,000".into()))
             }
             Some(Amount::Number(acres)) => Some(format!("{}-acre lot", acres_text(*acres))),
             Some(Amount::Text(t)) => text("lot_size", &Some(t.clone()))?,
         };
-        if let Some(year) = details.year_built.filter(|y| !YEARS_BUILT.contains(y)) {
+        if let Some(year) = details.year_built.filter(|y| !(YEAR_BUILT_MIN..=YEAR_BUILT_MAX).contains(y)) {
             return Err((
                 "details.year_built".into(),
-                format!("{year} is not a year between {} and {}", YEARS_BUILT.start(), YEARS_BUILT.end()),
+                format!("{year} is not a year between {YEAR_BUILT_MIN} and {YEAR_BUILT_MAX}"),
             ));
         }
         let features = details.features.clone().unwrap_or_default();
-        if features.len() > MAX_FEATURES {
-            return Err(("details.features".into(), format!("at most {MAX_FEATURES} features")));
+        if features.len() > FEATURES_MAX {
+            return Err(("details.features".into(), format!("at most {FEATURES_MAX} features")));
         }
         let features = features
             .iter()
             .enumerate()
-            .map(|(i, f)| text_up_to(&format!("features[{i}]"), &Some(f.clone()), MAX_FEATURE_CHARS))
+            .map(|(i, f)| text_up_to(&format!("features[{i}]"), &Some(f.clone()), FEATURE_MAX_CHARS))
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .flatten()
@@ -132,7 +125,7 @@ impl Listing {
         Ok(Listing {
             lot_size,
             year_built: details.year_built,
-            description: text_up_to("description", &details.description, MAX_DESCRIPTION_CHARS)?,
+            description: text_up_to("description", &details.description, DESCRIPTION_MAX_CHARS)?,
             features,
             // "Open House: Sat 1-3" reads "Open house Open House: Sat 1-3" in the templates.
             open_house: text("open_house", &details.open_house)?.and_then(|o| {
@@ -145,7 +138,7 @@ impl Listing {
                 (!rest.is_empty()).then(|| rest.to_string())
             }),
             email,
-            license_number: text_up_to("license_number", &details.license_number, MAX_LICENSE_CHARS)?,
+            license_number: text_up_to("license_number", &details.license_number, LICENSE_MAX_CHARS)?,
             address: text("address", &details.address)?,
             price,
             facts: (!facts.is_empty()).then(|| facts.join(" | ")),
@@ -395,7 +388,7 @@ mod tests {
 
     #[test]
     fn bad_details_name_the_field() {
-        let long = "x".repeat(MAX_DETAIL_CHARS + 1);
+        let long = "x".repeat(DETAIL_MAX_CHARS + 1);
         let error = Listing::from_details(&details(serde_json::json!({"headline": long}))).unwrap_err();
         assert_eq!(error.0, "details.headline");
         let error = Listing::from_details(&details(serde_json::json!({"beds": -1}))).unwrap_err();

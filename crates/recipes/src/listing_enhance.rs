@@ -3,6 +3,7 @@
 //! it is going (MLS, web or print), with a manifest of every adjustment made.
 
 use crate::{blocking, decode_image, RecipeError, RecipeOutput};
+use domain::limits::NOTES_MAX_CHARS;
 use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceRequest};
 use domain::validation::check_input_url;
 use domain::ValidationError;
@@ -15,7 +16,6 @@ use serde_json::json;
 /// The recipe's name.
 pub const RECIPE: &str = "listing-enhance";
 /// Longest accepted guidance.
-const MAX_NOTES_CHARS: usize = 2000;
 /// MLS uploads: long edge and file size limits most boards publish.
 const MLS_LONG_EDGE: u32 = 2048;
 const MLS_MAX_BYTES: usize = 3_000_000;
@@ -43,8 +43,8 @@ pub fn prepare(request: ListingEnhanceRequest) -> Result<ListingEnhanceJob, Vali
     let notes =
         [request.prompt, request.notes].into_iter().flatten().filter(|n| !n.trim().is_empty()).collect::<Vec<_>>();
     let notes = notes.join(". ");
-    if notes.chars().count() > MAX_NOTES_CHARS {
-        return Err(ValidationError::new("notes", format!("at most {MAX_NOTES_CHARS} characters")));
+    if notes.chars().count() > NOTES_MAX_CHARS {
+        return Err(ValidationError::new("notes", format!("at most {NOTES_MAX_CHARS} characters")));
     }
     let params = request.params;
     let (preset, format) = match (params.preset, params.output_format) {

@@ -18,6 +18,7 @@ use crate::listing::Listing;
 use crate::{blocking, RecipeError, RecipeOutput};
 use brand::{BrandSpec, Palette};
 use captions::{Captions, STAGED_DISCLOSURE};
+use domain::limits::{CAPTION_MAX_CHARS, MLS_REMARKS_MAX, MLS_REMARKS_MIN};
 use domain::listing_kit::{KitFont, ListingKitRequest, Paper, KIT_MAX_PHOTOS};
 use domain::validation::check_input_url;
 use domain::ValidationError;
@@ -29,11 +30,8 @@ use serde_json::{json, Value};
 
 /// The recipe's name.
 pub const RECIPE: &str = "listing-kit";
-/// MLS remarks limits, characters.
-const MLS_REMARKS: std::ops::RangeInclusive<i64> = 100..=5000;
+/// MLS remarks limit when none is asked for, characters.
 const DEFAULT_MLS_REMARKS: usize = 1000;
-/// Longest photo caption, characters.
-const MAX_CAPTION_CHARS: usize = 80;
 /// The flyer's PNG: the trim at 150 pixels per inch.
 const FLYER_PNG_PPI: f64 = 150.0;
 /// Longest side of the logo as placed.
@@ -84,10 +82,10 @@ pub fn prepare(request: ListingKitRequest, policy: Policy) -> Result<ListingKitJ
         .map(|(i, photo)| {
             let url = check_input_url(&photo.url).map_err(|m| ValidationError::new(format!("photos[{i}].url"), m))?;
             let caption = photo.caption.map(|c| c.split_whitespace().collect::<Vec<_>>().join(" "));
-            if caption.as_ref().is_some_and(|c| c.chars().count() > MAX_CAPTION_CHARS) {
+            if caption.as_ref().is_some_and(|c| c.chars().count() > CAPTION_MAX_CHARS) {
                 return Err(ValidationError::new(
                     format!("photos[{i}].caption"),
-                    format!("at most {MAX_CAPTION_CHARS} characters"),
+                    format!("at most {CAPTION_MAX_CHARS} characters"),
                 ));
             }
             let caption = caption
@@ -107,11 +105,11 @@ pub fn prepare(request: ListingKitRequest, policy: Policy) -> Result<ListingKitJ
     let params = request.params;
     let mls_remarks_max = match params.mls_remarks_max {
         None => DEFAULT_MLS_REMARKS,
-        Some(n) if MLS_REMARKS.contains(&n) => n as usize,
+        Some(n) if (MLS_REMARKS_MIN..=MLS_REMARKS_MAX).contains(&n) => n as usize,
         Some(_) => {
             return Err(ValidationError::new(
                 "params.mls_remarks_max",
-                format!("between {} and {} characters", MLS_REMARKS.start(), MLS_REMARKS.end()),
+                format!("between {MLS_REMARKS_MIN} and {MLS_REMARKS_MAX} characters"),
             ))
         }
     };

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Fewest boundary points.
-pub const MIN_POINTS: usize = 3;
+pub const MIN_POINTS: usize = domain::limits::TRACE_POINTS_MIN;
 /// Most boundary points in `points`, and in all rings of a GeoJSON boundary together.
-pub const MAX_POINTS: usize = 1000;
+pub const MAX_POINTS: usize = domain::limits::TRACE_POINTS_MAX;
 
 /// A ring of positions, not repeating its first position at the end.
 pub type Ring = Vec<[f64; 2]>;

@@ -2,13 +2,12 @@
 //! whole image; a web-mercator frame maps pixels to longitude and latitude, so lengths and areas
 //! are measured on the WGS84 ellipsoid rather than with one scale factor.
 
+use domain::limits::MERCATOR_MAX_LATITUDE;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 
 /// Web-mercator tile edge at zoom 0, pixels.
 const TILE_SIZE: f64 = 256.0;
-/// The projection's latitude limit, degrees.
-pub const MAX_MERCATOR_LATITUDE: f64 = 85.051_128_78;
 
 /// How the ground scale was given, as queued; resolved into a [`GroundFrame`] once the image's
 /// size is known.
@@ -110,7 +109,7 @@ impl MercatorFrame {
 
 /// The mercator ordinate of a latitude in degrees.
 fn mercator_y(latitude: f64) -> f64 {
-    let phi = latitude.clamp(-MAX_MERCATOR_LATITUDE, MAX_MERCATOR_LATITUDE).to_radians();
+    let phi = latitude.clamp(-MERCATOR_MAX_LATITUDE, MERCATOR_MAX_LATITUDE).to_radians();
     (PI / 4.0 + phi / 2.0).tan().ln()
 }
 

@@ -8,19 +8,16 @@ pub mod render;
 
 use crate::{blocking, decode_image, RecipeError, RecipeOutput};
 use boundary::Boundary;
+use domain::limits::{MERCATOR_MAX_LATITUDE, METERS_PER_PIXEL_MAX, TILE_SCALE_MAX, ZOOM_MAX};
 use domain::recipe::{LotTraceParams, LotTraceRequest};
 use domain::validation::check_input_url;
 use domain::ValidationError;
 use engines::{Engines, OutputFile};
-use frame::{ScaleSpec, MAX_MERCATOR_LATITUDE};
+use frame::ScaleSpec;
 use serde::{Deserialize, Serialize};
 
 /// The recipe's name.
 pub const RECIPE: &str = "lot-trace";
-/// Finest web-mercator zoom accepted.
-const MAX_ZOOM: f64 = 23.0;
-/// Coarsest planar scale accepted, metres per pixel (a whole county on a small image).
-const MAX_METERS_PER_PIXEL: f64 = 1000.0;
 
 /// A checked lot-trace request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,14 +89,14 @@ fn scale_spec(params: &LotTraceParams) -> Result<ScaleSpec, ValidationError> {
         }
     }
     if let Some(meters_per_pixel) = params.meters_per_pixel {
-        if !(meters_per_pixel > 0.0 && meters_per_pixel <= MAX_METERS_PER_PIXEL) {
-            return Err(bad("meters_per_pixel", &format!("must be above 0 and at most {MAX_METERS_PER_PIXEL}")));
+        if !(meters_per_pixel > 0.0 && meters_per_pixel <= METERS_PER_PIXEL_MAX) {
+            return Err(bad("meters_per_pixel", &format!("must be above 0 and at most {METERS_PER_PIXEL_MAX}")));
         }
         return Ok(ScaleSpec::Planar { meters_per_pixel });
     }
     if let Some(bounds @ [west, south, east, north]) = params.bounds {
         let lon_ok = |v: f64| (-180.0..=180.0).contains(&v);
-        let lat_ok = |v: f64| (-MAX_MERCATOR_LATITUDE..=MAX_MERCATOR_LATITUDE).contains(&v);
+        let lat_ok = |v: f64| (-MERCATOR_MAX_LATITUDE..=MERCATOR_MAX_LATITUDE).contains(&v);
         if !(lon_ok(west) && lon_ok(east) && lat_ok(south) && lat_ok(north) && west < east && south < north) {
             return Err(bad(
                 "bounds",
@@ -111,18 +108,18 @@ fn scale_spec(params: &LotTraceParams) -> Result<ScaleSpec, ValidationError> {
     }
     let latitude = params.latitude.ok_or_else(|| bad("latitude", "required with params.zoom"))?;
     let zoom = params.zoom.ok_or_else(|| bad("zoom", "required with params.latitude"))?;
-    if !(-MAX_MERCATOR_LATITUDE..=MAX_MERCATOR_LATITUDE).contains(&latitude) {
+    if !(-MERCATOR_MAX_LATITUDE..=MERCATOR_MAX_LATITUDE).contains(&latitude) {
         return Err(bad("latitude", "must be within ±85.05 degrees (web mercator)"));
     }
-    if !(0.0..=MAX_ZOOM).contains(&zoom) {
-        return Err(bad("zoom", &format!("must be between 0 and {MAX_ZOOM}")));
+    if !(0.0..=ZOOM_MAX).contains(&zoom) {
+        return Err(bad("zoom", &format!("must be between 0 and {ZOOM_MAX}")));
     }
     if let Some(longitude) = params.longitude.filter(|l| !(-180.0..=180.0).contains(l)) {
         return Err(bad("longitude", &format!("{longitude} is not between -180 and 180 degrees")));
     }
     let scale = params.scale.unwrap_or(1.0);
-    if !(1.0..=4.0).contains(&scale) {
-        return Err(bad("scale", "must be between 1 and 4 (2 for @2x tiles)"));
+    if !(1.0..=TILE_SCALE_MAX).contains(&scale) {
+        return Err(bad("scale", &format!("must be between 1 and {TILE_SCALE_MAX} (2 for @2x tiles)")));
     }
     Ok(ScaleSpec::Tile { latitude, longitude: params.longitude, zoom, scale })
 }

@@ -16,6 +16,7 @@ pub mod timeline;
 
 use crate::listing::Listing;
 use crate::{blocking, decode_image, RecipeError, RecipeOutput};
+use domain::limits::{CAPTION_MAX_CHARS, REEL_MAX_SECS, REEL_MIN_SECS};
 use domain::reel::{ReelRequest, REEL_MAX_PHOTOS};
 use domain::validation::check_input_url;
 use domain::{GenerateRequest, ValidationError};
@@ -30,13 +31,8 @@ use timeline::{Timeline, FPS};
 
 /// The recipe's name.
 pub const RECIPE: &str = "reel";
-/// Accepted lengths, seconds, and the default.
-pub const MIN_DURATION_SECS: f64 = 6.0;
-/// Longest reel, seconds.
-pub const MAX_DURATION_SECS: f64 = 30.0;
+/// Length when none is asked for, seconds.
 const DEFAULT_DURATION_SECS: f64 = 15.0;
-/// Longest caption of one photo, characters.
-const MAX_CAPTION_CHARS: usize = 80;
 /// The engines the audio comes from.
 const SPEECH_ENGINE: &str = "tts";
 const MUSIC_ENGINE: &str = "omicron2";
@@ -85,10 +81,10 @@ pub fn prepare(request: ReelRequest) -> Result<ReelJob, ValidationError> {
         .map(|(i, photo)| {
             let url = check_input_url(&photo.url).map_err(|m| ValidationError::new(format!("photos[{i}].url"), m))?;
             let caption = photo.caption.map(|c| c.split_whitespace().collect::<Vec<_>>().join(" "));
-            if caption.as_ref().is_some_and(|c| c.chars().count() > MAX_CAPTION_CHARS) {
+            if caption.as_ref().is_some_and(|c| c.chars().count() > CAPTION_MAX_CHARS) {
                 return Err(ValidationError::new(
                     format!("photos[{i}].caption"),
-                    format!("at most {MAX_CAPTION_CHARS} characters"),
+                    format!("at most {CAPTION_MAX_CHARS} characters"),
                 ));
             }
             Ok(ReelPhotoJob { url, caption: caption.filter(|c| !c.is_empty()) })
@@ -97,10 +93,10 @@ pub fn prepare(request: ReelRequest) -> Result<ReelJob, ValidationError> {
     let listing = Listing::from_details(&request.details).map_err(|(field, m)| ValidationError::new(field, m))?;
     let params = request.params;
     let duration_secs = params.duration.unwrap_or(DEFAULT_DURATION_SECS);
-    if !(MIN_DURATION_SECS..=MAX_DURATION_SECS).contains(&duration_secs) {
+    if !(REEL_MIN_SECS..=REEL_MAX_SECS).contains(&duration_secs) {
         return Err(ValidationError::new(
             "params.duration",
-            format!("between {MIN_DURATION_SECS} and {MAX_DURATION_SECS} seconds"),
+            format!("between {REEL_MIN_SECS} and {REEL_MAX_SECS} seconds"),
         ));
     }
     let mut brand = Brand::default();

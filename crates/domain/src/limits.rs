@@ -1,0 +1,193 @@
+//! The limits of the request bodies, each stated once: the recipes check requests against these
+//! constants, and the schemas derived from the request types (the OpenAPI document, the
+//! connector's tool schemas) publish the same constants through the functions below.
+
+/// Longest free-text listing detail (address, headline, agent's name...), characters.
+pub const DETAIL_MAX_CHARS: usize = 120;
+/// Longest listing description, characters.
+pub const DESCRIPTION_MAX_CHARS: usize = 4000;
+/// Most listing features.
+pub const FEATURES_MAX: usize = 20;
+/// Longest listing feature, characters.
+pub const FEATURE_MAX_CHARS: usize = 80;
+/// Longest licence number, characters.
+pub const LICENSE_MAX_CHARS: usize = 60;
+/// Earliest year built accepted.
+pub const YEAR_BUILT_MIN: i64 = 1600;
+/// Latest year built accepted.
+pub const YEAR_BUILT_MAX: i64 = 2100;
+/// Most bedrooms, and most bathrooms.
+pub const ROOMS_MAX: f64 = 100.0;
+/// Largest living area, square feet.
+pub const SQUARE_FEET_MAX: f64 = 10_000_000.0;
+/// Highest price, dollars.
+pub const PRICE_MAX_USD: f64 = 1e12;
+/// Largest lot, acres.
+pub const LOT_ACRES_MAX: f64 = 1e6;
+/// Longest caption of a listing photo, characters.
+pub const CAPTION_MAX_CHARS: usize = 80;
+/// Longest listing-enhance guidance (`notes` and `prompt` together), characters.
+pub const NOTES_MAX_CHARS: usize = 2000;
+/// Shortest reel, seconds.
+pub const REEL_MIN_SECS: f64 = 6.0;
+/// Longest reel, seconds.
+pub const REEL_MAX_SECS: f64 = 30.0;
+/// Shortest MLS remarks limit a kit accepts, characters.
+pub const MLS_REMARKS_MIN: i64 = 100;
+/// Longest MLS remarks limit a kit accepts, characters.
+pub const MLS_REMARKS_MAX: i64 = 5000;
+/// Fewest boundary points of a traced parcel.
+pub const TRACE_POINTS_MIN: usize = 3;
+/// Most boundary points of a traced parcel.
+pub const TRACE_POINTS_MAX: usize = 1000;
+/// Web-mercator's latitude limit, degrees.
+pub const MERCATOR_MAX_LATITUDE: f64 = 85.051_128_78;
+/// Finest web-mercator zoom.
+pub const ZOOM_MAX: f64 = 23.0;
+/// Coarsest planar scale, metres per pixel (a whole county on a small image).
+pub const METERS_PER_PIXEL_MAX: f64 = 1000.0;
+/// Largest tile pixel density (2 for @2x tiles).
+pub const TILE_SCALE_MAX: f64 = 4.0;
+/// A brand colour, `#RRGGBB`.
+pub const COLOUR_PATTERN: &str = "^#[0-9A-Fa-f]{6}$";
+
+/// Schemas of the limited fields, built from the constants above. Each is a marker type for
+/// `#[schema(value_type = Marker, inline)]` (or `Option<Marker>`): attributes take only literals,
+/// and a field's own doc comment stays its description.
+#[cfg(feature = "openapi")]
+pub mod schema {
+    use super::*;
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+    use utoipa::openapi::{RefOr, Schema};
+
+    /// Declares a marker type whose schema is the expression given.
+    macro_rules! marker {
+        ($(#[$doc:meta])* $name:ident => $schema:expr) => {
+            $(#[$doc])*
+            pub struct $name;
+
+            impl utoipa::PartialSchema for $name {
+                fn schema() -> RefOr<Schema> {
+                    $schema.into()
+                }
+            }
+
+            impl utoipa::ToSchema for $name {}
+        };
+    }
+
+    fn text(max: usize) -> ObjectBuilder {
+        ObjectBuilder::new().schema_type(Type::String).max_length(Some(max))
+    }
+
+    fn number(min: f64, max: f64) -> ObjectBuilder {
+        ObjectBuilder::new().schema_type(Type::Number).minimum(Some(min)).maximum(Some(max))
+    }
+
+    marker!(
+        /// A free-text listing detail.
+        DetailText => text(DETAIL_MAX_CHARS)
+    );
+    marker!(
+        /// The listing description.
+        Description => text(DESCRIPTION_MAX_CHARS)
+    );
+    marker!(
+        /// A licence number.
+        LicenseNumber => text(LICENSE_MAX_CHARS)
+    );
+    marker!(
+        /// An email address.
+        Email => text(DETAIL_MAX_CHARS).pattern(Some(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$"))
+    );
+    marker!(
+        /// Bedrooms or bathrooms.
+        Rooms => number(0.0, ROOMS_MAX)
+    );
+    marker!(
+        /// A living area, square feet.
+        SquareFeet => number(0.0, SQUARE_FEET_MAX)
+    );
+    marker!(
+        /// A year built.
+        YearBuilt => ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(YEAR_BUILT_MIN)).maximum(Some(YEAR_BUILT_MAX))
+    );
+    marker!(
+        /// Listing features as short phrases.
+        Features => ArrayBuilder::new().max_items(Some(FEATURES_MAX)).items(text(FEATURE_MAX_CHARS))
+    );
+    marker!(
+        /// A dollar amount: a number or text as written.
+        Price => OneOfBuilder::new()
+            .item(number(0.0, PRICE_MAX_USD))
+            .item(text(DETAIL_MAX_CHARS))
+    );
+    marker!(
+        /// A lot size: a number of acres or text as written.
+        LotSize => OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Number).exclusive_minimum(Some(0.0)).maximum(Some(LOT_ACRES_MAX)))
+            .item(text(DETAIL_MAX_CHARS))
+    );
+    marker!(
+        /// A brand colour, `#RRGGBB`.
+        Colour => ObjectBuilder::new().schema_type(Type::String).pattern(Some(COLOUR_PATTERN))
+    );
+    marker!(
+        /// A reel's length, seconds.
+        ReelSeconds => number(REEL_MIN_SECS, REEL_MAX_SECS)
+    );
+    marker!(
+        /// A kit's MLS remarks limit, characters.
+        MlsRemarksMax => ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(MLS_REMARKS_MIN)).maximum(Some(MLS_REMARKS_MAX))
+    );
+    marker!(
+        /// Listing-enhance guidance.
+        Notes => text(NOTES_MAX_CHARS)
+    );
+    marker!(
+        /// Ground metres per pixel.
+        MetersPerPixel => ObjectBuilder::new().schema_type(Type::Number).exclusive_minimum(Some(0.0)).maximum(Some(METERS_PER_PIXEL_MAX))
+    );
+    marker!(
+        /// A latitude in web-mercator's range, degrees.
+        Latitude => number(-MERCATOR_MAX_LATITUDE, MERCATOR_MAX_LATITUDE)
+    );
+    marker!(
+        /// A longitude, degrees.
+        Longitude => number(-180.0, 180.0)
+    );
+    marker!(
+        /// A web-mercator zoom.
+        Zoom => number(0.0, ZOOM_MAX)
+    );
+    marker!(
+        /// A tile pixel density.
+        TileScale => number(1.0, TILE_SCALE_MAX)
+    );
+    marker!(
+        /// A reel's photos.
+        ReelPhotos => ArrayBuilder::new()
+            .items(crate::reel::photo_schema(false))
+            .min_items(Some(1))
+            .max_items(Some(crate::reel::REEL_MAX_PHOTOS))
+    );
+    marker!(
+        /// A kit's photos.
+        KitPhotos => ArrayBuilder::new()
+            .items(crate::reel::photo_schema(true))
+            .min_items(Some(1))
+            .max_items(Some(crate::listing_kit::KIT_MAX_PHOTOS))
+    );
+    marker!(
+        /// A traced parcel's boundary points.
+        TracePoints => ArrayBuilder::new()
+            .items(crate::recipe::PixelPoint::schema())
+            .min_items(Some(TRACE_POINTS_MIN))
+            .max_items(Some(TRACE_POINTS_MAX))
+    );
+
+    /// A photo's caption.
+    pub(crate) fn caption() -> ObjectBuilder {
+        text(CAPTION_MAX_CHARS)
+    }
+}
