@@ -57,7 +57,8 @@ pub const COLOUR_PATTERN: &str = "^#[0-9A-Fa-f]{6}$";
 #[cfg(feature = "openapi")]
 pub mod schema {
     use super::*;
-    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+    use crate::validation::{MAX_DATA_URI_CHARS, MAX_PROMPT_CHARS, MAX_URL_CHARS};
+    use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
     use utoipa::openapi::{RefOr, Schema};
 
     /// Declares a marker type whose schema is the expression given.
@@ -84,6 +85,22 @@ pub mod schema {
         ObjectBuilder::new().schema_type(Type::Number).minimum(Some(min)).maximum(Some(max))
     }
 
+    /// A host the URL parser accepts: a dotted-quad IPv4 address, or names whose last label starts
+    /// with a letter (a last label of digits, or `0x…`, makes the parser read an IPv4 address).
+    pub(crate) const HOST: &str = "(((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])|([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*)";
+    /// A port in 0..=65535, as the URL parser accepts it.
+    pub(crate) const PORT: &str = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})";
+
+    marker!(
+        /// An input as the validator accepts it: an absolute http(s) URL or a base64 `data:` URI.
+        InputUrl => AnyOfBuilder::new()
+            .item(text(MAX_URL_CHARS).pattern(Some(format!("^https?://{HOST}(:{PORT})?(/[^\\s]*)?$"))))
+            .item(text(MAX_DATA_URI_CHARS).pattern(Some("^data:[^,\\s]*;base64,[A-Za-z0-9+/=\\s]*$")))
+    );
+    marker!(
+        /// A prompt: something besides white space (it is trimmed before use).
+        Prompt => text(MAX_PROMPT_CHARS).pattern(Some("\\S"))
+    );
     marker!(
         /// A free-text listing detail.
         DetailText => text(DETAIL_MAX_CHARS)
@@ -189,5 +206,22 @@ pub mod schema {
     /// A photo's caption.
     pub(crate) fn caption() -> ObjectBuilder {
         text(CAPTION_MAX_CHARS)
+    }
+}
+
+#[cfg(all(test, feature = "openapi"))]
+mod tests {
+    use super::schema::{HOST, PORT};
+    use crate::validation::check_input_url;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every http(s) URL the published schema allows, the validator accepts.
+        #[test]
+        fn urls_the_schema_allows_are_accepted(
+            url in proptest::string::string_regex(&format!("https?://{HOST}(:{PORT})?(/[!-~]{{0,12}})?")).unwrap()
+        ) {
+            prop_assert!(check_input_url(&url).is_ok(), "{url}");
+        }
     }
 }

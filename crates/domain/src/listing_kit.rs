@@ -87,6 +87,7 @@ pub struct KitBrand {
     pub accent: Option<String>,
     /// The logo, PNG or JPEG (absolute http(s) URL or `data:` URI).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::InputUrl>, inline))]
     pub logo_url: Option<String>,
     /// The typeface of headings and prices.
     #[serde(default)]

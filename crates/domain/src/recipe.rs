@@ -10,7 +10,7 @@ use serde_json::Value;
 #[serde(deny_unknown_fields)]
 pub struct ListingEnhanceRequest {
     /// The raw interior, exterior or drone photo (absolute http(s) URL or `data:` URI; PNG or JPEG).
-    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::limits::schema::InputUrl, inline))]
     pub image_url: String,
     /// Edit guidance that steers the result, such as "brighter and warmer", "more contrast",
     /// "twilight", "straighten verticals".
@@ -76,7 +76,7 @@ pub enum ImageFormat {
 #[serde(deny_unknown_fields)]
 pub struct LotTraceRequest {
     /// The aerial or satellite photo (absolute http(s) URL or `data:` URI; PNG or JPEG).
-    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::limits::schema::InputUrl, inline))]
     pub image_url: String,
     /// The parcel boundary in image pixels (origin top left, x right, y down): 3 to 1,000 points
     /// of a simple polygon, in order around it. Required unless `params.geojson` is given.

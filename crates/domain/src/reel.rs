@@ -89,8 +89,7 @@ impl utoipa::PartialSchema for ReelPhoto {
 #[cfg(feature = "openapi")]
 pub(crate) fn photo_schema(staged_allowed: bool) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
-    let string = || ObjectBuilder::new().schema_type(Type::String);
-    let uri = || string().format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into())));
+    let uri = <crate::limits::schema::InputUrl as utoipa::PartialSchema>::schema;
     let mut object = ObjectBuilder::new().property("url", uri()).property("caption", crate::limits::schema::caption());
     if staged_allowed {
         object = object.property("staged", ObjectBuilder::new().schema_type(Type::Boolean));

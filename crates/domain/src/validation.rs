@@ -23,18 +23,19 @@ pub struct GenerateRequest {
     pub model: String,
     /// Text prompt, when the engine takes one.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Prompt>, inline))]
     pub prompt: Option<String>,
     /// Input image (absolute http(s) URL or `data:` URI).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::InputUrl>, inline))]
     pub image_url: Option<String>,
     /// Input video (absolute http(s) URL or `data:` URI).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::InputUrl>, inline))]
     pub video_url: Option<String>,
     /// Input audio (absolute http(s) URL or `data:` URI).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(format = "uri"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::InputUrl>, inline))]
     pub audio_url: Option<String>,
     /// Engine-specific parameters; `GET /v1` lists each engine's keys and their rules.
     #[serde(default)]

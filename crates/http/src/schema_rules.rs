@@ -7,29 +7,19 @@
 
 use crate::errors::codes_of;
 use actix_web::http::StatusCode;
-use domain::validation::{MAX_DATA_URI_CHARS, MAX_PROMPT_CHARS, MAX_URL_CHARS};
+use domain::limits::schema::{InputUrl, Prompt};
 use domain::{EngineSpec, InputRequirement, ParamRule};
 use serde_json::{json, Map, Value};
+use utoipa::PartialSchema;
 
 /// The error body's place in the document.
 const ERROR_BODY: &str = "#/components/schemas/ErrorBody";
 
-/// A port in 0..=65535, as the URL parser accepts it.
-const PORT: &str = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})";
-
-/// An input URL as the validator accepts it: an absolute http(s) URL or a base64 `data:` URI.
+/// An input URL as the validator accepts it, with `description`.
 pub(crate) fn input_url_schema(description: &str) -> Value {
-    json!({
-        "description": description,
-        "anyOf": [
-            {
-                "type": "string",
-                "maxLength": MAX_URL_CHARS,
-                "pattern": format!("^https?://[A-Za-z0-9][A-Za-z0-9.-]*(:{PORT})?(/[^\\s]*)?$"),
-            },
-            {"type": "string", "maxLength": MAX_DATA_URI_CHARS, "pattern": "^data:[^,\\s]*;base64,[A-Za-z0-9+/=\\s]*$"},
-        ]
-    })
+    let mut schema = serde_json::to_value(InputUrl::schema()).unwrap_or(Value::Bool(true));
+    schema["description"] = json!(description);
+    schema
 }
 
 /// The schema name of one engine's request.
@@ -81,8 +71,7 @@ fn engine_schema(spec: &EngineSpec) -> Value {
             continue;
         }
         let schema = if name == "prompt" {
-            // Trimmed before use: it must hold something besides white space.
-            json!({"type": "string", "maxLength": MAX_PROMPT_CHARS, "pattern": "\\S"})
+            serde_json::to_value(Prompt::schema()).unwrap_or(Value::Bool(true))
         } else {
             input_url_schema(&format!("The {} input", name.trim_end_matches("_url")))
         };
