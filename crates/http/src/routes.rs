@@ -88,7 +88,7 @@ pub(crate) async fn lot_trace(
 }
 
 /// A synchronous recipe's answer: 200 with its result, or 202 with the task when the wait ran out.
-pub(crate) fn synchronous(outcome: SyncOutcome) -> HttpResponse {
+pub(crate) fn synchronous<R: serde::Serialize>(outcome: SyncOutcome<R>) -> HttpResponse {
     match outcome {
         SyncOutcome::Finished(result) => HttpResponse::Ok().json(result),
         SyncOutcome::Pending(queued) => accepted(queued),

@@ -327,7 +327,7 @@ async fn listing_kit(service: &Service, caller: &Caller, value: Value) -> Result
 }
 
 /// A synchronous recipe's answer: its result (the HTTP 200 body), or the queued task to poll.
-fn synchronous(outcome: SyncOutcome) -> Result<Answer, ToolError> {
+fn synchronous<R: Serialize>(outcome: SyncOutcome<R>) -> Result<Answer, ToolError> {
     match outcome {
         SyncOutcome::Pending(task) => queued(task),
         SyncOutcome::Finished(finished) => Answer::of(finished),

@@ -4,8 +4,9 @@
 //! runs out. There is no second execution or billing path.
 
 use crate::stored_job::{IdSpace, StoredJob};
-use crate::views::{QueuedReel, QueuedTask, RecipeResult, ReelView, TaskView};
+use crate::views::{ListingKitResult, LotTraceResult, QueuedReel, QueuedTask, ReelView, TaskView};
 use crate::{Caller, Service, ServiceError};
+use serde::de::DeserializeOwned;
 use domain::{FailureKind, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest, TaskStatus, Usd};
 use recipes::{listing_enhance, listing_kit, lot_trace, reel, RecipeJob};
 use std::time::Duration;
@@ -19,11 +20,11 @@ const WAITED_ON: i32 = 10;
 /// end of a task is signalled in-process and, on PostgreSQL, across processes).
 const WAIT_POLL: Duration = Duration::from_millis(500);
 
-/// How a synchronous recipe call ended.
+/// How a synchronous recipe call ended, `R` being the recipe's answer.
 #[derive(Clone, Debug, PartialEq)]
-pub enum SyncOutcome {
+pub enum SyncOutcome<R> {
     /// The recipe succeeded within the wait (HTTP 200).
-    Finished(Box<RecipeResult>),
+    Finished(Box<R>),
     /// Still running when the wait ran out (HTTP 202): poll the task.
     Pending(QueuedTask),
 }
@@ -42,7 +43,11 @@ impl Service {
 
     /// The lot-trace recipe, synchronous: the measured, rendered parcel, or the queued task when
     /// it takes longer than the wait.
-    pub async fn lot_trace(&self, caller: &Caller, request: LotTraceRequest) -> Result<SyncOutcome, ServiceError> {
+    pub async fn lot_trace(
+        &self,
+        caller: &Caller,
+        request: LotTraceRequest,
+    ) -> Result<SyncOutcome<LotTraceResult>, ServiceError> {
         let job = lot_trace::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
         let queued = self.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON).await?;
         self.await_result(caller, queued).await
@@ -50,7 +55,11 @@ impl Service {
 
     /// The listing-kit recipe, synchronous: the flyer, social posts, story and captions, or the
     /// queued task when it takes longer than the wait.
-    pub async fn listing_kit(&self, caller: &Caller, request: ListingKitRequest) -> Result<SyncOutcome, ServiceError> {
+    pub async fn listing_kit(
+        &self,
+        caller: &Caller,
+        request: ListingKitRequest,
+    ) -> Result<SyncOutcome<ListingKitResult>, ServiceError> {
         let job = listing_kit::prepare(request, self.config().fair_housing)
             .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
         let queued = self.enqueue_recipe(caller, RecipeJob::ListingKit(Box::new(job)), WAITED_ON).await?;
@@ -84,7 +93,11 @@ impl Service {
 
     /// Waits for `queued` to end: its result when it succeeded, 400 when the client's input was
     /// unusable, 502 when it failed otherwise, and the queued task when the wait runs out.
-    async fn await_result(&self, caller: &Caller, queued: QueuedTask) -> Result<SyncOutcome, ServiceError> {
+    async fn await_result<R: DeserializeOwned>(
+        &self,
+        caller: &Caller,
+        queued: QueuedTask,
+    ) -> Result<SyncOutcome<R>, ServiceError> {
         let deadline = Instant::now() + self.config().sync_recipe_wait;
         loop {
             // Registered before reading, so an end between the read and the wait is not missed.
@@ -97,8 +110,7 @@ impl Service {
             match record.status()? {
                 TaskStatus::Succeeded => {
                     let task: TaskView = self.task_view(&record)?;
-                    let result = task.result.clone().and_then(|r| r.as_object().cloned()).unwrap_or_default();
-                    return Ok(SyncOutcome::Finished(Box::new(RecipeResult { task, result })));
+                    return Ok(SyncOutcome::Finished(Box::new(recipe_answer(task)?)));
                 }
                 TaskStatus::Failed => {
                     let message = record.error.clone().unwrap_or_else(|| "the recipe failed".into());
@@ -116,4 +128,14 @@ impl Service {
             let _ = tokio::time::timeout((deadline - now).min(WAIT_POLL), finished).await;
         }
     }
+}
+
+/// A finished recipe's answer `R`: the task's fields with its result's beside them.
+fn recipe_answer<R: DeserializeOwned>(task: TaskView) -> Result<R, ServiceError> {
+    let internal = |e: serde_json::Error| ServiceError::Internal(format!("a recipe's result does not read: {e}"));
+    let mut answer = serde_json::to_value(&task).map_err(internal)?;
+    if let (Some(answer), Some(serde_json::Value::Object(result))) = (answer.as_object_mut(), task.result) {
+        answer.extend(result);
+    }
+    serde_json::from_value(answer).map_err(internal)
 }

@@ -95,18 +95,6 @@ impl From<TaskView> for ReelView {
     }
 }
 
-/// A synchronous recipe that finished (HTTP 200): the task, with the fields of its result beside
-/// the task's own.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RecipeResult {
-    /// The task.
-    #[serde(flatten)]
-    pub task: TaskView,
-    /// The recipe's result fields.
-    #[serde(flatten)]
-    pub result: serde_json::Map<String, serde_json::Value>,
-}
-
 /// One output file of a succeeded task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -270,10 +258,10 @@ pub struct UsageView {
     pub recent_charges: Vec<ChargeView>,
 }
 
-/// The answer of a finished lot-trace (HTTP 200): a [`RecipeResult`] whose result fields are the
-/// measured parcel. Declares the shape the front ends promise; the answers are checked against it.
-#[cfg(feature = "openapi")]
-#[derive(utoipa::ToSchema)]
+/// The answer of a finished lot-trace (HTTP 200): the task, with the measured parcel beside its
+/// fields.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LotTraceResult {
     /// The task (its `id` also readable at `GET /v1/tasks/{id}`).
     #[serde(flatten)]
@@ -283,10 +271,10 @@ pub struct LotTraceResult {
     pub parcel: recipes::lot_trace::measure::Measurement,
 }
 
-/// The answer of a finished listing kit (HTTP 200): a [`RecipeResult`] whose result fields are the
-/// named pieces (every file also in the task's `output`), captions and Fair Housing findings.
-#[cfg(feature = "openapi")]
-#[derive(utoipa::ToSchema)]
+/// The answer of a finished listing kit (HTTP 200): the task (every file in `output`), with the
+/// named pieces, captions and Fair Housing findings beside its fields.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ListingKitResult {
     /// The task (every file in `output`, also readable at `GET /v1/tasks/{id}`).
     #[serde(flatten)]
@@ -309,17 +297,17 @@ pub struct ListingKitResult {
     pub staged_disclosure: Option<String>,
     /// The brand as applied: colours, the text colour on the main colour, the typeface, and the
     /// WCAG contrast ratio of every text/background pair.
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub brand: serde_json::Value,
     /// Where each line of text went on each piece (flyer in points from the trim's top left,
     /// screens in pixels), and the story's safe zone.
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub layout: serde_json::Value,
 }
 
 /// The listing kit's print flyer.
-#[cfg(feature = "openapi")]
-#[derive(utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FlyerPieces {
     /// Press-ready PDF: the page is the trim plus a 0.125 in bleed, with TrimBox and BleedBox
     /// set and every font embedded.
@@ -337,13 +325,13 @@ pub struct FlyerPieces {
     /// Resolution of `png`.
     pub png_ppi: f64,
     /// Each photo as placed: its index, slot (points), pixels and printed ppi.
-    #[schema(value_type = Vec<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
     pub photos: Vec<serde_json::Value>,
 }
 
 /// The listing kit's social posts.
-#[cfg(feature = "openapi")]
-#[derive(utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SocialPieces {
     /// 1080x1080 PNG.
     pub square: OutputView,
@@ -352,8 +340,8 @@ pub struct SocialPieces {
 }
 
 /// What the listing kit's Fair Housing check changed, in the client's texts and in ours.
-#[cfg(feature = "openapi")]
-#[derive(utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FairHousingReport {
     /// Each phrase found, where, and what replaced it.
     pub findings: Vec<recipes::listing_kit::fair_housing::Finding>,

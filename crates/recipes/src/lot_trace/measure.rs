@@ -5,7 +5,7 @@ use super::boundary::{geo_polygon, Boundary, PolygonRings, Ring};
 use super::frame::GroundFrame;
 use geo::orient::{Direction, Orient};
 use geo::{Area, Centroid, Distance, Geodesic, GeodesicArea, MultiPolygon, Point};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// Square metres in an acre (exact, by the international foot).
@@ -62,7 +62,7 @@ fn polygon(exterior: Ring) -> PolygonRings {
 }
 
 /// One side of the parcel, between two consecutive corners of an outer ring.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Side {
     /// Start corner, image pixels `[x, y]`.
@@ -76,7 +76,7 @@ pub struct Side {
 }
 
 /// Where the parcel's centre of area is.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CentroidView {
     /// Image pixels from the left.
@@ -92,7 +92,7 @@ pub struct CentroidView {
 }
 
 /// The measured parcel, as the result reports it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Measurement {
     /// Area in acres (4 decimals).
@@ -114,11 +114,11 @@ pub struct Measurement {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub geojson: Option<Value>,
     /// `planar` (one scale for the image) or `geodesic` (WGS84 ellipsoid).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "geodesic"))]
-    pub method: &'static str,
+    #[cfg_attr(feature = "openapi", schema(example = "geodesic"))]
+    pub method: String,
     /// "Approximate; not a survey."
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Approximate; not a survey."))]
-    pub disclaimer: &'static str,
+    #[cfg_attr(feature = "openapi", schema(example = "Approximate; not a survey."))]
+    pub disclaimer: String,
 }
 
 /// Measures `parcel` in `frame`; lon/lat are reported only when `georeferenced`.
@@ -185,8 +185,8 @@ pub fn measure(parcel: &PlacedParcel, frame: &GroundFrame, georeferenced: bool) 
             lat: centre_lon_lat.map(|p| round(p[1], 7)),
         },
         geojson: parcel.lon_lat.as_ref().filter(|_| georeferenced).map(|polygons| feature(polygons)),
-        method,
-        disclaimer: DISCLAIMER,
+        method: method.to_string(),
+        disclaimer: DISCLAIMER.to_string(),
     }
 }
 
