@@ -40,6 +40,14 @@ pub const MLS_REMARKS_MAX: i64 = 5000;
 pub const TRACE_POINTS_MIN: usize = 3;
 /// Most boundary points of a traced parcel.
 pub const TRACE_POINTS_MAX: usize = 1000;
+/// Largest absolute longitude, degrees.
+pub const LONGITUDE_MAX: f64 = 180.0;
+/// Smallest tile pixel density (ordinary tiles).
+pub const TILE_SCALE_MIN: f64 = 1.0;
+/// Most photos a reel takes.
+pub const REEL_MAX_PHOTOS: usize = 3;
+/// Most photos a listing kit takes.
+pub const KIT_MAX_PHOTOS: usize = 10;
 /// Web-mercator's latitude limit, degrees.
 pub const MERCATOR_MAX_LATITUDE: f64 = 85.051_128_78;
 /// Finest web-mercator zoom.
@@ -171,7 +179,7 @@ pub mod schema {
     );
     marker!(
         /// A longitude, degrees.
-        Longitude => number(-180.0, 180.0)
+        Longitude => number(-LONGITUDE_MAX, LONGITUDE_MAX)
     );
     marker!(
         /// A web-mercator zoom.
@@ -179,21 +187,21 @@ pub mod schema {
     );
     marker!(
         /// A tile pixel density.
-        TileScale => number(1.0, TILE_SCALE_MAX)
+        TileScale => number(TILE_SCALE_MIN, TILE_SCALE_MAX)
     );
     marker!(
         /// A reel's photos.
         ReelPhotos => ArrayBuilder::new()
             .items(crate::reel::photo_schema(false))
             .min_items(Some(1))
-            .max_items(Some(crate::reel::REEL_MAX_PHOTOS))
+            .max_items(Some(REEL_MAX_PHOTOS))
     );
     marker!(
         /// A kit's photos.
         KitPhotos => ArrayBuilder::new()
             .items(crate::reel::photo_schema(true))
             .min_items(Some(1))
-            .max_items(Some(crate::listing_kit::KIT_MAX_PHOTOS))
+            .max_items(Some(KIT_MAX_PHOTOS))
     );
     marker!(
         /// A traced parcel's boundary points.

@@ -6,8 +6,7 @@ use crate::reel::{photo_fields, ListingDetails};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-/// Most photos a kit takes.
-pub const KIT_MAX_PHOTOS: usize = 10;
+pub use crate::limits::KIT_MAX_PHOTOS;
 
 /// Body of `POST /v1/recipes/listing-kit`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

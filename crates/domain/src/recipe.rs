@@ -19,6 +19,7 @@ pub struct ListingEnhanceRequest {
     pub notes: Option<String>,
     /// Same as `notes` (recipes accept a prompt in general); both are read when both are given.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::Notes>, inline))]
     pub prompt: Option<String>,
     /// Export and correction settings.
     #[serde(default)]

@@ -5,8 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-/// Most photos a reel takes.
-pub const REEL_MAX_PHOTOS: usize = 3;
+pub use crate::limits::REEL_MAX_PHOTOS;
 
 /// Body of `POST /v1/recipes/reel`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -182,9 +181,9 @@ pub struct ListingDetails {
     pub license_number: Option<String>,
 }
 
-/// A dollar amount given as a number or as text.
+/// A dollar amount given as a number or as text; described by `limits::schema::Price` and
+/// `limits::schema::LotSize`, which carry its limits.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum Amount {
     /// A number of dollars.

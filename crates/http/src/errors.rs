@@ -51,12 +51,14 @@ pub(crate) fn codes_of(status: StatusCode) -> Vec<ErrorCode> {
 pub struct ApiError {
     code: ErrorCode,
     message: String,
+    /// Seconds until a refused attempt may succeed, sent as `Retry-After`.
+    retry_after_secs: Option<u64>,
 }
 
 impl ApiError {
     /// An error with `code` and `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError { code, message: message.into() }
+        ApiError { code, message: message.into(), retry_after_secs: None }
     }
 }
 
@@ -72,7 +74,11 @@ impl From<ServiceError> for ApiError {
             tracing::error!(error = %detail, "internal error");
             return ApiError::new(ErrorCode::Internal, "internal error; it has been logged");
         }
-        ApiError::new(e.code(), e.to_string())
+        let retry_after_secs = match &e {
+            ServiceError::TooManyRequests { retry_after_secs, .. } => Some(*retry_after_secs),
+            _ => None,
+        };
+        ApiError { retry_after_secs, ..ApiError::new(e.code(), e.to_string()) }
     }
 }
 
@@ -85,6 +91,9 @@ impl ResponseError for ApiError {
         let mut response = HttpResponse::build(self.status_code());
         if self.code == ErrorCode::Unauthorized {
             response.insert_header((header::WWW_AUTHENTICATE, format!("Bearer realm=\"{REALM}\"")));
+        }
+        if let Some(seconds) = self.retry_after_secs {
+            response.insert_header((header::RETRY_AFTER, seconds));
         }
         response.json(ErrorBody { error: self.message.clone(), code: self.code })
     }
@@ -115,7 +124,9 @@ pub fn json_error_body<B: MessageBody + 'static>(
     Ok(ErrorHandlerResponse::Response(ServiceResponse::new(req, response).map_into_right_body()))
 }
 
-/// The code of an error response actix made on its own, from its status.
+/// The code of an error response actix made on its own, from its status. The statuses actix
+/// answers are those of the table; any other client error reads as bad input and any other
+/// server error as ours.
 fn code_for_status(status: StatusCode) -> ErrorCode {
     match status {
         StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,

@@ -1,6 +1,7 @@
 //! Extractors that give handlers an authenticated caller, and its parsed JSON body, so no
-//! handler repeats the authenticate, read body, parse preamble. The key is always checked before
-//! the body is read, so an anonymous client cannot make us buffer a body.
+//! handler repeats the authenticate, read body, parse preamble. The key is checked before the body
+//! is read, so an anonymous client cannot make us buffer a body; the providers' callbacks are the
+//! one exception (their signature covers the body, and `read_body` still bounds it).
 
 use crate::errors::ApiError;
 use actix_web::dev::Payload;

@@ -11,7 +11,6 @@ use serde_json::{json, Value};
 use std::time::Duration;
 use storage::test_support::BACKENDS;
 
-/// A real photograph as a data URI (the enhancement test photos).
 fn full_request(duration: f64) -> Value {
     json!({
         "photos": [

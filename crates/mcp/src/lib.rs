@@ -12,7 +12,7 @@ mod tools;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use jsonrpsee::{Extensions, RpcModule};
 use serde_json::{json, Value};
-use service::{Caller, Service};
+use service::{Caller, ErrorCode, Service};
 use std::sync::Arc;
 
 /// Protocol versions this connector speaks, newest first.
@@ -56,7 +56,9 @@ fn caller(extensions: &Extensions) -> Result<Caller, ErrorObjectOwned> {
     extensions
         .get::<Caller>()
         .cloned()
-        .ok_or_else(|| ErrorObjectOwned::owned(-32603, "no authenticated key on this call", None::<()>))
+        .ok_or_else(|| {
+            ErrorObjectOwned::owned(-32603, "no authenticated key on this call", Some(json!({"code": ErrorCode::Internal})))
+        })
 }
 
 impl Connector {
@@ -139,7 +141,8 @@ impl Connector {
 }
 
 fn invalid(code: i32, message: &str) -> Reply {
-    Reply::Invalid(json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}).to_string())
+    let error = json!({"code": code, "message": message, "data": {"code": ErrorCode::InvalidInput}});
+    Reply::Invalid(json!({"jsonrpc": "2.0", "id": null, "error": error}).to_string())
 }
 
 /// The handshake: echo a requested version we speak, otherwise offer our latest.

@@ -8,6 +8,7 @@
 //! name is a JSON-RPC error.
 
 use crate::codes;
+use domain::limits::{KIT_MAX_PHOTOS, REEL_MAX_PHOTOS};
 use domain::{Family, GenerateRequest, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use serde::{Deserialize, Serialize};
@@ -53,7 +54,7 @@ struct ReelStatusArgs {
 struct Tool {
     name: &'static str,
     title: &'static str,
-    description: &'static str,
+    description: String,
     /// Starts a billed job (changes state, reaches outside to fetch inputs).
     billed: bool,
     input: Value,
@@ -102,7 +103,7 @@ pub(crate) fn list(service: &Service) -> Value {
             title: "List generation engines",
             description: "Lists the live media-generation engines: id, family (image_generation, image_to_video, \
                 text_to_speech, ...), which inputs each needs (prompt, image_url, video_url, audio_url), its params \
-                with ranges and defaults, and its price rule. Free; never billed. Call it to choose a model for generate.",
+                with ranges and defaults, and its price rule. Free; never billed. Call it to choose a model for generate.".into(),
             billed: false,
             input: json_schema::<ListModelsArgs>(),
             output: json_schema::<ModelList>(),
@@ -113,7 +114,7 @@ pub(crate) fn list(service: &Service) -> Value {
             description: "Starts a billed generation job on one engine (see list_models for each engine's required \
                 inputs, params and price) and returns the queued task at once. Poll task_status with its id until \
                 the status is succeeded (output URLs included) or failed. The price is held at submit and billed \
-                only on success.",
+                only on success.".into(),
             billed: true,
             input: generate_schema(service),
             output: json_schema::<QueuedTask>(),
@@ -124,7 +125,7 @@ pub(crate) fn list(service: &Service) -> Value {
             description: "Turns a raw interior, exterior or drone photo of a property into a polished listing photo \
                 (white balance, exposure, local contrast, colour, optional vertical correction), exported for MLS \
                 (default: JPEG, long edge 2048 px, under 3 MB), web or print. Billed; returns the queued task at \
-                once; poll task_status with its id, whose result lists every adjustment made.",
+                once; poll task_status with its id, whose result lists every adjustment made.".into(),
             billed: true,
             input: json_schema::<ListingEnhanceRequest>(),
             output: json_schema::<QueuedTask>(),
@@ -138,7 +139,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 geo-referenced image) and one ground scale: params.meters_per_pixel, params.latitude with \
                 params.zoom (web-mercator tiles), or params.bounds. Billed; answers with the result when done \
                 (usually within seconds), otherwise with the queued task to poll with task_status. Approximate; \
-                not a survey.",
+                not a survey.".into(),
             billed: true,
             input: json_schema::<LotTraceRequest>(),
             output: synchronous_schema::<LotTraceResult>(),
@@ -146,13 +147,13 @@ pub(crate) fn list(service: &Service) -> Value {
         Tool {
             name: "listing_kit",
             title: "Make a listing marketing kit",
-            description: "Makes a brand-locked marketing kit from 1 to 10 listing photos (the first is the hero) and \
+            description: format!("Makes a brand-locked marketing kit from 1 to {KIT_MAX_PHOTOS} listing photos (the first is the hero) and \
                 the listing details: a press-ready flyer (PDF with 0.125 in bleed, fonts embedded, and a PNG), a \
                 1080x1080 and a 1080x1350 social post, a 1080x1920 story, and captions (MLS remarks within the limit \
                 and without contact details, portal, website, social with hashtags, a story line). Every text is \
                 checked against Fair Housing rules (42 U.S.C. 3604(c)): flagged phrases are rewritten or dropped and \
                 listed in fair_housing.findings. Mark virtually staged photos with staged: true. Billed; answers with \
-                the kit when done (usually within seconds), otherwise with the queued task to poll with task_status.",
+                the kit when done (usually within seconds), otherwise with the queued task to poll with task_status."),
             billed: true,
             input: json_schema::<ListingKitRequest>(),
             output: synchronous_schema::<ListingKitResult>(),
@@ -160,12 +161,12 @@ pub(crate) fn list(service: &Service) -> Value {
         Tool {
             name: "reel",
             title: "Make a listing reel",
-            description: "Makes a vertical listing video ready to post (1080x1920, 30 fps, H.264) from 1 to 3 \
+            description: format!("Makes a vertical listing video ready to post (1080x1920, 30 fps, H.264) from 1 to {REEL_MAX_PHOTOS} \
                 listing photos and the listing details: each photo framed around its subject with a slow push-in, \
                 cross-fades, captions (price, beds and baths, square feet, address, headline) inside the platforms' \
                 safe zone, an end card with the agent's contact, and optional voiceover and music. Also a cover JPEG \
                 and the captions as SRT and WebVTT. Billed; returns the queued reel at once; poll reel_status with \
-                its reel_id (not task_status).",
+                its reel_id (not task_status)."),
             billed: true,
             input: json_schema::<ReelRequest>(),
             output: json_schema::<QueuedReel>(),
@@ -175,7 +176,8 @@ pub(crate) fn list(service: &Service) -> Value {
             title: "Check a reel",
             description: "Returns a reel started by the reel tool: queued, running, succeeded (with the video, \
                 cover and caption files in output, the billed cost and the captions with their times in result) \
-                or failed (with the reason in error). Output URLs are signed and work without the API key for an hour.",
+                or failed (with the reason in error). Output URLs are signed and work without the API key until their \
+                expires_at.".into(),
             billed: false,
             input: json_schema::<ReelStatusArgs>(),
             output: json_schema::<ReelView>(),
@@ -186,7 +188,7 @@ pub(crate) fn list(service: &Service) -> Value {
             description: "Returns a task started by generate, listing_enhance, lot_trace or listing_kit: queued, \
                 running, succeeded (with the files in output, each with its url and type: image, video, audio, text \
                 or document; the billed cost; and, for recipes, their result) or failed (with the reason in error). \
-                Output URLs are signed and work without the API key for an hour.",
+                Output URLs are signed and work without the API key until their expires_at.".into(),
             billed: false,
             input: json_schema::<TaskStatusArgs>(),
             output: json_schema::<TaskView>(),

@@ -75,7 +75,7 @@ impl Listing {
         let price = match &details.price {
             None => None,
             Some(Amount::Number(n)) if !n.is_finite() || *n < 0.0 || *n > PRICE_MAX_USD => {
-                return Err(("details.price".into(), "must be between 0 and 1,000,000,000,000 dollars".into()))
+                return Err(("details.price".into(), format!("must be between 0 and {PRICE_MAX_USD} dollars")))
             }
             Some(Amount::Number(n)) => Some(dollars(*n)),
             Some(Amount::Text(t)) => text("price", &Some(t.clone()))?.map(|t| plain_amount(&t).map_or(t, dollars)),
@@ -93,7 +93,7 @@ impl Listing {
         let lot_size = match &details.lot_size {
             None => None,
             Some(Amount::Number(acres)) if !acres.is_finite() || *acres <= 0.0 || *acres > LOT_ACRES_MAX => {
-                return Err(("details.lot_size".into(), "acres must be more than 0 and at most 1,000,000".into()))
+                return Err(("details.lot_size".into(), format!("acres must be more than 0 and at most {LOT_ACRES_MAX}")))
             }
             Some(Amount::Number(acres)) => Some(format!("{}-acre lot", acres_text(*acres))),
             Some(Amount::Text(t)) => text("lot_size", &Some(t.clone()))?,

@@ -187,3 +187,34 @@ impl From<SubmitError> for ServiceError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorCode;
+
+    #[test]
+    fn all_lists_every_code_once_by_its_wire_name() {
+        // Exhaustive: a new code does not compile here until it has its place in `ALL`.
+        let place = |code: ErrorCode| match code {
+            ErrorCode::InvalidInput => 0,
+            ErrorCode::UnknownModel => 1,
+            ErrorCode::Unauthorized => 2,
+            ErrorCode::SpendCapReached => 3,
+            ErrorCode::FreeAllowanceUsed => 4,
+            ErrorCode::Forbidden => 5,
+            ErrorCode::NotFound => 6,
+            ErrorCode::MethodNotAllowed => 7,
+            ErrorCode::PayloadTooLarge => 8,
+            ErrorCode::UnsupportedMediaType => 9,
+            ErrorCode::RateLimited => 10,
+            ErrorCode::Internal => 11,
+            ErrorCode::ProviderFailed => 12,
+            ErrorCode::RecipeFailed => 13,
+            ErrorCode::Unavailable => 14,
+        };
+        for (index, code) in ErrorCode::ALL.into_iter().enumerate() {
+            assert_eq!(place(code), index, "{code}");
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        }
+    }
+}

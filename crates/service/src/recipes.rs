@@ -132,7 +132,8 @@ impl Service {
 
 /// A finished recipe's answer `R`: the task's fields with its result's beside them.
 fn recipe_answer<R: DeserializeOwned>(task: TaskView) -> Result<R, ServiceError> {
-    let internal = |e: serde_json::Error| ServiceError::Internal(format!("a recipe's result does not read: {e}"));
+    let id = task.id.clone();
+    let internal = |e: serde_json::Error| ServiceError::Internal(format!("the result of task {id} does not read: {e}"));
     let mut answer = serde_json::to_value(&task).map_err(internal)?;
     if let (Some(answer), Some(serde_json::Value::Object(result))) = (answer.as_object_mut(), task.result) {
         answer.extend(result);

@@ -1,4 +1,5 @@
-//! What the front ends send back: the shapes of queued tasks, tasks, models and usage.
+//! What the front ends send back: the shapes of queued tasks, tasks, reels, models, usage and the
+//! synchronous recipes' results. The HTTP API and the connector answer with these same types.
 
 use domain::catalog::EngineInputs;
 use domain::{Family, OutputKind, ParamRule, PriceRule, TaskStatus, Usd};

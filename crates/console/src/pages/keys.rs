@@ -15,7 +15,7 @@ pub struct Revealed<'a> {
     pub secret: &'a str,
     /// The MCP connector URL with the secret in it.
     pub connector_url: &'a str,
-    /// The public base URL, for the curl example.
+    /// The generate endpoint, for the curl example.
     pub generate_url: &'a str,
     /// Whether the key was rotated rather than created.
     pub rotated: bool,

@@ -202,17 +202,24 @@ pub fn service_error(error: ServiceError) -> HttpResponse {
     error_page(status, &message)
 }
 
-/// The status of a page that shows an error with `code`. Pages answer people, not programs, so
-/// only the codes a console action can meet have their own status.
+/// The status of a page that shows an error with `code`. The console cannot use the API's table
+/// (the HTTP crate mounts the console, not the other way round), and its pages answer people, so
+/// the codes a console action can meet have their status and the rest are our fault.
 fn page_status(code: ErrorCode) -> StatusCode {
     match code {
-        ErrorCode::InvalidInput => StatusCode::BAD_REQUEST,
+        ErrorCode::InvalidInput | ErrorCode::UnknownModel => StatusCode::BAD_REQUEST,
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::SpendCapReached | ErrorCode::FreeAllowanceUsed => StatusCode::PAYMENT_REQUIRED,
         ErrorCode::Forbidden => StatusCode::FORBIDDEN,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::MethodNotAllowed
+        | ErrorCode::PayloadTooLarge
+        | ErrorCode::UnsupportedMediaType
+        | ErrorCode::Internal
+        | ErrorCode::ProviderFailed
+        | ErrorCode::RecipeFailed => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 

@@ -1,6 +1,7 @@
-//! Every answer a test receives is checked against what the OpenAPI document declares for its
-//! path and status: a field renamed, a type changed or an undocumented status fails the test
-//! that met it.
+//! Every answer the suites read through `common::read` (and so `TestServer::get` and `post`) is
+//! checked against what the OpenAPI document declares for its path and status: a field renamed, a
+//! type changed or an undocumented success status fails the test that met it; an error status the
+//! operation does not list (405, 429) is checked against the error body.
 
 use serde_json::{json, Value};
 use std::sync::OnceLock;

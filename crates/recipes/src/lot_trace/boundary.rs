@@ -2,16 +2,13 @@
 //! submit: enough distinct points, finite numbers, a simple polygon (no self-intersection), not
 //! degenerate.
 
+use domain::limits::{LONGITUDE_MAX, TRACE_POINTS_MAX, TRACE_POINTS_MIN};
 use domain::recipe::PixelPoint;
 use domain::ValidationError;
 use geo::{Area, Coord, LineString, Polygon, Validation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Fewest boundary points.
-pub const MIN_POINTS: usize = domain::limits::TRACE_POINTS_MIN;
-/// Most boundary points in `points`, and in all rings of a GeoJSON boundary together.
-pub const MAX_POINTS: usize = domain::limits::TRACE_POINTS_MAX;
 
 /// A ring of positions, not repeating its first position at the end.
 pub type Ring = Vec<[f64; 2]>;
@@ -50,11 +47,11 @@ pub fn from_points(points: &[PixelPoint]) -> Result<Boundary, ValidationError> {
         // A closed ring (first point repeated at the end) is the same polygon.
         ring.pop();
     }
-    if ring.len() < MIN_POINTS {
-        return Err(bad(format!("a parcel needs at least {MIN_POINTS} distinct points, got {}", ring.len())));
+    if ring.len() < TRACE_POINTS_MIN {
+        return Err(bad(format!("a parcel needs at least {TRACE_POINTS_MIN} distinct points, got {}", ring.len())));
     }
-    if ring.len() > MAX_POINTS {
-        return Err(bad(format!("at most {MAX_POINTS} points, got {}", ring.len())));
+    if ring.len() > TRACE_POINTS_MAX {
+        return Err(bad(format!("at most {TRACE_POINTS_MAX} points, got {}", ring.len())));
     }
     if let Some(i) = ring.iter().position(|[x, y]| !x.is_finite() || !y.is_finite() || *x < 0.0 || *y < 0.0) {
         return Err(bad(format!("point {i} is not a pair of non-negative pixel coordinates")));
@@ -86,8 +83,8 @@ pub fn from_geojson(value: &Value) -> Result<Boundary, ValidationError> {
         return Err(bad("the MultiPolygon has no polygons"));
     }
     let total: usize = polygons.iter().map(|p| p.exterior.len() + p.holes.iter().map(Vec::len).sum::<usize>()).sum();
-    if total > MAX_POINTS {
-        return Err(bad(&format!("at most {MAX_POINTS} positions in all rings together, got {total}")));
+    if total > TRACE_POINTS_MAX {
+        return Err(bad(&format!("at most {TRACE_POINTS_MAX} positions in all rings together, got {total}")));
     }
     for polygon in &polygons {
         check_polygon(FIELD, polygon)?;
@@ -104,7 +101,7 @@ fn polygon_rings(coordinates: &Value) -> Result<PolygonRings, ValidationError> {
             .iter()
             .map(|p| match p.as_array().map(Vec::as_slice) {
                 Some([lon, lat, ..]) => match (lon.as_f64(), lat.as_f64()) {
-                    (Some(lon), Some(lat)) if (-180.0..=180.0).contains(&lon) && (-90.0..=90.0).contains(&lat) => {
+                    (Some(lon), Some(lat)) if (-LONGITUDE_MAX..=LONGITUDE_MAX).contains(&lon) && (-90.0..=90.0).contains(&lat) => {
                         Ok([lon, lat])
                     }
                     _ => Err(bad(format!("position {p} is not a [lon, lat] pair in degrees"))),
@@ -115,8 +112,8 @@ fn polygon_rings(coordinates: &Value) -> Result<PolygonRings, ValidationError> {
         if ring.len() > 1 && ring.first() == ring.last() {
             ring.pop();
         }
-        if ring.len() < MIN_POINTS {
-            return Err(bad(format!("a ring needs at least {MIN_POINTS} distinct positions")));
+        if ring.len() < TRACE_POINTS_MIN {
+            return Err(bad(format!("a ring needs at least {TRACE_POINTS_MIN} distinct positions")));
         }
         Ok(ring)
     });

@@ -8,7 +8,9 @@ pub mod render;
 
 use crate::{blocking, decode_image, RecipeError, RecipeOutput};
 use boundary::Boundary;
-use domain::limits::{MERCATOR_MAX_LATITUDE, METERS_PER_PIXEL_MAX, TILE_SCALE_MAX, ZOOM_MAX};
+use domain::limits::{
+    LONGITUDE_MAX, MERCATOR_MAX_LATITUDE, METERS_PER_PIXEL_MAX, TILE_SCALE_MAX, TILE_SCALE_MIN, ZOOM_MAX,
+};
 use domain::recipe::{LotTraceParams, LotTraceRequest};
 use domain::validation::check_input_url;
 use domain::ValidationError;
@@ -95,13 +97,15 @@ fn scale_spec(params: &LotTraceParams) -> Result<ScaleSpec, ValidationError> {
         return Ok(ScaleSpec::Planar { meters_per_pixel });
     }
     if let Some(bounds @ [west, south, east, north]) = params.bounds {
-        let lon_ok = |v: f64| (-180.0..=180.0).contains(&v);
+        let lon_ok = |v: f64| (-LONGITUDE_MAX..=LONGITUDE_MAX).contains(&v);
         let lat_ok = |v: f64| (-MERCATOR_MAX_LATITUDE..=MERCATOR_MAX_LATITUDE).contains(&v);
         if !(lon_ok(west) && lon_ok(east) && lat_ok(south) && lat_ok(north) && west < east && south < north) {
             return Err(bad(
                 "bounds",
-                "must be [west, south, east, north] in degrees with west < east and south < north, \
-                 latitudes within ±85.05",
+                &format!(
+                    "must be [west, south, east, north] in degrees with west < east and south < north, \
+                     latitudes within ±{MERCATOR_MAX_LATITUDE:.2}"
+                ),
             ));
         }
         return Ok(ScaleSpec::Bounds { bounds });
@@ -109,17 +113,17 @@ fn scale_spec(params: &LotTraceParams) -> Result<ScaleSpec, ValidationError> {
     let latitude = params.latitude.ok_or_else(|| bad("latitude", "required with params.zoom"))?;
     let zoom = params.zoom.ok_or_else(|| bad("zoom", "required with params.latitude"))?;
     if !(-MERCATOR_MAX_LATITUDE..=MERCATOR_MAX_LATITUDE).contains(&latitude) {
-        return Err(bad("latitude", "must be within ±85.05 degrees (web mercator)"));
+        return Err(bad("latitude", &format!("must be within ±{MERCATOR_MAX_LATITUDE:.2} degrees (web mercator)")));
     }
     if !(0.0..=ZOOM_MAX).contains(&zoom) {
         return Err(bad("zoom", &format!("must be between 0 and {ZOOM_MAX}")));
     }
-    if let Some(longitude) = params.longitude.filter(|l| !(-180.0..=180.0).contains(l)) {
-        return Err(bad("longitude", &format!("{longitude} is not between -180 and 180 degrees")));
+    if let Some(longitude) = params.longitude.filter(|l| !(-LONGITUDE_MAX..=LONGITUDE_MAX).contains(l)) {
+        return Err(bad("longitude", &format!("{longitude} is not between -{LONGITUDE_MAX} and {LONGITUDE_MAX} degrees")));
     }
-    let scale = params.scale.unwrap_or(1.0);
-    if !(1.0..=TILE_SCALE_MAX).contains(&scale) {
-        return Err(bad("scale", &format!("must be between 1 and {TILE_SCALE_MAX} (2 for @2x tiles)")));
+    let scale = params.scale.unwrap_or(TILE_SCALE_MIN);
+    if !(TILE_SCALE_MIN..=TILE_SCALE_MAX).contains(&scale) {
+        return Err(bad("scale", &format!("must be between {TILE_SCALE_MIN} and {TILE_SCALE_MAX} (2 for @2x tiles)")));
     }
     Ok(ScaleSpec::Tile { latitude, longitude: params.longitude, zoom, scale })
 }
