@@ -188,7 +188,7 @@ async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {
     let listener =
         std::net::TcpListener::bind(&config.bind_addr).with_context(|| format!("binding {}", config.bind_addr))?;
     let addr = listener.local_addr()?;
-    let server = http::serve(service, listener, config.http_workers)?;
+    let server = http::serve(service.clone(), listener, config.http_workers)?;
     tracing::info!(%addr, public = %config.public_base_url, worker = worker.is_some(), "api-server listening");
     let handle = server.handle();
     let server = tokio::spawn(server);
@@ -200,6 +200,10 @@ async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {
         let _ = worker.await;
     }
     let _ = server.await;
+    // Dropped last, once the HTTP workers let go of theirs, so its database listener stops cleanly.
+    if !service.until_sole_handle(std::time::Duration::from_secs(5)).await {
+        tracing::warn!("the HTTP workers still hold the service; exiting anyway");
+    }
     Ok(())
 }
 

@@ -53,12 +53,9 @@ pub struct Connector {
 }
 
 fn caller(extensions: &Extensions) -> Result<Caller, ErrorObjectOwned> {
-    extensions
-        .get::<Caller>()
-        .cloned()
-        .ok_or_else(|| {
-            ErrorObjectOwned::owned(-32603, "no authenticated key on this call", Some(json!({"code": ErrorCode::Internal})))
-        })
+    extensions.get::<Caller>().cloned().ok_or_else(|| {
+        ErrorObjectOwned::owned(-32603, "no authenticated key on this call", Some(json!({"code": ErrorCode::Internal})))
+    })
 }
 
 impl Connector {

@@ -93,7 +93,10 @@ impl Listing {
         let lot_size = match &details.lot_size {
             None => None,
             Some(Amount::Number(acres)) if !acres.is_finite() || *acres <= 0.0 || *acres > LOT_ACRES_MAX => {
-                return Err(("details.lot_size".into(), format!("acres must be more than 0 and at most {LOT_ACRES_MAX}")))
+                return Err((
+                    "details.lot_size".into(),
+                    format!("acres must be more than 0 and at most {LOT_ACRES_MAX}"),
+                ))
             }
             Some(Amount::Number(acres)) => Some(format!("{}-acre lot", acres_text(*acres))),
             Some(Amount::Text(t)) => text("lot_size", &Some(t.clone()))?,

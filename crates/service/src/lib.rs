@@ -145,6 +145,22 @@ impl Service {
         &self.inner.config
     }
 
+    /// Waits, at most `limit`, until this is the last handle on the service, and says whether it
+    /// is. Front ends that run on threads of their own (the HTTP server's workers) let go of their
+    /// handles a moment after they stop; dropping the last handle stops the service's background
+    /// threads (the PostgreSQL listener), which must not be inside a database call when the process
+    /// exits.
+    pub async fn until_sole_handle(&self, limit: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        while Arc::strong_count(&self.inner) > 1 {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        true
+    }
+
     /// The service's public addresses.
     pub fn urls(&self) -> urls::PublicUrls<'_> {
         urls::PublicUrls::new(&self.inner.config.public_base_url)

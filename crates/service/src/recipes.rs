@@ -6,9 +6,9 @@
 use crate::stored_job::{IdSpace, StoredJob};
 use crate::views::{ListingKitResult, LotTraceResult, QueuedReel, QueuedTask, ReelView, TaskView};
 use crate::{Caller, Service, ServiceError};
-use serde::de::DeserializeOwned;
 use domain::{FailureKind, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest, TaskStatus, Usd};
 use recipes::{listing_enhance, listing_kit, lot_trace, reel, RecipeJob};
+use serde::de::DeserializeOwned;
 use std::time::Duration;
 use tokio::time::Instant;
 

@@ -203,6 +203,9 @@ impl TestServer {
             let _ = worker.await;
         }
         self.server.stop(false).await;
+        // The server's worker threads drop their handles on the service a moment later; the last
+        // one must go before the process exits, so no database call is left running.
+        self.service.until_sole_handle(Duration::from_secs(10)).await;
     }
 }
 

@@ -9,7 +9,6 @@ use geo::{Area, Coord, LineString, Polygon, Validation};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-
 /// A ring of positions, not repeating its first position at the end.
 pub type Ring = Vec<[f64; 2]>;
 
@@ -101,7 +100,9 @@ fn polygon_rings(coordinates: &Value) -> Result<PolygonRings, ValidationError> {
             .iter()
             .map(|p| match p.as_array().map(Vec::as_slice) {
                 Some([lon, lat, ..]) => match (lon.as_f64(), lat.as_f64()) {
-                    (Some(lon), Some(lat)) if (-LONGITUDE_MAX..=LONGITUDE_MAX).contains(&lon) && (-90.0..=90.0).contains(&lat) => {
+                    (Some(lon), Some(lat))
+                        if (-LONGITUDE_MAX..=LONGITUDE_MAX).contains(&lon) && (-90.0..=90.0).contains(&lat) =>
+                    {
                         Ok([lon, lat])
                     }
                     _ => Err(bad(format!("position {p} is not a [lon, lat] pair in degrees"))),

@@ -119,7 +119,10 @@ fn scale_spec(params: &LotTraceParams) -> Result<ScaleSpec, ValidationError> {
         return Err(bad("zoom", &format!("must be between 0 and {ZOOM_MAX}")));
     }
     if let Some(longitude) = params.longitude.filter(|l| !(-LONGITUDE_MAX..=LONGITUDE_MAX).contains(l)) {
-        return Err(bad("longitude", &format!("{longitude} is not between -{LONGITUDE_MAX} and {LONGITUDE_MAX} degrees")));
+        return Err(bad(
+            "longitude",
+            &format!("{longitude} is not between -{LONGITUDE_MAX} and {LONGITUDE_MAX} degrees"),
+        ));
     }
     let scale = params.scale.unwrap_or(TILE_SCALE_MIN);
     if !(TILE_SCALE_MIN..=TILE_SCALE_MAX).contains(&scale) {
