@@ -50,7 +50,7 @@ fn origin_allowed(req: &HttpRequest, public_base_url: &str) -> bool {
 #[utoipa::path(
     post, path = "/api/mcp", tag = "Connector",
     params(("key" = Option<String>, Query, description = "API key, for clients that cannot send headers (keep the URL secret)")),
-    request_body(content = Object, description = "A JSON-RPC 2.0 request or notification", content_type = "application/json"),
+    request_body(content = mcp::ClientMessage, description = "One JSON-RPC 2.0 message: a request, a notification, or a response to a request of ours", content_type = "application/json"),
     responses(
         (status = 200, description = "JSON-RPC response", content_type = "application/json", body = Object),
         (status = 202, description = "Notification or client response accepted; no body"),

@@ -77,7 +77,6 @@ pub fn openapi_json<'a>(engines: impl IntoIterator<Item = &'a EngineSpec>) -> St
     // Which inputs and params apply depends on `model`, which only the catalog knows.
     schema_rules::describe_engines(&mut doc, engines);
     schema_rules::describe_recipe_rules(&mut doc);
-    schema_rules::describe_json_rpc(&mut doc);
     schema_rules::describe_common_responses(&mut doc);
     serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into())
 }

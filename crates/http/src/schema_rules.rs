@@ -2,8 +2,8 @@
 //! document so that every request it describes is one we accept: the generate request engine by
 //! engine from the live catalog (a `oneOf` discriminated by `model`, each engine with the inputs
 //! it requires and no others, its `params` with types, ranges and enums; an operator's catalog
-//! file changes the document with it), cross-field rules of the recipes, and the JSON-RPC 2.0
-//! envelope of the connector.
+//! file changes the document with it), the rules across fields of two recipes, and the error codes
+//! each status carries.
 
 use crate::errors::codes_of;
 use actix_web::http::StatusCode;
@@ -173,47 +173,6 @@ pub(crate) fn describe_recipe_rules(doc: &mut Value) {
                 "properties": {"preset": {"const": "mls"}, "output_format": {"const": "png"}},
             }),
         );
-    }
-}
-
-/// The connector's body: one JSON-RPC 2.0 request (with an id), notification (without), or a
-/// response of the client to us (an id with a result or an error).
-pub(crate) fn describe_json_rpc(doc: &mut Value) {
-    let id =
-        json!({"oneOf": [{"type": "string"}, {"type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991u64}]});
-    let envelope = json!({
-        "oneOf": [
-            {
-                "title": "Request or notification",
-                "description": "With an id a request (answered 200), without one a notification (answered 202).",
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["jsonrpc", "method"],
-                "properties": {
-                    "jsonrpc": {"const": "2.0"},
-                    "id": id,
-                    "method": {"type": "string", "description": "initialize, ping, tools/list, tools/call, notifications/..."},
-                    "params": {"type": "object"},
-                },
-            },
-            {
-                "title": "Response",
-                "description": "The client's answer to a request of ours (answered 202).",
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["jsonrpc", "id"],
-                "oneOf": [{"required": ["result"]}, {"required": ["error"]}],
-                "properties": {
-                    "jsonrpc": {"const": "2.0"},
-                    "id": id,
-                    "result": {},
-                    "error": {"type": "object"},
-                },
-            },
-        ]
-    });
-    if let Some(schema) = doc.pointer_mut("/paths/~1api~1mcp/post/requestBody/content/application~1json/schema") {
-        *schema = envelope;
     }
 }
 

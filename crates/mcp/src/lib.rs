@@ -7,7 +7,10 @@
 //! [`service::Service`] use-cases as the HTTP API, so validation, holds, billing and task scoping are
 //! shared, not repeated.
 
+mod message;
 mod tools;
+
+pub use message::{ClientMessage, ErrorMessage, MessageId, RequestMessage, ResultMessage, Version};
 
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use jsonrpsee::{Extensions, RpcModule};
@@ -97,35 +100,15 @@ impl Connector {
         if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return invalid(codes::INVALID_REQUEST, "jsonrpc must be \"2.0\"");
         }
-        let allowed: &[&str] = if object.contains_key("method") {
-            &["jsonrpc", "id", "method", "params"]
-        } else {
-            &["jsonrpc", "id", "result", "error"]
-        };
-        if let Some(unknown) = object.keys().find(|k| !allowed.contains(&k.as_str())) {
-            return invalid(codes::INVALID_REQUEST, &format!("unknown member {unknown:?} in a JSON-RPC message"));
-        }
-        // The client's responses to us (no method) need no answer, but must be responses.
-        if !object.contains_key("method") {
-            let answers = usize::from(object.contains_key("result")) + usize::from(object.contains_key("error"));
-            if !object.contains_key("id") || answers != 1 {
-                return invalid(
-                    codes::INVALID_REQUEST,
-                    "not a request (method), a notification (method, no id) or a response (id with result or error)",
-                );
-            }
-            return Reply::Accepted;
-        }
-        if !object.get("method").is_some_and(Value::is_string) {
-            return invalid(codes::INVALID_REQUEST, "method must be a string");
-        }
-        // Notifications (no id) need no answer.
-        if !object.contains_key("id") {
-            return Reply::Accepted;
-        }
-        match object.get("id") {
-            Some(Value::String(_)) | Some(Value::Number(_)) => {}
-            _ => return invalid(codes::INVALID_REQUEST, "id must be a string or a number (null ids are not allowed)"),
+        // The typed message tells a request, a notification and a response apart; what it
+        // refuses is named from the members the client sent.
+        match serde_json::from_value::<ClientMessage>(message.clone()) {
+            Ok(ClientMessage::Request(RequestMessage { id: Some(_), .. })) => {}
+            // Notifications and the client's responses to us need no answer.
+            Ok(ClientMessage::Request(RequestMessage { id: None, .. }))
+            | Ok(ClientMessage::Result(_))
+            | Ok(ClientMessage::Error(_)) => return Reply::Accepted,
+            Err(_) => return invalid(codes::INVALID_REQUEST, &refusal(object)),
         }
         let mut module = self.module.clone();
         module.extensions_mut().insert(caller);
@@ -135,6 +118,29 @@ impl Connector {
             Err(e) => invalid(codes::INVALID_REQUEST, &format!("invalid request: {e}")),
         }
     }
+}
+
+/// Why a JSON-RPC 2.0 object is not a message we take.
+fn refusal(object: &serde_json::Map<String, Value>) -> String {
+    let allowed: &[&str] = if object.contains_key("method") {
+        &["jsonrpc", "id", "method", "params"]
+    } else {
+        &["jsonrpc", "id", "result", "error"]
+    };
+    if let Some(unknown) = object.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return format!("unknown member {unknown:?} in a JSON-RPC message");
+    }
+    if !object.contains_key("method") {
+        return "not a request (method), a notification (method, no id) or a response (id with result or error)"
+            .into();
+    }
+    if !object.get("method").is_some_and(Value::is_string) {
+        return "method must be a string".into();
+    }
+    if !matches!(object.get("id"), None | Some(Value::String(_)) | Some(Value::Number(_))) {
+        return "id must be a string or a number (null ids are not allowed)".into();
+    }
+    "params must be an object".into()
 }
 
 fn invalid(code: i32, message: &str) -> Reply {
