@@ -565,16 +565,28 @@ mod limit_tests {
     #[test]
     fn an_environment_proxy_is_never_used() {
         // The proxy would resolve names itself, past the filter; `no_proxy` keeps it out. This
-        // proves the setting by pointing every proxy variable at a closed port.
-        std::env::set_var("HTTP_PROXY", "http://127.0.0.1:9");
-        std::env::set_var("ALL_PROXY", "http://127.0.0.1:9");
+        // proves the setting by pointing every proxy variable at a closed port, in a child run of
+        // this test alone: a test binary's own environment must not change while other tests run
+        // on its other threads.
+        const CHILD: &str = "FETCH_PROXY_TEST_CHILD";
+        if std::env::var_os(CHILD).is_none() {
+            let status = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "fetch::tests::an_environment_proxy_is_never_used", "--test-threads", "1"])
+                .env(CHILD, "1")
+                .env("HTTP_PROXY", "http://127.0.0.1:9")
+                .env("ALL_PROXY", "http://127.0.0.1:9")
+                .output()
+                .unwrap();
+            let report = String::from_utf8_lossy(&status.stdout);
+            // A wrong test name would run nothing and pass: the child must have run this test.
+            assert!(status.status.success() && report.contains("1 passed"), "the child run: {report}");
+            return;
+        }
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(async {
             let body = serve(b"direct".to_vec(), Duration::ZERO).await;
             let fetcher = InputFetcher::new(policy(1024, Duration::from_secs(5))).unwrap();
             assert_eq!(fetcher.fetch("image_url", &body).await.unwrap(), b"direct");
         });
-        std::env::remove_var("HTTP_PROXY");
-        std::env::remove_var("ALL_PROXY");
     }
 }

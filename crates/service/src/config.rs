@@ -252,6 +252,14 @@ impl AppConfig {
         Self::from_source(&Source::load()?)
     }
 
+    /// The configuration from `settings` alone (name and value, as the environment would give
+    /// them), ignoring the process environment and `CONFIG_FILE`: for embedding the service, and
+    /// for tests that must not depend on the machine they run on.
+    pub fn from_settings<'a>(settings: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<AppConfig, ConfigError> {
+        let settings = settings.into_iter().map(|(name, value)| (name.to_string(), value.to_string()));
+        Self::from_source(&Source::from_parts("", settings))
+    }
+
     fn from_source(src: &Source) -> Result<AppConfig, ConfigError> {
         Self::read_source(src)?.validated()
     }

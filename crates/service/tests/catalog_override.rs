@@ -15,7 +15,7 @@ async fn an_operator_catalog_replaces_the_builtin_one() {
     )
     .unwrap();
     let db = TestDatabase::sqlite().unwrap();
-    let mut config = AppConfig::from_env().unwrap();
+    let mut config = AppConfig::from_settings([]).unwrap();
     config.output_dir = dir.join("outputs").display().to_string();
     config.engine_catalog_file = Some(file.display().to_string());
     let service = config.build_service_on(db.db.clone()).unwrap();

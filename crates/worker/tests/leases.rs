@@ -24,7 +24,7 @@ impl Drop for Fixture {
 async fn fixture(backend: storage::Backend) -> Fixture {
     let db = TestDatabase::new(backend).unwrap_or_else(|e| panic!("{backend:?}: {e}"));
     let output_dir = std::env::temp_dir().join(storage::new_id("worker-test"));
-    let mut config = AppConfig::from_env().expect("config");
+    let mut config = AppConfig::from_settings([]).expect("config");
     config.output_dir = output_dir.display().to_string();
     config.url_signing_secret = Some("test-secret".into());
     config.job_isolation = service::IsolationMode::Inline;
@@ -142,7 +142,7 @@ async fn shutdown_releases_unfinished_jobs_to_the_next_worker() {
 async fn postgres_notifications_wake_workers_of_other_processes() {
     let f = fixture(storage::Backend::Postgres).await;
     // A second instance over its own pool, as another process would have.
-    let mut config = AppConfig::from_env().expect("config");
+    let mut config = AppConfig::from_settings([]).expect("config");
     config.output_dir = f.output_dir.display().to_string();
     config.url_signing_secret = Some("test-secret".into());
     config.job_isolation = service::IsolationMode::Inline;

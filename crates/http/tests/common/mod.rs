@@ -69,7 +69,7 @@ impl TestServer {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let output_dir = std::env::temp_dir().join(storage::new_id("media-outputs"));
-        let mut config = AppConfig::from_env().expect("config");
+        let mut config = AppConfig::from_settings([]).expect("config");
         config.public_base_url = options.public_base_url.map_or_else(|| base.clone(), str::to_string);
         config.console_sign_up = options.console_sign_up;
         config.console_sign_ups_per_address = options.console_sign_ups_per_address;
