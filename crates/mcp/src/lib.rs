@@ -131,8 +131,7 @@ fn refusal(object: &serde_json::Map<String, Value>) -> String {
         return format!("unknown member {unknown:?} in a JSON-RPC message");
     }
     if !object.contains_key("method") {
-        return "not a request (method), a notification (method, no id) or a response (id with result or error)"
-            .into();
+        return "not a request (method), a notification (method, no id) or a response (id with result or error)".into();
     }
     if !object.get("method").is_some_and(Value::is_string) {
         return "method must be a string".into();
