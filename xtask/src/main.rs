@@ -12,8 +12,8 @@ use std::process::Command;
 
 const USAGE: &str = "usage: cargo xtask <command>
 
-  ci        everything CI checks: rustfmt, clippy (warnings are errors), rustdoc (warnings are
-            errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e, s3-e2e, console-e2e
+  ci        everything CI checks: rustfmt, unused dependencies (cargo-machete), clippy (warnings
+            are errors), rustdoc (warnings are errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e, s3-e2e, console-e2e
             and contract
   contract  schemathesis with every check against the service's own OpenAPI document (part of ci)
   mcp-e2e   the MCP connector end to end with the official MCP Python SDK (part of ci)
@@ -57,6 +57,7 @@ fn run(command: &mut Command) -> Result<()> {
 
 fn ci() -> Result<()> {
     run(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    unused_dependencies()?;
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     run(cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     // Process tests start sibling binaries (the standalone worker, the provider simulator) that no
@@ -74,4 +75,15 @@ fn ci() -> Result<()> {
     s3_e2e::run()?;
     console_e2e::run()?;
     contract::run()
+}
+
+/// Fails on a dependency no crate uses, with cargo-machete (installed at the pinned version when
+/// missing).
+fn unused_dependencies() -> Result<()> {
+    const MACHETE: &str = "0.9.2";
+    let installed = cargo().args(["machete", "--version"]).output().is_ok_and(|o| o.status.success());
+    if !installed {
+        run(cargo().args(["install", "cargo-machete", "--locked", "--version", MACHETE]))?;
+    }
+    run(cargo().arg("machete"))
 }

@@ -570,8 +570,11 @@ mod limit_tests {
         // on its other threads.
         const CHILD: &str = "FETCH_PROXY_TEST_CHILD";
         if std::env::var_os(CHILD).is_none() {
+            // The test's name as the harness knows it: its path without the crate's name.
+            let module = module_path!().split_once("::").map_or("", |(_, rest)| rest);
+            let this_test = format!("{module}::an_environment_proxy_is_never_used");
             let status = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "fetch::tests::an_environment_proxy_is_never_used", "--test-threads", "1"])
+                .args(["--exact", &this_test, "--test-threads", "1"])
                 .env(CHILD, "1")
                 .env("HTTP_PROXY", "http://127.0.0.1:9")
                 .env("ALL_PROXY", "http://127.0.0.1:9")
