@@ -85,5 +85,7 @@ fn unused_dependencies() -> Result<()> {
     if !installed {
         run(cargo().args(["install", "cargo-machete", "--locked", "--version", MACHETE]))?;
     }
-    run(cargo().arg("machete"))
+    // cargo-machete tells that cargo started it by `CARGO` set without `CARGO_PKG_NAME`; under
+    // `cargo xtask` both are set, so the package name is cleared for it.
+    run(cargo().arg("machete").env_remove("CARGO_PKG_NAME"))
 }
