@@ -81,11 +81,16 @@ fn ci() -> Result<()> {
 /// missing).
 fn unused_dependencies() -> Result<()> {
     const MACHETE: &str = "0.9.2";
-    let installed = cargo().args(["machete", "--version"]).output().is_ok_and(|o| o.status.success());
+    let machete = || {
+        // cargo-machete tells that cargo started it by `CARGO` set without `CARGO_PKG_NAME`; under
+        // `cargo xtask` both are set, so the package name is cleared for it.
+        let mut command = cargo();
+        command.arg("machete").env_remove("CARGO_PKG_NAME");
+        command
+    };
+    let installed = machete().arg("--version").output().is_ok_and(|o| o.status.success());
     if !installed {
         run(cargo().args(["install", "cargo-machete", "--locked", "--version", MACHETE]))?;
     }
-    // cargo-machete tells that cargo started it by `CARGO` set without `CARGO_PKG_NAME`; under
-    // `cargo xtask` both are set, so the package name is cleared for it.
-    run(cargo().arg("machete").env_remove("CARGO_PKG_NAME"))
+    run(&mut machete())
 }

@@ -16,6 +16,7 @@ mod queue;
 mod schema;
 mod settings;
 mod tasks;
+#[cfg(feature = "test-support")]
 pub mod test_support;
 mod tracking;
 
