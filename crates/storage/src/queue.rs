@@ -278,25 +278,3 @@ impl Database {
         })
     }
 }
-
-#[cfg(test)]
-mod lifecycle_tests {
-    use super::*;
-
-    /// The statuses the claim's SQL takes a task from (a `running` one only once its lease has
-    /// lapsed).
-    const CLAIMABLE: [TaskStatus; 2] = [TaskStatus::Queued, TaskStatus::Running];
-
-    #[test]
-    fn the_claim_takes_exactly_the_statuses_the_domain_lets_run() {
-        let all = [TaskStatus::Queued, TaskStatus::Running, TaskStatus::Succeeded, TaskStatus::Failed];
-        let runnable: Vec<TaskStatus> = all.into_iter().filter(|s| s.can_become(TaskStatus::Running)).collect();
-        assert_eq!(runnable, CLAIMABLE);
-        for sql in [CLAIM_SQLITE, CLAIM_POSTGRES] {
-            for status in all {
-                let named = sql.contains(&format!("status = '{}'", status.as_str()));
-                assert_eq!(named, CLAIMABLE.contains(&status), "{status:?} in {sql}");
-            }
-        }
-    }
-}

@@ -97,6 +97,44 @@ fn expired_lease_is_reclaimed_and_late_finisher_is_fenced_out() {
     });
 }
 
+/// The claim takes exactly the tasks the domain lets run: queued ones, and running ones whose lease
+/// lapsed; never a leased, succeeded or failed one.
+#[test]
+fn the_claim_takes_exactly_the_tasks_the_domain_lets_run() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        let submit = || db.submit_task(&new_task(db, &key, "0.1")).expect("submit").id;
+        let succeeded = submit();
+        let claimed = db.claim_task("w", 60_000).unwrap().expect("a task");
+        assert!(db.finish_succeeded(&succeeded, claimed.attempt, "[]", None, usd("0.1"), true).unwrap().is_some());
+        let failed = submit();
+        let claimed = db.claim_task("w", 60_000).unwrap().expect("a task");
+        assert!(db.finish_failed(&failed, claimed.attempt, "broke", FailureKind::Job).unwrap());
+        let leased = submit();
+        assert_eq!(db.claim_task("w", 60_000).unwrap().expect("a task").task.id, leased);
+        let lapsed = submit();
+        assert_eq!(db.claim_task("w", 30).unwrap().expect("a task").task.id, lapsed);
+        thread::sleep(std::time::Duration::from_millis(80));
+        let queued = submit();
+
+        let before: Vec<(String, TaskStatus)> = [&succeeded, &failed, &leased, &lapsed, &queued]
+            .iter()
+            .map(|id| ((*id).clone(), db.task(id).unwrap().unwrap().status().unwrap()))
+            .collect();
+        let mut taken = Vec::new();
+        while let Some(claimed) = db.claim_task("checker", 60_000).unwrap() {
+            taken.push(claimed.task.id);
+        }
+        assert_eq!(taken, [lapsed.clone(), queued.clone()]);
+        // What was taken is what the domain lets become running; the leased task is running too,
+        // but its lease still holds.
+        let runnable: Vec<&TaskStatus> =
+            before.iter().filter(|(id, _)| taken.contains(id)).map(|(_, status)| status).collect();
+        assert_eq!(runnable, [&TaskStatus::Running, &TaskStatus::Queued]);
+        assert!(runnable.iter().all(|status| status.can_become(TaskStatus::Running)));
+    });
+}
+
 #[test]
 fn released_task_is_claimed_again_at_once() {
     each_backend(|db| {
