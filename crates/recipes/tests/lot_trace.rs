@@ -132,5 +132,21 @@ fn renders_small_large_and_thin_parcels() {
         0.15,
     );
     // A flag lot's thin strip: the callout cannot fit inside and goes beside with a leader.
-    render_sample("thin", 1200, 800, &[[200.0, 380.0], [1000.0, 360.0], [1002.0, 392.0], [202.0, 410.0]], 0.25);
+    let thin =
+        render_sample("thin", 1200, 800, &[[200.0, 380.0], [1000.0, 360.0], [1002.0, 392.0], [202.0, 410.0]], 0.25);
+    // The callout's dark plate stands clear of the strip (rows 360 to 410): find it above or below,
+    // away from the not-a-survey line along the bottom edge.
+    let plate = |p: &Rgb<u8>| p.0.iter().all(|&c| c < 36);
+    let (mut above, mut below) = (0, 0);
+    for (_, y, pixel) in thin.enumerate_pixels() {
+        if plate(pixel) && y < 340 {
+            above += 1;
+        } else if plate(pixel) && (430..720).contains(&y) {
+            below += 1;
+        }
+    }
+    assert!(above.max(below) > PLATE_PIXELS_MIN, "no callout plate beside the strip ({above} above, {below} below)");
 }
+
+/// Fewest plate pixels a callout has on a 1200 x 800 photo (its plate is about 250 x 80).
+const PLATE_PIXELS_MIN: usize = 4000;
