@@ -202,24 +202,18 @@ pub fn service_error(error: ServiceError) -> HttpResponse {
     error_page(status, &message)
 }
 
-/// The status of a page that shows an error with `code`. The console cannot use the API's table
-/// (the HTTP crate mounts the console, not the other way round), and its pages answer people, so
-/// the codes a console action can meet have their status and the rest are our fault.
+/// The status of a page that shows an error with `code`. Console actions (sign-up, sign-in, keys,
+/// usage, invites) meet only these codes; anything else is our fault. The API's table is
+/// `http_api::status_of`, which the console cannot use: the HTTP crate mounts the console.
 fn page_status(code: ErrorCode) -> StatusCode {
     match code {
-        ErrorCode::InvalidInput | ErrorCode::UnknownModel => StatusCode::BAD_REQUEST,
+        ErrorCode::InvalidInput => StatusCode::BAD_REQUEST,
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
-        ErrorCode::SpendCapReached | ErrorCode::FreeAllowanceUsed => StatusCode::PAYMENT_REQUIRED,
         ErrorCode::Forbidden => StatusCode::FORBIDDEN,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::MethodNotAllowed
-        | ErrorCode::PayloadTooLarge
-        | ErrorCode::UnsupportedMediaType
-        | ErrorCode::Internal
-        | ErrorCode::ProviderFailed
-        | ErrorCode::RecipeFailed => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
