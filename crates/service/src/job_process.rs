@@ -330,9 +330,17 @@ mod tests {
     }
 
     #[test]
-    fn every_family_has_a_default_deadline() {
-        for family in domain::catalog::Family::PUBLIC {
-            assert!(DEFAULT_DEADLINES.iter().any(|(k, _)| *k == family.name()), "{family:?}");
+    fn every_family_and_recipe_has_a_default_deadline() {
+        let recipes = [
+            recipes::listing_enhance::RECIPE,
+            recipes::lot_trace::RECIPE,
+            recipes::reel::RECIPE,
+            recipes::listing_kit::RECIPE,
+        ];
+        let kinds = domain::catalog::Family::PUBLIC.iter().map(|family| family.name()).chain(recipes);
+        for kind in kinds {
+            // A kind missing here would silently get the fallback instead of its own deadline.
+            assert!(DEFAULT_DEADLINES.iter().any(|(k, _)| *k == kind), "{kind} has no deadline of its own");
         }
     }
 
