@@ -166,9 +166,8 @@ mod tests {
     fn every_code_has_one_error_status_and_actix_statuses_map_back() {
         for code in ErrorCode::ALL {
             let status = status_of(code);
-            assert!(status.is_client_error() || status.is_server_error(), "{code}");
+            assert!(status.is_client_error() || status.is_server_error(), "{code:?}");
             assert!(codes_of(status).contains(&code));
-            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
         }
         for status in [404, 405, 413, 415] {
             let status = StatusCode::from_u16(status).unwrap();

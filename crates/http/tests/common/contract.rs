@@ -3,8 +3,10 @@
 //! type changed or an undocumented success status fails the test that met it; an error status the
 //! operation does not list (405, 429) is checked against the error body.
 
+use jsonschema::Validator;
 use serde_json::{json, Value};
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The OpenAPI document of the built-in catalog (the one every test server runs).
 fn document() -> &'static Value {
@@ -59,19 +61,37 @@ pub fn check_answer(path: &str, status: u16, body: &Value) {
     check(&format!("#{pointer}"), body, &format!("{status} at {path}"));
 }
 
-/// Checks `value` against the schema at `reference` in the document.
+/// Checks `value` against the schema at `reference` in the document. Each reference's validator
+/// is compiled once per test process: the document is large and every answer is checked.
 fn check(reference: &str, value: &Value, what: &str) {
-    // The document is the root resource, so every `#/components/...` reference resolves; its
-    // other members are not schema keywords and are ignored.
-    let mut root = document().clone();
-    root["$ref"] = json!(reference);
-    root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
-    assert_valid(&root, value, what);
+    static VALIDATORS: OnceLock<Mutex<HashMap<String, Arc<Validator>>>> = OnceLock::new();
+    let validator = VALIDATORS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .entry(reference.to_string())
+        .or_insert_with(|| {
+            // The document is the root resource, so every `#/components/...` reference resolves;
+            // its other members are not schema keywords and are ignored.
+            let mut root = document().clone();
+            root["$ref"] = json!(reference);
+            root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+            Arc::new(compile(&root, what))
+        })
+        .clone();
+    report(&validator, value, what);
 }
 
 /// Checks `value` against a standalone JSON Schema (an MCP tool's output schema).
 pub fn assert_valid(schema: &Value, value: &Value, what: &str) {
-    let validator = jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("schema for {what}: {e}"));
+    report(&compile(schema, what), value, what);
+}
+
+fn compile(schema: &Value, what: &str) -> Validator {
+    jsonschema::draft202012::new(schema).unwrap_or_else(|e| panic!("schema for {what}: {e}"))
+}
+
+fn report(validator: &Validator, value: &Value, what: &str) {
     let errors: Vec<String> = validator.iter_errors(value).map(|e| format!("{} at {}", e, e.instance_path)).collect();
     assert!(errors.is_empty(), "{what} does not match its declared schema:\n{}\n{value}", errors.join("\n"));
 }
