@@ -1,6 +1,5 @@
 //! Accounts: the holder of the free allowance, the card-on-file flag and the invoice balance.
 
-use crate::connection::{read, write_tx};
 use crate::schema::accounts;
 use crate::{new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
@@ -53,7 +52,7 @@ impl Database {
             invoice_units: 0,
             created_at: now_millis(),
         };
-        write_tx!(self, |conn, backend| {
+        self.transaction(|conn| {
             let taken: i64 = accounts::table.filter(accounts::name.eq(name)).count().get_result(conn)?;
             if taken > 0 {
                 return Err(StorageError::AlreadyExists(format!("account {name:?}")));
@@ -74,25 +73,25 @@ impl Database {
 
     /// Looks an account up by name.
     pub fn account_by_name(&self, name: &str) -> StorageResult<Account> {
-        read!(self, |conn| accounts::table
-            .filter(accounts::name.eq(name))
-            .select(Account::as_select())
-            .first(conn)
-            .optional())?
+        self.read(|conn| {
+            accounts::table.filter(accounts::name.eq(name)).select(Account::as_select()).first(conn).optional()
+        })?
         .ok_or_else(|| StorageError::NotFound(format!("account {name:?}")))
     }
 
     /// Looks an account up by id.
     pub fn account(&self, id: &str) -> StorageResult<Account> {
-        read!(self, |conn| accounts::table.find(id).select(Account::as_select()).first(conn).optional())?
+        self.read(|conn| accounts::table.find(id).select(Account::as_select()).first(conn).optional())?
             .ok_or_else(|| StorageError::NotFound(format!("account {id:?}")))
     }
 
     /// Sets or clears the card-on-file flag.
     pub fn set_card_on_file(&self, name: &str, on: bool) -> StorageResult<Account> {
-        let updated = read!(self, |conn| diesel::update(accounts::table.filter(accounts::name.eq(name)))
-            .set(accounts::card_on_file.eq(on))
-            .execute(conn))?;
+        let updated = self.read(|conn| {
+            diesel::update(accounts::table.filter(accounts::name.eq(name)))
+                .set(accounts::card_on_file.eq(on))
+                .execute(conn)
+        })?;
         if updated == 0 {
             return Err(StorageError::NotFound(format!("account {name:?}")));
         }
@@ -101,6 +100,6 @@ impl Database {
 
     /// Number of accounts; zero on a fresh deployment.
     pub fn count_accounts(&self) -> StorageResult<i64> {
-        Ok(read!(self, |conn| accounts::table.count().get_result(conn))?)
+        self.read(|conn| accounts::table.count().get_result(conn))
     }
 }

@@ -1,12 +1,13 @@
-//! Connection pools for both backends and the macros that run one operation on either.
+//! The connection pool over either backend, and the transactions every operation runs in.
 
 use crate::{StorageError, StorageResult};
-use diesel::connection::SimpleConnection;
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::pg::PgConnection;
-use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool};
+use diesel::r2d2::R2D2Connection;
 use diesel::sqlite::SqliteConnection;
 use diesel::Connection;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use r2d2::Pool;
 use std::time::Duration;
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
@@ -21,29 +22,95 @@ pub enum Backend {
     Postgres,
 }
 
-#[derive(Clone)]
-pub(crate) enum Pools {
-    Sqlite(Pool<ConnectionManager<SqliteConnection>>),
-    Postgres(Pool<ConnectionManager<PgConnection>>),
+/// A connection to either backend. Every query is written once against it: diesel's query builder
+/// renders it for the backend underneath, and the few statements that must differ are rendered by
+/// [`crate::dialect`].
+#[derive(diesel::MultiConnection)]
+pub(crate) enum AnyConnection {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+impl AnyConnection {
+    /// The backend underneath.
+    pub(crate) fn backend(&self) -> Backend {
+        match self {
+            AnyConnection::Postgres(_) => Backend::Postgres,
+            AnyConnection::Sqlite(_) => Backend::Sqlite,
+        }
+    }
+
+    /// Runs `f` in a transaction opened by `begin` (an SQL `BEGIN ...` of this backend), committed
+    /// when `f` succeeds and rolled back when it fails.
+    fn transaction_from<T, E>(&mut self, begin: &str, f: impl FnOnce(&mut Self) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<diesel::result::Error>,
+    {
+        match self {
+            AnyConnection::Postgres(conn) => AnsiTransactionManager::begin_transaction_sql(conn, begin)?,
+            AnyConnection::Sqlite(conn) => AnsiTransactionManager::begin_transaction_sql(conn, begin)?,
+        }
+        match f(self) {
+            Ok(value) => {
+                <Self as Connection>::TransactionManager::commit_transaction(self)?;
+                Ok(value)
+            }
+            Err(error) => {
+                // The error that ended the transaction is the one worth reporting; a failed
+                // rollback leaves the connection broken, and the pool discards it.
+                let _ = <Self as Connection>::TransactionManager::rollback_transaction(self);
+                Err(error)
+            }
+        }
+    }
+}
+
+/// Opens connections of one backend for the pool.
+#[derive(Debug)]
+struct Connector {
+    backend: Backend,
+    /// A PostgreSQL URL, or a SQLite file's path.
+    target: String,
+}
+
+impl r2d2::ManageConnection for Connector {
+    type Connection = AnyConnection;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<AnyConnection, Self::Error> {
+        match self.backend {
+            Backend::Postgres => PgConnection::establish(&self.target)
+                .map(AnyConnection::Postgres)
+                .map_err(diesel::r2d2::Error::ConnectionError),
+            Backend::Sqlite => {
+                let mut conn =
+                    SqliteConnection::establish(&self.target).map_err(diesel::r2d2::Error::ConnectionError)?;
+                // The busy timeout makes writers queue instead of failing while another connection
+                // holds the write lock.
+                conn.batch_execute(
+                    "PRAGMA busy_timeout = 30000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+                )
+                .map_err(diesel::r2d2::Error::QueryError)?;
+                Ok(AnyConnection::Sqlite(conn))
+            }
+        }
+    }
+
+    fn is_valid(&self, conn: &mut AnyConnection) -> Result<(), Self::Error> {
+        conn.ping().map_err(diesel::r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut AnyConnection) -> bool {
+        std::thread::panicking() || conn.is_broken()
+    }
 }
 
 /// A pooled handle to the service's database; cheap to clone.
 #[derive(Clone)]
 pub struct Database {
-    pub(crate) pools: Pools,
+    pool: Pool<Connector>,
+    backend: Backend,
     pub(crate) url: std::sync::Arc<str>,
-}
-
-#[derive(Debug)]
-struct SqlitePragmas;
-
-impl CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqlitePragmas {
-    fn on_acquire(&self, conn: &mut SqliteConnection) -> Result<(), diesel::r2d2::Error> {
-        // The busy timeout makes writers queue instead of failing while another connection holds
-        // the write lock.
-        conn.batch_execute("PRAGMA busy_timeout = 30000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
-            .map_err(diesel::r2d2::Error::QueryError)
-    }
 }
 
 impl Database {
@@ -57,39 +124,37 @@ impl Database {
 
     fn open(url: &str, max_connections: u32) -> StorageResult<Database> {
         let max = max_connections.max(1);
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let pool = Pool::builder()
-                .max_size(max)
-                .connection_timeout(Duration::from_secs(10))
-                .build(ConnectionManager::<PgConnection>::new(url))?;
-            return Ok(Database { pools: Pools::Postgres(pool), url: url.into() });
-        }
-        let path = url
-            .strip_prefix("sqlite://")
-            .or_else(|| url.strip_prefix("sqlite:"))
-            .ok_or_else(|| StorageError::UnsupportedUrl(url_scheme(url)))?;
-        if path.is_empty() {
-            return Err(StorageError::UnsupportedUrl(url_scheme(url)));
-        }
-        if let Some(dir) = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StorageError::Migration(format!("{}: {e}", dir.display())))?;
-        }
-        // WAL lets readers run beside the single writer. The mode is stored in the file, so it is
-        // set once here rather than racing from every pooled connection as the pool fills.
-        SqliteConnection::establish(path)?.batch_execute("PRAGMA journal_mode = WAL;")?;
+        let backend = Self::backend_of_url(url).ok_or_else(|| StorageError::UnsupportedUrl(url_scheme(url)))?;
+        let (target, connection_timeout) = match backend {
+            Backend::Postgres => (url.to_string(), Duration::from_secs(10)),
+            Backend::Sqlite => {
+                let path = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or_default();
+                if path.is_empty() {
+                    return Err(StorageError::UnsupportedUrl(url_scheme(url)));
+                }
+                if let Some(dir) = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| StorageError::Migration(format!("{}: {e}", dir.display())))?;
+                }
+                // WAL lets readers run beside the single writer. The mode is stored in the file, so
+                // it is set once here rather than racing from every pooled connection as the pool
+                // fills.
+                SqliteConnection::establish(path)?.batch_execute("PRAGMA journal_mode = WAL;")?;
+                (path.to_string(), Duration::from_secs(30))
+            }
+        };
         let pool = Pool::builder()
             .max_size(max)
-            .connection_timeout(Duration::from_secs(30))
-            .connection_customizer(Box::new(SqlitePragmas))
-            .build(ConnectionManager::<SqliteConnection>::new(path))?;
-        Ok(Database { pools: Pools::Sqlite(pool), url: url.into() })
+            .connection_timeout(connection_timeout)
+            .build(Connector { backend, target })?;
+        Ok(Database { pool, backend, url: url.into() })
     }
 
     /// Applies every pending migration of this backend.
     pub fn migrate(&self) -> StorageResult<()> {
-        let result = match &self.pools {
-            Pools::Sqlite(pool) => pool.get()?.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
-            Pools::Postgres(pool) => pool.get()?.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ()),
+        let result = match &mut *self.pool.get()? {
+            AnyConnection::Sqlite(conn) => conn.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
+            AnyConnection::Postgres(conn) => conn.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ()),
         };
         result.map_err(|e| StorageError::Migration(e.to_string()))
     }
@@ -107,78 +172,44 @@ impl Database {
 
     /// The backend in use.
     pub fn backend(&self) -> Backend {
-        match self.pools {
-            Pools::Sqlite(_) => Backend::Sqlite,
-            Pools::Postgres(_) => Backend::Postgres,
-        }
+        self.backend
     }
-}
 
-/// Runs `$body` in a write transaction on either backend. SQLite transactions begin `IMMEDIATE`,
-/// taking the write lock up front, so a read-then-write never fails with `SQLITE_BUSY`.
-macro_rules! write_tx {
-    ($db:expr, |$conn:ident, $backend:ident| $body:expr) => {
-        match &$db.pools {
-            $crate::connection::Pools::Sqlite(pool) => {
-                let mut pooled = pool.get()?;
-                #[allow(unused_variables)]
-                let $backend = $crate::Backend::Sqlite;
-                pooled.immediate_transaction(|$conn| $body)
-            }
-            $crate::connection::Pools::Postgres(pool) => {
-                let mut pooled = pool.get()?;
-                #[allow(unused_variables)]
-                let $backend = $crate::Backend::Postgres;
-                diesel::Connection::transaction(&mut *pooled, |$conn| $body)
-            }
-        }
-    };
-}
+    /// Runs `f` on a pooled connection, outside an explicit transaction.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>) -> StorageResult<T> {
+        Ok(f(&mut *self.pool.get()?)?)
+    }
 
-/// Runs `$body` outside an explicit transaction on either backend.
-macro_rules! read {
-    ($db:expr, |$conn:ident| $body:expr) => {
-        match &$db.pools {
-            $crate::connection::Pools::Sqlite(pool) => {
-                let $conn = &mut *pool.get()?;
-                $body
-            }
-            $crate::connection::Pools::Postgres(pool) => {
-                let $conn = &mut *pool.get()?;
-                $body
-            }
-        }
-    };
-}
+    /// Runs `f` in a write transaction (see [`Database::transaction`]).
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>) -> StorageResult<T> {
+        self.transaction(|conn| f(conn).map_err(StorageError::from))
+    }
 
-pub(crate) use {read, write_tx};
+    /// Runs `f` in a write transaction whose error type is the caller's. SQLite transactions begin
+    /// `IMMEDIATE`, taking the write lock up front, so a read-then-write never fails with
+    /// `SQLITE_BUSY`.
+    pub(crate) fn transaction<T, E>(&self, f: impl FnOnce(&mut AnyConnection) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<diesel::result::Error> + From<StorageError>,
+    {
+        let mut conn = self.pool.get().map_err(StorageError::from)?;
+        let begin = match conn.backend() {
+            Backend::Sqlite => "BEGIN IMMEDIATE",
+            Backend::Postgres => "BEGIN",
+        };
+        conn.transaction_from(begin, f)
+    }
 
-/// A read-only transaction that sees one snapshot of the database, for reports that read several
-/// tables while others write.
-pub(crate) trait Snapshot: Sized {
-    /// Runs `f` inside the snapshot.
-    fn snapshot<T, E: From<diesel::result::Error>>(
-        &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, E>,
-    ) -> Result<T, E>;
-}
-
-impl Snapshot for SqliteConnection {
-    fn snapshot<T, E: From<diesel::result::Error>>(
-        &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, E>,
-    ) -> Result<T, E> {
+    /// Runs `f` in a read-only transaction that sees one snapshot of the database, for reports
+    /// that read several tables while others write.
+    pub(crate) fn snapshot<T>(&self, f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>) -> StorageResult<T> {
+        let mut conn = self.pool.get()?;
         // A SQLite read transaction keeps the snapshot of its first read until it ends.
-        self.transaction(f)
-    }
-}
-
-impl Snapshot for PgConnection {
-    fn snapshot<T, E: From<diesel::result::Error>>(
-        &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, E>,
-    ) -> Result<T, E> {
-        self.build_transaction().repeatable_read().read_only().run(f)
+        let begin = match conn.backend() {
+            Backend::Sqlite => "BEGIN",
+            Backend::Postgres => "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+        };
+        Ok(conn.transaction_from(begin, f)?)
     }
 }
 

@@ -2,9 +2,10 @@
 //! invite links and counted attempts (failed sign-ins, sign-ups) for rate limits. Session and invite tokens are stored only as hashes.
 
 use crate::accounts::Account;
-use crate::connection::{read, write_tx};
+use crate::connection::AnyConnection;
+use crate::dialect;
 use crate::schema::{accounts, console_attempts, console_invites, console_logins, console_sessions, tasks};
-use crate::tasks::TaskRecord;
+use crate::task_record::TaskRecord;
 use crate::{new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use domain::Usd;
@@ -77,17 +78,21 @@ impl From<r2d2::Error> for InviteError {
 }
 
 /// Inserts a login inside a transaction of either backend.
-macro_rules! insert_login {
-    ($conn:expr, $account_id:expr, $email:expr, $password_hash:expr, $now:expr) => {
-        diesel::insert_into(console_logins::table)
-            .values((
-                console_logins::account_id.eq($account_id),
-                console_logins::email.eq($email),
-                console_logins::password_hash.eq($password_hash),
-                console_logins::created_at.eq($now),
-            ))
-            .execute($conn)
-    };
+fn insert_login(
+    conn: &mut AnyConnection,
+    account_id: &str,
+    email: &str,
+    password_hash: &str,
+    now: i64,
+) -> QueryResult<usize> {
+    diesel::insert_into(console_logins::table)
+        .values((
+            console_logins::account_id.eq(account_id),
+            console_logins::email.eq(email),
+            console_logins::password_hash.eq(password_hash),
+            console_logins::created_at.eq(now),
+        ))
+        .execute(conn)
 }
 
 const DAY_MS: i64 = 86_400_000;
@@ -107,7 +112,7 @@ impl Database {
             invoice_units: 0,
             created_at: now,
         };
-        write_tx!(self, |conn, backend| {
+        self.transaction(|conn| {
             let taken: i64 = accounts::table.filter(accounts::name.eq(email)).count().get_result(conn)?;
             let login_taken: i64 =
                 console_logins::table.filter(console_logins::email.eq(email)).count().get_result(conn)?;
@@ -123,7 +128,7 @@ impl Database {
                     accounts::created_at.eq(now),
                 ))
                 .execute(conn)?;
-            insert_login!(conn, &account.id, email, password_hash, now)?;
+            insert_login(conn, &account.id, email, password_hash, now)?;
             Ok(())
         })?;
         Ok(account)
@@ -131,20 +136,18 @@ impl Database {
 
     /// The login with `email` (lower-cased by the caller).
     pub fn login_by_email(&self, email: &str) -> StorageResult<Option<Login>> {
-        Ok(read!(self, |conn| console_logins::table
-            .filter(console_logins::email.eq(email))
-            .select(Login::as_select())
-            .first(conn)
-            .optional())?)
+        self.read(|conn| {
+            console_logins::table
+                .filter(console_logins::email.eq(email))
+                .select(Login::as_select())
+                .first(conn)
+                .optional()
+        })
     }
 
     /// The login of an account.
     pub fn login_of(&self, account_id: &str) -> StorageResult<Option<Login>> {
-        Ok(read!(self, |conn| console_logins::table
-            .find(account_id)
-            .select(Login::as_select())
-            .first(conn)
-            .optional())?)
+        self.read(|conn| console_logins::table.find(account_id).select(Login::as_select()).first(conn).optional())
     }
 
     /// Stores an invite for the account named `account_name`, valid for `ttl_ms`.
@@ -160,34 +163,38 @@ impl Database {
             return Err(StorageError::AlreadyExists(format!("a console login for account {account_name:?}")));
         }
         let now = now_millis();
-        read!(self, |conn| diesel::insert_into(console_invites::table)
-            .values((
-                console_invites::token_hash.eq(token_hash),
-                console_invites::account_id.eq(&account.id),
-                console_invites::email.eq(email),
-                console_invites::created_at.eq(now),
-                console_invites::expires_at.eq(now.saturating_add(ttl_ms)),
-            ))
-            .execute(conn))?;
+        self.read(|conn| {
+            diesel::insert_into(console_invites::table)
+                .values((
+                    console_invites::token_hash.eq(token_hash),
+                    console_invites::account_id.eq(&account.id),
+                    console_invites::email.eq(email),
+                    console_invites::created_at.eq(now),
+                    console_invites::expires_at.eq(now.saturating_add(ttl_ms)),
+                ))
+                .execute(conn)
+        })?;
         Ok(account)
     }
 
     /// The email of a live (unused, unexpired) invite.
     pub fn invite_email(&self, token_hash: &str) -> StorageResult<Option<String>> {
-        Ok(read!(self, |conn| console_invites::table
-            .find(token_hash)
-            .filter(console_invites::used_at.is_null())
-            .filter(console_invites::expires_at.gt(now_millis()))
-            .select(console_invites::email)
-            .first(conn)
-            .optional())?)
+        self.read(|conn| {
+            console_invites::table
+                .find(token_hash)
+                .filter(console_invites::used_at.is_null())
+                .filter(console_invites::expires_at.gt(now_millis()))
+                .select(console_invites::email)
+                .first(conn)
+                .optional()
+        })
     }
 
     /// Uses a live invite: creates its account's login with `password_hash`, in one transaction.
     /// Returns the account id.
     pub fn accept_invite(&self, token_hash: &str, password_hash: &str) -> Result<String, InviteError> {
         let now = now_millis();
-        write_tx!(self, |conn, backend| {
+        self.transaction(|conn| {
             let invite: Option<(String, String)> = console_invites::table
                 .find(token_hash)
                 .filter(console_invites::used_at.is_null())
@@ -207,54 +214,57 @@ impl Database {
             if claimed == 0 || has_login > 0 {
                 return Err(InviteError::Invalid);
             }
-            insert_login!(conn, &account_id, &email, password_hash, now)?;
+            insert_login(conn, &account_id, &email, password_hash, now)?;
             Ok(account_id)
         })
     }
 
     /// Stores a session.
     pub fn create_session(&self, session: &SessionRecord) -> StorageResult<()> {
-        read!(self, |conn| diesel::insert_into(console_sessions::table)
-            .values((
-                console_sessions::token_hash.eq(&session.token_hash),
-                console_sessions::account_id.eq(&session.account_id),
-                console_sessions::csrf_token.eq(&session.csrf_token),
-                console_sessions::created_at.eq(session.created_at),
-                console_sessions::expires_at.eq(session.expires_at),
-            ))
-            .execute(conn))?;
+        self.read(|conn| {
+            diesel::insert_into(console_sessions::table)
+                .values((
+                    console_sessions::token_hash.eq(&session.token_hash),
+                    console_sessions::account_id.eq(&session.account_id),
+                    console_sessions::csrf_token.eq(&session.csrf_token),
+                    console_sessions::created_at.eq(session.created_at),
+                    console_sessions::expires_at.eq(session.expires_at),
+                ))
+                .execute(conn)
+        })?;
         Ok(())
     }
 
     /// The live session with `token_hash`.
     pub fn session(&self, token_hash: &str) -> StorageResult<Option<SessionRecord>> {
-        Ok(read!(self, |conn| console_sessions::table
-            .find(token_hash)
-            .filter(console_sessions::expires_at.gt(now_millis()))
-            .select(SessionRecord::as_select())
-            .first(conn)
-            .optional())?)
+        self.read(|conn| {
+            console_sessions::table
+                .find(token_hash)
+                .filter(console_sessions::expires_at.gt(now_millis()))
+                .select(SessionRecord::as_select())
+                .first(conn)
+                .optional()
+        })
     }
 
     /// Ends one session.
     pub fn delete_session(&self, token_hash: &str) -> StorageResult<()> {
-        read!(self, |conn| diesel::delete(console_sessions::table.find(token_hash)).execute(conn))?;
+        self.read(|conn| diesel::delete(console_sessions::table.find(token_hash)).execute(conn))?;
         Ok(())
     }
 
     /// Ends every session of an account; returns how many there were.
     pub fn delete_sessions_of(&self, account_id: &str) -> StorageResult<usize> {
-        Ok(read!(self, |conn| diesel::delete(
-            console_sessions::table.filter(console_sessions::account_id.eq(account_id))
-        )
-        .execute(conn))?)
+        self.read(|conn| {
+            diesel::delete(console_sessions::table.filter(console_sessions::account_id.eq(account_id))).execute(conn)
+        })
     }
 
     /// Records one attempt (a failed sign-in, a sign-up) against each of `subjects`, and forgets
     /// attempts older than `keep_ms`.
     pub fn record_attempt(&self, subjects: &[&str], keep_ms: i64) -> StorageResult<()> {
         let now = now_millis();
-        write_tx!(self, |conn, backend| {
+        self.transaction(|conn| {
             for subject in subjects {
                 diesel::insert_into(console_attempts::table)
                     .values((console_attempts::subject.eq(subject), console_attempts::at.eq(now)))
@@ -269,18 +279,21 @@ impl Database {
     /// Attempts against `subject` since `since` (Unix milliseconds), and the time of the oldest
     /// of them.
     pub fn attempts_since(&self, subject: &str, since: i64) -> StorageResult<(i64, Option<i64>)> {
-        let (count, oldest): (i64, Option<i64>) = read!(self, |conn| console_attempts::table
-            .filter(console_attempts::subject.eq(subject))
-            .filter(console_attempts::at.ge(since))
-            .select((diesel::dsl::count_star(), diesel::dsl::min(console_attempts::at)))
-            .first(conn))?;
+        let (count, oldest): (i64, Option<i64>) = self.read(|conn| {
+            console_attempts::table
+                .filter(console_attempts::subject.eq(subject))
+                .filter(console_attempts::at.ge(since))
+                .select((diesel::dsl::count_star(), diesel::dsl::min(console_attempts::at)))
+                .first(conn)
+        })?;
         Ok((count, oldest))
     }
 
     /// Forgets the attempts against `subject` (failed sign-ins, after a successful one).
     pub fn clear_attempts(&self, subject: &str) -> StorageResult<()> {
-        read!(self, |conn| diesel::delete(console_attempts::table.filter(console_attempts::subject.eq(subject)))
-            .execute(conn))?;
+        self.read(|conn| {
+            diesel::delete(console_attempts::table.filter(console_attempts::subject.eq(subject))).execute(conn)
+        })?;
         Ok(())
     }
 
@@ -289,23 +302,21 @@ impl Database {
         use diesel::sql_types::{BigInt, Text};
         let sql = "SELECT key_id, CAST(created_at / $day AS BIGINT) AS day, \
             CAST(SUM(amount_units) AS BIGINT) AS units FROM ledger \
-            WHERE account_id = $1 AND kind = 'capture' AND created_at >= $2 \
+            WHERE account_id = ? AND kind = 'capture' AND created_at >= ? \
             GROUP BY key_id, CAST(created_at / $day AS BIGINT) ORDER BY day, key_id"
             .replace("$day", &DAY_MS.to_string());
-        let sql = match self.backend() {
-            crate::Backend::Sqlite => sql.replace("$1", "?").replace("$2", "?"),
-            crate::Backend::Postgres => sql,
-        };
-        Ok(read!(self, |conn| diesel::sql_query(&sql).bind::<Text, _>(account_id).bind::<BigInt, _>(since).load(conn))?)
+        self.read(|conn| dialect::sql_query(conn, &sql).bind::<Text, _>(account_id).bind::<BigInt, _>(since).load(conn))
     }
 
     /// The account's latest tasks (reels included), newest first.
     pub fn recent_tasks_of_account(&self, account_id: &str, limit: i64) -> StorageResult<Vec<TaskRecord>> {
-        Ok(read!(self, |conn| tasks::table
-            .filter(tasks::account_id.eq(account_id))
-            .order((tasks::created_at.desc(), tasks::id.desc()))
-            .limit(limit)
-            .select(TaskRecord::as_select())
-            .load(conn))?)
+        self.read(|conn| {
+            tasks::table
+                .filter(tasks::account_id.eq(account_id))
+                .order((tasks::created_at.desc(), tasks::id.desc()))
+                .limit(limit)
+                .select(TaskRecord::as_select())
+                .load(conn)
+        })
     }
 }

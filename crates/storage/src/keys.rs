@@ -1,6 +1,5 @@
 //! API keys: only the hash of each secret is stored.
 
-use crate::connection::read;
 use crate::schema::api_keys;
 use crate::{new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
@@ -89,27 +88,30 @@ impl Database {
             prefix: secret.prefix.map(str::to_string),
             last_used_at: None,
         };
-        read!(self, |conn| diesel::insert_into(api_keys::table)
-            .values((
-                api_keys::id.eq(&key.id),
-                api_keys::account_id.eq(&key.account_id),
-                api_keys::secret_hash.eq(&key.secret_hash),
-                api_keys::label.eq(&key.label),
-                api_keys::spend_cap_units.eq(key.spend_cap_units),
-                api_keys::created_at.eq(key.created_at),
-                api_keys::prefix.eq(&key.prefix),
-            ))
-            .execute(conn))?;
+        self.read(|conn| {
+            diesel::insert_into(api_keys::table)
+                .values((
+                    api_keys::id.eq(&key.id),
+                    api_keys::account_id.eq(&key.account_id),
+                    api_keys::secret_hash.eq(&key.secret_hash),
+                    api_keys::label.eq(&key.label),
+                    api_keys::spend_cap_units.eq(key.spend_cap_units),
+                    api_keys::created_at.eq(key.created_at),
+                    api_keys::prefix.eq(&key.prefix),
+                ))
+                .execute(conn)
+        })?;
         Ok(key)
     }
 
     /// Gives a live key a new secret: the old one authenticates nothing from now on, while the
     /// key keeps its id, label, cap, spend and tasks. `None` if the key is revoked.
     pub fn replace_key_secret(&self, key_id: &str, secret: &NewKeySecret<'_>) -> StorageResult<Option<ApiKey>> {
-        let updated =
-            read!(self, |conn| diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
+        let updated = self.read(|conn| {
+            diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
                 .set((api_keys::secret_hash.eq(secret.hash), api_keys::prefix.eq(secret.prefix)))
-                .execute(conn))?;
+                .execute(conn)
+        })?;
         if updated == 0 {
             return Ok(None);
         }
@@ -120,42 +122,48 @@ impl Database {
     /// (at most once a minute, so a busy key does not write on every request).
     pub fn authenticate(&self, secret_hash: &str) -> StorageResult<Option<AuthenticatedKey>> {
         const USE_RECORD_INTERVAL_MS: i64 = 60_000;
-        let found: Option<(String, String, Option<i64>)> = read!(self, |conn| api_keys::table
-            .filter(api_keys::secret_hash.eq(secret_hash))
-            .filter(api_keys::revoked_at.is_null())
-            .select((api_keys::id, api_keys::account_id, api_keys::last_used_at))
-            .first(conn)
-            .optional())?;
+        let found: Option<(String, String, Option<i64>)> = self.read(|conn| {
+            api_keys::table
+                .filter(api_keys::secret_hash.eq(secret_hash))
+                .filter(api_keys::revoked_at.is_null())
+                .select((api_keys::id, api_keys::account_id, api_keys::last_used_at))
+                .first(conn)
+                .optional()
+        })?;
         let Some((key_id, account_id, last_used_at)) = found else { return Ok(None) };
         let now = now_millis();
         if last_used_at.is_none_or(|at| now - at >= USE_RECORD_INTERVAL_MS) {
-            read!(self, |conn| diesel::update(api_keys::table.find(&key_id))
-                .set(api_keys::last_used_at.eq(now))
-                .execute(conn))?;
+            self.read(|conn| {
+                diesel::update(api_keys::table.find(&key_id)).set(api_keys::last_used_at.eq(now)).execute(conn)
+            })?;
         }
         Ok(Some(AuthenticatedKey { key_id, account_id }))
     }
 
     /// Looks a key up by id.
     pub fn key(&self, key_id: &str) -> StorageResult<ApiKey> {
-        read!(self, |conn| api_keys::table.find(key_id).select(ApiKey::as_select()).first(conn).optional())?
+        self.read(|conn| api_keys::table.find(key_id).select(ApiKey::as_select()).first(conn).optional())?
             .ok_or_else(|| StorageError::NotFound(format!("key {key_id:?}")))
     }
 
     /// Revokes a key; revoking twice is harmless.
     pub fn revoke_key(&self, key_id: &str) -> StorageResult<ApiKey> {
-        read!(self, |conn| diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
-            .set(api_keys::revoked_at.eq(now_millis()))
-            .execute(conn))?;
+        self.read(|conn| {
+            diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
+                .set(api_keys::revoked_at.eq(now_millis()))
+                .execute(conn)
+        })?;
         self.key(key_id)
     }
 
     /// Sets or removes a key's spend cap. Lowering it below what is spent and held refuses new
     /// jobs but never touches jobs already accepted.
     pub fn set_spend_cap(&self, key_id: &str, cap: Option<Usd>) -> StorageResult<ApiKey> {
-        let updated = read!(self, |conn| diesel::update(api_keys::table.find(key_id))
-            .set(api_keys::spend_cap_units.eq(cap.map(Usd::units)))
-            .execute(conn))?;
+        let updated = self.read(|conn| {
+            diesel::update(api_keys::table.find(key_id))
+                .set(api_keys::spend_cap_units.eq(cap.map(Usd::units)))
+                .execute(conn)
+        })?;
         if updated == 0 {
             return Err(StorageError::NotFound(format!("key {key_id:?}")));
         }
@@ -170,11 +178,13 @@ impl Database {
 
     /// The keys of the account `account_id`, oldest first.
     pub fn account_keys(&self, account_id: &str) -> StorageResult<Vec<ApiKey>> {
-        Ok(read!(self, |conn| api_keys::table
-            .filter(api_keys::account_id.eq(account_id))
-            .order(api_keys::created_at.asc())
-            .select(ApiKey::as_select())
-            .load(conn))?)
+        self.read(|conn| {
+            api_keys::table
+                .filter(api_keys::account_id.eq(account_id))
+                .order(api_keys::created_at.asc())
+                .select(ApiKey::as_select())
+                .load(conn)
+        })
     }
 }
 

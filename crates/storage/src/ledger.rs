@@ -1,11 +1,13 @@
 //! The append-only billing ledger, usage summaries, and the check that balances match it.
 
 use crate::accounts::Account;
-use crate::connection::{read, Snapshot};
+use crate::connection::AnyConnection;
 use crate::keys::ApiKey;
 use crate::schema::{accounts, api_keys, ledger};
+use crate::task_record::TaskRecord;
 use crate::{Database, StorageError, StorageResult};
 use diesel::prelude::*;
+use domain::Usd;
 use std::collections::BTreeMap;
 
 /// One ledger row: a hold placed at submit, a capture on success, or a release of what was not
@@ -55,24 +57,28 @@ pub struct LedgerMismatch {
     pub recomputed: i64,
 }
 
-/// Appends a ledger row for a task (inside the caller's transaction). The unique
-/// `(task_id, kind)` index makes a second hold, capture or release of one task impossible.
-macro_rules! append_ledger {
-    ($conn:expr, $task:expr, $kind:expr, $amount:expr, $allowance:expr, $now:expr) => {
-        diesel::insert_into($crate::schema::ledger::table)
-            .values((
-                $crate::schema::ledger::task_id.eq($task.id.as_str()),
-                $crate::schema::ledger::key_id.eq($task.key_id.as_str()),
-                $crate::schema::ledger::account_id.eq($task.account_id.as_str()),
-                $crate::schema::ledger::kind.eq($kind),
-                $crate::schema::ledger::amount_units.eq($amount.units()),
-                $crate::schema::ledger::allowance_units.eq($allowance.units()),
-                $crate::schema::ledger::created_at.eq($now),
-            ))
-            .execute($conn)
-    };
+/// Appends a ledger row for a task, in the caller's transaction. The unique `(task_id, kind)`
+/// index makes a second hold, capture or release of one task impossible.
+pub(crate) fn append(
+    conn: &mut AnyConnection,
+    task: &TaskRecord,
+    kind: &str,
+    amount: Usd,
+    allowance: Usd,
+    now: i64,
+) -> QueryResult<usize> {
+    diesel::insert_into(ledger::table)
+        .values((
+            ledger::task_id.eq(task.id.as_str()),
+            ledger::key_id.eq(task.key_id.as_str()),
+            ledger::account_id.eq(task.account_id.as_str()),
+            ledger::kind.eq(kind),
+            ledger::amount_units.eq(amount.units()),
+            ledger::allowance_units.eq(allowance.units()),
+            ledger::created_at.eq(now),
+        ))
+        .execute(conn)
 }
-pub(crate) use append_ledger;
 
 #[derive(Default)]
 struct Sums {
@@ -116,24 +122,28 @@ impl Database {
     pub fn usage(&self, key_id: &str, recent: i64) -> StorageResult<Usage> {
         let key = self.key(key_id)?;
         let account = self.account(&key.account_id)?;
-        let recent_charges = read!(self, |conn| ledger::table
-            .filter(ledger::key_id.eq(key_id))
-            .filter(ledger::kind.eq("capture"))
-            .order(ledger::id.desc())
-            .limit(recent)
-            .select(LedgerEntry::as_select())
-            .load(conn))?;
+        let recent_charges = self.read(|conn| {
+            ledger::table
+                .filter(ledger::key_id.eq(key_id))
+                .filter(ledger::kind.eq("capture"))
+                .order(ledger::id.desc())
+                .limit(recent)
+                .select(LedgerEntry::as_select())
+                .load(conn)
+        })?;
         Ok(Usage { key, account, recent_charges })
     }
 
     /// Every ledger row of an account, oldest first.
     pub fn account_ledger(&self, account_name: &str) -> StorageResult<Vec<LedgerEntry>> {
         let account = self.account_by_name(account_name)?;
-        Ok(read!(self, |conn| ledger::table
-            .filter(ledger::account_id.eq(&account.id))
-            .order(ledger::id.asc())
-            .select(LedgerEntry::as_select())
-            .load(conn))?)
+        self.read(|conn| {
+            ledger::table
+                .filter(ledger::account_id.eq(&account.id))
+                .order(ledger::id.asc())
+                .select(LedgerEntry::as_select())
+                .load(conn)
+        })
     }
 
     /// Recomputes every key's and account's balances from the ledger and lists those that differ
@@ -149,15 +159,14 @@ impl Database {
         let by_key_sql = SUMS.replace("{owner}", "key_id");
         let by_account_sql = SUMS.replace("{owner}", "account_id");
         let (key_sums, account_sums, keys, accounts): (Vec<LedgerSum>, Vec<LedgerSum>, Vec<ApiKey>, Vec<Account>) =
-            read!(self, |conn| conn.snapshot(|conn| {
-                Ok::<_, diesel::result::Error>((
+            self.snapshot(|conn| {
+                Ok((
                     diesel::sql_query(&by_key_sql).load(conn)?,
                     diesel::sql_query(&by_account_sql).load(conn)?,
                     api_keys::table.select(ApiKey::as_select()).load(conn)?,
                     accounts::table.select(Account::as_select()).load(conn)?,
                 ))
-            }))
-            .map_err(StorageError::Query)?;
+            })?;
         let totals = |rows: Vec<LedgerSum>| -> StorageResult<BTreeMap<String, Sums>> {
             let mut totals: BTreeMap<String, Sums> = BTreeMap::new();
             for row in rows {

@@ -2,19 +2,24 @@
 //! billing ledger and the developer console's logins and sessions, over SQLite (the embedded
 //! default) or PostgreSQL, chosen by the database URL.
 //!
-//! Every operation is written once against diesel's query builder and compiled for both backends
-//! by the `write_tx!`/`read!` macros; the few statements that must differ (queue claims, row locks)
-//! branch on [`Backend`]. Calls are blocking: async callers run them on a blocking thread.
+//! Every operation is a plain function over one connection type for both backends (diesel's
+//! `MultiConnection`), written once against diesel's query builder. The few statements diesel
+//! cannot render for both (the database's clock, row locks, `SKIP LOCKED`) are written once in SQL
+//! and rendered per backend by one module, `dialect`. Calls are blocking: async callers run them on
+//! a blocking thread.
 
 mod accounts;
 mod connection;
 mod console;
+mod dialect;
 mod keys;
 mod ledger;
 mod listener;
 mod queue;
 mod schema;
 mod settings;
+mod settlement;
+mod task_record;
 mod tasks;
 #[cfg(feature = "test-support")]
 pub mod test_support;
@@ -26,8 +31,10 @@ pub use console::{DailySpend, InviteError, Login, SessionRecord};
 pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
 pub use listener::Listener;
-pub use queue::{ClaimedTask, Success};
-pub use tasks::{NewTask, SubmitError, TaskRecord};
+pub use queue::ClaimedTask;
+pub use settlement::Success;
+pub use task_record::TaskRecord;
+pub use tasks::{NewTask, SubmitError};
 pub use tracking::{ProviderMargin, SUBMISSION_WINDOW_MS};
 
 /// A failure of the storage layer.

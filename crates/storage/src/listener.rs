@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-const JOBS_CHANNEL: &str = "media_jobs";
-pub(crate) const NOTIFY_JOB: &str = "NOTIFY media_jobs";
-const FINISHED_CHANNEL: &str = "media_tasks_finished";
-pub(crate) const NOTIFY_FINISHED: &str = "NOTIFY media_tasks_finished";
+/// Where every accepted job is announced.
+pub(crate) const JOBS_CHANNEL: &str = "media_jobs";
+/// Where every finished task is announced.
+pub(crate) const FINISHED_CHANNEL: &str = "media_tasks_finished";
 
 /// How often the listener reads its socket; reading is local (no round trip to the server).
 const READ_INTERVAL: Duration = Duration::from_millis(20);

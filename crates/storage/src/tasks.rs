@@ -1,155 +1,15 @@
 //! Tasks: creating one together with its billing hold, and reading it back.
 
 use crate::accounts::Account;
-use crate::connection::{read, write_tx};
+use crate::connection::AnyConnection;
 use crate::keys::ApiKey;
-use crate::ledger::append_ledger;
+use crate::listener::JOBS_CHANNEL;
 use crate::schema::{accounts, api_keys, ledger, tasks};
-use crate::{now_millis, Backend, Database, StorageError, StorageResult};
+use crate::task_record::{PolledColumns, TaskRecord};
+use crate::{dialect, ledger as ledger_rows, now_millis, tracking, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use domain::{billing, BillingRefusal, FailureKind, TaskStatus, Usd};
-
-/// A task row.
-#[derive(Clone, Debug, PartialEq, Eq, Queryable, QueryableByName, Selectable)]
-#[diesel(table_name = tasks)]
-pub struct TaskRecord {
-    /// Task id (`task_...`).
-    pub id: String,
-    /// Key that created it; only this key can see it.
-    pub key_id: String,
-    /// Account billed for it.
-    pub account_id: String,
-    /// Engine id.
-    pub engine: String,
-    /// The validated job as JSON.
-    pub job: String,
-    /// Lifecycle status (see [`TaskStatus`]).
-    pub status: String,
-    /// Creation time, Unix milliseconds.
-    pub created_at: i64,
-    /// Last change.
-    pub updated_at: i64,
-    /// First claim by a worker.
-    pub started_at: Option<i64>,
-    /// Reaching a terminal status.
-    pub finished_at: Option<i64>,
-    /// Worker holding the lease.
-    pub lease_owner: Option<String>,
-    /// When the lease lapses unless renewed.
-    pub lease_expires_at: Option<i64>,
-    /// Number of claims so far; fences out finishers of older attempts.
-    pub attempt: i32,
-    /// Outputs as JSON, once succeeded.
-    pub outputs: Option<String>,
-    /// Quoted price, held at submit.
-    pub price_units: i64,
-    /// Part of the hold drawn on the free allowance.
-    pub hold_allowance_units: i64,
-    /// Billed cost, once succeeded.
-    pub cost_units: Option<i64>,
-    /// Failure message.
-    pub error: Option<String>,
-    /// Whether the outputs come from a sandbox engine rather than a real model.
-    pub sandbox: bool,
-    /// Claim order: higher first (synchronous recipes, whose caller is waiting).
-    pub priority: i32,
-    /// A recipe's structured result as JSON, once succeeded.
-    pub result: Option<String>,
-    /// Why the task failed (see [`FailureKind`]), once failed.
-    pub failure_kind: Option<String>,
-    /// The upstream provider running it (`fal`, `replicate`), if any.
-    pub provider: Option<String>,
-    /// The provider's request (id and URLs) as JSON, once it accepted the job.
-    pub provider_handle: Option<String>,
-    /// A verified callback of the provider, kept when the request was adopted from it.
-    pub provider_callback: Option<String>,
-    /// Compute time the provider reported, milliseconds.
-    pub provider_millis: Option<i64>,
-    /// What the job cost us at the provider, when its rate is known.
-    pub provider_cost_units: Option<i64>,
-}
-
-/// The columns a poll reads, in groups of five (diesel's tuples), in the table's order.
-type PolledColumns = (
-    (String, String, String, String, String),
-    (String, i64, i64, Option<i64>, Option<i64>),
-    (Option<String>, Option<i64>, i32, Option<String>, i64),
-    (i64, Option<i64>, Option<String>, bool, i32),
-    (Option<String>, Option<String>, Option<String>, Option<String>, Option<String>),
-    (Option<i64>, Option<i64>),
-);
-
-impl TaskRecord {
-    fn from_polled(columns: PolledColumns) -> TaskRecord {
-        let ((id, key_id, account_id, engine, job), second, third, fourth, fifth, sixth) = columns;
-        let (status, created_at, updated_at, started_at, finished_at) = second;
-        let (lease_owner, lease_expires_at, attempt, outputs, price_units) = third;
-        let (hold_allowance_units, cost_units, error, sandbox, priority) = fourth;
-        let (result, failure_kind, provider, provider_handle, provider_callback) = fifth;
-        let (provider_millis, provider_cost_units) = sixth;
-        TaskRecord {
-            id,
-            key_id,
-            account_id,
-            engine,
-            job,
-            status,
-            created_at,
-            updated_at,
-            started_at,
-            finished_at,
-            lease_owner,
-            lease_expires_at,
-            attempt,
-            outputs,
-            price_units,
-            hold_allowance_units,
-            cost_units,
-            error,
-            sandbox,
-            priority,
-            result,
-            failure_kind,
-            provider,
-            provider_handle,
-            provider_callback,
-            provider_millis,
-            provider_cost_units,
-        }
-    }
-
-    /// The task's status.
-    pub fn status(&self) -> StorageResult<TaskStatus> {
-        self.status.parse().map_err(|e: domain::task::UnknownStatus| StorageError::Corrupt(e.to_string()))
-    }
-
-    /// The quoted price.
-    pub fn price(&self) -> Usd {
-        Usd::from_units(self.price_units)
-    }
-
-    /// The billed cost, once succeeded.
-    pub fn cost(&self) -> Option<Usd> {
-        self.cost_units.map(Usd::from_units)
-    }
-
-    /// Why the task failed, once failed; an unknown stored kind reads as a job failure.
-    pub fn failure_kind(&self) -> Option<FailureKind> {
-        self.failure_kind.as_deref().map(|kind| {
-            if kind == FailureKind::Input.as_str() {
-                FailureKind::Input
-            } else {
-                FailureKind::Job
-            }
-        })
-    }
-
-    /// The hold placed at submit.
-    pub fn hold(&self) -> domain::Hold {
-        domain::Hold { total: self.price(), from_allowance: Usd::from_units(self.hold_allowance_units) }
-    }
-}
+use domain::{billing, BillingRefusal, TaskStatus, Usd};
 
 /// What is needed to create a task.
 #[derive(Clone, Debug)]
@@ -199,16 +59,14 @@ impl From<r2d2::Error> for SubmitError {
     }
 }
 
-/// Reads one row by id, locked `FOR UPDATE` on PostgreSQL, in one round trip.
-macro_rules! locked_row {
-    ($conn:expr, $backend:expr, $table:literal, $id:expr) => {{
-        let sql = if $backend == Backend::Postgres {
-            concat!("SELECT * FROM ", $table, " WHERE id = $1 FOR UPDATE")
-        } else {
-            concat!("SELECT * FROM ", $table, " WHERE id = ?")
-        };
-        diesel::sql_query(sql).bind::<Text, _>($id).get_result($conn)
-    }};
+/// Reads one row of `table` by id, locked `FOR UPDATE` on PostgreSQL, in one round trip.
+fn locked_row<Row>(conn: &mut AnyConnection, table: &str, id: &str) -> QueryResult<Row>
+where
+    Row: diesel::QueryableByName<crate::connection::MultiBackend> + 'static,
+{
+    dialect::sql_query(conn, &format!("SELECT * FROM {table} WHERE id = ?{{FOR_UPDATE}}"))
+        .bind::<Text, _>(id)
+        .get_result(conn)
 }
 
 impl Database {
@@ -217,12 +75,12 @@ impl Database {
     /// never together pass a limit.
     pub fn submit_task(&self, new: &NewTask) -> Result<TaskRecord, SubmitError> {
         let now = now_millis();
-        write_tx!(self, |conn, backend| {
+        self.transaction(|conn| {
             // Lock order account -> key everywhere, so concurrent holds and settlements serialise
             // per account without deadlocks. On SQLite the IMMEDIATE transaction already holds the
             // database's write lock, and the rows are simply read.
-            let account: Account = locked_row!(conn, backend, "accounts", &new.account_id)?;
-            let key: ApiKey = locked_row!(conn, backend, "api_keys", &new.key_id)?;
+            let account: Account = locked_row(conn, "accounts", &new.account_id)?;
+            let key: ApiKey = locked_row(conn, "api_keys", &new.key_id)?;
             if key.account_id != account.id {
                 return Err(StorageError::NotFound(format!("key {:?} of account {:?}", key.id, account.id)).into());
             }
@@ -286,13 +144,11 @@ impl Database {
             if record.provider.is_some() {
                 // Not looked at by trackers while the submission is under way (see
                 // `Database::record_submission`).
-                crate::tracking::hold_for_submission!(conn, backend, &record.id)?;
+                tracking::hold_for_submission(conn, &record.id)?;
             }
-            append_ledger!(conn, &record, "hold", hold.total, hold.from_allowance, now)?;
-            if backend == Backend::Postgres {
-                // Delivered at commit to every listening worker (see `Database::listen_for_jobs`).
-                diesel::sql_query(crate::listener::NOTIFY_JOB).execute(conn)?;
-            }
+            ledger_rows::append(conn, &record, "hold", hold.total, hold.from_allowance, now)?;
+            // Delivered at commit to every listening worker (see `Database::listen_for_jobs`).
+            dialect::notify(conn, JOBS_CHANNEL)?;
             Ok(record)
         })
     }
@@ -301,33 +157,50 @@ impl Database {
     /// itself (`job` is left empty), which can hold megabytes of inputs a poll never shows.
     /// Tasks of other keys are invisible.
     pub fn task_for_key(&self, id: &str, key_id: &str) -> StorageResult<Option<TaskRecord>> {
-        Ok(read!(self, |conn| tasks::table
-            .find(id)
-            .filter(tasks::key_id.eq(key_id))
-            .select((
-                (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, diesel::dsl::sql::<Text>("''")),
-                (tasks::status, tasks::created_at, tasks::updated_at, tasks::started_at, tasks::finished_at),
-                (tasks::lease_owner, tasks::lease_expires_at, tasks::attempt, tasks::outputs, tasks::price_units),
-                (tasks::hold_allowance_units, tasks::cost_units, tasks::error, tasks::sandbox, tasks::priority),
-                (tasks::result, tasks::failure_kind, tasks::provider, tasks::provider_handle, tasks::provider_callback),
-                (tasks::provider_millis, tasks::provider_cost_units),
-            ))
-            .first::<PolledColumns>(conn)
-            .optional())?
-        .map(TaskRecord::from_polled))
+        Ok(self
+            .read(|conn| {
+                tasks::table
+                    .find(id)
+                    .filter(tasks::key_id.eq(key_id))
+                    .select((
+                        (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, diesel::dsl::sql::<Text>("''")),
+                        (tasks::status, tasks::created_at, tasks::updated_at, tasks::started_at, tasks::finished_at),
+                        (
+                            tasks::lease_owner,
+                            tasks::lease_expires_at,
+                            tasks::attempt,
+                            tasks::outputs,
+                            tasks::price_units,
+                        ),
+                        (tasks::hold_allowance_units, tasks::cost_units, tasks::error, tasks::sandbox, tasks::priority),
+                        (
+                            tasks::result,
+                            tasks::failure_kind,
+                            tasks::provider,
+                            tasks::provider_handle,
+                            tasks::provider_callback,
+                        ),
+                        (tasks::provider_millis, tasks::provider_cost_units),
+                    ))
+                    .first::<PolledColumns>(conn)
+                    .optional()
+            })?
+            .map(TaskRecord::from_polled))
     }
 
     /// The task `id`, whoever owns it (for workers and operators).
     pub fn task(&self, id: &str) -> StorageResult<Option<TaskRecord>> {
-        Ok(read!(self, |conn| tasks::table.find(id).select(TaskRecord::as_select()).first(conn).optional())?)
+        self.read(|conn| tasks::table.find(id).select(TaskRecord::as_select()).first(conn).optional())
     }
 
     /// Ledger rows of one task, oldest first (for operators and tests).
     pub fn task_ledger(&self, id: &str) -> StorageResult<Vec<crate::LedgerEntry>> {
-        Ok(read!(self, |conn| ledger::table
-            .filter(ledger::task_id.eq(id))
-            .order(ledger::id.asc())
-            .select(crate::LedgerEntry::as_select())
-            .load(conn))?)
+        self.read(|conn| {
+            ledger::table
+                .filter(ledger::task_id.eq(id))
+                .order(ledger::id.asc())
+                .select(crate::LedgerEntry::as_select())
+                .load(conn)
+        })
     }
 }

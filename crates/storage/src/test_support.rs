@@ -81,10 +81,11 @@ impl TestDatabase {
     pub fn forget_submission(&self, task_id: &str) -> StorageResult<bool> {
         use crate::schema::tasks;
         use diesel::prelude::*;
-        let updated =
-            crate::connection::write_tx!(&self.db, |conn, _backend| diesel::update(tasks::table.find(task_id))
+        let updated = self.db.write(|conn| {
+            diesel::update(tasks::table.find(task_id))
                 .set((tasks::provider_handle.eq(None::<String>), tasks::lease_expires_at.eq(i64::MAX / 2)))
-                .execute(conn))?;
+                .execute(conn)
+        })?;
         Ok(updated == 1)
     }
 }

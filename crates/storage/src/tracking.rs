@@ -2,66 +2,29 @@
 //! submission is recorded it waits as a timer (`lease_expires_at` is when it is next looked at),
 //! and trackers claim the due ones in batches, each claim a new attempt that fences the others.
 
-use crate::connection::{read, write_tx};
-use crate::ledger::append_ledger;
-use crate::queue::{
-    check_transition, lock_attempt, notify_finished, on_database_clock, settle_failed, settle_succeeded, ClaimedTask,
-    Success,
-};
-use crate::schema::{accounts, api_keys, tasks};
-use crate::tasks::TaskRecord;
-use crate::{now_millis, Backend, Database, StorageResult};
+use crate::connection::AnyConnection;
+use crate::dialect;
+use crate::listener::JOBS_CHANNEL;
+use crate::queue::ClaimedTask;
+use crate::settlement::{self, Holding, Success};
+use crate::task_record::TaskRecord;
+use crate::{now_millis, Database, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Text};
-use domain::{billing, Capture, FailureKind, TaskStatus};
+use domain::{Capture, FailureKind};
 
 /// How long a task stays out of the trackers' reach while the api-server submits it: longer than
 /// any submission can take, so only a submission whose server died is ever looked at early.
 pub const SUBMISSION_WINDOW_MS: i64 = 120_000;
 
-/// `sql` with `?` placeholders numbered `$1, $2, ...` on PostgreSQL, and the database's clock in
-/// place of `{NOW}`.
-pub(crate) fn for_backend(sql: &str, backend: Backend) -> String {
-    let sql = on_database_clock(sql, backend);
-    if backend != Backend::Postgres {
-        return sql;
-    }
-    let mut numbered = String::with_capacity(sql.len() + 8);
-    let mut n = 0;
-    for c in sql.chars() {
-        if c == '?' {
-            n += 1;
-            numbered.push_str(&format!("${n}"));
-        } else {
-            numbered.push(c);
-        }
-    }
-    numbered
-}
-
-/// Runs `$query` (an update of one tracked task) in a write transaction and, when it changed the
-/// task, wakes the trackers of every process on PostgreSQL (at commit); evaluates to whether it did.
-macro_rules! update_and_wake_trackers {
-    ($db:expr, |$conn:ident, $backend:ident| $query:expr) => {{
-        let updated = write_tx!($db, |$conn, $backend| {
-            let updated = $query.execute($conn)?;
-            if updated == 1 && $backend == Backend::Postgres {
-                diesel::sql_query(crate::listener::NOTIFY_JOB).execute($conn)?;
-            }
-            Ok::<_, diesel::result::Error>(updated)
-        })?;
-        Ok(updated == 1)
-    }};
-}
-
-pub(crate) const HOLD_FOR_SUBMISSION: &str = "UPDATE tasks SET lease_expires_at = {NOW} + ? WHERE id = ?";
+const HOLD_FOR_SUBMISSION: &str = "UPDATE tasks SET lease_expires_at = {NOW} + ? WHERE id = ?";
 const RECORD_SUBMISSION: &str = "UPDATE tasks SET provider_handle = ?, lease_expires_at = {NOW} + ? \
      WHERE id = ? AND status = 'queued' AND provider_handle IS NULL";
 const LOCK_UNSUBMITTED: &str = "SELECT * FROM tasks WHERE id = ? AND status = 'queued' AND provider IS NOT NULL \
-     AND provider_handle IS NULL{LOCK}";
+     AND provider_handle IS NULL{FOR_UPDATE}";
 const CLAIM_TRACKED: &str = "UPDATE tasks SET attempt = attempt + 1, lease_owner = ?, lease_expires_at = {NOW} + ? \
      WHERE id IN (SELECT id FROM tasks WHERE provider IS NOT NULL AND status IN ('queued', 'running') \
-     AND lease_expires_at < {NOW} ORDER BY lease_expires_at LIMIT ?{LOCK}) RETURNING *";
+     AND lease_expires_at < {NOW} ORDER BY lease_expires_at LIMIT ?{SKIP_LOCKED}) RETURNING *";
 // A look holds its task with `lease_owner` set. A callback that arrives meanwhile clears it (see
 // WAKE), and the look's reschedule then makes the task due at once instead of after its backoff.
 const RESCHEDULE: &str = "UPDATE tasks SET \
@@ -69,13 +32,14 @@ const RESCHEDULE: &str = "UPDATE tasks SET \
      status = CASE WHEN ? THEN 'running' ELSE status END, \
      started_at = CASE WHEN ? THEN COALESCE(started_at, ?) ELSE started_at END \
      WHERE id = ? AND attempt = ? AND status IN ('queued', 'running')";
-// Due at once when waiting; when a look holds the task its lease stands (no second tracker takes
-// it meanwhile) and the cleared owner tells the look's reschedule to make it due at once.
-const DUE_NOW: &str =
-    "lease_expires_at = CASE WHEN lease_owner IS NULL THEN 0 ELSE lease_expires_at END, lease_owner = NULL";
+// WAKE and ADOPT make a task due at once when it waits; when a look holds the task its lease stands
+// (no second tracker takes it meanwhile) and the cleared owner tells the look's reschedule to make
+// it due at once.
 const WAKE: &str =
-    "UPDATE tasks SET {DUE_NOW} WHERE id = ? AND provider IS NOT NULL AND status IN ('queued', 'running')";
-const ADOPT: &str = "UPDATE tasks SET provider_handle = ?, provider_callback = ?, {DUE_NOW} \
+    "UPDATE tasks SET lease_expires_at = CASE WHEN lease_owner IS NULL THEN 0 ELSE lease_expires_at END, \
+     lease_owner = NULL WHERE id = ? AND provider IS NOT NULL AND status IN ('queued', 'running')";
+const ADOPT: &str = "UPDATE tasks SET provider_handle = ?, provider_callback = ?, \
+     lease_expires_at = CASE WHEN lease_owner IS NULL THEN 0 ELSE lease_expires_at END, lease_owner = NULL \
      WHERE id = ? AND provider = ? AND status IN ('queued', 'running') AND provider_handle IS NULL";
 
 /// Succeeded provider work of one engine at one provider: what it was billed at and what it cost
@@ -120,35 +84,35 @@ const MARGINS: &str = "SELECT provider, engine, COUNT(*) AS tasks, \
 impl Database {
     /// Provider work finished since `since` (Unix milliseconds), by provider and engine.
     pub fn provider_margins(&self, since: i64) -> StorageResult<Vec<ProviderMargin>> {
-        let sql = for_backend(MARGINS, self.backend());
-        Ok(read!(self, |conn| diesel::sql_query(&sql).bind::<BigInt, _>(since).load(conn))?)
+        self.read(|conn| dialect::sql_query(conn, MARGINS).bind::<BigInt, _>(since).load(conn))
     }
 
     /// Records the provider's request for a task just submitted (`handle_json`), and when it is
     /// first looked at. False when the task is no longer waiting for it (an interrupted
     /// submission already given up on).
     pub fn record_submission(&self, task_id: &str, handle_json: &str, first_look_ms: i64) -> StorageResult<bool> {
-        // Trackers in other processes look at once rather than at their next poll.
-        update_and_wake_trackers!(self, |conn, backend| diesel::sql_query(for_backend(RECORD_SUBMISSION, backend))
-            .bind::<Text, _>(handle_json)
-            .bind::<BigInt, _>(first_look_ms)
-            .bind::<Text, _>(task_id))
+        self.update_and_wake_trackers(|conn| {
+            dialect::sql_query(conn, RECORD_SUBMISSION)
+                .bind::<Text, _>(handle_json)
+                .bind::<BigInt, _>(first_look_ms)
+                .bind::<Text, _>(task_id)
+                .execute(conn)
+        })
     }
 
     /// Fails a task whose provider refused it at submit (or never answered), releasing its hold;
     /// it never started and never will. False when it is not such a task.
     pub fn fail_unsubmitted(&self, task_id: &str, error: &str) -> StorageResult<bool> {
         let now = now_millis();
-        write_tx!(self, |conn, backend| {
-            let lock = if backend == Backend::Postgres { " FOR UPDATE" } else { "" };
-            let Some(task) = diesel::sql_query(for_backend(&LOCK_UNSUBMITTED.replace("{LOCK}", lock), backend))
+        self.transaction(|conn| {
+            let Some(task) = dialect::sql_query(conn, LOCK_UNSUBMITTED)
                 .bind::<Text, _>(task_id)
                 .get_result::<TaskRecord>(conn)
                 .optional()?
             else {
                 return Ok(false);
             };
-            settle_failed!(conn, backend, &task, error, FailureKind::Job, now);
+            settlement::settle_failed(conn, &task, error, FailureKind::Job, now)?;
             Ok(true)
         })
     }
@@ -156,65 +120,49 @@ impl Database {
     /// Claims up to `limit` tracked tasks that are due for a look, each as a new attempt under a
     /// lease of `lease_ms` (another tracker takes it over if this one dies).
     pub fn claim_tracked(&self, worker_id: &str, lease_ms: i64, limit: i64) -> StorageResult<Vec<ClaimedTask>> {
-        let claimed: Vec<TaskRecord> = write_tx!(self, |conn, backend| {
-            let lock = if backend == Backend::Postgres { " FOR UPDATE SKIP LOCKED" } else { "" };
-            diesel::sql_query(for_backend(&CLAIM_TRACKED.replace("{LOCK}", lock), backend))
+        let claimed = self.write(|conn| {
+            dialect::sql_query(conn, CLAIM_TRACKED)
                 .bind::<Text, _>(worker_id)
                 .bind::<BigInt, _>(lease_ms)
                 .bind::<BigInt, _>(limit)
                 .load::<TaskRecord>(conn)
         })?;
-        Ok(claimed.into_iter().map(|task| ClaimedTask { attempt: task.attempt, task }).collect())
+        Ok(claimed.into_iter().map(ClaimedTask::from).collect())
     }
 
     /// Puts a tracked task back to wait `delay_ms` before its next look; `started` marks it
     /// running (the provider began work). False when `attempt` no longer holds it.
     pub fn reschedule_tracked(&self, task_id: &str, attempt: i32, delay_ms: i64, started: bool) -> StorageResult<bool> {
         let now = now_millis();
-        let updated = write_tx!(self, |conn, backend| diesel::sql_query(for_backend(RESCHEDULE, backend))
-            .bind::<BigInt, _>(delay_ms)
-            .bind::<BigInt, _>(now)
-            .bind::<Bool, _>(started)
-            .bind::<Bool, _>(started)
-            .bind::<BigInt, _>(now)
-            .bind::<Text, _>(task_id)
-            .bind::<Integer, _>(attempt)
-            .execute(conn))?;
+        let updated = self.write(|conn| {
+            dialect::sql_query(conn, RESCHEDULE)
+                .bind::<BigInt, _>(delay_ms)
+                .bind::<BigInt, _>(now)
+                .bind::<Bool, _>(started)
+                .bind::<Bool, _>(started)
+                .bind::<BigInt, _>(now)
+                .bind::<Text, _>(task_id)
+                .bind::<Integer, _>(attempt)
+                .execute(conn)
+        })?;
         Ok(updated == 1)
     }
 
     /// Marks a tracked task succeeded and captures its cost, like `finish_succeeded`; it may
     /// still be `queued` (the provider finished before we saw it start).
     pub fn finish_tracked(&self, task_id: &str, attempt: i32, success: &Success) -> StorageResult<Option<Capture>> {
-        let now = now_millis();
-        write_tx!(self, |conn, backend| {
-            let Some(task) = lock_attempt!(conn, backend, task_id, attempt, "'queued', 'running'")? else {
-                return Ok(None);
-            };
-            Ok(Some(settle_succeeded!(conn, backend, &task, success, now)))
-        })
+        self.settle_success(task_id, attempt, Holding::QueuedOrRunning, success)
     }
 
     /// Marks a tracked task failed and releases its hold, like `finish_failed`.
     pub fn fail_tracked(&self, task_id: &str, attempt: i32, error: &str, kind: FailureKind) -> StorageResult<bool> {
-        let now = now_millis();
-        write_tx!(self, |conn, backend| {
-            let Some(task) = lock_attempt!(conn, backend, task_id, attempt, "'queued', 'running'")? else {
-                return Ok(false);
-            };
-            settle_failed!(conn, backend, &task, error, kind, now);
-            Ok(true)
-        })
+        self.settle_failure(task_id, attempt, Holding::QueuedOrRunning, error, kind)
     }
 
     /// Makes a tracked task due now (its provider called back), and wakes the trackers; a task
     /// being looked at right now is due again as soon as that look ends.
     pub fn wake_tracked(&self, task_id: &str) -> StorageResult<bool> {
-        update_and_wake_trackers!(self, |conn, backend| diesel::sql_query(for_backend(
-            &WAKE.replace("{DUE_NOW}", DUE_NOW),
-            backend
-        ))
-        .bind::<Text, _>(task_id))
+        self.update_and_wake_trackers(|conn| dialect::sql_query(conn, WAKE).bind::<Text, _>(task_id).execute(conn))
     }
 
     /// Adopts a request the provider reported in a verified callback for a task whose submission
@@ -227,36 +175,37 @@ impl Database {
         handle_json: &str,
         callback_json: &str,
     ) -> StorageResult<bool> {
-        update_and_wake_trackers!(self, |conn, backend| diesel::sql_query(for_backend(
-            &ADOPT.replace("{DUE_NOW}", DUE_NOW),
-            backend
-        ))
-        .bind::<Text, _>(handle_json)
-        .bind::<Text, _>(callback_json)
+        self.update_and_wake_trackers(|conn| {
+            dialect::sql_query(conn, ADOPT)
+                .bind::<Text, _>(handle_json)
+                .bind::<Text, _>(callback_json)
+                .bind::<Text, _>(task_id)
+                .bind::<Text, _>(provider)
+                .execute(conn)
+        })
+    }
+
+    /// Runs `update` (of one tracked task) in a write transaction and, when it changed the task,
+    /// wakes the trackers of every process (at commit); whether it did.
+    fn update_and_wake_trackers(
+        &self,
+        update: impl FnOnce(&mut AnyConnection) -> QueryResult<usize>,
+    ) -> StorageResult<bool> {
+        self.write(|conn| {
+            let updated = update(conn)?;
+            if updated == 1 {
+                dialect::notify(conn, JOBS_CHANNEL)?;
+            }
+            Ok(updated == 1)
+        })
+    }
+}
+
+/// Keeps a new provider task away from trackers for [`SUBMISSION_WINDOW_MS`], in the transaction
+/// that creates it (see `Database::submit_task`).
+pub(crate) fn hold_for_submission(conn: &mut AnyConnection, task_id: &str) -> QueryResult<usize> {
+    dialect::sql_query(conn, HOLD_FOR_SUBMISSION)
+        .bind::<BigInt, _>(SUBMISSION_WINDOW_MS)
         .bind::<Text, _>(task_id)
-        .bind::<Text, _>(provider))
-    }
-}
-
-/// Keeps a new provider task away from trackers for [`SUBMISSION_WINDOW_MS`] (see
-/// `Database::submit_task`).
-macro_rules! hold_for_submission {
-    ($conn:expr, $backend:expr, $task_id:expr) => {
-        diesel::sql_query($crate::tracking::for_backend($crate::tracking::HOLD_FOR_SUBMISSION, $backend))
-            .bind::<diesel::sql_types::BigInt, _>($crate::tracking::SUBMISSION_WINDOW_MS)
-            .bind::<diesel::sql_types::Text, _>($task_id)
-            .execute($conn)
-    };
-}
-pub(crate) use hold_for_submission;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_are_numbered_for_postgres() {
-        assert_eq!(for_backend("a = ? AND b = ?", Backend::Postgres), "a = $1 AND b = $2");
-        assert_eq!(for_backend("a = ?", Backend::Sqlite), "a = ?");
-    }
+        .execute(conn)
 }

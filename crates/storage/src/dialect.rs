@@ -1,0 +1,70 @@
+//! The few statements whose text differs by backend, written once and rendered here for the
+//! connection at hand: the database's clock, row locks, and numbered placeholders; plus the
+//! notifications PostgreSQL delivers to other processes at commit. Everything else is diesel's
+//! query builder, which renders for either backend by itself.
+
+use crate::connection::{AnyConnection, Backend};
+use diesel::RunQueryDsl;
+
+// Leases are set and compared on the database's clock, never a process's: with workers on several
+// hosts, a host whose clock runs ahead must not see a live lease as lapsed.
+/// The database's time, in milliseconds since the Unix epoch, on SQLite.
+const NOW_SQLITE: &str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+/// The database's time, in milliseconds since the Unix epoch, on PostgreSQL.
+const NOW_POSTGRES: &str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+
+/// `template` as `backend` runs it. The template is written with `?` placeholders and these
+/// markers:
+/// - `{NOW}`: the database's clock, in Unix milliseconds;
+/// - `{FOR_UPDATE}`: a row lock on PostgreSQL (on SQLite the `IMMEDIATE` transaction already holds
+///   the database's write lock);
+/// - `{SKIP_LOCKED}`: a row lock that skips rows other transactions hold, so concurrent claims
+///   never wait on each other.
+pub(crate) fn render(template: &str, backend: Backend) -> String {
+    let (now, for_update, skip_locked) = match backend {
+        Backend::Sqlite => (NOW_SQLITE, "", ""),
+        Backend::Postgres => (NOW_POSTGRES, " FOR UPDATE", " FOR UPDATE SKIP LOCKED"),
+    };
+    let sql = template.replace("{NOW}", now).replace("{FOR_UPDATE}", for_update).replace("{SKIP_LOCKED}", skip_locked);
+    if backend == Backend::Sqlite {
+        return sql;
+    }
+    let mut numbered = String::with_capacity(sql.len() + 8);
+    let mut n = 0;
+    for c in sql.chars() {
+        if c == '?' {
+            n += 1;
+            numbered.push_str(&format!("${n}"));
+        } else {
+            numbered.push(c);
+        }
+    }
+    numbered
+}
+
+/// A raw statement from `template` (see [`render`]) for `conn`'s backend.
+pub(crate) fn sql_query(conn: &AnyConnection, template: &str) -> diesel::query_builder::SqlQuery {
+    diesel::sql_query(render(template, conn.backend()))
+}
+
+/// On PostgreSQL, notifies the listeners of `channel` at commit (see [`crate::Listener`]). SQLite
+/// serves one process, whose waiters poll.
+pub(crate) fn notify(conn: &mut AnyConnection, channel: &str) -> diesel::QueryResult<()> {
+    if conn.backend() == Backend::Postgres {
+        diesel::sql_query(format!("NOTIFY {channel}")).execute(conn)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_and_markers_rendered_for_postgres() {
+        assert_eq!(render("a = ? AND b = ?{FOR_UPDATE}", Backend::Postgres), "a = $1 AND b = $2 FOR UPDATE");
+        assert_eq!(render("a = ?{SKIP_LOCKED}", Backend::Sqlite), "a = ?");
+        assert!(render("x < {NOW}", Backend::Sqlite).contains("julianday('now')"));
+        assert!(render("x < {NOW}", Backend::Postgres).contains("clock_timestamp()"));
+    }
+}
