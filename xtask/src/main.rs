@@ -5,6 +5,7 @@ mod console_e2e;
 mod contract;
 mod deployment;
 mod mcp_e2e;
+mod module_cycles;
 mod s3_e2e;
 
 use anyhow::{bail, Context, Result};
@@ -12,7 +13,8 @@ use std::process::Command;
 
 const USAGE: &str = "usage: cargo xtask <command>
 
-  ci        everything CI checks: rustfmt, unused dependencies (cargo-machete), clippy (warnings
+  ci        everything CI checks: rustfmt, unused dependencies (cargo-machete), modules that
+            import each other, clippy (warnings
             are errors), rustdoc (warnings are errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e, s3-e2e, console-e2e
             and contract
   contract  schemathesis with every check against the service's own OpenAPI document (part of ci)
@@ -20,6 +22,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   s3-e2e    outputs in an S3-compatible bucket, end to end (part of ci)
   console-e2e  the developer console in headless Chromium (playwright-core), end to end (part of ci)
   dev       run the service locally (embedded SQLite, local files, in-process worker)
+  cycles    list modules that import each other, directly or round a loop (part of ci)
   bench     build release binaries, start a server and print throughput and latency figures
   openapi   print the OpenAPI 3.1 description";
 
@@ -33,6 +36,7 @@ fn main() -> Result<()> {
         Some("s3-e2e") => s3_e2e::run(),
         Some("console-e2e") => console_e2e::run(),
         Some("contract") => contract::run(),
+        Some("cycles") => module_cycles::check(),
         Some("openapi") => run(cargo().args(["run", "--quiet", "--package", "api-server", "--", "openapi"])),
         _ => {
             println!("{USAGE}");
@@ -58,6 +62,7 @@ fn run(command: &mut Command) -> Result<()> {
 fn ci() -> Result<()> {
     run(cargo().args(["fmt", "--all", "--", "--check"]))?;
     unused_dependencies()?;
+    module_cycles::check()?;
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     run(cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     // Process tests start sibling binaries (the standalone worker, the provider simulator) that no

@@ -282,7 +282,7 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             );
             for m in service.provider_margins(days).await? {
                 let provider_cost = Usd::from_units(m.provider_cost_units);
-                let margin = Usd::from_units(m.costed_billed_units - m.provider_cost_units);
+                let margin = domain::billing::margin(Usd::from_units(m.costed_billed_units), provider_cost);
                 println!(
                     "{:<10}  {:<18}  {:>6}  {:>12}  {:>8}  {:>12}  {:>12}  {:>10.1}",
                     m.provider,

@@ -6,7 +6,9 @@
 //! whole hold is released. Checking and reserving in one step is what keeps concurrent submits from
 //! overshooting a cap.
 
+use crate::catalog::PriceRule;
 use crate::money::Usd;
+use crate::validation::Produced;
 use serde::{Deserialize, Serialize};
 
 /// What a key has spent and has on hold, and its optional cap.
@@ -18,6 +20,13 @@ pub struct KeyLimits {
     pub spent: Usd,
     /// Prices of jobs accepted but not yet settled.
     pub held: Usd,
+}
+
+impl KeyLimits {
+    /// What the key may still commit under its cap, if it has one.
+    pub fn headroom(&self) -> Option<Usd> {
+        self.cap.map(|cap| cap.saturating_sub(self.spent + self.held))
+    }
 }
 
 /// The account's free allowance and its use.
@@ -97,7 +106,7 @@ pub fn place_hold(key: &KeyLimits, account: &AccountLimits, price: Usd) -> Resul
                 cap,
                 spent: key.spent,
                 held: key.held,
-                headroom: cap.saturating_sub(committed),
+                headroom: key.headroom().unwrap_or(Usd::ZERO),
                 price,
             });
         }
@@ -123,13 +132,69 @@ pub struct Capture {
     pub to_invoice: Usd,
     /// Part of the hold given back.
     pub released: Usd,
+    /// Part of the given-back hold that returns to the free allowance.
+    pub released_from_allowance: Usd,
 }
 
 /// Settles `hold` for a job that succeeded at `cost`; the allowance is drawn first.
 pub fn capture(hold: &Hold, cost: Usd) -> Capture {
-    let cost = cost.min(hold.total);
+    let cost = within_quote(cost, hold.total);
     let from_allowance = cost.min(hold.from_allowance);
-    Capture { cost, from_allowance, to_invoice: cost - from_allowance, released: hold.total - cost }
+    Capture {
+        cost,
+        from_allowance,
+        to_invoice: cost - from_allowance,
+        released: hold.total - cost,
+        released_from_allowance: hold.from_allowance - from_allowance,
+    }
+}
+
+/// What a succeeded job is billed, whatever ran it (an engine here, a provider, a recipe): its
+/// engine's price rule applied to what it produced, never above its `quote`. `metered` is `None`
+/// for work priced per call (a recipe) and for an engine no longer in the catalog: the quote is
+/// the cost.
+pub fn job_cost(quote: Usd, metered: Option<(&PriceRule, &Produced)>) -> Usd {
+    metered.map_or(quote, |(rule, produced)| within_quote(rule.amount(produced), quote))
+}
+
+/// A recipe's quote: recipes are priced per call, at their catalog rule's unit price.
+pub fn recipe_quote(rule: &PriceRule) -> Usd {
+    rule.unit_price()
+}
+
+/// The one place "never bill above the quote" is written.
+fn within_quote(amount: Usd, quote: Usd) -> Usd {
+    amount.min(quote)
+}
+
+/// Longest compute time a provider can plausibly report for one job (a day), seconds.
+pub const MAX_PROVIDER_SECONDS: f64 = 86_400.0;
+
+/// What a job cost us at a provider, for margin reports only (never billed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProviderUsage {
+    /// Compute time the provider reported, milliseconds.
+    pub millis: Option<i64>,
+    /// That time at the route's `cost_per_second`, when the route has one.
+    pub cost: Option<Usd>,
+}
+
+/// The provider's reported compute time, kept only when plausible (finite, within
+/// [`MAX_PROVIDER_SECONDS`]: it is a measurement the provider sends), and its cost at
+/// `cost_per_second`.
+pub fn provider_usage(reported_seconds: Option<f64>, cost_per_second: Option<Usd>) -> ProviderUsage {
+    let seconds = reported_seconds.filter(|s| s.is_finite() && (0.0..=MAX_PROVIDER_SECONDS).contains(s));
+    let millis = seconds.map(|s| (s * 1000.0).round() as i64);
+    let cost = cost_per_second.zip(seconds).and_then(|(rate, seconds)| {
+        let seconds = rust_decimal::Decimal::try_from(seconds).ok()?;
+        rate.as_decimal().checked_mul(seconds).map(Usd::new)
+    });
+    ProviderUsage { millis, cost }
+}
+
+/// What we kept of `billed` after paying `provider_cost` (negative when the provider cost more).
+pub fn margin(billed: Usd, provider_cost: Usd) -> Usd {
+    billed - provider_cost
 }
 
 #[cfg(test)]
@@ -166,7 +231,31 @@ mod tests {
         let hold = Hold { total: usd(400), from_allowance: usd(100) };
         let c = capture(&hold, usd(250));
         assert_eq!((c.cost, c.from_allowance, c.to_invoice, c.released), (usd(250), usd(100), usd(150), usd(150)));
+        assert_eq!(c.released_from_allowance, usd(0));
         assert_eq!(capture(&hold, usd(900)).cost, usd(400));
+        let small = capture(&hold, usd(30));
+        assert_eq!((small.from_allowance, small.released_from_allowance), (usd(30), usd(70)));
+    }
+
+    #[test]
+    fn a_job_costs_what_it_produced_never_above_its_quote() {
+        let per_second = PriceRule::Second { usd: usd(500) };
+        let five_seconds = Produced { millis: 5_000, ..Produced::default() };
+        assert_eq!(job_cost(usd(10_000), Some((&per_second, &five_seconds))), usd(2_500));
+        assert_eq!(job_cost(usd(2_000), Some((&per_second, &five_seconds))), usd(2_000));
+        assert_eq!(job_cost(usd(1_234), None), usd(1_234));
+        assert_eq!(recipe_quote(&PriceRule::Call { usd: usd(700) }), usd(700));
+    }
+
+    #[test]
+    fn provider_usage_keeps_plausible_reports_only() {
+        let rate = Some(usd(10)); // 0.001 USD a second
+        assert_eq!(provider_usage(Some(12.5), rate), ProviderUsage { millis: Some(12_500), cost: Some(usd(125)) });
+        assert_eq!(provider_usage(Some(12.5), None), ProviderUsage { millis: Some(12_500), cost: None });
+        for implausible in [f64::NAN, f64::INFINITY, -1.0, MAX_PROVIDER_SECONDS + 1.0] {
+            assert_eq!(provider_usage(Some(implausible), rate), ProviderUsage::default(), "{implausible}");
+        }
+        assert_eq!(margin(usd(300), usd(450)), usd(-150));
     }
 
     #[derive(Clone, Debug)]

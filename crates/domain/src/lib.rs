@@ -6,6 +6,7 @@
 
 pub mod billing;
 pub mod catalog;
+pub mod job_kind;
 pub mod keys;
 pub mod limits;
 pub mod listing_kit;
@@ -17,6 +18,7 @@ pub mod validation;
 
 pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
 pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
+pub use job_kind::{Deadlines, JobKind, Recipe};
 pub use listing_kit::ListingKitRequest;
 pub use money::Usd;
 pub use recipe::{ListingEnhanceRequest, LotTraceRequest};

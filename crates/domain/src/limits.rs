@@ -56,6 +56,12 @@ pub const ZOOM_MAX: f64 = 23.0;
 pub const METERS_PER_PIXEL_MAX: f64 = 1000.0;
 /// Largest tile pixel density (2 for @2x tiles).
 pub const TILE_SCALE_MAX: f64 = 4.0;
+/// Longest accepted prompt, in characters.
+pub const MAX_PROMPT_CHARS: usize = 10_000;
+/// Longest accepted http(s) URL.
+pub const MAX_URL_CHARS: usize = 4_096;
+/// Longest accepted `data:` URI (about 6 MB of base64, 4.5 MB of media).
+pub const MAX_DATA_URI_CHARS: usize = 6 * 1024 * 1024;
 /// A brand colour, `#RRGGBB`.
 pub const COLOUR_PATTERN: &str = "^#[0-9A-Fa-f]{6}$";
 
@@ -65,7 +71,6 @@ pub const COLOUR_PATTERN: &str = "^#[0-9A-Fa-f]{6}$";
 #[cfg(feature = "openapi")]
 pub mod schema {
     use super::*;
-    use crate::validation::{MAX_DATA_URI_CHARS, MAX_PROMPT_CHARS, MAX_URL_CHARS};
     use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
     use utoipa::openapi::{RefOr, Schema};
 
@@ -192,28 +197,61 @@ pub mod schema {
     marker!(
         /// A reel's photos.
         ReelPhotos => ArrayBuilder::new()
-            .items(crate::reel::photo_schema(false))
+            .items(photo(false))
             .min_items(Some(1))
             .max_items(Some(REEL_MAX_PHOTOS))
     );
     marker!(
         /// A kit's photos.
         KitPhotos => ArrayBuilder::new()
-            .items(crate::reel::photo_schema(true))
+            .items(photo(true))
             .min_items(Some(1))
             .max_items(Some(KIT_MAX_PHOTOS))
     );
     marker!(
         /// A traced parcel's boundary points.
         TracePoints => ArrayBuilder::new()
-            .items(crate::recipe::PixelPoint::schema())
+            .items(pixel_point())
             .min_items(Some(TRACE_POINTS_MIN))
             .max_items(Some(TRACE_POINTS_MAX))
     );
 
-    /// A photo's caption.
-    pub(crate) fn caption() -> ObjectBuilder {
-        text(CAPTION_MAX_CHARS)
+    /// A photo: a URL, or an object with `url`, `caption` and, where allowed, `staged`.
+    pub(crate) fn photo(staged_allowed: bool) -> RefOr<Schema> {
+        use utoipa::openapi::schema::AdditionalProperties;
+        let uri = <InputUrl as utoipa::PartialSchema>::schema;
+        let mut object = ObjectBuilder::new().property("url", uri()).property("caption", text(CAPTION_MAX_CHARS));
+        if staged_allowed {
+            object = object.property("staged", ObjectBuilder::new().schema_type(Type::Boolean));
+        }
+        let description = if staged_allowed {
+            "A photo URL, or {\"url\": .., \"caption\": .., \"staged\": ..}"
+        } else {
+            "A photo URL, or {\"url\": .., \"caption\": ..}"
+        };
+        OneOfBuilder::new()
+            .item(uri())
+            .item(object.required("url").additional_properties(Some(AdditionalProperties::FreeForm(false))))
+            .description(Some(description))
+            .into()
+    }
+
+    /// A point in image pixels: `[x, y]` or `{"x": .., "y": ..}`.
+    pub(crate) fn pixel_point() -> RefOr<Schema> {
+        use utoipa::openapi::schema::AdditionalProperties;
+        let number = || ObjectBuilder::new().schema_type(Type::Number);
+        OneOfBuilder::new()
+            .item(ArrayBuilder::new().items(number()).min_items(Some(2)).max_items(Some(2)))
+            .item(
+                ObjectBuilder::new()
+                    .property("x", number())
+                    .property("y", number())
+                    .required("x")
+                    .required("y")
+                    .additional_properties(Some(AdditionalProperties::FreeForm(false))),
+            )
+            .description(Some("A point in image pixels: [x, y] or {\"x\": .., \"y\": ..}"))
+            .into()
     }
 }
 

@@ -47,7 +47,7 @@ impl<'de> Deserialize<'de> for KitPhoto {
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for KitPhoto {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        crate::reel::photo_schema(true)
+        crate::limits::schema::photo(true)
     }
 }
 

@@ -119,20 +119,7 @@ impl<'de> Deserialize<'de> for PixelPoint {
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for PixelPoint {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
-        let number = || ObjectBuilder::new().schema_type(Type::Number);
-        OneOfBuilder::new()
-            .item(ArrayBuilder::new().items(number()).min_items(Some(2)).max_items(Some(2)))
-            .item(
-                ObjectBuilder::new()
-                    .property("x", number())
-                    .property("y", number())
-                    .required("x")
-                    .required("y")
-                    .additional_properties(Some(AdditionalProperties::FreeForm(false))),
-            )
-            .description(Some("A point in image pixels: [x, y] or {\"x\": .., \"y\": ..}"))
-            .into()
+        crate::limits::schema::pixel_point()
     }
 }
 

@@ -80,29 +80,8 @@ pub(crate) fn photo_fields<E: serde::de::Error>(
 #[cfg(feature = "openapi")]
 impl utoipa::PartialSchema for ReelPhoto {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        photo_schema(false)
+        crate::limits::schema::photo(false)
     }
-}
-
-/// The schema of a photo: a URL, or an object with `url`, `caption` and, where allowed, `staged`.
-#[cfg(feature = "openapi")]
-pub(crate) fn photo_schema(staged_allowed: bool) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
-    let uri = <crate::limits::schema::InputUrl as utoipa::PartialSchema>::schema;
-    let mut object = ObjectBuilder::new().property("url", uri()).property("caption", crate::limits::schema::caption());
-    if staged_allowed {
-        object = object.property("staged", ObjectBuilder::new().schema_type(Type::Boolean));
-    }
-    let description = if staged_allowed {
-        "A photo URL, or {\"url\": .., \"caption\": .., \"staged\": ..}"
-    } else {
-        "A photo URL, or {\"url\": .., \"caption\": ..}"
-    };
-    OneOfBuilder::new()
-        .item(uri())
-        .item(object.required("url").additional_properties(Some(AdditionalProperties::FreeForm(false))))
-        .description(Some(description))
-        .into()
 }
 
 #[cfg(feature = "openapi")]

@@ -7,12 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::str::FromStr;
 
-/// Longest accepted prompt, in characters.
-pub const MAX_PROMPT_CHARS: usize = 10_000;
-/// Longest accepted http(s) URL.
-pub const MAX_URL_CHARS: usize = 4_096;
-/// Longest accepted `data:` URI (about 6 MB of base64, 4.5 MB of media).
-pub const MAX_DATA_URI_CHARS: usize = 6 * 1024 * 1024;
+pub use crate::limits::{MAX_DATA_URI_CHARS, MAX_PROMPT_CHARS, MAX_URL_CHARS};
 
 /// Body of `POST /v1/generate`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

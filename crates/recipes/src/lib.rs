@@ -35,14 +35,19 @@ pub enum RecipeJob {
 }
 
 impl RecipeJob {
+    /// Which recipe this is.
+    pub fn kind(&self) -> domain::Recipe {
+        match self {
+            RecipeJob::ListingEnhance(_) => domain::Recipe::ListingEnhance,
+            RecipeJob::LotTrace(_) => domain::Recipe::LotTrace,
+            RecipeJob::Reel(_) => domain::Recipe::Reel,
+            RecipeJob::ListingKit(_) => domain::Recipe::ListingKit,
+        }
+    }
+
     /// The recipe's name, as in its endpoint (`lot-trace`).
     pub fn name(&self) -> &'static str {
-        match self {
-            RecipeJob::ListingEnhance(_) => listing_enhance::RECIPE,
-            RecipeJob::LotTrace(_) => lot_trace::RECIPE,
-            RecipeJob::Reel(_) => reel::RECIPE,
-            RecipeJob::ListingKit(_) => listing_kit::RECIPE,
-        }
+        self.kind().name()
     }
 }
 

@@ -13,8 +13,6 @@ use image::{DynamicImage, RgbImage};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-/// The recipe's name.
-pub const RECIPE: &str = "listing-enhance";
 /// MLS uploads: long edge and file size limits most boards publish.
 const MLS_LONG_EDGE: u32 = 2048;
 const MLS_MAX_BYTES: usize = 3_000_000;

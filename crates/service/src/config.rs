@@ -2,7 +2,9 @@
 //! optional `KEY=VALUE` file named by `CONFIG_FILE`; the environment wins), every field with a
 //! documented default, and the assembly of a [`Service`] from it.
 
-use crate::{ChildJobs, Deadlines, JobIsolation, Service, ServiceConfig, UrlSigner};
+use crate::job_process::{ChildJobs, JobIsolation};
+use crate::{Service, ServiceConfig, UrlSigner};
+use domain::job_kind::Deadlines;
 use domain::Usd;
 use engines::{Catalog, Engines, FetchPolicy, InputFetcher, OutputStore};
 use std::collections::HashMap;
@@ -89,7 +91,7 @@ pub struct AppConfig {
     /// `JOB_MEMORY_LIMIT_MB`: address-space limit of each job's process, MiB (default 512).
     pub job_memory_limit_mb: u64,
     /// `JOB_DEADLINES`: `NAME=SECONDS` pairs overriding the per-family and per-recipe deadlines
-    /// (default none; see [`crate::DEFAULT_DEADLINES`]).
+    /// (default none; see [`domain::JobKind::default_deadline`]).
     pub job_deadlines: Deadlines,
     /// `JOB_CRASH_LIMIT`: crashes of a job's process after which it fails as a poison job
     /// (default 2).
@@ -736,6 +738,6 @@ mod tests {
         assert!(config("", &[("WORKER_HEARTBEAT_SECS", "5"), ("WORKER_LEASE_SECS", "6")]).is_ok());
         let jobs = config("", &[("JOB_ISOLATION", "inline"), ("JOB_DEADLINES", "reel=60")]).unwrap();
         assert_eq!(jobs.job_isolation, IsolationMode::Inline);
-        assert_eq!(jobs.job_deadlines.of("reel"), Duration::from_secs(60));
+        assert_eq!(jobs.job_deadlines.of(domain::JobKind::Recipe(domain::Recipe::Reel)), Duration::from_secs(60));
     }
 }

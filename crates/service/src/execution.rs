@@ -2,45 +2,12 @@
 //! billed end.
 
 use crate::job_process::{produce_in_child, ChildRequest, JobIsolation};
-use crate::jobs::StoredOutput;
-use crate::stored_job::StoredJob;
+use crate::stored_job::{StoredJob, StoredOutput};
+use crate::work::{produce_here, Finished, JobFailure};
 use crate::{Service, ServiceError};
-use domain::{FailureKind, Usd, ValidatedJob};
-use engines::{EngineError, Engines, OutputFile};
-use recipes::{RecipeError, RecipeJob};
-use serde::{Deserialize, Serialize};
+use domain::{FailureKind, Usd};
+use engines::OutputFile;
 use storage::ClaimedTask;
-
-/// What a job produced, whatever ran it.
-#[derive(Debug)]
-pub(crate) struct Finished {
-    pub(crate) files: Vec<OutputFile>,
-    pub(crate) cost: Usd,
-    pub(crate) sandbox: bool,
-    pub(crate) result: Option<serde_json::Value>,
-}
-
-/// Why a job failed: the client-facing message and whose fault it was.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct JobFailure {
-    pub(crate) message: String,
-    pub(crate) kind: FailureKind,
-}
-
-impl JobFailure {
-    pub(crate) fn job(message: String) -> JobFailure {
-        JobFailure { message, kind: FailureKind::Job }
-    }
-
-    pub(crate) fn input(message: String) -> JobFailure {
-        JobFailure { message, kind: FailureKind::Input }
-    }
-
-    /// The job of kind `work` ran past its `deadline`.
-    pub(crate) fn past_deadline(work: &str, deadline: std::time::Duration) -> JobFailure {
-        JobFailure::job(format!("the job ran past its deadline ({work}: {} s) and was stopped", deadline.as_secs()))
-    }
-}
 
 /// How running a claimed job ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -166,55 +133,19 @@ impl Service {
         job: StoredJob,
         price: Usd,
     ) -> Result<Result<Finished, JobFailure>, ServiceError> {
-        let work = job.work(self.engines().catalog());
-        let deadline = self.config().deadlines.of(work);
+        let kind = job.kind(self.engines().catalog());
+        let deadline = self.config().deadlines.of(kind);
         match &self.config().isolation {
             JobIsolation::ChildProcess(child) => {
-                produce_in_child(child, &ChildRequest { job, price }, task, work, deadline).await
+                produce_in_child(child, &ChildRequest { job, price }, task, kind, deadline).await
             }
             JobIsolation::InProcess => {
                 match tokio::time::timeout(deadline, produce_here(self.engines(), &job, price)).await {
                     Ok(outcome) => Ok(outcome),
-                    Err(_) => Ok(Err(JobFailure::past_deadline(work, deadline))),
+                    Err(_) => Ok(Err(JobFailure::past_deadline(kind, deadline))),
                 }
             }
         }
-    }
-}
-
-/// Runs a job's work in this process: an engine's or a recipe's.
-pub(crate) async fn produce_here(engines: &Engines, job: &StoredJob, price: Usd) -> Result<Finished, JobFailure> {
-    match job {
-        StoredJob::Engine(job) => run_engine(engines, job).await,
-        StoredJob::Recipe(job) => run_recipe(engines, job, price).await,
-    }
-}
-
-async fn run_engine(engines: &Engines, job: &ValidatedJob) -> Result<Finished, JobFailure> {
-    let output = engines.run(job).await.map_err(|e| match e {
-        EngineError::Fetch(_) | EngineError::InvalidInput(_) => JobFailure::input(client_message(&e)),
-        _ => JobFailure::job(client_message(&e)),
-    })?;
-    let cost = engines
-        .catalog()
-        .get_any(&job.model)
-        .map_or(job.price, |spec| spec.price.amount(&output.produced).min(job.price));
-    Ok(Finished { files: output.files, cost, sandbox: output.sandbox, result: None })
-}
-
-async fn run_recipe(engines: &Engines, job: &RecipeJob, price: Usd) -> Result<Finished, JobFailure> {
-    let output = recipes::run(engines, job).await.map_err(|e| match e {
-        RecipeError::InvalidInput(m) => JobFailure::input(m),
-        failed @ RecipeError::Failed(_) => JobFailure::job(failed.to_string()),
-    })?;
-    // Recipes are priced per call: the quote is the cost.
-    Ok(Finished { files: output.files, cost: price, sandbox: false, result: Some(output.result) })
-}
-
-fn client_message(error: &EngineError) -> String {
-    match error {
-        EngineError::Failed(m) => format!("engine failed: {m}"),
-        other => other.to_string(),
     }
 }
 

@@ -8,19 +8,18 @@
 //! output. Nothing but the reply crosses back, so a job that exhausts its memory, hangs or
 //! crashes takes only its own process down.
 
-use crate::execution::{produce_here, Finished, JobFailure};
 use crate::stored_job::StoredJob;
-use crate::{AppConfig, ServiceError};
-use domain::{OutputKind, Usd};
+use crate::work::{Finished, JobFailure};
+use crate::ServiceError;
+use domain::{JobKind, OutputKind, Usd};
 use engines::OutputFile;
 use isolation::{Ending, Limits};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The argument that makes api-server or worker run one job as a child (see [`child_main`]).
+/// The argument that makes api-server or worker run one job as a child (see [`crate::child_main`]).
 pub const CHILD_COMMAND: &str = "run-job";
 
 /// Where jobs run.
@@ -58,75 +57,6 @@ impl ChildJobs {
     }
 }
 
-/// Deadlines of jobs by the kind of work: engine families by their catalog name
-/// (`video_upscaling`) and recipes by theirs (`listing-kit`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Deadlines {
-    seconds: BTreeMap<String, u64>,
-}
-
-/// The default deadline of each kind of work, seconds: room for the largest accepted input on
-/// one core, with a margin.
-pub const DEFAULT_DEADLINES: [(&str, u64); 15] = [
-    ("image_generation", 120),
-    ("image_editing", 120),
-    ("background_removal", 300),
-    ("image_upscaling", 300),
-    ("image_to_video", 300),
-    ("text_to_video", 300),
-    ("video_to_video", 900),
-    ("video_upscaling", 900),
-    ("lip_sync", 900),
-    ("text_to_speech", 120),
-    ("music", 120),
-    ("listing-enhance", 300),
-    ("lot-trace", 120),
-    ("reel", 600),
-    ("listing-kit", 300),
-];
-
-/// The deadline of work of a kind the table does not name (a catalog's new family).
-const FALLBACK_DEADLINE_SECS: u64 = 600;
-
-impl Default for Deadlines {
-    fn default() -> Self {
-        Deadlines { seconds: DEFAULT_DEADLINES.iter().map(|(k, v)| (k.to_string(), *v)).collect() }
-    }
-}
-
-impl Deadlines {
-    /// The defaults with `overrides` applied: `NAME=SECONDS` pairs separated by commas
-    /// (`video_upscaling=1200,reel=300`). An unknown name or a zero is an error naming it.
-    pub fn with_overrides(overrides: &str) -> Result<Deadlines, String> {
-        let mut deadlines = Deadlines::default();
-        for pair in overrides.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (name, secs) = pair.split_once('=').ok_or_else(|| format!("{pair:?} is not NAME=SECONDS"))?;
-            let name = name.trim();
-            let slot = deadlines.seconds.get_mut(name).ok_or_else(|| {
-                let known: Vec<&str> = DEFAULT_DEADLINES.iter().map(|(k, _)| *k).collect();
-                format!("{name:?} is not a kind of work (one of {})", known.join(", "))
-            })?;
-            *slot = secs
-                .trim()
-                .parse()
-                .ok()
-                .filter(|s| *s > 0)
-                .ok_or_else(|| format!("{pair:?}: seconds must be at least 1"))?;
-        }
-        Ok(deadlines)
-    }
-
-    /// The deadline of `work`.
-    pub fn of(&self, work: &str) -> Duration {
-        Duration::from_secs(self.seconds.get(work).copied().unwrap_or(FALLBACK_DEADLINE_SECS))
-    }
-
-    /// `NAME=SECONDS` pairs, for the start-up log.
-    pub fn describe(&self) -> String {
-        self.seconds.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
-    }
-}
-
 /// What the parent sends a child.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct ChildRequest {
@@ -152,35 +82,8 @@ struct FileHeader {
     len: usize,
 }
 
-/// Runs one job as a child: reads the request on standard input, runs it with engines built from
-/// the environment's configuration, writes the reply on standard output. The exit status is 0
-/// whenever a reply was written, including a failed job's.
-pub fn child_main() -> std::process::ExitCode {
-    match run_child() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{CHILD_COMMAND}: {e}");
-            std::process::ExitCode::from(2)
-        }
-    }
-}
-
-fn run_child() -> Result<(), String> {
-    let engines = AppConfig::from_env().and_then(|c| c.build_engines()).map_err(|e| e.to_string())?;
-    let mut input = Vec::new();
-    std::io::stdin().read_to_end(&mut input).map_err(|e| format!("reading the request: {e}"))?;
-    let request: ChildRequest = serde_json::from_slice(&input).map_err(|e| format!("unreadable request: {e}"))?;
-    drop(input);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("starting the runtime: {e}"))?;
-    let outcome = runtime.block_on(produce_here(&engines, &request.job, request.price));
-    let mut stdout = std::io::stdout().lock();
-    write_reply(&mut stdout, outcome).and_then(|()| stdout.flush()).map_err(|e| format!("writing the reply: {e}"))
-}
-
-fn write_reply(out: &mut impl Write, outcome: Result<Finished, JobFailure>) -> std::io::Result<()> {
+/// Writes a child's reply: the header line, then the files' bytes in order.
+pub(crate) fn write_reply(out: &mut impl Write, outcome: Result<Finished, JobFailure>) -> std::io::Result<()> {
     let (header, files) = match outcome {
         Ok(finished) => {
             let headers = finished
@@ -253,7 +156,7 @@ pub(crate) async fn produce_in_child(
     child: &ChildJobs,
     request: &ChildRequest,
     task: &str,
-    work: &str,
+    kind: JobKind,
     deadline: Duration,
 ) -> Result<Result<Finished, JobFailure>, ServiceError> {
     let input = serde_json::to_vec(request).map_err(|e| ServiceError::Internal(e.to_string()))?;
@@ -275,7 +178,7 @@ pub(crate) async fn produce_in_child(
             .map_err(|e| ServiceError::Internal(format!("job process: {e}")))?;
         tracing::info!(
             task,
-            work,
+            work = %kind,
             ending = %done.describe(),
             peak_rss_kib = done.peak_rss_kib,
             elapsed_ms = done.elapsed.as_millis() as u64,
@@ -287,7 +190,7 @@ pub(crate) async fn produce_in_child(
                 Ok(outcome) => return Ok(outcome),
                 Err(e) => format!("its reply was unreadable ({e})"),
             },
-            Ending::DeadlineExceeded => return Ok(Err(JobFailure::past_deadline(work, deadline))),
+            Ending::DeadlineExceeded => return Ok(Err(JobFailure::past_deadline(kind, deadline))),
             _ if done.ran_out_of_memory() => {
                 return failed(format!(
                     "the job needed more than its memory limit of {} MB and was stopped",
@@ -301,7 +204,7 @@ pub(crate) async fn produce_in_child(
             Ending::Exited(_) | Ending::Signalled(_) => done.describe(),
         };
         crashes += 1;
-        tracing::warn!(task, work, crashes, %crash, stderr = %done.stderr_tail.trim(), "job process crashed");
+        tracing::warn!(task, work = %kind, crashes, %crash, stderr = %done.stderr_tail.trim(), "job process crashed");
         if crashes >= child.crash_limit {
             return failed(format!(
                 "the job crashed its process {crashes} times (last: {crash}); it is failed as a poison job and not run again"
@@ -313,36 +216,6 @@ pub(crate) async fn produce_in_child(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn deadlines_default_and_take_overrides_by_name() {
-        let deadlines = Deadlines::with_overrides(" video_upscaling=1200, reel=30 ").unwrap();
-        assert_eq!(deadlines.of("video_upscaling"), Duration::from_secs(1200));
-        assert_eq!(deadlines.of("reel"), Duration::from_secs(30));
-        assert_eq!(deadlines.of("lot-trace"), Duration::from_secs(120));
-        assert_eq!(deadlines.of("a_new_family"), Duration::from_secs(FALLBACK_DEADLINE_SECS));
-        for (bad, says) in
-            [("vidoe=3", "vidoe"), ("reel=0", "at least 1"), ("reel", "NAME=SECONDS"), ("reel=x", "reel=x")]
-        {
-            let error = Deadlines::with_overrides(bad).unwrap_err();
-            assert!(error.contains(says), "{bad}: {error}");
-        }
-    }
-
-    #[test]
-    fn every_family_and_recipe_has_a_default_deadline() {
-        let recipes = [
-            recipes::listing_enhance::RECIPE,
-            recipes::lot_trace::RECIPE,
-            recipes::reel::RECIPE,
-            recipes::listing_kit::RECIPE,
-        ];
-        let kinds = domain::catalog::Family::PUBLIC.iter().map(|family| family.name()).chain(recipes);
-        for kind in kinds {
-            // A kind missing here would silently get the fallback instead of its own deadline.
-            assert!(DEFAULT_DEADLINES.iter().any(|(k, _)| *k == kind), "{kind} has no deadline of its own");
-        }
-    }
 
     #[test]
     fn a_reply_round_trips_and_a_short_one_is_refused() {

@@ -1,25 +1,13 @@
 //! Client-facing job use-cases: authenticate, list models, submit, read a task, usage, output
 //! downloads.
 
-use crate::stored_job::{IdSpace, StoredJob};
+use crate::stored_job::{IdSpace, StoredJob, StoredOutput};
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Caller, Service, ServiceError};
 use bytes::Bytes;
-use domain::{keys, GenerateRequest, OutputKind, TaskStatus, Usd, ValidatedJob};
+use domain::{keys, GenerateRequest, TaskStatus, Usd, ValidatedJob};
 use engines::StoreError;
-use serde::{Deserialize, Serialize};
 use storage::{new_id, now_millis, NewTask, TaskRecord};
-
-/// An output as recorded on the task; URLs are signed afresh on every read.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub(crate) struct StoredOutput {
-    pub(crate) path: String,
-    pub(crate) kind: OutputKind,
-    pub(crate) content_type: String,
-    pub(crate) width: Option<u32>,
-    pub(crate) height: Option<u32>,
-    pub(crate) duration_secs: Option<f64>,
-}
 
 const MISSING_KEY: &str = "missing or invalid API key: send the header `Authorization: Bearer <API_KEY>`";
 
@@ -258,7 +246,7 @@ impl Service {
             spent_usd: key.spent,
             held_usd: key.held,
             spend_cap_usd: key.cap,
-            cap_headroom_usd: key.cap.map(|cap| cap.saturating_sub(key.spent + key.held)),
+            cap_headroom_usd: key.headroom(),
             free_allowance_remaining_usd: account.free_remaining(),
             card_on_file: account.card_on_file,
             invoice_balance_usd: Usd::from_units(usage.account.invoice_units),

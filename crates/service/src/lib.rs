@@ -8,6 +8,7 @@
 //! them.
 
 mod admin;
+mod child;
 pub mod config;
 pub mod console;
 #[cfg(feature = "openapi")]
@@ -22,12 +23,15 @@ mod stored_job;
 mod upstream;
 pub mod urls;
 pub mod views;
+mod work;
 
 pub use admin::NewKey;
+pub use child::child_main;
 pub use config::{AppConfig, ConfigError, IsolationMode};
+pub use domain::job_kind::Deadlines;
 pub use errors::{ErrorCode, ServiceError};
 pub use execution::JobOutcome;
-pub use job_process::{child_main, ChildJobs, Deadlines, JobIsolation, CHILD_COMMAND, DEFAULT_DEADLINES};
+pub use job_process::{ChildJobs, JobIsolation, CHILD_COMMAND};
 pub use recipes::SyncOutcome;
 pub use signing::UrlSigner;
 

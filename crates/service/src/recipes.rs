@@ -86,8 +86,7 @@ impl Service {
             .catalog()
             .recipe_engine(name)
             .ok_or_else(|| ServiceError::Internal(format!("the engine catalog has no {name} recipe entry")))?;
-        // Recipes are priced per call.
-        let price: Usd = spec.price.unit_price();
+        let price: Usd = domain::billing::recipe_quote(&spec.price);
         self.enqueue(caller, name, &StoredJob::Recipe(job), price, priority, None).await
     }
 

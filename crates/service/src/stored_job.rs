@@ -9,10 +9,26 @@
 //! `tests/fixtures/queued_jobs.json`, written by format 1, hold every later release to that.
 //! The format is described in docs/architecture.md ("Queued job rows").
 
-use domain::ValidatedJob;
+use domain::{JobKind, OutputKind, ValidatedJob};
 use recipes::RecipeJob;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// An output as the task row keeps it (the `tasks.outputs` column); URLs are signed afresh on every read.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct StoredOutput {
+    pub(crate) path: String,
+    pub(crate) kind: OutputKind,
+    pub(crate) content_type: String,
+    pub(crate) width: Option<u32>,
+    pub(crate) height: Option<u32>,
+    pub(crate) duration_secs: Option<f64>,
+}
+
+/// The kind of an engine job: its engine's family, while the catalog lists the engine.
+pub(crate) fn engine_job_kind(job: &ValidatedJob, catalog: &engines::Catalog) -> JobKind {
+    JobKind::of_engine(catalog.get_any(&job.model).map(|spec| spec.family))
+}
 
 /// The format this release writes.
 pub(crate) const JOB_FORMAT: u64 = 1;
@@ -28,12 +44,11 @@ pub(crate) enum StoredJob {
 }
 
 impl StoredJob {
-    /// The kind of work, which picks its deadline: the engine's family (`video_upscaling`) or the
-    /// recipe's name (`listing-kit`).
-    pub(crate) fn work(&self, catalog: &engines::Catalog) -> &'static str {
+    /// The kind of work, which picks its deadline.
+    pub(crate) fn kind(&self, catalog: &engines::Catalog) -> JobKind {
         match self {
-            StoredJob::Recipe(recipe) => recipe.name(),
-            StoredJob::Engine(job) => catalog.get_any(&job.model).map_or("unknown", |spec| spec.family.name()),
+            StoredJob::Recipe(recipe) => JobKind::Recipe(recipe.kind()),
+            StoredJob::Engine(job) => engine_job_kind(job, catalog),
         }
     }
 

@@ -6,7 +6,7 @@
 use crate::execution::{retrying_own_failures, JobOutcome};
 use crate::stored_job::StoredJob;
 use crate::{Service, ServiceError};
-use domain::{EngineSpec, FailureKind, Usd, ValidatedJob};
+use domain::{billing, EngineSpec, FailureKind, ValidatedJob};
 use engines::DownloadError;
 use providers::{Completion, Handle, Progress, ProviderName};
 use std::time::Duration;
@@ -17,8 +17,6 @@ const MAX_FILES: usize = 16;
 /// Results taken in at once by one process (the others wait their turn, their leases renewed):
 /// this bounds the memory the files of many requests finishing together can take.
 pub(crate) const RESULTS_TAKEN_IN_AT_ONCE: usize = 4;
-/// Compute time beyond this (a day) is not a plausible report.
-const MAX_PROVIDER_SECONDS: f64 = 86_400.0;
 
 /// What our callback URL's token signs.
 fn callback_subject(provider: &str, task_id: &str) -> String {
@@ -144,8 +142,8 @@ impl Service {
         let Some(provider) = task.provider.as_deref().and_then(ProviderName::parse) else {
             return self.fail_tracked(claimed, "the task names no known provider").await;
         };
-        let work = self.engines().catalog().get_any(&job.model).map_or("unknown", |spec| spec.family.name());
-        let deadline = self.config().deadlines.of(work);
+        let kind = crate::stored_job::engine_job_kind(&job, self.engines().catalog());
+        let deadline = self.config().deadlines.of(kind);
         let age = Duration::from_millis(u64::try_from(now_millis() - task.created_at).unwrap_or(0));
         let past_deadline = age > deadline;
         let handle: Option<Handle> = match task.provider_handle.as_deref().map(serde_json::from_str).transpose() {
@@ -196,7 +194,7 @@ impl Service {
                 if let Some(handle) = &handle {
                     let _ = upstream.cancel(handle).await;
                 }
-                self.fail_tracked(claimed, &crate::execution::JobFailure::past_deadline(work, deadline).message).await
+                self.fail_tracked(claimed, &crate::work::JobFailure::past_deadline(kind, deadline).message).await
             }
             Progress::Queued { .. } => self.look_again(claimed, next_look(age), false).await,
             Progress::Running => self.look_again(claimed, next_look(age), true).await,
@@ -242,17 +240,9 @@ impl Service {
         let produced = engines::upstream::produced(job, &files);
         let stored = self.store_outputs(claimed, files).await?;
         let spec = self.engines().catalog().get_any(&job.model);
-        let cost = spec.map_or(job.price, |spec| spec.price.amount(&produced).min(job.price));
-        // The provider's figure is a measurement it reports: kept only when plausible.
-        let seconds = completion.provider_seconds.filter(|s| s.is_finite() && (0.0..=MAX_PROVIDER_SECONDS).contains(s));
-        let provider_millis = seconds.map(|s| (s * 1000.0).round() as i64);
-        let provider_cost = spec
-            .and_then(|spec| spec.provider_input.get(task.provider.as_deref()?)?.cost_per_second)
-            .zip(seconds)
-            .and_then(|(rate, seconds)| {
-                let seconds = rust_decimal::Decimal::try_from(seconds).ok()?;
-                rate.as_decimal().checked_mul(seconds).map(Usd::new)
-            });
+        let cost = billing::job_cost(job.price, spec.map(|spec| (&spec.price, &produced)));
+        let rate = spec.and_then(|spec| spec.provider_input.get(task.provider.as_deref()?)?.cost_per_second);
+        let usage = billing::provider_usage(completion.provider_seconds, rate);
         let outputs_json = serde_json::to_string(&stored).map_err(|e| ServiceError::Internal(e.to_string()))?;
         let (id, attempt) = (task.id.clone(), claimed.attempt);
         let capture = retrying_own_failures("recording the result", || {
@@ -263,8 +253,8 @@ impl Service {
                     result_json: None,
                     cost,
                     sandbox: false,
-                    provider_millis,
-                    provider_cost,
+                    provider_millis: usage.millis,
+                    provider_cost: usage.cost,
                 };
                 db.finish_tracked(&id, attempt, &success)
             })

@@ -107,8 +107,7 @@ pub(crate) fn settle_succeeded(
         ))
         .execute(conn)?;
     ledger::append(conn, task, "capture", capture.cost, capture.from_allowance, now)?;
-    let released_allowance = hold.from_allowance - capture.from_allowance;
-    ledger::append(conn, task, "release", capture.released, released_allowance, now)?;
+    ledger::append(conn, task, "release", capture.released, capture.released_from_allowance, now)?;
     dialect::notify(conn, FINISHED_CHANNEL)?;
     Ok(capture)
 }

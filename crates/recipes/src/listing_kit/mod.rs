@@ -28,8 +28,6 @@ use pieces::{Content, Design, Logo, BLEED_PT};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// The recipe's name.
-pub const RECIPE: &str = "listing-kit";
 /// MLS remarks limit when none is asked for, characters.
 const DEFAULT_MLS_REMARKS: usize = 1000;
 /// The flyer's PNG: the trim at 150 pixels per inch.

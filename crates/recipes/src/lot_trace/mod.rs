@@ -18,9 +18,6 @@ use engines::{Engines, OutputFile};
 use frame::ScaleSpec;
 use serde::{Deserialize, Serialize};
 
-/// The recipe's name.
-pub const RECIPE: &str = "lot-trace";
-
 /// A checked lot-trace request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LotTraceJob {

@@ -29,8 +29,6 @@ use std::sync::mpsc;
 use subtitles::Cue;
 use timeline::{Timeline, FPS};
 
-/// The recipe's name.
-pub const RECIPE: &str = "reel";
 /// Length when none is asked for, seconds.
 const DEFAULT_DURATION_SECS: f64 = 15.0;
 /// The engines the audio comes from.

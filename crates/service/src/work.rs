@@ -1,0 +1,77 @@
+//! A job's work, wherever it runs: an engine's job or a recipe, run to what it produced and what
+//! it costs, or to a failure with its client-facing message.
+
+use crate::stored_job::StoredJob;
+use domain::{billing, FailureKind, JobKind, Usd, ValidatedJob};
+use engines::{EngineError, Engines, OutputFile};
+use recipes::{RecipeError, RecipeJob};
+use serde::{Deserialize, Serialize};
+
+/// What a job produced, whatever ran it.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    pub(crate) files: Vec<OutputFile>,
+    pub(crate) cost: Usd,
+    pub(crate) sandbox: bool,
+    pub(crate) result: Option<serde_json::Value>,
+}
+
+/// Why a job failed: the client-facing message and whose fault it was.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct JobFailure {
+    pub(crate) message: String,
+    pub(crate) kind: FailureKind,
+}
+
+impl JobFailure {
+    pub(crate) fn job(message: String) -> JobFailure {
+        JobFailure { message, kind: FailureKind::Job }
+    }
+
+    pub(crate) fn input(message: String) -> JobFailure {
+        JobFailure { message, kind: FailureKind::Input }
+    }
+
+    /// A job of `kind` ran past its `deadline`.
+    pub(crate) fn past_deadline(kind: JobKind, deadline: std::time::Duration) -> JobFailure {
+        JobFailure::job(format!("the job ran past its deadline ({kind}: {} s) and was stopped", deadline.as_secs()))
+    }
+}
+
+/// Runs a job's work in this process: an engine's or a recipe's.
+pub(crate) async fn produce_here(engines: &Engines, job: &StoredJob, price: Usd) -> Result<Finished, JobFailure> {
+    match job {
+        StoredJob::Engine(job) => run_engine(engines, job).await,
+        StoredJob::Recipe(job) => run_recipe(engines, job, price).await,
+    }
+}
+
+async fn run_engine(engines: &Engines, job: &ValidatedJob) -> Result<Finished, JobFailure> {
+    let output = engines.run(job).await.map_err(|e| match e {
+        EngineError::Fetch(_) | EngineError::InvalidInput(_) => JobFailure::input(client_message(&e)),
+        _ => JobFailure::job(client_message(&e)),
+    })?;
+    let spec = engines.catalog().get_any(&job.model);
+    let cost = billing::job_cost(job.price, spec.map(|spec| (&spec.price, &output.produced)));
+    Ok(Finished { files: output.files, cost, sandbox: output.sandbox, result: None })
+}
+
+async fn run_recipe(engines: &Engines, job: &RecipeJob, price: Usd) -> Result<Finished, JobFailure> {
+    let output = recipes::run(engines, job).await.map_err(|e| match e {
+        RecipeError::InvalidInput(m) => JobFailure::input(m),
+        failed @ RecipeError::Failed(_) => JobFailure::job(failed.to_string()),
+    })?;
+    Ok(Finished {
+        files: output.files,
+        cost: billing::job_cost(price, None),
+        sandbox: false,
+        result: Some(output.result),
+    })
+}
+
+fn client_message(error: &EngineError) -> String {
+    match error {
+        EngineError::Failed(m) => format!("engine failed: {m}"),
+        other => other.to_string(),
+    }
+}
