@@ -2,11 +2,15 @@
 //! `cancel_url`, and an optional signed webhook. As on fal, the request URLs keep only the first
 //! two segments of the app path, so a client must use the URLs it is given.
 
-use crate::jobs::{random_hex_id, Api, Job, Kind, Phase};
+use crate::ids::random_hex_id;
+use crate::jobs::{Api, Job, Phase};
+use crate::media::{self, Kind, MediaError};
+use crate::request::{is_web_url, ApiRequest};
 use crate::respond::{fal_error, json, reason, refusal_status, rfc3339, truncated_json, Body};
-use crate::server::ApiRequest;
+use crate::signing::unix_now;
 use crate::state::{Shared, Submission};
 use crate::stats::bump;
+use crate::webhooks::{self, Callback};
 use hyper::{Method, Response, StatusCode};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -87,6 +91,7 @@ fn submit(shared: &Arc<Shared>, request: &ApiRequest, segments: &[&str]) -> Resp
         kind: Kind::of(&segments.join("/")),
     };
     let job = shared.create_job(submission);
+    webhooks::deliver_when_done(shared, &job, signed_callback);
     let base = base_url(shared, &prefix, &id);
     json(
         StatusCode::OK,
@@ -98,11 +103,6 @@ fn submit(shared: &Arc<Shared>, request: &ApiRequest, segments: &[&str]) -> Resp
             "queue_position": shared.jobs.queued_before(job.created, Instant::now()),
         }),
     )
-}
-
-/// Whether `url` is an absolute http(s) URL.
-pub(crate) fn is_web_url(url: &str) -> bool {
-    url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
 }
 
 /// `GET .../status`.
@@ -170,7 +170,7 @@ async fn outcome(shared: &Shared, job: &Job, phase: Phase) -> (StatusCode, Value
 }
 
 /// The result of a succeeded job, in the shape of its media kind.
-async fn result_body(shared: &Shared, job: &Job, run: std::time::Duration) -> Result<Value, crate::media::MediaError> {
+async fn result_body(shared: &Shared, job: &Job, run: std::time::Duration) -> Result<Value, MediaError> {
     let key = job.media;
     let urls: Vec<String> =
         job.tokens.iter().map(|token| format!("{}/media/{token}.{}", shared.base_url, key.kind.extension())).collect();
@@ -210,7 +210,7 @@ async fn result_body(shared: &Shared, job: &Job, run: std::time::Duration) -> Re
 
 /// The text a speech job reads, as its media request has it.
 fn speech_text(input: &Map<String, Value>) -> String {
-    crate::media::request_for(Kind::Audio, input).text
+    media::request_for(Kind::Audio, input).text
 }
 
 /// `GET .../requests/{id}`: the result.
@@ -236,7 +236,7 @@ fn cancel(shared: &Shared, prefix: &str, id: &str) -> Response<Body> {
 }
 
 /// The callback body for an ended job.
-pub(crate) async fn webhook_body(shared: &Shared, job: &Job) -> Value {
+async fn webhook_body(shared: &Shared, job: &Job) -> Value {
     let (status, payload) = outcome(shared, job, job.phase(Instant::now())).await;
     if status.is_success() {
         json!({"request_id": job.id, "gateway_request_id": job.id, "status": "OK", "payload": payload})
@@ -249,4 +249,11 @@ pub(crate) async fn webhook_body(shared: &Shared, job: &Job) -> Value {
             "payload": payload,
         })
     }
+}
+
+/// The callback for an ended job, signed with the fal key.
+async fn signed_callback(shared: Arc<Shared>, job: Arc<Job>) -> Callback {
+    let body = webhook_body(&shared, &job).await.to_string().into_bytes();
+    let headers = shared.signer.fal_headers(&job.id, unix_now(), &body);
+    Callback { body, headers }
 }

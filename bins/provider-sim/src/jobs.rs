@@ -4,61 +4,13 @@
 
 use crate::faults::Faults;
 use crate::media::MediaKey;
+use crate::sync::lock;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::watch;
-
-/// Locks `mutex`, carrying on with its data if a panicking thread poisoned it: every value kept
-/// under these locks is valid after any single update.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// What kind of media a model produces, guessed from its name as a client's catalog would.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Kind {
-    Image,
-    Video,
-    Audio,
-    /// Audio answered as MP3 (names with `mp3`): a recorded voice, stereo at 44.1 kHz, as many
-    /// providers deliver speech and music.
-    Mp3,
-}
-
-impl Kind {
-    /// The kind of media made by the app path or model name `name`.
-    pub fn of(name: &str) -> Kind {
-        let name = name.to_lowercase();
-        let has = |words: &[&str]| words.iter().any(|w| name.contains(w));
-        if has(&["mp3"]) {
-            Kind::Mp3
-        } else if has(&["video", "i2v", "t2v", "kling", "veo", "luma", "wan"]) {
-            Kind::Video
-        } else if has(&["tts", "speech", "music", "audio", "voice"]) {
-            Kind::Audio
-        } else {
-            Kind::Image
-        }
-    }
-
-    /// File extension of this kind's media.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Kind::Image => "png",
-            Kind::Video => "mp4",
-            Kind::Audio => "wav",
-            Kind::Mp3 => "mp3",
-        }
-    }
-
-    /// MIME type of this kind's media.
-    pub fn content_type(self) -> &'static str {
-        engines::content_type_of(self.extension())
-    }
-}
 
 /// Which protocol a job was submitted through, with what that protocol reports about it.
 #[derive(Clone, Debug)]
@@ -66,7 +18,7 @@ pub(crate) enum Api {
     /// fal: the first two segments of the app path, under which the job is polled.
     Fal { prefix: String },
     /// Replicate: the model (`owner/name`) and version.
-    Replicate { model: String, version: String, events: Option<Vec<String>> },
+    Replicate { model: String, version: String },
 }
 
 /// The timing of a job, fixed from the faults in force at submission.
@@ -298,14 +250,11 @@ impl JobStore {
     }
 }
 
-/// A random id of 32 lowercase hex digits.
-pub(crate) fn random_hex_id() -> String {
-    hex::encode(rand::random::<[u8; 16]>())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::random_hex_id;
+    use crate::media::Kind;
 
     fn job(plan: Plan) -> Job {
         Job::new(NewJob {
@@ -318,15 +267,6 @@ mod tests {
             webhook: None,
             plan,
         })
-    }
-
-    #[test]
-    fn kinds_follow_the_model_name() {
-        assert_eq!(Kind::of("fal-ai/flux-pro/v1.1-ultra"), Kind::Image);
-        assert_eq!(Kind::of("fal-ai/kling-video/v2/master/text-to-video"), Kind::Video);
-        assert_eq!(Kind::of("minimax/Speech-02-HD"), Kind::Audio);
-        assert_eq!(Kind::of("acme/speech-mp3"), Kind::Mp3);
-        assert_eq!(Kind::of("black-forest-labs/flux-schnell"), Kind::Image);
     }
 
     #[test]

@@ -12,13 +12,17 @@
 mod control;
 mod fal;
 mod faults;
+mod ids;
 mod jobs;
 mod media;
 mod replicate;
+mod request;
 mod respond;
 mod server;
+mod signing;
 mod state;
 mod stats;
+mod sync;
 mod webhooks;
 
 pub use faults::Faults;

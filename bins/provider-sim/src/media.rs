@@ -2,7 +2,8 @@
 //! them (kind, size, length) so that thousands of jobs do not make the same file again, and
 //! served under a token per output so that each URL can expire on its own.
 
-use crate::jobs::{lock, random_hex_id, Kind};
+use crate::ids::random_hex_id;
+use crate::sync::lock;
 use bytes::Bytes;
 use domain::GenerateRequest;
 use engines::Catalog;
@@ -31,6 +32,49 @@ const DEFAULT_SPEECH: &str = "This recording comes from the provider simulator."
 /// Prompt of every generated picture and video: the cache shares files between jobs, so the
 /// content must not depend on any one job.
 const VISUAL_PROMPT: &str = "provider simulator output";
+
+/// What kind of media a model produces, guessed from its name as a client's catalog would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Kind {
+    Image,
+    Video,
+    Audio,
+    /// Audio answered as MP3 (names with `mp3`): a recorded voice, stereo at 44.1 kHz, as many
+    /// providers deliver speech and music.
+    Mp3,
+}
+
+impl Kind {
+    /// The kind of media made by the app path or model name `name`.
+    pub fn of(name: &str) -> Kind {
+        let name = name.to_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| name.contains(w));
+        if has(&["mp3"]) {
+            Kind::Mp3
+        } else if has(&["video", "i2v", "t2v", "kling", "veo", "luma", "wan"]) {
+            Kind::Video
+        } else if has(&["tts", "speech", "music", "audio", "voice"]) {
+            Kind::Audio
+        } else {
+            Kind::Image
+        }
+    }
+
+    /// File extension of this kind's media.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Kind::Image => "png",
+            Kind::Video => "mp4",
+            Kind::Audio => "wav",
+            Kind::Mp3 => "mp3",
+        }
+    }
+
+    /// MIME type of this kind's media.
+    pub fn content_type(self) -> &'static str {
+        engines::content_type_of(self.extension())
+    }
+}
 
 /// What distinguishes one generated file from another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -257,6 +301,15 @@ mod tests {
 
     fn input(value: Value) -> Map<String, Value> {
         value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn kinds_follow_the_model_name() {
+        assert_eq!(Kind::of("fal-ai/flux-pro/v1.1-ultra"), Kind::Image);
+        assert_eq!(Kind::of("fal-ai/kling-video/v2/master/text-to-video"), Kind::Video);
+        assert_eq!(Kind::of("minimax/Speech-02-HD"), Kind::Audio);
+        assert_eq!(Kind::of("acme/speech-mp3"), Kind::Mp3);
+        assert_eq!(Kind::of("black-forest-labs/flux-schnell"), Kind::Image);
     }
 
     #[test]

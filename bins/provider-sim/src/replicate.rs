@@ -2,11 +2,15 @@
 //! cancel, the default webhook secret, and Standard Webhooks callbacks. Errors are RFC 7807
 //! problems.
 
-use crate::jobs::{random_hex_id, Api, Job, Kind, Phase};
+use crate::ids::random_hex_id;
+use crate::jobs::{Api, Job, Phase};
+use crate::media::Kind;
+use crate::request::{is_web_url, ApiRequest};
 use crate::respond::{json, problem, reason, refusal_status, rfc3339, truncated_json, Body};
-use crate::server::ApiRequest;
+use crate::signing::unix_now;
 use crate::state::{Shared, Submission};
 use crate::stats::bump;
+use crate::webhooks::{self, Callback};
 use hyper::{Method, Response, StatusCode};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -106,24 +110,29 @@ fn submit(shared: &Arc<Shared>, request: &ApiRequest, model: String, version: Op
     let Some(Value::Object(input)) = body.get("input").cloned() else { return invalid("input: Input is required") };
     let webhook = match body.get("webhook") {
         None | Some(Value::Null) => None,
-        Some(Value::String(url)) if crate::fal::is_web_url(url) => Some(url.clone()),
+        Some(Value::String(url)) if is_web_url(url) => Some(url.clone()),
         Some(_) => return invalid("webhook: must be a valid http(s) URL"),
     };
-    let events = match body.get("webhook_events_filter") {
-        None | Some(Value::Null) => None,
+    // Replicate sends the final state only to receivers that asked for "completed", or for every
+    // event by giving no filter; the simulator sends no other event.
+    let wants_final_state = match body.get("webhook_events_filter") {
+        None | Some(Value::Null) => true,
         Some(Value::Array(events)) if events.iter().all(Value::is_string) => {
-            Some(events.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            events.iter().any(|event| event == "completed")
         }
         Some(_) => return invalid("webhook_events_filter: must be a list of event names"),
     };
     let submission = Submission {
         id: random_hex_id(),
         kind: Kind::of(&model),
-        api: Api::Replicate { model, version: version.unwrap_or_else(|| "hidden".into()), events },
+        api: Api::Replicate { model, version: version.unwrap_or_else(|| "hidden".into()) },
         input,
         webhook,
     };
     let job = shared.create_job(submission);
+    if wants_final_state {
+        webhooks::deliver_when_done(shared, &job, signed_callback);
+    }
     json(StatusCode::CREATED, &prediction(shared, &job, Instant::now()))
 }
 
@@ -158,9 +167,9 @@ fn find(shared: &Shared, id: &str) -> Option<Arc<Job>> {
 }
 
 /// The prediction object of `job` as it stands at `now`.
-pub(crate) fn prediction(shared: &Shared, job: &Job, now: Instant) -> Value {
+fn prediction(shared: &Shared, job: &Job, now: Instant) -> Value {
     let (model, version) = match &job.api {
-        Api::Replicate { model, version, .. } => (model.as_str(), version.as_str()),
+        Api::Replicate { model, version } => (model.as_str(), version.as_str()),
         Api::Fal { prefix } => (prefix.as_str(), "hidden"),
     };
     let get = format!("{}/v1/predictions/{}", shared.base_url, job.id);
@@ -212,4 +221,13 @@ pub(crate) fn prediction(shared: &Shared, job: &Job, now: Instant) -> Value {
         "metrics": metrics,
         "webhook": job.webhook,
     })
+}
+
+/// The callback for an ended prediction: its final state, signed with the webhook secret under
+/// a new message id.
+async fn signed_callback(shared: Arc<Shared>, job: Arc<Job>) -> Callback {
+    let body = prediction(&shared, &job, Instant::now()).to_string().into_bytes();
+    let id = format!("msg_{}", random_hex_id());
+    let headers = shared.signer.replicate_headers(&id, unix_now(), &body);
+    Callback { body, headers }
 }

@@ -1,16 +1,17 @@
 //! The HTTP server: one task per connection, every answer closing its connection so that each
 //! request arrives on a fresh one and per-request connection faults are exact.
 
+use crate::request::ApiRequest;
 use crate::respond::{fal_error, problem, raw, Body};
 use crate::state::Shared;
 use crate::stats::bump;
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, AUTHORIZATION, CONNECTION};
+use hyper::header::{HeaderValue, CONNECTION};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{HeaderMap, Method, Request, Response, StatusCode};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::json;
 use std::convert::Infallible;
@@ -24,35 +25,6 @@ use tokio::sync::Notify;
 const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 /// Pause after a failed accept (such as running out of file descriptors) before trying again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
-
-/// An API request with its body read.
-pub(crate) struct ApiRequest {
-    /// The method.
-    pub method: Method,
-    path: String,
-    query: Option<String>,
-    headers: HeaderMap,
-    /// The body.
-    pub body: Bytes,
-}
-
-impl ApiRequest {
-    /// The path's non-empty segments.
-    pub fn segments(&self) -> Vec<&str> {
-        self.path.split('/').filter(|s| !s.is_empty()).collect()
-    }
-
-    /// The `Authorization` header, trimmed, if readable.
-    pub fn authorization(&self) -> Option<&str> {
-        self.headers.get(AUTHORIZATION)?.to_str().ok().map(str::trim)
-    }
-
-    /// The decoded value of query parameter `name`.
-    pub fn query_param(&self, name: &str) -> Option<String> {
-        let query = self.query.as_deref()?;
-        url::form_urlencoded::parse(query.as_bytes()).find(|(key, _)| key == name).map(|(_, value)| value.into_owned())
-    }
-}
 
 /// Which part of the simulator a path belongs to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -170,13 +142,7 @@ async fn api(shared: &Arc<Shared>, drop_now: &Notify, route: Route, request: Req
         }
         Err(status) => return route.error(status, "The request body could not be read"),
     };
-    let request = ApiRequest {
-        method: parts.method,
-        path: parts.uri.path().to_string(),
-        query: parts.uri.query().map(str::to_string),
-        headers: parts.headers,
-        body,
-    };
+    let request = ApiRequest::new(parts, body);
     match route {
         Route::Jwks if request.method == Method::GET => crate::respond::json(StatusCode::OK, &shared.signer.jwks()),
         Route::Replicate => crate::replicate::handle(shared, request).await,

@@ -1,10 +1,11 @@
 //! What every request handler shares: configuration, faults, counters, jobs and media.
 
 use crate::faults::Faults;
-use crate::jobs::{lock, Api, Job, JobStore, Kind, NewJob, Plan};
-use crate::media::{self, MediaStore};
+use crate::jobs::{Api, Job, JobStore, NewJob, Plan};
+use crate::media::{self, Kind, MediaStore};
+use crate::signing::Signer;
 use crate::stats::{bump, Counters, Stats};
-use crate::webhooks::{self, Signer};
+use crate::sync::lock;
 use crate::SimConfig;
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex};
@@ -108,8 +109,8 @@ impl Shared {
         self.counters.snapshot(self.jobs.active(Instant::now()))
     }
 
-    /// Creates a job from `submission` under the faults in force, starts making its media, and
-    /// arranges its webhook.
+    /// Creates a job from `submission` under the faults in force and starts making its media. The
+    /// protocol module that submitted it arranges its webhook.
     pub fn create_job(self: &Arc<Self>, submission: Submission) -> Arc<Job> {
         let kind = submission.kind;
         let request = media::request_for(kind, &submission.input);
@@ -138,9 +139,6 @@ impl Shared {
                 tracing::warn!("{e}");
             }
         });
-        if job.webhook.is_some() {
-            tokio::spawn(webhooks::deliver_when_done(self.clone(), job.clone()));
-        }
         job
     }
 }

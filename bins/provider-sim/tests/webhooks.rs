@@ -100,6 +100,27 @@ async fn replicate_webhooks_verify_with_the_secret() {
 }
 
 #[tokio::test]
+async fn replicate_sends_the_final_state_only_to_receivers_that_ask_for_completed() {
+    let sim = sim(quick()).await;
+    let (hook_url, mut hooks) = receiver().await;
+    let create = |events: Value| {
+        let body = json!({"input": {"prompt": "x"}, "webhook": hook_url, "webhook_events_filter": events});
+        let sim = &sim;
+        async move { replicate_post(sim, "/v1/models/a/b/predictions", body).await.json::<Value>().await.unwrap() }
+    };
+    let unheard = create(json!(["start", "logs"])).await;
+    replicate_until_done(unheard["urls"]["get"].as_str().unwrap()).await;
+    let heard = create(json!(["start", "completed"])).await;
+
+    let body: Value = serde_json::from_slice(&next_hook(&mut hooks).await.body).unwrap();
+    assert_eq!(body["id"], heard["id"]);
+    wait_stats(&sim, |s| s.webhooks_sent == 1).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert!(hooks.try_recv().is_err(), "no callback for a filter without \"completed\"");
+    assert_eq!(sim.stats().webhooks_sent, 1);
+}
+
+#[tokio::test]
 async fn failed_deliveries_are_counted() {
     let sim = sim(quick()).await;
     // Nothing listens on this port once the listener is gone.
