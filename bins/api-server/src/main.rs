@@ -170,7 +170,7 @@ async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {
     }
     let service = config.build_service()?;
     if config.is_embedded() {
-        if let Some(new_key) = service.bootstrap_dev_key().await? {
+        if let Some(new_key) = service.operator().bootstrap_dev_key().await? {
             println!(
                 "First start: created account \"dev\" with key {} (free allowance {} USD).",
                 new_key.key.id, config.free_allowance
@@ -210,7 +210,7 @@ async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {
 async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
     match admin {
         Admin::Account(AccountCmd::Create { name, card_on_file }) => {
-            let account = service.create_account(&name, card_on_file).await?;
+            let account = service.operator().create_account(&name, card_on_file).await?;
             println!(
                 "created account {} ({}), free allowance {} USD, card on file: {}",
                 account.name,
@@ -220,12 +220,12 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             );
         }
         Admin::Account(AccountCmd::Card { name, on, .. }) => {
-            let account = service.set_card_on_file(&name, on).await?;
+            let account = service.operator().set_card_on_file(&name, on).await?;
             println!("account {}: card on file: {}", account.name, account.card_on_file);
         }
         Admin::Account(AccountCmd::Ledger { name }) => {
             println!("{:>6}  {:<28}  {:<8}  {:>12}  {:>12}", "seq", "task", "kind", "amount_usd", "allowance_usd");
-            for e in service.account_ledger(&name).await? {
+            for e in service.operator().account_ledger(&name).await? {
                 println!(
                     "{:>6}  {:<28}  {:<8}  {:>12}  {:>12}",
                     e.id,
@@ -237,19 +237,19 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             }
         }
         Admin::Account(AccountCmd::Invite { name, email }) => {
-            let link = service.invite(&name, &email).await?;
+            let link = service.console().invite(&name, &email).await?;
             println!("invite for {email} to account {name} (valid 7 days, single use; send it to them only):");
             println!("{link}");
         }
         Admin::Key(KeyCmd::Create { account, spend_cap, label }) => {
-            let new_key = service.create_key(&account, spend_cap, label.as_deref()).await?;
+            let new_key = service.operator().create_key(&account, spend_cap, label.as_deref()).await?;
             let cap = spend_cap.map_or("none".to_string(), |c| format!("{c} USD"));
             println!("created key {} for account {account} (spend cap: {cap})", new_key.key.id);
             println!("secret (shown only now):");
             println!("{}", new_key.secret);
         }
         Admin::Key(KeyCmd::Revoke { key_id }) => {
-            let key = service.revoke_key(&key_id).await?;
+            let key = service.operator().revoke_key(&key_id).await?;
             println!("revoked key {}", key.id);
         }
         Admin::Key(KeyCmd::List { account }) => {
@@ -257,7 +257,7 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
                 "{:<28}  {:<8}  {:>12}  {:>12}  {:>12}  label",
                 "key", "state", "spent_usd", "held_usd", "cap_usd"
             );
-            for key in service.list_keys(&account).await? {
+            for key in service.operator().list_keys(&account).await? {
                 let limits = key.limits();
                 println!(
                     "{:<28}  {:<8}  {:>12}  {:>12}  {:>12}  {}",
@@ -271,7 +271,7 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             }
         }
         Admin::Key(KeyCmd::Cap { key_id, usd, .. }) => {
-            let key = service.set_spend_cap(&key_id, usd).await?;
+            let key = service.operator().set_spend_cap(&key_id, usd).await?;
             let cap = key.limits().cap.map_or("none".to_string(), |c| format!("{c} USD"));
             println!("key {}: spend cap {cap}", key.id);
         }
@@ -280,7 +280,7 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
                 "{:<10}  {:<18}  {:>6}  {:>12}  {:>8}  {:>12}  {:>12}  {:>10}",
                 "provider", "engine", "tasks", "billed_usd", "costed", "provider_usd", "margin_usd", "compute_s"
             );
-            for m in service.provider_margins(days).await? {
+            for m in service.operator().provider_margins(days).await? {
                 let provider_cost = Usd::from_units(m.provider_cost_units);
                 let margin = domain::billing::margin(Usd::from_units(m.costed_billed_units), provider_cost);
                 println!(
@@ -297,7 +297,7 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             }
         }
         Admin::VerifyLedger => {
-            let mismatches = service.verify_ledger().await?;
+            let mismatches = service.operator().verify_ledger().await?;
             if mismatches.is_empty() {
                 println!("ledger verified: every balance equals its recomputation");
             } else {

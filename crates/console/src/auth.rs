@@ -40,7 +40,7 @@ pub async fn sign_in_page(service: web::Data<Service>, req: HttpRequest) -> Http
     if let Ok(_user) = session::signed_in(&service, &req).await {
         return session::see_other("/console/keys");
     }
-    let open = service.sign_up_open();
+    let open = service.console().sign_up_open();
     session::with_form_token(&service, |token| auth::sign_in(token, &FormState::default(), open))
 }
 
@@ -50,7 +50,7 @@ pub async fn sign_in(service: web::Data<Service>, req: HttpRequest, form: web::F
         return session::forged();
     }
     let address = session::client_address(&req);
-    match service.sign_in(&form.email, &form.password, &address).await {
+    match service.console().sign_in(&form.email, &form.password, &address).await {
         Ok(new_session) => signed_in_response(&service, &req, new_session).await,
         Err(error) => refused(&service, &error, &form.email, auth::sign_in),
     }
@@ -58,7 +58,7 @@ pub async fn sign_in(service: web::Data<Service>, req: HttpRequest, form: web::F
 
 /// `GET /console/sign-up`.
 pub async fn sign_up_page(service: web::Data<Service>) -> HttpResponse {
-    let open = service.sign_up_open();
+    let open = service.console().sign_up_open();
     session::with_form_token(&service, |token| auth::sign_up(token, &FormState::default(), open))
 }
 
@@ -68,7 +68,7 @@ pub async fn sign_up(service: web::Data<Service>, req: HttpRequest, form: web::F
         return session::forged();
     }
     let address = session::client_address(&req);
-    match service.sign_up(&form.email, &form.password, &address).await {
+    match service.console().sign_up(&form.email, &form.password, &address).await {
         Ok(new_session) => signed_in_response(&service, &req, new_session).await,
         Err(error) => refused(&service, &error, &form.email, auth::sign_up),
     }
@@ -76,9 +76,8 @@ pub async fn sign_up(service: web::Data<Service>, req: HttpRequest, form: web::F
 
 /// `GET /console/invite/{token}`.
 pub async fn invite_page(service: web::Data<Service>, token: web::Path<String>) -> HttpResponse {
-    match service.invite_email(&token).await {
-        Ok(Some(email)) => session::with_form_token(&service, |form| auth::invite(form, &token, &email, None)),
-        Ok(None) => pages::error_page(StatusCode::NOT_FOUND, &storage::InviteError::Invalid.to_string()),
+    match service.console().invite_email(&token).await {
+        Ok(email) => session::with_form_token(&service, |form| auth::invite(form, &token, &email, None)),
         Err(e) => pages::service_error(e),
     }
 }
@@ -93,7 +92,7 @@ pub async fn accept_invite(
     if !session::check_form_token(&req, &form.csrf) {
         return session::forged();
     }
-    match service.accept_invite(&token, &form.password).await {
+    match service.console().accept_invite(&token, &form.password).await {
         Ok(new_session) => signed_in_response(&service, &req, new_session).await,
         Err(ServiceError::BadRequest(message)) => session::with_form_token(&service, |form_token| {
             auth::invite(form_token, &token, &form.email, Some(&message)).status(StatusCode::BAD_REQUEST)
@@ -108,7 +107,7 @@ pub async fn sign_out(service: web::Data<Service>, req: HttpRequest, form: web::
         return refused;
     }
     if let Some(token) = session::session_token(&req) {
-        if let Err(e) = service.sign_out(&token).await {
+        if let Err(e) = service.console().sign_out(&token).await {
             return pages::service_error(e);
         }
     }
@@ -125,7 +124,7 @@ pub async fn sign_out_everywhere(
         Ok(user) => user,
         Err(refused) => return refused,
     };
-    match service.sign_out_everywhere(&user.account_id).await {
+    match service.console().sign_out_everywhere(&user.account_id).await {
         Ok(_) => signed_out(&service),
         Err(e) => pages::service_error(e),
     }
@@ -140,7 +139,7 @@ fn refused(
     form: fn(&str, &FormState<'_>, bool) -> pages::Page,
 ) -> HttpResponse {
     let (status, message) = status_of(error);
-    let open = service.sign_up_open();
+    let open = service.console().sign_up_open();
     let mut response = session::with_form_token(service, |token| {
         form(token, &FormState { email, error: Some(&message) }, open).status(status)
     });
@@ -161,7 +160,7 @@ fn signed_out(service: &Service) -> HttpResponse {
 /// signed-in session.
 async fn signed_in_response(service: &Service, req: &HttpRequest, new_session: NewSession) -> HttpResponse {
     if let Some(old) = session::session_token(req) {
-        if let Err(e) = service.sign_out(&old).await {
+        if let Err(e) = service.console().sign_out(&old).await {
             tracing::warn!(error = %e, "could not end the session replaced at sign-in");
         }
     }

@@ -47,7 +47,7 @@ pub async fn create(service: web::Data<Service>, req: HttpRequest, form: web::Fo
         Ok(cap) => cap,
         Err(message) => return keys_error(&service, &user, StatusCode::BAD_REQUEST, &message).await,
     };
-    match service.create_account_key(&user.account_id, Some(&form.label), cap).await {
+    match service.console().create_account_key(&user.account_id, Some(&form.label), cap).await {
         Ok(new_key) => keys_answer(&service, &user, Some((&new_key, false)), None).await,
         Err(e) => {
             let (status, message) = status_of(&e);
@@ -71,7 +71,7 @@ pub async fn set_cap(
         Ok(cap) => cap,
         Err(message) => return keys_error(&service, &user, StatusCode::BAD_REQUEST, &message).await,
     };
-    match service.set_account_key_cap(&user.account_id, &key_id, cap).await {
+    match service.console().set_account_key_cap(&user.account_id, &key_id, cap).await {
         Ok(_) => session::see_other("/console/keys"),
         Err(e) => pages::service_error(e),
     }
@@ -83,7 +83,7 @@ pub async fn confirm(service: &Service, req: &HttpRequest, key_id: &str, action:
         Ok(user) => user,
         Err(to_sign_in) => return to_sign_in,
     };
-    match service.owned_key(&user.account_id, key_id).await {
+    match service.console().owned_key(&user.account_id, key_id).await {
         Ok(key) if key.revoked_at.is_none() => view::confirm(&user, &key, action).respond(),
         Ok(_) => pages::error_page(StatusCode::CONFLICT, "This key is already revoked."),
         Err(e) => pages::service_error(e),
@@ -98,8 +98,8 @@ pub async fn act(service: &Service, req: &HttpRequest, key_id: &str, csrf: &str,
         Err(refused) => return refused,
     };
     let done = match action {
-        Action::Revoke => service.revoke_account_key(&user.account_id, key_id).await.map(|_| None),
-        Action::Rotate => service.rotate_account_key(&user.account_id, key_id).await.map(Some),
+        Action::Revoke => service.console().revoke_account_key(&user.account_id, key_id).await.map(|_| None),
+        Action::Rotate => service.console().rotate_account_key(&user.account_id, key_id).await.map(Some),
     };
     match done {
         Ok(None) => session::see_other("/console/keys"),
@@ -124,14 +124,14 @@ async fn keys_answer(
     revealed: Option<(&NewKey, bool)>,
     error: Option<&str>,
 ) -> HttpResponse {
-    let keys = match service.account_keys(&user.account_id).await {
+    let keys = match service.console().account_keys(&user.account_id).await {
         Ok(keys) => keys,
         Err(e) => return pages::service_error(e),
     };
     let Some((new_key, rotated)) = revealed else {
         return view::keys_page(user, &keys, None, error).respond();
     };
-    let connector_url = service.connector_url(&new_key.secret);
+    let connector_url = service.console().connector_url(&new_key.secret);
     let generate_url = service.urls().generate();
     let revealed = Revealed {
         key: &new_key.key,

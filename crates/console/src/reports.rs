@@ -18,9 +18,9 @@ pub async fn usage(service: web::Data<Service>, req: HttpRequest) -> HttpRespons
     };
     let loaded = async {
         Ok::<_, ServiceError>((
-            service.daily_spend(&user.account_id, CHART_DAYS).await?,
-            service.account_keys(&user.account_id).await?,
-            service.recent_jobs(&user.account_id, RECENT_JOBS).await?,
+            service.console().daily_spend(&user.account_id, CHART_DAYS).await?,
+            service.console().account_keys(&user.account_id).await?,
+            service.console().recent_jobs(&user.account_id, RECENT_JOBS).await?,
         ))
     };
     match loaded.await {
@@ -35,7 +35,7 @@ pub async fn account(service: web::Data<Service>, req: HttpRequest) -> HttpRespo
         Ok(user) => user,
         Err(to_sign_in) => return to_sign_in,
     };
-    match service.account_overview(&user.account_id).await {
+    match service.console().account_overview(&user.account_id).await {
         Ok(overview) => account_page(&user, &overview).respond(),
         Err(e) => pages::service_error(e),
     }

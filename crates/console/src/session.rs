@@ -48,7 +48,7 @@ pub fn session_token(req: &HttpRequest) -> Option<String> {
 /// The signed-in user, or the response that sends the visitor to sign in.
 pub async fn signed_in(service: &Service, req: &HttpRequest) -> Result<ConsoleUser, HttpResponse> {
     let user = match session_token(req) {
-        Some(token) => service.console_user(&token).await.map_err(pages::service_error)?,
+        Some(token) => service.console().console_user(&token).await.map_err(pages::service_error)?,
         None => None,
     };
     user.ok_or_else(|| {

@@ -15,7 +15,7 @@ pub use fetch::{
     is_forbidden_address, FetchError, FetchPolicy, FetcherSetupError, InputFetcher, Lookup, Network,
     STORED_INPUT_PREFIX,
 };
-pub use store::{OutputStore, StoreError};
+pub use store::{OutputStore, StoreError, StoreWriter};
 
 use domain::validation::Produced;
 use domain::{EngineSpec, OutputKind, ValidatedJob};
@@ -165,10 +165,10 @@ pub struct EngineOutput {
     pub sandbox: bool,
 }
 
-/// Something that runs an engine's job on fetched inputs: the built-in local engines, or (with
-/// the provider adapters) an upstream service.
+/// Something that runs a local engine's job on fetched inputs: the built-in engines, or a stand-in
+/// in tests. (Engines routed to a provider, fal or Replicate, run through `providers` instead.)
 #[cfg_attr(any(test, feature = "mock"), mockall::automock)]
-pub trait Provider: Send + Sync {
+pub trait Runner: Send + Sync {
     /// Runs `job` on `spec`'s engine.
     fn run(
         &self,
@@ -179,9 +179,9 @@ pub trait Provider: Send + Sync {
 }
 
 /// The built-in local engines, run on the blocking thread pool (they are CPU-bound).
-pub struct LocalProvider;
+pub struct LocalRunner;
 
-impl Provider for LocalProvider {
+impl Runner for LocalRunner {
     fn run(
         &self,
         spec: EngineSpec,
@@ -201,7 +201,7 @@ impl Provider for LocalProvider {
 pub struct Engines {
     catalog: Arc<Catalog>,
     fetcher: InputFetcher,
-    local: Arc<dyn Provider>,
+    local: Arc<dyn Runner>,
     upstream: providers::Providers,
     upstream_files: InputFetcher,
 }
@@ -223,16 +223,16 @@ pub const UPSTREAM_FILE_MAX_BYTES: usize = 512 * 1024 * 1024;
 impl Engines {
     /// Engines of `catalog` on the built-in local engines, fetching inputs with `fetcher`.
     pub fn new(catalog: Catalog, fetcher: InputFetcher) -> Engines {
-        Self::with_provider(catalog, fetcher, Arc::new(LocalProvider))
+        Self::with_runner(catalog, fetcher, Arc::new(LocalRunner))
     }
 
-    /// Engines of `catalog` whose local route runs on `provider`.
-    pub fn with_provider(catalog: Catalog, fetcher: InputFetcher, provider: Arc<dyn Provider>) -> Engines {
+    /// Engines of `catalog` whose local route runs on `runner`.
+    pub fn with_runner(catalog: Catalog, fetcher: InputFetcher, runner: Arc<dyn Runner>) -> Engines {
         let upstream_files = fetcher.clone();
         Engines {
             catalog: Arc::new(catalog),
             fetcher,
-            local: provider,
+            local: runner,
             upstream: providers::Providers::none(),
             upstream_files,
         }
@@ -293,7 +293,8 @@ impl Engines {
         &self.fetcher
     }
 
-    /// Runs `job`: fetches its inputs, then runs its engine on its route's provider.
+    /// Runs `job`: at its route's provider when it has one, otherwise with its inputs fetched, on
+    /// the local runner.
     pub async fn run(&self, job: &ValidatedJob) -> Result<EngineOutput, EngineError> {
         let spec =
             self.catalog.get_any(&job.model).cloned().ok_or_else(|| EngineError::UnknownEngine(job.model.clone()))?;
@@ -311,7 +312,9 @@ impl Engines {
         use providers::Progress;
         let failed = |e: providers::ProviderError| EngineError::Failed(e.to_string());
         let handle = self.upstream.submit(&spec.route, self.upstream_input(spec, job), None).await.map_err(failed)?;
-        let mut wait = std::time::Duration::from_millis(250);
+        let submitted = tokio::time::Instant::now();
+        let poll = providers::PollPolicy::DEFAULT;
+        tokio::time::sleep(poll.first).await;
         let completion = loop {
             match self.upstream.poll(&handle).await {
                 Ok(Progress::Succeeded(completion)) => break completion,
@@ -325,8 +328,7 @@ impl Engines {
                 Err(e) if e.is_retryable() => tracing::warn!(error = %e, "polling the provider failed; trying again"),
                 Err(e) => return Err(failed(e)),
             }
-            tokio::time::sleep(wait).await;
-            wait = (wait * 2).min(std::time::Duration::from_secs(5));
+            tokio::time::sleep(poll.next_look(submitted.elapsed())).await;
         };
         let mut files = Vec::with_capacity(completion.media.len());
         for media in &completion.media {

@@ -18,6 +18,36 @@ pub enum StoreError {
     Backend(String),
 }
 
+/// Size of each part of a streamed write: what a [`StoreWriter`] buffers before it uploads.
+pub const STREAMED_PART_BYTES: usize = 8 << 20;
+/// Parts of one streamed write uploading at once.
+const STREAMED_PARTS_IN_FLIGHT: usize = 2;
+
+/// An object being written in parts (see [`OutputStore::writer`]).
+#[derive(Debug)]
+pub struct StoreWriter {
+    inner: object_store::buffered::BufWriter,
+}
+
+impl StoreWriter {
+    /// Appends `bytes`; waits while earlier parts are still uploading.
+    pub async fn write(&mut self, bytes: Bytes) -> Result<(), StoreError> {
+        self.inner.put(bytes).await.map_err(|e| StoreError::Backend(e.to_string()))
+    }
+
+    /// Completes the object.
+    pub async fn finish(mut self) -> Result<(), StoreError> {
+        use tokio::io::AsyncWriteExt;
+        self.inner.shutdown().await.map_err(|e| StoreError::Backend(e.to_string()))
+    }
+
+    /// Gives the object up, removing the parts uploaded so far.
+    pub async fn abort(mut self) {
+        // An abort that fails leaves parts the store expires by itself; there is no object either way.
+        let _ = self.inner.abort().await;
+    }
+}
+
 /// The store of task outputs; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct OutputStore {
@@ -67,6 +97,16 @@ impl OutputStore {
         let path = Path::parse(path).map_err(|e| StoreError::Backend(e.to_string()))?;
         self.inner.put(&path, PutPayload::from(bytes.into())).await.map_err(|e| StoreError::Backend(e.to_string()))?;
         Ok(())
+    }
+
+    /// A streaming write of the object at `path`: bytes are uploaded as they come, in parts once
+    /// they pass [`STREAMED_PART_BYTES`], so an object of any size is never held whole. The object
+    /// appears when [`StoreWriter::finish`] succeeds; a writer dropped unfinished leaves none.
+    pub fn writer(&self, path: &str) -> Result<StoreWriter, StoreError> {
+        let path = Path::parse(path).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let inner = object_store::buffered::BufWriter::with_capacity(self.inner.clone(), path, STREAMED_PART_BYTES)
+            .with_max_concurrency(STREAMED_PARTS_IN_FLIGHT);
+        Ok(StoreWriter { inner })
     }
 
     /// Removes the object at `path`; a missing one is not an error.

@@ -70,7 +70,7 @@ pub(crate) async fn post(
         return Err(ApiError::new(ErrorCode::Forbidden, "requests from this Origin are not allowed"));
     }
     // Only a bad key is a 401; an outage stays a 503 (an agent must not drop a good key).
-    let caller = service.authenticate(connector_token(&req).as_deref()).await.map_err(|e| match e {
+    let caller = service.api().authenticate(connector_token(&req).as_deref()).await.map_err(|e| match e {
         ServiceError::Unauthorized(_) => ApiError::new(
             ErrorCode::Unauthorized,
             "missing or invalid API key: send `Authorization: Bearer <API_KEY>` or use the connector URL with ?key=<API_KEY>",

@@ -23,7 +23,7 @@ fn service(req: &HttpRequest) -> Result<Data<Service>, ApiError> {
 
 /// Resolves the request's bearer key.
 pub(crate) async fn authenticate(req: &HttpRequest, service: &Service) -> Result<Caller, ApiError> {
-    Ok(service.authenticate(bearer_token(req)).await?)
+    Ok(service.api().authenticate(bearer_token(req)).await?)
 }
 
 /// The token of an `Authorization: Bearer <token>` header.

@@ -33,5 +33,5 @@ pub(crate) async fn listing_kit(
     call: AuthenticatedJson<ListingKitRequest>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(synchronous(service.listing_kit(&call.caller, call.body).await?))
+    Ok(synchronous(service.api().listing_kit(&call.caller, call.body).await?))
 }

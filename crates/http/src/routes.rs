@@ -34,7 +34,7 @@ pub(crate) async fn generate(
     call: AuthenticatedJson<GenerateRequest>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(accepted(service.submit(&call.caller, call.body).await?))
+    Ok(accepted(service.api().submit(&call.caller, call.body).await?))
 }
 
 /// Listing photo enhancement: a raw interior, exterior or drone photo (`image_url`) to a premium
@@ -57,7 +57,7 @@ pub(crate) async fn listing_enhance(
     call: AuthenticatedJson<ListingEnhanceRequest>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(accepted(service.listing_enhance(&call.caller, call.body).await?))
+    Ok(accepted(service.api().listing_enhance(&call.caller, call.body).await?))
 }
 
 /// Lot trace: an aerial photo, the parcel boundary and the ground scale to the measured parcel
@@ -84,7 +84,7 @@ pub(crate) async fn lot_trace(
     call: AuthenticatedJson<LotTraceRequest>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(synchronous(service.lot_trace(&call.caller, call.body).await?))
+    Ok(synchronous(service.api().lot_trace(&call.caller, call.body).await?))
 }
 
 /// A synchronous recipe's answer: 200 with its result, or 202 with the task when the wait ran out.
@@ -117,7 +117,7 @@ pub(crate) async fn reel(
     call: AuthenticatedJson<ReelRequest>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    let queued = service.reel(&call.caller, call.body).await?;
+    let queued = service.api().reel(&call.caller, call.body).await?;
     Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
 }
 
@@ -137,7 +137,7 @@ pub(crate) async fn get_reel(
     reel_id: web::Path<String>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.reel_status(&caller, &reel_id).await?))
+    Ok(HttpResponse::Ok().json(service.api().reel_status(&caller, &reel_id).await?))
 }
 
 /// Get a task: its status and, once succeeded, its outputs and billed cost.
@@ -156,7 +156,7 @@ pub(crate) async fn get_task(
     id: web::Path<String>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.task(&caller, &id).await?))
+    Ok(HttpResponse::Ok().json(service.api().task(&caller, &id).await?))
 }
 
 /// List the live models with their inputs, parameters and price rules.
@@ -169,7 +169,7 @@ pub(crate) async fn get_task(
     security(("bearer" = []))
 )]
 pub(crate) async fn list_models(_: Authenticated, service: Data<Service>) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.list_models()))
+    Ok(HttpResponse::Ok().json(service.api().list_models()))
 }
 
 /// This key's billed spend, holds, cap and headroom, and its account's free allowance and invoice.
@@ -185,7 +185,7 @@ pub(crate) async fn usage(
     Authenticated(caller): Authenticated,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.usage(&caller).await?))
+    Ok(HttpResponse::Ok().json(service.api().usage(&caller).await?))
 }
 
 #[derive(Deserialize)]
@@ -217,7 +217,7 @@ pub(crate) async fn download(
     let signature = signature.map_err(|_| {
         ApiError::new(ErrorCode::InvalidInput, "a download URL needs its `expires` and `sig` parameters")
     })?;
-    let (bytes, content_type) = service.open_file(&path, signature.expires, &signature.sig).await?;
+    let (bytes, content_type) = service.api().open_file(&path, signature.expires, &signature.sig).await?;
     let disposition = content_disposition(&path, &content_type);
     Ok(HttpResponse::Ok()
         .content_type(content_type)
@@ -278,7 +278,7 @@ pub(crate) async fn provider_callback(
     let body = read_body(&req, body).await?;
     let headers = req.headers().clone();
     let header = move |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-    service.provider_callback(&provider, &task_id, token.as_deref(), &header, &body).await?;
+    service.api().provider_callback(&provider, &task_id, token.as_deref(), &header, &body).await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({"received": true})))
 }
 

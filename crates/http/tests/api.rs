@@ -124,13 +124,13 @@ async fn payment_required_statuses() {
 
         // Free allowance 0.05 with no card: the second 0.04 job is refused, then accepted with a card.
         let name = storage::new_id("acct");
-        server.service.create_account(&name, false).await.unwrap();
-        let key = server.service.create_key(&name, None, None).await.unwrap().secret;
+        server.service.operator().create_account(&name, false).await.unwrap();
+        let key = server.service.operator().create_key(&name, None, None).await.unwrap().secret;
         server.submit(&key, generate("beta-image", json!({"prompt": "a"}))).await;
         let (status, error) = server.post(&key, "/v1/generate", generate("beta-image", json!({"prompt": "b"}))).await;
         assert_eq!(status, StatusCode::PAYMENT_REQUIRED);
         assert!(error["error"].as_str().unwrap().starts_with("free allowance used up; add a card"), "{error}");
-        server.service.set_card_on_file(&name, true).await.unwrap();
+        server.service.operator().set_card_on_file(&name, true).await.unwrap();
         server.submit(&key, generate("beta-image", json!({"prompt": "b"}))).await;
         server.stop().await;
     }
@@ -233,11 +233,11 @@ async fn models_usage_openapi_and_fallbacks() {
 async fn revoked_key_gets_401_everywhere() {
     let server = TestServer::start(storage::Backend::Sqlite).await;
     let name = storage::new_id("acct");
-    server.service.create_account(&name, false).await.unwrap();
-    let new_key = server.service.create_key(&name, None, None).await.unwrap();
+    server.service.operator().create_account(&name, false).await.unwrap();
+    let new_key = server.service.operator().create_key(&name, None, None).await.unwrap();
     let queued =
         server.submit(&new_key.secret, generate("bg-remove", json!({"image_url": png_data_uri(64, 48)}))).await;
-    server.service.revoke_key(&new_key.key.id).await.unwrap();
+    server.service.operator().revoke_key(&new_key.key.id).await.unwrap();
     let id = queued["id"].as_str().unwrap();
     for path in ["/v1".to_string(), format!("/v1/tasks/{id}"), "/v1/usage".into(), "/v1/whatever".into()] {
         let (status, body) = server.get(&new_key.secret, &path).await;

@@ -74,7 +74,7 @@ async fn concurrent_clients_never_pass_the_cap() {
         assert_eq!(usd(&usage["held_usd"]), Decimal::ZERO, "{backend:?}: no hold outlives its job");
         assert!(billed <= Decimal::from_str("0.18").unwrap());
         assert_eq!(usage["recent_charges"].as_array().unwrap().len(), accepted.len() - failures);
-        assert_eq!(server.service.verify_ledger().await.unwrap(), vec![], "{backend:?}: books balance");
+        assert_eq!(server.service.operator().verify_ledger().await.unwrap(), vec![], "{backend:?}: books balance");
         server.stop().await;
     }
 }

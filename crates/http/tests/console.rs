@@ -329,9 +329,9 @@ async fn closed_sign_up_uses_operator_invites() {
         visitor.post("/console/sign-up", &[("email", &unique_email()), ("password", PASSWORD), ("csrf", &token)]).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
 
-    server.service.create_account("acme", true).await.unwrap();
-    let operator_key = server.service.create_key("acme", None, Some("from the CLI")).await.unwrap();
-    let link = server.service.invite("acme", "Dev@Acme.example").await.unwrap();
+    server.service.operator().create_account("acme", true).await.unwrap();
+    let operator_key = server.service.operator().create_key("acme", None, Some("from the CLI")).await.unwrap();
+    let link = server.service.console().invite("acme", "Dev@Acme.example").await.unwrap();
     let path = link.strip_prefix(&server.base).expect("link on the public URL").to_string();
     let token = visitor.form_token(&path).await;
     let short = visitor.post(&path, &[("password", "short"), ("csrf", &token), ("email", "dev@acme.example")]).await;

@@ -112,7 +112,7 @@ async fn fal_outputs_are_copied_and_outlive_the_providers_urls() {
     assert!(millis > 0, "{record:?}");
     let provider_cost = record.provider_cost_units.expect("provider cost recorded");
     assert!((provider_cost - millis / 10).abs() <= 1, "0.0100 USD/s x {millis} ms: {provider_cost} units");
-    let margins = server.service.provider_margins(1).await.unwrap();
+    let margins = server.service.operator().provider_margins(1).await.unwrap();
     assert_eq!(margins.len(), 1, "{margins:?}");
     assert_eq!((margins[0].engine.as_str(), margins[0].tasks, margins[0].costed_tasks), ("beta-image", 1, 1));
     assert_eq!(margins[0].provider_cost_units, provider_cost);
@@ -232,8 +232,8 @@ async fn a_refused_submission_is_a_502_with_nothing_billed_and_no_task_left() {
     let usage = usage(&server, &key).await;
     assert_eq!((usage["spent_usd"].as_str(), usage["held_usd"].as_str()), (Some("0.0000"), Some("0.0000")), "{usage}");
     // Nothing is left that could run later: no tracker or worker finds work.
-    assert!(server.service.claim_tracked("probe", 1_000, 100).await.unwrap().is_empty());
-    assert!(server.service.claim("probe", 1_000).await.unwrap().is_none());
+    assert!(server.service.runner().claim_tracked("probe", 1_000, 100).await.unwrap().is_empty());
+    assert!(server.service.runner().claim("probe", 1_000).await.unwrap().is_none());
     server.stop().await;
 }
 

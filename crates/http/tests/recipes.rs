@@ -169,12 +169,12 @@ async fn a_failed_lot_trace_is_a_502_and_costs_nothing() {
         // The job fails for a reason that is not the input (here: its worker gives up on it); the
         // waiting request hears of it at once.
         let claimed = loop {
-            if let Some(claimed) = server.service.claim("test-worker", 30_000).await.unwrap() {
+            if let Some(claimed) = server.service.runner().claim("test-worker", 30_000).await.unwrap() {
                 break claimed;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         };
-        server.service.fail(&claimed, "worker lost the job 3 times").await.unwrap();
+        server.service.runner().fail(&claimed, "worker lost the job 3 times").await.unwrap();
         let (status, answer) = tokio::time::timeout(Duration::from_secs(10), request).await.unwrap().unwrap();
         assert_eq!(status, StatusCode::BAD_GATEWAY, "{answer}");
         assert!(answer["error"].as_str().unwrap().contains("worker lost the job"), "{answer}");

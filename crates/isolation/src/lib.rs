@@ -1,6 +1,8 @@
 //! Runs a piece of work in a child process that the operating system holds to a memory limit
 //! (`RLIMIT_AS`) and that is killed at a wall-clock deadline, and reports how it ended: its exit,
-//! its output, the tail of its error stream and its peak resident memory.
+//! the tail of its error stream and its peak resident memory. Its standard output is handed to a
+//! writer of the caller's as it is read, never gathered here, so a large output costs the parent no
+//! more memory than the writer keeps.
 //!
 //! A child that runs past its deadline, writes more output than allowed, or is cancelled (its
 //! future dropped) is killed with `SIGKILL`, with every process it started (it leads its own
@@ -34,6 +36,9 @@ pub enum Ending {
     DeadlineExceeded,
     /// It wrote more than [`Limits::max_output_bytes`] and was killed.
     OutputTooLarge,
+    /// The writer of its output refused a write (its error is the writer's to report), and the
+    /// child was killed.
+    OutputRefused,
     /// Its run was cancelled and it was killed.
     Cancelled,
 }
@@ -43,8 +48,8 @@ pub enum Ending {
 pub struct Finished {
     /// How it ended.
     pub ending: Ending,
-    /// Its standard output (complete only when it exited).
-    pub stdout: Vec<u8>,
+    /// Bytes of standard output handed to the writer.
+    pub output_bytes: u64,
     /// The last [`STDERR_TAIL_BYTES`] of its error stream.
     pub stderr_tail: String,
     /// Its peak resident memory, kibibytes (`ru_maxrss`).
@@ -70,6 +75,7 @@ impl Finished {
             Ending::Signalled(signal) => format!("killed by signal {signal} ({})", signal_name(signal)),
             Ending::DeadlineExceeded => "killed at its deadline".into(),
             Ending::OutputTooLarge => "killed for writing too much output".into(),
+            Ending::OutputRefused => "killed when its output was refused".into(),
             Ending::Cancelled => "cancelled".into(),
         }
     }
@@ -112,6 +118,7 @@ pub enum IsolationError {
 enum KillReason {
     Deadline,
     Output,
+    OutputRefused,
     Cancel,
 }
 
@@ -150,12 +157,18 @@ impl Watch {
     }
 }
 
-/// Runs `command` with `input` on its standard input under `limits`, on a blocking thread; dropping
-/// the returned future kills the child.
-pub async fn run(command: Command, input: Vec<u8>, limits: Limits) -> Result<Finished, IsolationError> {
+/// Runs `command` with `input` on its standard input under `limits`, on a blocking thread, writing
+/// its standard output to `output` as it comes; returns how it ended and the writer. Dropping the
+/// returned future kills the child.
+pub async fn run<W: Write + Send + 'static>(
+    command: Command,
+    input: Vec<u8>,
+    limits: Limits,
+    output: W,
+) -> Result<(Finished, W), IsolationError> {
     let watch = Arc::new(Watch::default());
     let guard = CancelOnDrop(watch.clone());
-    let result = tokio::task::spawn_blocking(move || run_blocking(command, &input, &limits, &watch))
+    let result = tokio::task::spawn_blocking(move || run_blocking(command, &input, &limits, &watch, output))
         .await
         .map_err(|e| IsolationError::Watcher(e.to_string()))?;
     drop(guard);
@@ -170,12 +183,13 @@ impl Drop for CancelOnDrop {
     }
 }
 
-fn run_blocking(
+fn run_blocking<W: Write + Send>(
     mut command: Command,
     input: &[u8],
     limits: &Limits,
     watch: &Arc<Watch>,
-) -> Result<Finished, IsolationError> {
+    mut output: W,
+) -> Result<(Finished, W), IsolationError> {
     let started = Instant::now();
     let memory = limits.memory_bytes;
     command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
@@ -207,12 +221,16 @@ fn run_blocking(
                 let _ = stdin.write_all(input);
             }
         });
-        let output_reader = scope.spawn(move || read_capped(stdout, limits.max_output_bytes, watch));
+        let output_reader = scope.spawn(move || {
+            let copied = copy_capped(stdout, limits.max_output_bytes, watch, &mut output);
+            (copied, output)
+        });
         let error_reader = scope.spawn(move || read_tail(stderr));
         let deadline_watcher = scope.spawn(move || watch_deadline(watch, started + limits.deadline));
         let waited = wait_and_reap(pid, watch);
         let _ = input_writer.join();
-        let stdout = output_reader.join().unwrap_or_default();
+        let (output_bytes, output) =
+            output_reader.join().map_err(|_| IsolationError::Watcher("the output's writer panicked".into()))?;
         let stderr_tail = error_reader.join().unwrap_or_default();
         let _ = deadline_watcher.join();
         let (status, peak_rss_kib) = waited?;
@@ -220,11 +238,12 @@ fn run_blocking(
         let ending = match killed {
             Some(KillReason::Deadline) => Ending::DeadlineExceeded,
             Some(KillReason::Output) => Ending::OutputTooLarge,
+            Some(KillReason::OutputRefused) => Ending::OutputRefused,
             Some(KillReason::Cancel) => Ending::Cancelled,
             None if libc::WIFSIGNALED(status) => Ending::Signalled(libc::WTERMSIG(status)),
             None => Ending::Exited(libc::WEXITSTATUS(status)),
         };
-        Ok(Finished { ending, stdout, stderr_tail, peak_rss_kib, elapsed: started.elapsed() })
+        Ok((Finished { ending, output_bytes, stderr_tail, peak_rss_kib, elapsed: started.elapsed() }, output))
     })
 }
 
@@ -319,18 +338,35 @@ fn watch_deadline(watch: &Watch, deadline: Instant) {
     }
 }
 
-fn read_capped(stdout: Option<std::process::ChildStdout>, max: usize, watch: &Watch) -> Vec<u8> {
-    let Some(stdout) = stdout else { return Vec::new() };
-    let mut out = Vec::new();
-    // One byte more than allowed tells an overflow from an exact fit.
-    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
-    let mut capped = stdout.take(limit);
-    if capped.read_to_end(&mut out).is_ok() && out.len() > max {
-        watch.kill(KillReason::Output);
-        out.truncate(max);
-        // Drain nothing more: the child is being killed and its pipe closes with it.
+/// Copies the child's output to `output` in chunks until it ends, killing the child when it writes
+/// more than `max` bytes or `output` refuses a write; returns the bytes copied.
+fn copy_capped(stdout: Option<std::process::ChildStdout>, max: usize, watch: &Watch, output: &mut impl Write) -> u64 {
+    let Some(mut stdout) = stdout else { return 0 };
+    let max = u64::try_from(max).unwrap_or(u64::MAX);
+    let mut copied: u64 = 0;
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stdout.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        // Only what fits under the cap is handed on.
+        let allowed = usize::try_from(max - copied).unwrap_or(usize::MAX).min(n);
+        if output.write_all(&buffer[..allowed]).is_err() {
+            watch.kill(KillReason::OutputRefused);
+            break;
+        }
+        copied += allowed as u64;
+        if allowed < n {
+            watch.kill(KillReason::Output);
+            // Read nothing more: the child is being killed and its pipe closes with it.
+            break;
+        }
     }
-    out
+    let _ = output.flush();
+    copied
 }
 
 fn read_tail(stderr: Option<std::process::ChildStderr>) -> String {
@@ -365,30 +401,59 @@ mod tests {
 
     #[tokio::test]
     async fn output_input_and_exit_status_pass_through() {
-        let done = run(shell("cat; echo oops >&2; exit 3"), b"hello".to_vec(), limits(10_000)).await.unwrap();
+        let (done, stdout) =
+            run(shell("cat; echo oops >&2; exit 3"), b"hello".to_vec(), limits(10_000), Vec::new()).await.unwrap();
         assert_eq!(done.ending, Ending::Exited(3));
-        assert_eq!(done.stdout, b"hello");
+        assert_eq!(stdout, b"hello");
+        assert_eq!(done.output_bytes, 5);
         assert_eq!(done.stderr_tail.trim(), "oops");
         assert!(done.peak_rss_kib > 0);
     }
 
     #[tokio::test]
     async fn a_child_past_its_deadline_is_killed() {
-        let done = run(shell("sleep 30"), Vec::new(), limits(300)).await.unwrap();
+        let (done, _) = run(shell("sleep 30"), Vec::new(), limits(300), Vec::new()).await.unwrap();
         assert_eq!(done.ending, Ending::DeadlineExceeded);
         assert!(done.elapsed < Duration::from_secs(10), "{:?}", done.elapsed);
     }
 
     #[tokio::test]
     async fn too_much_output_kills_the_child() {
-        let done = run(shell("yes"), Vec::new(), limits(10_000)).await.unwrap();
+        let (done, stdout) = run(shell("yes"), Vec::new(), limits(10_000), Vec::new()).await.unwrap();
         assert_eq!(done.ending, Ending::OutputTooLarge);
-        assert_eq!(done.stdout.len(), 1024);
+        assert_eq!(stdout.len(), 1024);
+    }
+
+    /// A writer that takes `room` bytes, then refuses.
+    struct Refusing {
+        room: usize,
+    }
+
+    impl Write for Refusing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() > self.room {
+                return Err(std::io::Error::other("no room"));
+            }
+            self.room -= buf.len();
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refused_output_kills_the_child() {
+        let limits = Limits { max_output_bytes: 1 << 30, ..limits(10_000) };
+        let (done, _) = run(shell("yes"), Vec::new(), limits, Refusing { room: 100 }).await.unwrap();
+        assert_eq!(done.ending, Ending::OutputRefused);
+        assert!(done.elapsed < Duration::from_secs(5), "{:?}", done.elapsed);
     }
 
     #[tokio::test]
     async fn a_signal_from_outside_is_a_crash() {
-        let done = run(shell("kill -SEGV $$"), Vec::new(), limits(10_000)).await.unwrap();
+        let (done, _) = run(shell("kill -SEGV $$"), Vec::new(), limits(10_000), Vec::new()).await.unwrap();
         assert_eq!(done.ending, Ending::Signalled(libc::SIGSEGV));
         assert!(done.describe().contains("SIGSEGV"));
     }
@@ -413,21 +478,21 @@ mod tests {
     #[tokio::test]
     async fn the_memory_limit_is_the_operating_systems() {
         let limits = Limits { memory_bytes: Some(256 << 20), max_output_bytes: 1 << 20, ..limits(60_000) };
-        let small = run(probe(16), Vec::new(), limits.clone()).await.unwrap();
+        let (small, stdout) = run(probe(16), Vec::new(), limits.clone(), Vec::new()).await.unwrap();
         assert_eq!(small.ending, Ending::Exited(0), "{small:?}");
-        assert!(String::from_utf8_lossy(&small.stdout).contains("allocated 16"), "{small:?}");
+        assert!(String::from_utf8_lossy(&stdout).contains("allocated 16"), "{small:?}");
         assert!(!small.ran_out_of_memory());
 
-        let large = run(probe(1024), Vec::new(), limits).await.unwrap();
+        let (large, stdout) = run(probe(1024), Vec::new(), limits, Vec::new()).await.unwrap();
         assert!(large.ran_out_of_memory(), "{large:?}");
-        assert!(!String::from_utf8_lossy(&large.stdout).contains("allocated"), "{large:?}");
+        assert!(!String::from_utf8_lossy(&stdout).contains("allocated"), "{large:?}");
     }
 
     #[tokio::test]
     async fn dropping_the_run_kills_the_child() {
         let marker = std::env::temp_dir().join(format!("isolation-cancel-{}", std::process::id()));
         let script = format!("sleep 2; touch {}", marker.display());
-        let running = run(shell(&script), Vec::new(), limits(60_000));
+        let running = run(shell(&script), Vec::new(), limits(60_000), Vec::new());
         assert!(tokio::time::timeout(Duration::from_millis(300), running).await.is_err());
         tokio::time::sleep(Duration::from_secs(3)).await;
         assert!(!marker.exists(), "the child outlived its cancelled run");

@@ -296,7 +296,7 @@ fn arguments<T: serde::de::DeserializeOwned>(tool: &str, value: Value) -> Result
 
 fn list_models(service: &Service, value: Value) -> Result<Answer, ToolError> {
     let args: ListModelsArgs = arguments("list_models", value)?;
-    let mut models = service.list_models();
+    let mut models = service.api().list_models();
     if let Some(family) = args.family {
         models.models.retain(|m| m.family == family);
     }
@@ -310,22 +310,22 @@ fn queued(task: QueuedTask) -> Result<Answer, ToolError> {
 
 async fn generate(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
     let request: GenerateRequest = arguments("generate", value)?;
-    queued(service.submit(caller, request).await?)
+    queued(service.api().submit(caller, request).await?)
 }
 
 async fn listing_enhance(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
     let request: ListingEnhanceRequest = arguments("listing_enhance", value)?;
-    queued(service.listing_enhance(caller, request).await?)
+    queued(service.api().listing_enhance(caller, request).await?)
 }
 
 async fn lot_trace(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
     let request: LotTraceRequest = arguments("lot_trace", value)?;
-    synchronous(service.lot_trace(caller, request).await?)
+    synchronous(service.api().lot_trace(caller, request).await?)
 }
 
 async fn listing_kit(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
     let request: ListingKitRequest = arguments("listing_kit", value)?;
-    synchronous(service.listing_kit(caller, request).await?)
+    synchronous(service.api().listing_kit(caller, request).await?)
 }
 
 /// A synchronous recipe's answer: its result (the HTTP 200 body), or the queued task to poll.
@@ -338,7 +338,7 @@ fn synchronous<R: Serialize>(outcome: SyncOutcome<R>) -> Result<Answer, ToolErro
 
 async fn reel(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
     let request: ReelRequest = arguments("reel", value)?;
-    let queued = service.reel(caller, request).await?;
+    let queued = service.api().reel(caller, request).await?;
     let next_step = format!(
         "call reel_status with reel_id {} every few seconds until status is succeeded or failed",
         queued.reel_id
@@ -348,7 +348,7 @@ async fn reel(service: &Service, caller: &Caller, value: Value) -> Result<Answer
 
 async fn reel_status(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
     let args: ReelStatusArgs = arguments("reel_status", value)?;
-    match service.reel_status(caller, &args.reel_id).await {
+    match service.api().reel_status(caller, &args.reel_id).await {
         Ok(reel) => Answer::of(reel),
         Err(ServiceError::NotFound(_)) => Err(ToolError {
             message: format!("no reel {:?} for this key; use the reel_id returned by reel", args.reel_id),
@@ -360,7 +360,7 @@ async fn reel_status(service: &Service, caller: &Caller, value: Value) -> Result
 
 async fn task_status(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
     let args: TaskStatusArgs = arguments("task_status", value)?;
-    match service.task(caller, &args.id).await {
+    match service.api().task(caller, &args.id).await {
         Ok(task) => Answer::of(task),
         Err(ServiceError::NotFound(_)) => {
             let message = if args.id.starts_with("reel_") {

@@ -9,10 +9,12 @@
 
 mod answers;
 mod fal;
+mod poll;
 mod replicate;
 mod transport;
 mod webhooks;
 
+pub use poll::PollPolicy;
 pub use webhooks::WebhookError;
 
 use domain::catalog::Route;

@@ -6,13 +6,13 @@
 //! adds the ownership check (another account's key is "not found").
 
 use crate::views::TaskView;
-use crate::{NewKey, Service, ServiceError};
+use crate::{AccountKey, Console, NewKey, Service, ServiceError};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use domain::keys::hash_secret;
 use domain::Usd;
 use std::sync::OnceLock;
-use storage::{now_millis, ApiKey, InviteError, SessionRecord};
+use storage::{now_millis, InviteError, SessionRecord};
 
 /// How long a console session lasts.
 pub const SESSION_TTL_MS: i64 = 14 * 24 * 3_600_000;
@@ -83,7 +83,7 @@ pub struct DailySpendReport {
 #[derive(Clone, Debug)]
 pub struct KeySpend {
     /// The key.
-    pub key: ApiKey,
+    pub key: AccountKey,
     /// Ten-thousandths of a dollar per day, aligned with the report's days.
     pub units: Vec<i64>,
 }
@@ -97,10 +97,10 @@ pub struct RecentJob {
     pub key_id: String,
 }
 
-impl Service {
+impl Console<'_> {
     /// Whether visitors may create accounts themselves.
     pub fn sign_up_open(&self) -> bool {
-        self.config().console_sign_up
+        self.service.config().console_sign_up
     }
 
     /// Creates an account with the free allowance and its login, and signs it in. Each client
@@ -116,21 +116,22 @@ impl Service {
         let email = normalize_email(email)?;
         check_password(password, &email)?;
         let subject = format!("sign-up:{address}");
-        if let Some(limit) = self.config().console_sign_ups_per_address {
+        if let Some(limit) = self.service.config().console_sign_ups_per_address {
             let what = "too many new accounts from this address";
-            self.refuse_past_limit(&subject, i64::from(limit.get()), ATTEMPTS_KEPT_MS, what).await?;
+            self.service.refuse_past_limit(&subject, i64::from(limit.get()), ATTEMPTS_KEPT_MS, what).await?;
         }
         let hash = hash_password(password.to_string()).await?;
-        let allowance = self.config().free_allowance;
+        let allowance = self.service.config().free_allowance;
         let signed_up = email.clone();
-        let account = self.db(move |db| db.sign_up(&signed_up, &hash, allowance)).await.map_err(|e| match e {
-            ServiceError::BadRequest(_) => {
-                ServiceError::BadRequest(format!("an account for {email} already exists; sign in instead"))
-            }
-            other => other,
-        })?;
-        self.db(move |db| db.record_attempt(&[&subject], ATTEMPTS_KEPT_MS)).await?;
-        self.start_session(account.id).await
+        let account =
+            self.service.db(move |db| db.sign_up(&signed_up, &hash, allowance)).await.map_err(|e| match e {
+                ServiceError::BadRequest(_) => {
+                    ServiceError::BadRequest(format!("an account for {email} already exists; sign in instead"))
+                }
+                other => other,
+            })?;
+        self.service.db(move |db| db.record_attempt(&[&subject], ATTEMPTS_KEPT_MS)).await?;
+        self.service.start_session(account.id).await
     }
 
     /// Checks an email and password and opens a new session. Failures are counted per address
@@ -142,10 +143,10 @@ impl Service {
         let subjects = [format!("sign-in:{address}"), format!("sign-in:{email}")];
         let limits = [SIGN_IN_FAILURES_PER_ADDRESS, SIGN_IN_FAILURES_PER_ACCOUNT];
         for (subject, limit) in subjects.iter().zip(limits) {
-            self.refuse_past_limit(subject, limit, SIGN_IN_WINDOW_MS, "too many failed sign-ins").await?;
+            self.service.refuse_past_limit(subject, limit, SIGN_IN_WINDOW_MS, "too many failed sign-ins").await?;
         }
         let lookup = email.clone();
-        let login = self.db(move |db| db.login_by_email(&lookup)).await?;
+        let login = self.service.db(move |db| db.login_by_email(&lookup)).await?;
         // An unknown email costs the same hashing time as a wrong password, so timing does not
         // reveal which addresses have accounts.
         let stored = login.as_ref().map(|l| l.password_hash.clone());
@@ -153,20 +154,201 @@ impl Service {
         match login {
             Some(login) if matches => {
                 let subject = subjects[1].clone();
-                self.db(move |db| db.clear_attempts(&subject)).await?;
-                self.start_session(login.account_id).await
+                self.service.db(move |db| db.clear_attempts(&subject)).await?;
+                self.service.start_session(login.account_id).await
             }
             _ => {
-                self.db(move |db| {
-                    let subjects: Vec<&str> = subjects.iter().map(String::as_str).collect();
-                    db.record_attempt(&subjects, ATTEMPTS_KEPT_MS)
-                })
-                .await?;
+                self.service
+                    .db(move |db| {
+                        let subjects: Vec<&str> = subjects.iter().map(String::as_str).collect();
+                        db.record_attempt(&subjects, ATTEMPTS_KEPT_MS)
+                    })
+                    .await?;
                 Err(ServiceError::Unauthorized(WRONG.into()))
             }
         }
     }
 
+    /// The user of a session cookie, if the session is live.
+    pub async fn console_user(&self, token: &str) -> Result<Option<ConsoleUser>, ServiceError> {
+        let token_hash = hash_secret(token);
+        self.service
+            .db(move |db| {
+                let Some(session) = db.session(&token_hash)? else { return Ok(None) };
+                let email = db.login_of(&session.account_id)?.map(|l| l.email).unwrap_or_default();
+                Ok::<_, storage::StorageError>(Some(ConsoleUser {
+                    account_id: session.account_id,
+                    email,
+                    csrf_token: session.csrf_token,
+                }))
+            })
+            .await
+    }
+
+    /// Ends the session of this cookie.
+    pub async fn sign_out(&self, token: &str) -> Result<(), ServiceError> {
+        let token_hash = hash_secret(token);
+        self.service.db(move |db| db.delete_session(&token_hash)).await
+    }
+
+    /// Ends every session of the account, on every device.
+    pub async fn sign_out_everywhere(&self, account_id: &str) -> Result<usize, ServiceError> {
+        let account_id = account_id.to_string();
+        self.service.db(move |db| db.delete_sessions_of(&account_id)).await
+    }
+
+    /// Makes an invite link that gives the operator-made account `account_name` a console login
+    /// for `email`.
+    pub async fn invite(&self, account_name: &str, email: &str) -> Result<String, ServiceError> {
+        let email = normalize_email(email)?;
+        let token = random_token();
+        let (account_name, token_hash) = (account_name.to_string(), hash_secret(&token));
+        self.service.db(move |db| db.create_invite(&account_name, &email, &token_hash, INVITE_TTL_MS)).await?;
+        Ok(self.service.urls().invite(&token))
+    }
+
+    /// The email a live invite is for.
+    pub async fn invite_email(&self, token: &str) -> Result<String, ServiceError> {
+        let token_hash = hash_secret(token);
+        self.service
+            .db(move |db| db.invite_email(&token_hash))
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(InviteError::Invalid.to_string()))
+    }
+
+    /// Sets the password of an invited login and signs it in.
+    pub async fn accept_invite(&self, token: &str, password: &str) -> Result<NewSession, ServiceError> {
+        let email = self.invite_email(token).await?;
+        check_password(password, &email)?;
+        let hash = hash_password(password.to_string()).await?;
+        let token_hash = hash_secret(token);
+        let account_id = self.service.db(move |db| db.accept_invite(&token_hash, &hash)).await?;
+        self.service.start_session(account_id).await
+    }
+
+    /// The account's standing: allowance, card on file, invoice.
+    pub async fn account_overview(&self, account_id: &str) -> Result<AccountOverview, ServiceError> {
+        let account_id = account_id.to_string();
+        let (account, login) = self
+            .service
+            .db(move |db| Ok::<_, storage::StorageError>((db.account(&account_id)?, db.login_of(&account_id)?)))
+            .await?;
+        let limits = account.limits();
+        Ok(AccountOverview {
+            email: login.map(|l| l.email).unwrap_or_default(),
+            name: account.name,
+            free_allowance: limits.free_allowance,
+            free_allowance_left: limits.free_remaining(),
+            card_on_file: limits.card_on_file,
+            invoice_balance: Usd::from_units(account.invoice_units),
+        })
+    }
+
+    /// The account's keys, oldest first.
+    pub async fn account_keys(&self, account_id: &str) -> Result<Vec<AccountKey>, ServiceError> {
+        let account_id = account_id.to_string();
+        Ok(self.service.db(move |db| db.account_keys(&account_id)).await?.into_iter().map(AccountKey::from).collect())
+    }
+
+    /// Creates a key for the signed-in account; the secret is returned once.
+    pub async fn create_account_key(
+        &self,
+        account_id: &str,
+        label: Option<&str>,
+        spend_cap: Option<Usd>,
+    ) -> Result<NewKey, ServiceError> {
+        let label = check_label(label)?;
+        self.service.issue_key(account_id, label.as_deref(), spend_cap).await
+    }
+
+    /// Revokes one of the account's keys.
+    pub async fn revoke_account_key(&self, account_id: &str, key_id: &str) -> Result<AccountKey, ServiceError> {
+        self.owned_key(account_id, key_id).await?;
+        self.service.operator().revoke_key(key_id).await
+    }
+
+    /// Sets or removes the cap of one of the account's keys.
+    pub async fn set_account_key_cap(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        cap: Option<Usd>,
+    ) -> Result<AccountKey, ServiceError> {
+        self.owned_key(account_id, key_id).await?;
+        self.service.operator().set_spend_cap(key_id, cap).await
+    }
+
+    /// Gives one of the account's live keys a new secret, returned once; the old secret stops
+    /// working at once. The key keeps its id, label, cap, spend and tasks.
+    pub async fn rotate_account_key(&self, account_id: &str, key_id: &str) -> Result<NewKey, ServiceError> {
+        self.owned_key(account_id, key_id).await?;
+        let secret = domain::keys::secret_from_random(rand::random());
+        let (key_id, hash, prefix) =
+            (key_id.to_string(), domain::keys::hash_secret(&secret), domain::keys::display_prefix(&secret));
+        let key = self
+            .service
+            .db(move |db| db.replace_key_secret(&key_id, &storage::NewKeySecret { hash: &hash, prefix: Some(&prefix) }))
+            .await?
+            .ok_or_else(|| ServiceError::BadRequest("a revoked key cannot be rotated; create a new key".into()))?;
+        Ok(NewKey { key: key.into(), secret })
+    }
+
+    /// One of the account's keys; another account's key is not found.
+    pub async fn owned_key(&self, account_id: &str, key_id: &str) -> Result<AccountKey, ServiceError> {
+        let lookup = key_id.to_string();
+        let key = self.service.db(move |db| db.key(&lookup)).await;
+        match key {
+            Ok(key) if key.account_id == account_id => Ok(key.into()),
+            Ok(_) | Err(ServiceError::NotFound(_)) => {
+                Err(ServiceError::NotFound(format!("no key {key_id:?} in this account")))
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// The account's captured spend per key per UTC day over the last `days` days, for each key
+    /// that spent in that time.
+    pub async fn daily_spend(&self, account_id: &str, days: i64) -> Result<DailySpendReport, ServiceError> {
+        const DAY_MS: i64 = 86_400_000;
+        let today = now_millis().div_euclid(DAY_MS);
+        let days: Vec<i64> = (today - days + 1..=today).collect();
+        let (account, since) = (account_id.to_string(), days[0] * DAY_MS);
+        let (rows, keys) = self
+            .service
+            .db(move |db| {
+                Ok::<_, storage::StorageError>((db.daily_spend(&account, since)?, db.account_keys(&account)?))
+            })
+            .await?;
+        let keys = keys
+            .into_iter()
+            .filter_map(|key| {
+                let units: Vec<i64> = days
+                    .iter()
+                    .map(|day| rows.iter().filter(|r| r.key_id == key.id && r.day == *day).map(|r| r.units).sum())
+                    .collect();
+                units.iter().any(|u| *u > 0).then_some(KeySpend { key: key.into(), units })
+            })
+            .collect();
+        Ok(DailySpendReport { days, keys })
+    }
+
+    /// The account's latest jobs (tasks and reels of every key), newest first.
+    pub async fn recent_jobs(&self, account_id: &str, limit: i64) -> Result<Vec<RecentJob>, ServiceError> {
+        let account_id = account_id.to_string();
+        let records = self.service.db(move |db| db.recent_tasks_of_account(&account_id, limit)).await?;
+        records
+            .iter()
+            .map(|record| Ok(RecentJob { view: self.service.task_view(record)?, key_id: record.key_id.clone() }))
+            .collect()
+    }
+
+    /// The ready-made MCP connector URL of a secret. The URL is itself a secret.
+    pub fn connector_url(&self, secret: &str) -> String {
+        self.service.urls().connector_with_key(secret)
+    }
+}
+
+impl Service {
     /// 429 when `subject` has `limit` attempts within `window_ms`, saying when to try again.
     async fn refuse_past_limit(
         &self,
@@ -189,60 +371,6 @@ impl Service {
         })
     }
 
-    /// The user of a session cookie, if the session is live.
-    pub async fn console_user(&self, token: &str) -> Result<Option<ConsoleUser>, ServiceError> {
-        let token_hash = hash_secret(token);
-        self.db(move |db| {
-            let Some(session) = db.session(&token_hash)? else { return Ok(None) };
-            let email = db.login_of(&session.account_id)?.map(|l| l.email).unwrap_or_default();
-            Ok::<_, storage::StorageError>(Some(ConsoleUser {
-                account_id: session.account_id,
-                email,
-                csrf_token: session.csrf_token,
-            }))
-        })
-        .await
-    }
-
-    /// Ends the session of this cookie.
-    pub async fn sign_out(&self, token: &str) -> Result<(), ServiceError> {
-        let token_hash = hash_secret(token);
-        self.db(move |db| db.delete_session(&token_hash)).await
-    }
-
-    /// Ends every session of the account, on every device.
-    pub async fn sign_out_everywhere(&self, account_id: &str) -> Result<usize, ServiceError> {
-        let account_id = account_id.to_string();
-        self.db(move |db| db.delete_sessions_of(&account_id)).await
-    }
-
-    /// Makes an invite link that gives the operator-made account `account_name` a console login
-    /// for `email`.
-    pub async fn invite(&self, account_name: &str, email: &str) -> Result<String, ServiceError> {
-        let email = normalize_email(email)?;
-        let token = random_token();
-        let (account_name, token_hash) = (account_name.to_string(), hash_secret(&token));
-        self.db(move |db| db.create_invite(&account_name, &email, &token_hash, INVITE_TTL_MS)).await?;
-        Ok(self.urls().invite(&token))
-    }
-
-    /// The email a live invite is for.
-    pub async fn invite_email(&self, token: &str) -> Result<Option<String>, ServiceError> {
-        let token_hash = hash_secret(token);
-        self.db(move |db| db.invite_email(&token_hash)).await
-    }
-
-    /// Sets the password of an invited login and signs it in.
-    pub async fn accept_invite(&self, token: &str, password: &str) -> Result<NewSession, ServiceError> {
-        let email =
-            self.invite_email(token).await?.ok_or_else(|| ServiceError::NotFound(InviteError::Invalid.to_string()))?;
-        check_password(password, &email)?;
-        let hash = hash_password(password.to_string()).await?;
-        let token_hash = hash_secret(token);
-        let account_id = self.db(move |db| db.accept_invite(&token_hash, &hash)).await?;
-        self.start_session(account_id).await
-    }
-
     async fn start_session(&self, account_id: String) -> Result<NewSession, ServiceError> {
         let token = random_token();
         let now = now_millis();
@@ -255,124 +383,6 @@ impl Service {
         };
         self.db(move |db| db.create_session(&record)).await?;
         Ok(NewSession { token, account_id })
-    }
-
-    /// The account's standing: allowance, card on file, invoice.
-    pub async fn account_overview(&self, account_id: &str) -> Result<AccountOverview, ServiceError> {
-        let account_id = account_id.to_string();
-        let (account, login) = self
-            .db(move |db| Ok::<_, storage::StorageError>((db.account(&account_id)?, db.login_of(&account_id)?)))
-            .await?;
-        let limits = account.limits();
-        Ok(AccountOverview {
-            email: login.map(|l| l.email).unwrap_or_default(),
-            name: account.name,
-            free_allowance: limits.free_allowance,
-            free_allowance_left: limits.free_remaining(),
-            card_on_file: limits.card_on_file,
-            invoice_balance: Usd::from_units(account.invoice_units),
-        })
-    }
-
-    /// The account's keys, oldest first.
-    pub async fn account_keys(&self, account_id: &str) -> Result<Vec<ApiKey>, ServiceError> {
-        let account_id = account_id.to_string();
-        self.db(move |db| db.account_keys(&account_id)).await
-    }
-
-    /// Creates a key for the signed-in account; the secret is returned once.
-    pub async fn create_account_key(
-        &self,
-        account_id: &str,
-        label: Option<&str>,
-        spend_cap: Option<Usd>,
-    ) -> Result<NewKey, ServiceError> {
-        let label = check_label(label)?;
-        self.issue_key(account_id, label.as_deref(), spend_cap).await
-    }
-
-    /// Revokes one of the account's keys.
-    pub async fn revoke_account_key(&self, account_id: &str, key_id: &str) -> Result<ApiKey, ServiceError> {
-        self.owned_key(account_id, key_id).await?;
-        self.revoke_key(key_id).await
-    }
-
-    /// Sets or removes the cap of one of the account's keys.
-    pub async fn set_account_key_cap(
-        &self,
-        account_id: &str,
-        key_id: &str,
-        cap: Option<Usd>,
-    ) -> Result<ApiKey, ServiceError> {
-        self.owned_key(account_id, key_id).await?;
-        self.set_spend_cap(key_id, cap).await
-    }
-
-    /// Gives one of the account's live keys a new secret, returned once; the old secret stops
-    /// working at once. The key keeps its id, label, cap, spend and tasks.
-    pub async fn rotate_account_key(&self, account_id: &str, key_id: &str) -> Result<NewKey, ServiceError> {
-        self.owned_key(account_id, key_id).await?;
-        let secret = domain::keys::secret_from_random(rand::random());
-        let (key_id, hash, prefix) =
-            (key_id.to_string(), domain::keys::hash_secret(&secret), domain::keys::display_prefix(&secret));
-        let key = self
-            .db(move |db| db.replace_key_secret(&key_id, &storage::NewKeySecret { hash: &hash, prefix: Some(&prefix) }))
-            .await?
-            .ok_or_else(|| ServiceError::BadRequest("a revoked key cannot be rotated; create a new key".into()))?;
-        Ok(NewKey { key, secret })
-    }
-
-    /// One of the account's keys; another account's key is not found.
-    pub async fn owned_key(&self, account_id: &str, key_id: &str) -> Result<ApiKey, ServiceError> {
-        let lookup = key_id.to_string();
-        let key = self.db(move |db| db.key(&lookup)).await;
-        match key {
-            Ok(key) if key.account_id == account_id => Ok(key),
-            Ok(_) | Err(ServiceError::NotFound(_)) => {
-                Err(ServiceError::NotFound(format!("no key {key_id:?} in this account")))
-            }
-            Err(other) => Err(other),
-        }
-    }
-
-    /// The account's captured spend per key per UTC day over the last `days` days, for each key
-    /// that spent in that time.
-    pub async fn daily_spend(&self, account_id: &str, days: i64) -> Result<DailySpendReport, ServiceError> {
-        const DAY_MS: i64 = 86_400_000;
-        let today = now_millis().div_euclid(DAY_MS);
-        let days: Vec<i64> = (today - days + 1..=today).collect();
-        let (account, since) = (account_id.to_string(), days[0] * DAY_MS);
-        let (rows, keys) = self
-            .db(move |db| {
-                Ok::<_, storage::StorageError>((db.daily_spend(&account, since)?, db.account_keys(&account)?))
-            })
-            .await?;
-        let keys = keys
-            .into_iter()
-            .filter_map(|key| {
-                let units: Vec<i64> = days
-                    .iter()
-                    .map(|day| rows.iter().filter(|r| r.key_id == key.id && r.day == *day).map(|r| r.units).sum())
-                    .collect();
-                units.iter().any(|u| *u > 0).then_some(KeySpend { key, units })
-            })
-            .collect();
-        Ok(DailySpendReport { days, keys })
-    }
-
-    /// The account's latest jobs (tasks and reels of every key), newest first.
-    pub async fn recent_jobs(&self, account_id: &str, limit: i64) -> Result<Vec<RecentJob>, ServiceError> {
-        let account_id = account_id.to_string();
-        let records = self.db(move |db| db.recent_tasks_of_account(&account_id, limit)).await?;
-        records
-            .iter()
-            .map(|record| Ok(RecentJob { view: self.task_view(record)?, key_id: record.key_id.clone() }))
-            .collect()
-    }
-
-    /// The ready-made MCP connector URL of a secret. The URL is itself a secret.
-    pub fn connector_url(&self, secret: &str) -> String {
-        self.urls().connector_with_key(secret)
     }
 }
 

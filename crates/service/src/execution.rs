@@ -1,13 +1,29 @@
 //! Running queued jobs: claim with a lease, renew it, release it, and run a claimed job to its
 //! billed end.
 
-use crate::job_process::{produce_in_child, ChildRequest, JobIsolation};
-use crate::stored_job::{StoredJob, StoredOutput};
-use crate::work::{produce_here, Finished, JobFailure};
-use crate::{Service, ServiceError};
+use crate::job_process::{produce_in_child, ChildRequest, JobIsolation, OutputTarget};
+use crate::stored_job::{output_path, StoredJob, StoredOutput};
+use crate::work::{produce_here, Finished, JobFailure, Outputs};
+use crate::{JobRunner, Service, ServiceError};
 use domain::{FailureKind, Usd};
 use engines::OutputFile;
 use storage::ClaimedTask;
+
+/// A job a worker has claimed, with the attempt that fences its end.
+#[derive(Clone, Debug)]
+pub struct ClaimedJob(pub(crate) ClaimedTask);
+
+impl ClaimedJob {
+    /// The task's (or reel's) id.
+    pub fn id(&self) -> &str {
+        &self.0.task.id
+    }
+
+    /// This claim's attempt number: how many times the job has been claimed so far.
+    pub fn attempt(&self) -> i32 {
+        self.0.attempt
+    }
+}
 
 /// How running a claimed job ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,34 +38,79 @@ pub enum JobOutcome {
     Waiting,
 }
 
-impl Service {
+impl JobRunner<'_> {
     /// Claims the next job for `worker_id` with a lease of `lease_ms`.
-    pub async fn claim(&self, worker_id: &str, lease_ms: i64) -> Result<Option<ClaimedTask>, ServiceError> {
+    pub async fn claim(&self, worker_id: &str, lease_ms: i64) -> Result<Option<ClaimedJob>, ServiceError> {
         let worker_id = worker_id.to_string();
-        self.db(move |db| db.claim_task(&worker_id, lease_ms)).await
+        Ok(self.service.db(move |db| db.claim_task(&worker_id, lease_ms)).await?.map(ClaimedJob))
     }
 
     /// Renews a running job's lease; false when the attempt lost the task.
-    pub async fn renew_lease(&self, claimed: &ClaimedTask, lease_ms: i64) -> Result<bool, ServiceError> {
+    pub async fn renew_lease(&self, job: &ClaimedJob, lease_ms: i64) -> Result<bool, ServiceError> {
+        let claimed = &job.0;
         let (id, attempt) = (claimed.task.id.clone(), claimed.attempt);
-        self.db(move |db| db.renew_lease(&id, attempt, lease_ms)).await
+        self.service.db(move |db| db.renew_lease(&id, attempt, lease_ms)).await
     }
 
     /// Gives a claimed job back to the queue at once (shutdown); a tracked one is due again at
     /// once.
-    pub async fn release(&self, claimed: &ClaimedTask) -> Result<bool, ServiceError> {
+    pub async fn release(&self, job: &ClaimedJob) -> Result<bool, ServiceError> {
+        let claimed = &job.0;
         let (id, attempt) = (claimed.task.id.clone(), claimed.attempt);
         if claimed.task.provider.is_some() {
-            return self.db(move |db| db.reschedule_tracked(&id, attempt, 0, false)).await;
+            return self.service.db(move |db| db.reschedule_tracked(&id, attempt, 0, false)).await;
         }
-        self.db(move |db| db.release_task(&id, attempt)).await
+        self.service.db(move |db| db.release_task(&id, attempt)).await
     }
 
     /// Fails a claimed job without running it (for example after too many lost attempts).
-    pub async fn fail(&self, claimed: &ClaimedTask, reason: &str) -> Result<JobOutcome, ServiceError> {
-        self.fail_as(claimed, reason, FailureKind::Job).await
+    pub async fn fail(&self, job: &ClaimedJob, reason: &str) -> Result<JobOutcome, ServiceError> {
+        let claimed = &job.0;
+        self.service.fail_as(claimed, reason, FailureKind::Job).await
     }
 
+    /// Runs a claimed job (an engine's or a recipe's), then output storage, then the terminal
+    /// status with its billing in one transaction. A job error fails the task (nothing billed); an
+    /// error of ours (store or database) is returned so the worker can release the task for another
+    /// attempt.
+    pub async fn execute(&self, claimed_job: &ClaimedJob) -> Result<JobOutcome, ServiceError> {
+        let claimed = &claimed_job.0;
+        let task = &claimed.task;
+        let job = match StoredJob::decode(&task.job) {
+            Ok(job) => job,
+            Err(e) => return self.fail(claimed_job, &format!("stored job is unreadable: {e}")).await,
+        };
+        let finished = match self.service.produce(claimed, job).await? {
+            // Never bill for nothing, whatever the engine reported.
+            Ok(finished) if finished.outputs.is_empty() => {
+                return self.fail(claimed_job, "engine failed: it produced no output").await;
+            }
+            Ok(finished) => finished,
+            Err(failure) => return self.service.fail_as(claimed, &failure.message, failure.kind).await,
+        };
+        let stored = match finished.outputs {
+            Outputs::Files(files) => self.service.store_outputs(claimed, files).await?,
+            Outputs::Stored(stored) => stored,
+        };
+        let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
+        let outputs_json = serde_json::to_string(&stored).map_err(internal)?;
+        let result_json = finished.result.as_ref().map(serde_json::to_string).transpose().map_err(internal)?;
+        let (id, attempt, sandbox, cost) = (task.id.clone(), claimed.attempt, finished.sandbox, finished.cost);
+        let capture = retrying_own_failures("recording the result", || {
+            let (id, outputs_json, result_json) = (id.clone(), outputs_json.clone(), result_json.clone());
+            self.service
+                .db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, result_json.as_deref(), cost, sandbox))
+        })
+        .await?;
+        self.service.inner.finished.notify_waiters();
+        Ok(match capture {
+            Some(capture) => JobOutcome::Succeeded(capture.cost),
+            None => JobOutcome::Superseded,
+        })
+    }
+}
+
+impl Service {
     async fn fail_as(
         &self,
         claimed: &ClaimedTask,
@@ -63,41 +124,6 @@ impl Service {
         Ok(if failed { JobOutcome::Failed(reason) } else { JobOutcome::Superseded })
     }
 
-    /// Runs a claimed job (an engine's or a recipe's), then output storage, then the terminal
-    /// status with its billing in one transaction. A job error fails the task (nothing billed); an
-    /// error of ours (store or database) is returned so the worker can release the task for another
-    /// attempt.
-    pub async fn execute(&self, claimed: &ClaimedTask) -> Result<JobOutcome, ServiceError> {
-        let task = &claimed.task;
-        let job = match StoredJob::decode(&task.job) {
-            Ok(job) => job,
-            Err(e) => return self.fail(claimed, &format!("stored job is unreadable: {e}")).await,
-        };
-        let finished = match self.produce(&task.id, job, task.price()).await? {
-            // Never bill for nothing, whatever the engine reported.
-            Ok(finished) if finished.files.is_empty() => {
-                return self.fail(claimed, "engine failed: it produced no output").await;
-            }
-            Ok(finished) => finished,
-            Err(failure) => return self.fail_as(claimed, &failure.message, failure.kind).await,
-        };
-        let stored = self.store_outputs(claimed, finished.files).await?;
-        let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
-        let outputs_json = serde_json::to_string(&stored).map_err(internal)?;
-        let result_json = finished.result.as_ref().map(serde_json::to_string).transpose().map_err(internal)?;
-        let (id, attempt, sandbox, cost) = (task.id.clone(), claimed.attempt, finished.sandbox, finished.cost);
-        let capture = retrying_own_failures("recording the result", || {
-            let (id, outputs_json, result_json) = (id.clone(), outputs_json.clone(), result_json.clone());
-            self.db(move |db| db.finish_succeeded(&id, attempt, &outputs_json, result_json.as_deref(), cost, sandbox))
-        })
-        .await?;
-        self.inner.finished.notify_waiters();
-        Ok(match capture {
-            Some(capture) => JobOutcome::Succeeded(capture.cost),
-            None => JobOutcome::Superseded,
-        })
-    }
-
     /// Writes a claimed job's files to the output store (retrying our own failures), as the
     /// outputs recorded on its task.
     pub(crate) async fn store_outputs(
@@ -107,7 +133,7 @@ impl Service {
     ) -> Result<Vec<StoredOutput>, ServiceError> {
         let mut stored = Vec::with_capacity(files.len());
         for (index, file) in files.into_iter().enumerate() {
-            let path = format!("tasks/{}/{}-{index}.{}", claimed.task.id, claimed.attempt, file.extension);
+            let path = output_path(&claimed.task.id, claimed.attempt, index, file.extension);
             let content_type = file.content_type().to_string();
             let bytes = bytes::Bytes::from(file.bytes);
             retrying_own_failures("storing an output", || async {
@@ -129,15 +155,20 @@ impl Service {
     /// Runs a job's work where the deployment isolates jobs, under its family's deadline.
     async fn produce(
         &self,
-        task: &str,
+        claimed: &ClaimedTask,
         job: StoredJob,
-        price: Usd,
     ) -> Result<Result<Finished, JobFailure>, ServiceError> {
+        let price = claimed.task.price();
         let kind = job.kind(self.engines().catalog());
         let deadline = self.config().deadlines.of(kind);
         match &self.config().isolation {
             JobIsolation::ChildProcess(child) => {
-                produce_in_child(child, &ChildRequest { job, price }, task, kind, deadline).await
+                let target = OutputTarget {
+                    store: self.inner.store.clone(),
+                    task_id: claimed.task.id.clone(),
+                    attempt: claimed.attempt,
+                };
+                produce_in_child(child, &ChildRequest { job, price }, &target, kind, deadline).await
             }
             JobIsolation::InProcess => {
                 match tokio::time::timeout(deadline, produce_here(self.engines(), &job, price)).await {

@@ -6,18 +6,22 @@
 //! [`ChildRequest`] on its standard input, runs the work with engines built from the same
 //! configuration, and writes one JSON header line followed by the files' bytes on its standard
 //! output. Nothing but the reply crosses back, so a job that exhausts its memory, hangs or
-//! crashes takes only its own process down.
+//! crashes takes only its own process down. The parent reads the reply as it streams and writes
+//! each file into the output store as its bytes arrive ([`ReplyReader`]): it never holds a whole
+//! output, however large.
 
-use crate::stored_job::StoredJob;
-use crate::work::{Finished, JobFailure};
+use crate::stored_job::{output_path, StoredJob, StoredOutput};
+use crate::work::{Finished, JobFailure, Outputs};
 use crate::ServiceError;
+use bytes::Bytes;
 use domain::{JobKind, OutputKind, Usd};
-use engines::OutputFile;
+use engines::{OutputStore, StoreError};
 use isolation::{Ending, Limits};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 /// The argument that makes api-server or worker run one job as a child (see [`crate::child_main`]).
 pub const CHILD_COMMAND: &str = "run-job";
@@ -85,9 +89,8 @@ struct FileHeader {
 /// Writes a child's reply: the header line, then the files' bytes in order.
 pub(crate) fn write_reply(out: &mut impl Write, outcome: Result<Finished, JobFailure>) -> std::io::Result<()> {
     let (header, files) = match outcome {
-        Ok(finished) => {
-            let headers = finished
-                .files
+        Ok(Finished { outputs: Outputs::Files(files), cost, sandbox, result }) => {
+            let headers = files
                 .iter()
                 .map(|f| FileHeader {
                     kind: f.kind,
@@ -98,13 +101,10 @@ pub(crate) fn write_reply(out: &mut impl Write, outcome: Result<Finished, JobFai
                     len: f.bytes.len(),
                 })
                 .collect();
-            let reply = ChildReply::Produced {
-                files: headers,
-                cost: finished.cost,
-                sandbox: finished.sandbox,
-                result: finished.result,
-            };
-            (reply, finished.files)
+            (ChildReply::Produced { files: headers, cost, sandbox, result }, files)
+        }
+        Ok(Finished { outputs: Outputs::Stored(_), .. }) => {
+            return Err(std::io::Error::other("a child's outputs are sent back, not stored by it"));
         }
         Err(failure) => (ChildReply::Failed(failure), Vec::new()),
     };
@@ -116,37 +116,202 @@ pub(crate) fn write_reply(out: &mut impl Write, outcome: Result<Finished, JobFai
     Ok(())
 }
 
-fn read_reply(stdout: &[u8]) -> Result<Result<Finished, JobFailure>, String> {
-    let newline = stdout.iter().position(|&b| b == b'\n').ok_or("no reply header")?;
-    let header: ChildReply =
-        serde_json::from_slice(&stdout[..newline]).map_err(|e| format!("unreadable reply header: {e}"))?;
-    let (headers, cost, sandbox, result) = match header {
-        ChildReply::Failed(failure) => return Ok(Err(failure)),
-        ChildReply::Produced { files, cost, sandbox, result } => (files, cost, sandbox, result),
-    };
-    let mut rest = &stdout[newline + 1..];
-    let mut files = Vec::with_capacity(headers.len());
-    for header in headers {
-        if header.len > rest.len() {
-            return Err(format!("the reply is {} bytes short", header.len - rest.len()));
+/// Longest reply header accepted (it lists the files and a recipe's result, never media).
+const MAX_HEADER_BYTES: usize = 4 << 20;
+/// Chunks of output on their way to the store: bounds the memory between the child's pipe and the
+/// store's uploads.
+const UPLOAD_QUEUE_CHUNKS: usize = 16;
+
+/// Where a job's outputs are stored, and under which names.
+#[derive(Clone, Debug)]
+pub(crate) struct OutputTarget {
+    pub(crate) store: OutputStore,
+    pub(crate) task_id: String,
+    pub(crate) attempt: i32,
+}
+
+/// A step of the upload of a child's files.
+enum Upload {
+    Begin(String),
+    Bytes(Bytes),
+    End,
+}
+
+/// Reads a child's reply as it streams through [`std::io::Write`]: the header line, then each
+/// file's bytes, handed on to [`upload`] as they come. A malformed reply is refused (the child is
+/// then killed) with the reason kept.
+struct ReplyReader {
+    target: OutputTarget,
+    uploads: mpsc::Sender<Upload>,
+    header: Vec<u8>,
+    reply: Option<ChildReply>,
+    /// The file being received, and its bytes still to come.
+    file: usize,
+    left: usize,
+    refused: Option<String>,
+}
+
+impl ReplyReader {
+    fn new(target: OutputTarget, uploads: mpsc::Sender<Upload>) -> ReplyReader {
+        ReplyReader { target, uploads, header: Vec::new(), reply: None, file: 0, left: 0, refused: None }
+    }
+
+    fn files(&self) -> &[FileHeader] {
+        match &self.reply {
+            Some(ChildReply::Produced { files, .. }) => files,
+            _ => &[],
         }
-        let extension = engines::known_extension(&header.extension)
-            .ok_or_else(|| format!("unknown output extension {:?}", header.extension))?;
-        let (bytes, after) = rest.split_at(header.len);
-        rest = after;
-        files.push(OutputFile {
-            bytes: bytes.to_vec(),
-            kind: header.kind,
-            extension,
-            width: header.width,
-            height: header.height,
-            duration_secs: header.duration_secs,
-        });
     }
-    if !rest.is_empty() {
-        return Err(format!("{} unexpected bytes after the reply", rest.len()));
+
+    fn send(&self, upload: Upload) -> std::io::Result<()> {
+        // The uploader stops only when the store failed; its error is reported from there.
+        self.uploads.blocking_send(upload).map_err(|_| std::io::Error::other("the output store stopped"))
     }
-    Ok(Ok(Finished { files, cost, sandbox, result }))
+
+    /// Starts the files from `self.file` on, ending at once those that are empty.
+    fn begin_files(&mut self) -> std::io::Result<()> {
+        while let Some(header) = self.files().get(self.file) {
+            let (len, extension) = (header.len, header.extension.clone());
+            self.send(Upload::Begin(output_path(&self.target.task_id, self.target.attempt, self.file, &extension)))?;
+            if len > 0 {
+                self.left = len;
+                return Ok(());
+            }
+            self.send(Upload::End)?;
+            self.file += 1;
+        }
+        Ok(())
+    }
+
+    fn refuse(&mut self, why: String) -> std::io::Error {
+        let error = std::io::Error::other(why.clone());
+        self.refused = Some(why);
+        error
+    }
+
+    fn read_header(&mut self, line: &[u8]) -> std::io::Result<()> {
+        let reply: ChildReply =
+            serde_json::from_slice(line).map_err(|e| self.refuse(format!("unreadable reply header: {e}")))?;
+        if let ChildReply::Produced { files, .. } = &reply {
+            if let Some(unknown) = files.iter().find(|f| engines::known_extension(&f.extension).is_none()) {
+                return Err(self.refuse(format!("unknown output extension {:?}", unknown.extension)));
+            }
+        }
+        self.reply = Some(reply);
+        self.begin_files()
+    }
+
+    /// The outcome the reply reported, once it was read whole.
+    fn finish(self) -> Result<Result<Finished, JobFailure>, String> {
+        if let Some(why) = self.refused {
+            return Err(why);
+        }
+        let (files, cost, sandbox, result) = match self.reply {
+            None => return Err("no reply header".into()),
+            Some(ChildReply::Failed(failure)) => return Ok(Err(failure)),
+            Some(ChildReply::Produced { files, cost, sandbox, result }) => (files, cost, sandbox, result),
+        };
+        if self.file < files.len() {
+            let missing = self.left + files[self.file + 1..].iter().map(|f| f.len).sum::<usize>();
+            return Err(format!("the reply is {missing} bytes short"));
+        }
+        let stored = files
+            .into_iter()
+            .enumerate()
+            .map(|(index, file)| StoredOutput {
+                path: output_path(&self.target.task_id, self.target.attempt, index, &file.extension),
+                kind: file.kind,
+                content_type: engines::content_type_of(&file.extension).to_string(),
+                width: file.width,
+                height: file.height,
+                duration_secs: file.duration_secs,
+            })
+            .collect();
+        Ok(Ok(Finished { outputs: Outputs::Stored(stored), cost, sandbox, result }))
+    }
+}
+
+impl Write for ReplyReader {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        if self.reply.is_none() {
+            let newline = rest.iter().position(|&b| b == b'\n');
+            let line_end = newline.unwrap_or(rest.len());
+            if self.header.len() + line_end > MAX_HEADER_BYTES {
+                return Err(self.refuse(format!("the reply header is longer than {MAX_HEADER_BYTES} bytes")));
+            }
+            self.header.extend_from_slice(&rest[..line_end]);
+            let Some(newline) = newline else { return Ok(buf.len()) };
+            let line = std::mem::take(&mut self.header);
+            self.read_header(&line)?;
+            rest = &rest[newline + 1..];
+        }
+        while !rest.is_empty() {
+            if self.file >= self.files().len() {
+                return Err(self.refuse(format!("{} unexpected bytes after the reply", rest.len())));
+            }
+            let take = self.left.min(rest.len());
+            self.send(Upload::Bytes(Bytes::copy_from_slice(&rest[..take])))?;
+            rest = &rest[take..];
+            self.left -= take;
+            if self.left == 0 {
+                self.send(Upload::End)?;
+                self.file += 1;
+                self.begin_files()?;
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes the files a [`ReplyReader`] hands on into the store, each as it streams. A file whose
+/// end never came (the child crashed, or its reply was refused) is given up, never completed.
+async fn upload(store: OutputStore, mut uploads: mpsc::Receiver<Upload>) -> Result<(), StoreError> {
+    let mut writing = None;
+    let outcome = async {
+        while let Some(step) = uploads.recv().await {
+            match step {
+                Upload::Begin(path) => writing = Some(store.writer(&path)?),
+                Upload::Bytes(bytes) => match writing.as_mut() {
+                    Some(writer) => writer.write(bytes).await?,
+                    None => return Err(StoreError::Backend("output bytes before their file".into())),
+                },
+                Upload::End => {
+                    if let Some(writer) = writing.take() {
+                        writer.finish().await?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    .await;
+    if let Some(unfinished) = writing {
+        unfinished.abort().await;
+    }
+    outcome
+}
+
+/// One run of a child whose reply streams into the store: how the child ended, what its reply
+/// said, and how the upload went.
+async fn run_streaming(
+    command: std::process::Command,
+    input: Vec<u8>,
+    limits: Limits,
+    target: &OutputTarget,
+) -> Result<(isolation::Finished, Result<Result<Finished, JobFailure>, String>, Result<(), StoreError>), ServiceError> {
+    let (sender, receiver) = mpsc::channel(UPLOAD_QUEUE_CHUNKS);
+    let uploading = tokio::spawn(upload(target.store.clone(), receiver));
+    let (done, reader) = isolation::run(command, input, limits, ReplyReader::new(target.clone(), sender))
+        .await
+        .map_err(|e| ServiceError::Internal(format!("job process: {e}")))?;
+    let reply = reader.finish();
+    let uploaded = uploading.await.map_err(|e| ServiceError::Internal(format!("output upload stopped: {e}")))?;
+    Ok((done, reply, uploaded))
 }
 
 /// Runs `job` in child processes under `child`'s limits and `deadline`: a crash is run again
@@ -155,10 +320,11 @@ fn read_reply(stdout: &[u8]) -> Result<Result<Finished, JobFailure>, String> {
 pub(crate) async fn produce_in_child(
     child: &ChildJobs,
     request: &ChildRequest,
-    task: &str,
+    target: &OutputTarget,
     kind: JobKind,
     deadline: Duration,
 ) -> Result<Result<Finished, JobFailure>, ServiceError> {
+    let task = target.task_id.as_str();
     let input = serde_json::to_vec(request).map_err(|e| ServiceError::Internal(e.to_string()))?;
     let memory_bytes = child.memory_limit_mb.saturating_mul(1 << 20);
     let limits = Limits {
@@ -173,9 +339,7 @@ pub(crate) async fn produce_in_child(
         // One allocator arena: each extra one reserves 64 MiB of the address-space limit, and a job
         // runs its work on one thread at a time.
         command.args(&child.args).env("MALLOC_ARENA_MAX", "1");
-        let done = isolation::run(command, input.clone(), limits.clone())
-            .await
-            .map_err(|e| ServiceError::Internal(format!("job process: {e}")))?;
+        let (done, reply, uploaded) = run_streaming(command, input.clone(), limits.clone(), target).await?;
         tracing::info!(
             task,
             work = %kind,
@@ -185,8 +349,13 @@ pub(crate) async fn produce_in_child(
             "job process ended"
         );
         let failed = |message: String| Ok(Err(JobFailure::job(message)));
+        // A store that failed is our own failure, whatever the child did: another attempt runs
+        // the job again.
+        if let Err(e) = uploaded {
+            return Err(ServiceError::Internal(format!("storing the job's output failed: {e}")));
+        }
         let crash = match done.ending {
-            Ending::Exited(0) => match read_reply(&done.stdout) {
+            Ending::Exited(0) | Ending::OutputRefused => match reply {
                 Ok(outcome) => return Ok(outcome),
                 Err(e) => format!("its reply was unreadable ({e})"),
             },
@@ -216,32 +385,83 @@ pub(crate) async fn produce_in_child(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engines::OutputFile;
 
-    #[test]
-    fn a_reply_round_trips_and_a_short_one_is_refused() {
+    /// Streams `reply` through a reader in small chunks, as a pipe delivers them, into a store in
+    /// a fresh directory; the outcome read, and the store.
+    async fn stream(reply: Vec<u8>) -> (Result<Result<Finished, JobFailure>, String>, OutputStore) {
+        let dir = std::env::temp_dir().join(storage::new_id("reply-test"));
+        let store = OutputStore::local_dir(&dir.to_string_lossy()).unwrap();
+        let target = OutputTarget { store: store.clone(), task_id: "task_1".into(), attempt: 2 };
+        let (sender, receiver) = mpsc::channel(UPLOAD_QUEUE_CHUNKS);
+        let uploading = tokio::spawn(upload(store.clone(), receiver));
+        let outcome = tokio::task::spawn_blocking(move || {
+            let mut reader = ReplyReader::new(target, sender);
+            for chunk in reply.chunks(3) {
+                if reader.write_all(chunk).is_err() {
+                    break;
+                }
+            }
+            reader.finish()
+        })
+        .await
+        .unwrap();
+        uploading.await.unwrap().unwrap();
+        (outcome, store)
+    }
+
+    fn reply_of(outcome: Result<Finished, JobFailure>) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        write_reply(&mut bytes, outcome).unwrap();
+        bytes
+    }
+
+    #[tokio::test]
+    async fn a_reply_streams_into_the_store_and_a_malformed_one_is_refused() {
         let finished = Finished {
-            files: vec![OutputFile::image(vec![1, 2, 3], "png", 1, 1), OutputFile::audio(vec![4, 5], 0.5)],
+            outputs: Outputs::Files(vec![
+                OutputFile::image(vec![1, 2, 3], "png", 1, 1),
+                OutputFile::audio(Vec::new(), 0.0),
+                OutputFile::audio(vec![4, 5], 0.5),
+            ]),
             cost: Usd::from_units(1234),
             sandbox: true,
             result: Some(serde_json::json!({"a": 1})),
         };
-        let mut bytes = Vec::new();
-        write_reply(&mut bytes, Ok(finished)).unwrap();
-        let back = read_reply(&bytes).unwrap().unwrap();
-        assert_eq!(back.files.len(), 2);
-        assert_eq!(back.files[0].bytes, [1, 2, 3]);
-        assert_eq!(back.files[1].bytes, [4, 5]);
-        assert_eq!(back.files[1].extension, "wav");
+        let bytes = reply_of(Ok(finished));
+        let (outcome, store) = stream(bytes.clone()).await;
+        let back = outcome.unwrap().unwrap();
+        let Outputs::Stored(stored) = back.outputs else { panic!("not stored") };
+        let paths: Vec<&str> = stored.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(paths, ["tasks/task_1/2-0.png", "tasks/task_1/2-1.wav", "tasks/task_1/2-2.wav"]);
+        assert_eq!(store.get(&stored[0].path).await.unwrap().as_ref(), [1, 2, 3]);
+        assert!(store.get(&stored[1].path).await.unwrap().is_empty());
+        assert_eq!(store.get(&stored[2].path).await.unwrap().as_ref(), [4, 5]);
+        assert_eq!(stored[2].content_type, "audio/wav");
         assert_eq!(back.cost, Usd::from_units(1234));
         assert!(back.sandbox);
-        assert!(read_reply(&bytes[..bytes.len() - 1]).unwrap_err().contains("short"));
+
+        // A reply cut short stores no half file; one too long is refused.
+        let (short, store) = stream(bytes[..bytes.len() - 1].to_vec()).await;
+        assert!(short.unwrap_err().contains("1 bytes short"));
+        assert!(store.get("tasks/task_1/2-2.wav").await.is_err(), "an unfinished file was completed");
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(read_reply(&longer).unwrap_err().contains("unexpected"));
+        assert!(stream(longer).await.0.unwrap_err().contains("unexpected"));
+        let mut unknown = reply_of(Ok(Finished {
+            outputs: Outputs::Files(vec![OutputFile::image(vec![1], "png", 1, 1)]),
+            cost: Usd::ZERO,
+            sandbox: false,
+            result: None,
+        }));
+        let at = unknown.windows(5).position(|w| w == b"\"png\"").unwrap();
+        unknown[at + 1..at + 4].copy_from_slice(b"exe");
+        assert!(stream(unknown).await.0.unwrap_err().contains("unknown output extension"));
+        let endless_header = vec![b'{'; MAX_HEADER_BYTES + 10];
+        assert!(stream(endless_header).await.0.unwrap_err().contains("longer than"));
 
-        let mut failed = Vec::new();
-        write_reply(&mut failed, Err(JobFailure::input("audio_url: too short".into()))).unwrap();
-        let failure = read_reply(&failed).unwrap().unwrap_err();
+        let failed = reply_of(Err(JobFailure::input("audio_url: too short".into())));
+        let failure = stream(failed).await.0.unwrap().unwrap_err();
         assert_eq!(failure.message, "audio_url: too short");
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::stored_job::{IdSpace, StoredJob, StoredOutput};
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
-use crate::{rfc3339, Caller, Service, ServiceError};
+use crate::{rfc3339, Api, Caller, Service, ServiceError};
 use bytes::Bytes;
 use domain::{keys, GenerateRequest, TaskStatus, Usd, ValidatedJob};
 use engines::StoreError;
@@ -11,7 +11,7 @@ use storage::{new_id, now_millis, NewTask, TaskRecord};
 
 const MISSING_KEY: &str = "missing or invalid API key: send the header `Authorization: Bearer <API_KEY>`";
 
-impl Service {
+impl Api<'_> {
     /// Resolves a bearer token to its live key.
     pub async fn authenticate(&self, token: Option<&str>) -> Result<Caller, ServiceError> {
         let token = token.map(str::trim).filter(|t| !t.is_empty());
@@ -19,7 +19,7 @@ impl Service {
             return Err(ServiceError::Unauthorized(MISSING_KEY.into()));
         };
         let hash = keys::hash_secret(token);
-        let found = self.db(move |db| db.authenticate(&hash)).await?;
+        let found = self.service.db(move |db| db.authenticate(&hash)).await?;
         found
             .map(|k| Caller { key_id: k.key_id, account_id: k.account_id })
             .ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
@@ -28,6 +28,7 @@ impl Service {
     /// The live engines.
     pub fn list_models(&self) -> ModelList {
         let models = self
+            .service
             .engines()
             .catalog()
             .engines()
@@ -48,21 +49,85 @@ impl Service {
         let job = self.validate(&request)?;
         let (engine, price) = (job.model.clone(), job.price);
         // Only a routed engine's entry is copied: local submits, the common case, copy nothing.
-        let routed = self.engines().catalog().get(&engine).filter(|spec| spec.route.provider().is_some()).cloned();
+        let routed =
+            self.service.engines().catalog().get(&engine).filter(|spec| spec.route.provider().is_some()).cloned();
         let Some(spec) = routed else {
-            return self.enqueue(caller, &engine, &StoredJob::Engine(job), price, 0, None).await;
+            return self.service.enqueue(caller, &engine, &StoredJob::Engine(job), price, 0, None).await;
         };
-        let queued =
-            self.enqueue(caller, &engine, &StoredJob::Engine(job.clone()), price, 0, spec.route.provider()).await?;
+        let queued = self
+            .service
+            .enqueue(caller, &engine, &StoredJob::Engine(job.clone()), price, 0, spec.route.provider())
+            .await?;
         // Run apart from the request, so a client that hangs up cannot stop the submission between
         // the provider's acceptance and our record of it.
-        let (service, id) = (self.clone(), queued.id.clone());
+        let (service, id) = (self.service.clone(), queued.id.clone());
         tokio::spawn(async move { service.submit_upstream(&id, &spec, &job).await })
             .await
             .map_err(|e| ServiceError::Internal(format!("the submission crashed: {e}")))??;
         Ok(queued)
     }
 
+    /// Checks a request against the catalog and quotes it, without queueing anything.
+    pub fn validate(&self, request: &GenerateRequest) -> Result<ValidatedJob, ServiceError> {
+        let spec = self.service.engines().catalog().get(&request.model).ok_or_else(|| {
+            ServiceError::UnknownModel(format!(
+                "model: unknown or unavailable model {:?}; GET /v1 lists the live models",
+                request.model
+            ))
+        })?;
+        spec.validate(request).map_err(|e| ServiceError::BadRequest(e.to_string()))
+    }
+
+    /// The task `id` as its owner sees it; other keys, and ids of other spaces (reels), get 404.
+    pub async fn task(&self, caller: &Caller, id: &str) -> Result<TaskView, ServiceError> {
+        let record = self.service.record_in(caller, IdSpace::Task, id).await?;
+        self.service.task_view(&record)
+    }
+
+    /// The bytes and MIME type of a stored output, if the URL's signature holds.
+    pub async fn open_file(&self, path: &str, expires: i64, signature: &str) -> Result<(Bytes, String), ServiceError> {
+        if !self.service.inner.signer.verify(path, expires, signature, now_millis() / 1000) {
+            return Err(ServiceError::Forbidden(
+                "invalid or expired download signature; poll the task again for a fresh URL".into(),
+            ));
+        }
+        let bytes = self.service.inner.store.get(path).await.map_err(|e| match e {
+            StoreError::NotFound(_) => ServiceError::NotFound("no such file".into()),
+            StoreError::Backend(m) => ServiceError::Internal(m),
+        })?;
+        Ok((bytes, engines::content_type_of(path.rsplit('.').next().unwrap_or_default()).to_string()))
+    }
+
+    /// This key's spend and its account's standing.
+    pub async fn usage(&self, caller: &Caller) -> Result<UsageView, ServiceError> {
+        let key_id = caller.key_id.clone();
+        let usage = self.service.db(move |db| db.usage(&key_id, 20)).await?;
+        let key = usage.key.limits();
+        let account = usage.account.limits();
+        Ok(UsageView {
+            key_id: usage.key.id.clone(),
+            spent_usd: key.spent,
+            held_usd: key.held,
+            spend_cap_usd: key.cap,
+            cap_headroom_usd: key.headroom(),
+            free_allowance_remaining_usd: account.free_remaining(),
+            card_on_file: account.card_on_file,
+            invoice_balance_usd: Usd::from_units(usage.account.invoice_units),
+            recent_charges: usage
+                .recent_charges
+                .iter()
+                .map(|e| ChargeView {
+                    task_id: e.task_id.clone(),
+                    amount_usd: Usd::from_units(e.amount_units),
+                    from_free_allowance_usd: Usd::from_units(e.allowance_units),
+                    at: rfc3339(e.created_at),
+                })
+                .collect(),
+        })
+    }
+}
+
+impl Service {
     /// Holds `price` for `job` and queues it; `engine` names it on the task (an engine id or a
     /// recipe's name), and higher `priority` is claimed first. A job for an upstream `provider`
     /// is not claimed to run here; its submission is the caller's next step.
@@ -131,29 +196,12 @@ impl Service {
         Ok((serde_json::to_string(&value).map_err(internal)?, stored))
     }
 
-    /// Checks a request against the catalog and quotes it, without queueing anything.
-    pub fn validate(&self, request: &GenerateRequest) -> Result<ValidatedJob, ServiceError> {
-        let spec = self.engines().catalog().get(&request.model).ok_or_else(|| {
-            ServiceError::UnknownModel(format!(
-                "model: unknown or unavailable model {:?}; GET /v1 lists the live models",
-                request.model
-            ))
-        })?;
-        spec.validate(request).map_err(|e| ServiceError::BadRequest(e.to_string()))
-    }
-
     /// The address clients poll for job `id` of `space`.
     pub(crate) fn poll_url(&self, space: IdSpace, id: &str) -> String {
         match space {
             IdSpace::Task => self.urls().task(id),
             IdSpace::Reel => self.urls().reel(id),
         }
-    }
-
-    /// The task `id` as its owner sees it; other keys, and ids of other spaces (reels), get 404.
-    pub async fn task(&self, caller: &Caller, id: &str) -> Result<TaskView, ServiceError> {
-        let record = self.record_in(caller, IdSpace::Task, id).await?;
-        self.task_view(&record)
     }
 
     /// The job `id` of `space` owned by the caller's key, or 404.
@@ -219,48 +267,6 @@ impl Service {
             duration_seconds: output.duration_secs,
             expires_at: rfc3339(expires.saturating_mul(1000)),
         }
-    }
-
-    /// The bytes and MIME type of a stored output, if the URL's signature holds.
-    pub async fn open_file(&self, path: &str, expires: i64, signature: &str) -> Result<(Bytes, String), ServiceError> {
-        if !self.inner.signer.verify(path, expires, signature, now_millis() / 1000) {
-            return Err(ServiceError::Forbidden(
-                "invalid or expired download signature; poll the task again for a fresh URL".into(),
-            ));
-        }
-        let bytes = self.inner.store.get(path).await.map_err(|e| match e {
-            StoreError::NotFound(_) => ServiceError::NotFound("no such file".into()),
-            StoreError::Backend(m) => ServiceError::Internal(m),
-        })?;
-        Ok((bytes, engines::content_type_of(path.rsplit('.').next().unwrap_or_default()).to_string()))
-    }
-
-    /// This key's spend and its account's standing.
-    pub async fn usage(&self, caller: &Caller) -> Result<UsageView, ServiceError> {
-        let key_id = caller.key_id.clone();
-        let usage = self.db(move |db| db.usage(&key_id, 20)).await?;
-        let key = usage.key.limits();
-        let account = usage.account.limits();
-        Ok(UsageView {
-            key_id: usage.key.id.clone(),
-            spent_usd: key.spent,
-            held_usd: key.held,
-            spend_cap_usd: key.cap,
-            cap_headroom_usd: key.headroom(),
-            free_allowance_remaining_usd: account.free_remaining(),
-            card_on_file: account.card_on_file,
-            invoice_balance_usd: Usd::from_units(usage.account.invoice_units),
-            recent_charges: usage
-                .recent_charges
-                .iter()
-                .map(|e| ChargeView {
-                    task_id: e.task_id.clone(),
-                    amount_usd: Usd::from_units(e.amount_units),
-                    from_free_allowance_usd: Usd::from_units(e.allowance_units),
-                    at: rfc3339(e.created_at),
-                })
-                .collect(),
-        })
     }
 }
 

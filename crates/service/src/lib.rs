@@ -25,12 +25,12 @@ pub mod urls;
 pub mod views;
 mod work;
 
-pub use admin::NewKey;
+pub use admin::{AccountKey, NewKey};
 pub use child::child_main;
 pub use config::{AppConfig, ConfigError, IsolationMode};
 pub use domain::job_kind::Deadlines;
 pub use errors::{ErrorCode, ServiceError};
-pub use execution::JobOutcome;
+pub use execution::{ClaimedJob, JobOutcome};
 pub use job_process::{ChildJobs, JobIsolation, CHILD_COMMAND};
 pub use recipes::SyncOutcome;
 pub use signing::UrlSigner;
@@ -78,7 +78,10 @@ pub struct Caller {
     pub account_id: String,
 }
 
-/// The service's use-cases over its database, engines and output store; cheap to clone.
+/// The shared core of the service: its database, engines, output store and settings; cheap to
+/// clone. Its use-cases are grouped by who calls them, each group a small handle over the core:
+/// [`Service::api`] (the HTTP API and the MCP connector), [`Service::runner`] (workers),
+/// [`Service::console`] (the developer console) and [`Service::operator`] (the operator's CLI).
 #[derive(Clone)]
 pub struct Service {
     inner: Arc<Inner>,
@@ -102,7 +105,52 @@ struct Inner {
     _finished_listener: Option<storage::Listener>,
 }
 
+/// The client-facing use-cases, as a key uses them: models, submit, poll, recipes, usage, output
+/// files, and providers' callbacks.
+#[derive(Clone, Copy)]
+pub struct Api<'a> {
+    service: &'a Service,
+}
+
+/// Running jobs to their billed end: claim, lease, execute here, or track at a provider.
+#[derive(Clone, Copy)]
+pub struct JobRunner<'a> {
+    service: &'a Service,
+}
+
+/// The developer console's use-cases: sign-up and sessions, an account's keys and spend.
+#[derive(Clone, Copy)]
+pub struct Console<'a> {
+    service: &'a Service,
+}
+
+/// The operator's administration: accounts, keys, card flags, the ledger and provider margins.
+#[derive(Clone, Copy)]
+pub struct Operator<'a> {
+    service: &'a Service,
+}
+
 impl Service {
+    /// The client-facing use-cases.
+    pub fn api(&self) -> Api<'_> {
+        Api { service: self }
+    }
+
+    /// The job runner's use-cases.
+    pub fn runner(&self) -> JobRunner<'_> {
+        JobRunner { service: self }
+    }
+
+    /// The developer console's use-cases.
+    pub fn console(&self) -> Console<'_> {
+        Console { service: self }
+    }
+
+    /// The operator's use-cases.
+    pub fn operator(&self) -> Operator<'_> {
+        Operator { service: self }
+    }
+
     /// Assembles the service.
     pub fn new(
         db: Database,

@@ -5,7 +5,7 @@
 
 use crate::stored_job::{IdSpace, StoredJob};
 use crate::views::{ListingKitResult, LotTraceResult, QueuedReel, QueuedTask, ReelView, TaskView};
-use crate::{Caller, Service, ServiceError};
+use crate::{Api, Caller, Service, ServiceError};
 use domain::{FailureKind, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest, TaskStatus, Usd};
 use recipes::{listing_enhance, listing_kit, lot_trace, reel, RecipeJob};
 use serde::de::DeserializeOwned;
@@ -29,7 +29,7 @@ pub enum SyncOutcome<R> {
     Pending(QueuedTask),
 }
 
-impl Service {
+impl Api<'_> {
     /// The listing-enhance recipe: a raw listing photo to a polished one, queued (HTTP 202) and
     /// polled at `GET /v1/tasks/{id}`.
     pub async fn listing_enhance(
@@ -38,7 +38,7 @@ impl Service {
         request: ListingEnhanceRequest,
     ) -> Result<QueuedTask, ServiceError> {
         let job = listing_enhance::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        self.enqueue_recipe(caller, RecipeJob::ListingEnhance(job), BACKGROUND).await
+        self.service.enqueue_recipe(caller, RecipeJob::ListingEnhance(job), BACKGROUND).await
     }
 
     /// The lot-trace recipe, synchronous: the measured, rendered parcel, or the queued task when
@@ -49,8 +49,8 @@ impl Service {
         request: LotTraceRequest,
     ) -> Result<SyncOutcome<LotTraceResult>, ServiceError> {
         let job = lot_trace::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        let queued = self.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON).await?;
-        self.await_result(caller, queued).await
+        let queued = self.service.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON).await?;
+        self.service.await_result(caller, queued).await
     }
 
     /// The listing-kit recipe, synchronous: the flyer, social posts, story and captions, or the
@@ -60,25 +60,27 @@ impl Service {
         caller: &Caller,
         request: ListingKitRequest,
     ) -> Result<SyncOutcome<ListingKitResult>, ServiceError> {
-        let job = listing_kit::prepare(request, self.config().fair_housing)
+        let job = listing_kit::prepare(request, self.service.config().fair_housing)
             .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        let queued = self.enqueue_recipe(caller, RecipeJob::ListingKit(Box::new(job)), WAITED_ON).await?;
-        self.await_result(caller, queued).await
+        let queued = self.service.enqueue_recipe(caller, RecipeJob::ListingKit(Box::new(job)), WAITED_ON).await?;
+        self.service.await_result(caller, queued).await
     }
 
     /// The reel recipe: listing stills and details to a captioned vertical video, queued (HTTP
     /// 202) and polled at `GET /v1/recipes/reel/{reel_id}`.
     pub async fn reel(&self, caller: &Caller, request: ReelRequest) -> Result<QueuedReel, ServiceError> {
         let job = reel::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        Ok(self.enqueue_recipe(caller, RecipeJob::Reel(Box::new(job)), BACKGROUND).await?.into())
+        Ok(self.service.enqueue_recipe(caller, RecipeJob::Reel(Box::new(job)), BACKGROUND).await?.into())
     }
 
     /// The reel `reel_id` as its owner sees it; other keys, and task ids, get 404.
     pub async fn reel_status(&self, caller: &Caller, reel_id: &str) -> Result<ReelView, ServiceError> {
-        let record = self.record_in(caller, IdSpace::Reel, reel_id).await?;
-        Ok(self.task_view(&record)?.into())
+        let record = self.service.record_in(caller, IdSpace::Reel, reel_id).await?;
+        Ok(self.service.task_view(&record)?.into())
     }
+}
 
+impl Service {
     async fn enqueue_recipe(&self, caller: &Caller, job: RecipeJob, priority: i32) -> Result<QueuedTask, ServiceError> {
         let name = job.name();
         let spec = self

@@ -25,6 +25,12 @@ pub(crate) struct StoredOutput {
     pub(crate) duration_secs: Option<f64>,
 }
 
+/// Where output `index` (with `extension`) of `attempt` of a task is stored. Each attempt writes
+/// its own names, so a late writer of an old attempt never overwrites the outputs a client reads.
+pub(crate) fn output_path(task_id: &str, attempt: i32, index: usize, extension: &str) -> String {
+    format!("tasks/{task_id}/{attempt}-{index}.{extension}")
+}
+
 /// The kind of an engine job: its engine's family, while the catalog lists the engine.
 pub(crate) fn engine_job_kind(job: &ValidatedJob, catalog: &engines::Catalog) -> JobKind {
     JobKind::of_engine(catalog.get_any(&job.model).map(|spec| spec.family))

@@ -3,12 +3,12 @@
 //! from the provider's result with every file copied into our store, and woken early by the
 //! provider's verified callbacks.
 
-use crate::execution::{retrying_own_failures, JobOutcome};
+use crate::execution::{retrying_own_failures, ClaimedJob, JobOutcome};
 use crate::stored_job::StoredJob;
-use crate::{Service, ServiceError};
+use crate::{Api, JobRunner, Service, ServiceError};
 use domain::{billing, EngineSpec, FailureKind, ValidatedJob};
 use engines::DownloadError;
-use providers::{Completion, Handle, Progress, ProviderName};
+use providers::{Completion, Handle, PollPolicy, Progress, ProviderName};
 use std::time::Duration;
 use storage::{now_millis, ClaimedTask, Success};
 
@@ -23,19 +23,187 @@ fn callback_subject(provider: &str, task_id: &str) -> String {
     format!("callback/{provider}/{task_id}")
 }
 
-/// The first look at a request after it is submitted.
-const FIRST_LOOK: Duration = Duration::from_millis(500);
-/// Looks grow with the request's age (an eighth of it), between these bounds.
-const LOOK_MIN: Duration = Duration::from_millis(500);
-const LOOK_MAX: Duration = Duration::from_secs(15);
-
-/// When a tracked request of this age is looked at next.
-fn next_look(age: Duration) -> Duration {
-    (age / 8).clamp(LOOK_MIN, LOOK_MAX)
-}
+/// How tracked requests are looked at (the same policy as recipe steps').
+const POLL: PollPolicy = PollPolicy::DEFAULT;
 
 fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl JobRunner<'_> {
+    /// Claims up to `limit` tracked tasks due for a look.
+    pub async fn claim_tracked(
+        &self,
+        worker_id: &str,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<ClaimedJob>, ServiceError> {
+        let worker_id = worker_id.to_string();
+        Ok(self
+            .service
+            .db(move |db| db.claim_tracked(&worker_id, lease_ms, limit))
+            .await?
+            .into_iter()
+            .map(ClaimedJob)
+            .collect())
+    }
+
+    /// Takes one look at a tracked task: asks its provider where the request stands (or reads
+    /// the callback it sent), then waits again, finishes it, or fails it. Outages are retried
+    /// with backoff until the family's deadline; refusals, malformed answers and failures at
+    /// the provider fail the task unbilled.
+    pub async fn track(&self, job: &ClaimedJob) -> Result<JobOutcome, ServiceError> {
+        let claimed = &job.0;
+        let task = &claimed.task;
+        let job = match StoredJob::decode(&task.job) {
+            Ok(StoredJob::Engine(job)) => job,
+            Ok(StoredJob::Recipe(_)) => {
+                return self.service.fail_tracked(claimed, "a recipe cannot run at a provider").await
+            }
+            Err(e) => return self.service.fail_tracked(claimed, &format!("stored job is unreadable: {e}")).await,
+        };
+        let Some(provider) = task.provider.as_deref().and_then(ProviderName::parse) else {
+            return self.service.fail_tracked(claimed, "the task names no known provider").await;
+        };
+        let kind = crate::stored_job::engine_job_kind(&job, self.service.engines().catalog());
+        let deadline = self.service.config().deadlines.of(kind);
+        let age = Duration::from_millis(u64::try_from(now_millis() - task.created_at).unwrap_or(0));
+        let past_deadline = age > deadline;
+        let handle: Option<Handle> = match task.provider_handle.as_deref().map(serde_json::from_str).transpose() {
+            Ok(handle) => handle,
+            Err(e) => {
+                return self
+                    .service
+                    .fail_tracked(claimed, &format!("the stored provider request is unreadable: {e}"))
+                    .await
+            }
+        };
+        // A look that keeps failing to end (a result that brings its worker down) is not retried
+        // forever: past twice the deadline the task fails whatever the provider says.
+        if age > deadline * 2 {
+            let message = format!(
+                "the result from {provider} could not be taken in before the deadline ({} s)",
+                deadline.as_secs()
+            );
+            return self.service.fail_tracked(claimed, &message).await;
+        }
+        let upstream = self.service.engines().upstream();
+        let progress = match (&handle, &task.provider_callback) {
+            (_, Some(callback)) => match upstream.read_callback(provider, callback.as_bytes()) {
+                Ok((_, progress)) => progress,
+                Err(e) => {
+                    return self
+                        .service
+                        .fail_tracked(claimed, &format!("{provider}'s callback cannot be read: {e}"))
+                        .await
+                }
+            },
+            (Some(handle), None) if !handle.status_url.is_empty() => match upstream.poll(handle).await {
+                Ok(progress) => progress,
+                Err(e) if e.is_retryable() && !past_deadline => {
+                    tracing::warn!(task = %task.id, error = %e, "the provider is unavailable; looking again later");
+                    return self.service.look_again(claimed, POLL.next_look(age), false).await;
+                }
+                Err(e) if e.is_retryable() => {
+                    let message = format!("{provider} did not answer for {} s: {e}", deadline.as_secs());
+                    return self.service.fail_tracked(claimed, &message).await;
+                }
+                Err(e) => return self.service.fail_tracked(claimed, &e.to_string()).await,
+            },
+            // The api-server stopped between the provider's acceptance and our record of it: wait
+            // for the provider's callback to adopt the request, until the deadline.
+            _ if past_deadline => {
+                let message = format!("the submission to {provider} was interrupted and {provider} never reported the request; nothing was billed");
+                return self.service.fail_tracked(claimed, &message).await;
+            }
+            _ => return self.service.look_again(claimed, POLL.max, false).await,
+        };
+        match progress {
+            Progress::Queued { .. } | Progress::Running if past_deadline => {
+                if let Some(handle) = &handle {
+                    let _ = upstream.cancel(handle).await;
+                }
+                self.service
+                    .fail_tracked(claimed, &crate::work::JobFailure::past_deadline(kind, deadline).message)
+                    .await
+            }
+            Progress::Queued { .. } => self.service.look_again(claimed, POLL.next_look(age), false).await,
+            Progress::Running => self.service.look_again(claimed, POLL.next_look(age), true).await,
+            Progress::Failed(reason) => {
+                self.service.fail_tracked(claimed, &format!("{provider} failed: {reason}")).await
+            }
+            Progress::Canceled => {
+                self.service.fail_tracked(claimed, &format!("{provider} cancelled the request")).await
+            }
+            Progress::Succeeded(completion) => {
+                self.service.finish_upstream(claimed, &job, completion, age, past_deadline).await
+            }
+        }
+    }
+}
+
+impl Api<'_> {
+    /// A provider's callback about task `task_id`: our URL token and the provider's signature
+    /// verified, then the task is looked at at once (for a request we recorded, the provider's
+    /// API stays the authority on its outcome). A request the task never recorded (its
+    /// api-server stopped after the provider accepted it) is adopted from the callback, whose
+    /// verified body is then its outcome, so it is neither lost nor submitted again.
+    pub async fn provider_callback(
+        &self,
+        provider: &str,
+        task_id: &str,
+        token: Option<&str>,
+        header: &(dyn Fn(&str) -> Option<String> + Sync),
+        body: &[u8],
+    ) -> Result<(), ServiceError> {
+        let name =
+            ProviderName::parse(provider).ok_or_else(|| ServiceError::NotFound(format!("no provider {provider:?}")))?;
+        if !token
+            .is_some_and(|token| self.service.inner.signer.verify(&callback_subject(provider, task_id), 0, token, 0))
+        {
+            return Err(ServiceError::Unauthorized("the callback URL's token is missing or wrong".into()));
+        }
+        let upstream = self.service.engines().upstream();
+        let (request_id, _) = upstream.verify_webhook(name, header, body).await.map_err(|e| match e {
+            providers::WebhookError::Keys(_) => ServiceError::Unavailable(e.to_string()),
+            providers::WebhookError::NotConfigured(_) => ServiceError::NotFound(e.to_string()),
+            other => ServiceError::Unauthorized(other.to_string()),
+        })?;
+        let id = task_id.to_string();
+        let task = self
+            .service
+            .db(move |db| db.task(&id))
+            .await?
+            .filter(|t| t.provider.as_deref() == Some(provider))
+            .ok_or_else(|| ServiceError::NotFound(format!("no task {task_id:?} at {provider}")))?;
+        let recorded: Option<Handle> = task.provider_handle.as_deref().and_then(|h| serde_json::from_str(h).ok());
+        match recorded {
+            Some(handle) if handle.request_id == request_id => {
+                let id = task_id.to_string();
+                if self.service.db(move |db| db.wake_tracked(&id)).await? {
+                    self.service.tracked_due().notify_one();
+                }
+                Ok(())
+            }
+            Some(_) => Err(ServiceError::BadRequest("the callback is about another request".into())),
+            None => {
+                let handle = upstream.handle_of_callback(name, body).map_err(ServiceError::BadRequest)?;
+                let handle_json = serde_json::to_string(&handle).map_err(|e| ServiceError::Internal(e.to_string()))?;
+                let (id, callback) = (task_id.to_string(), String::from_utf8_lossy(body).into_owned());
+                let provider = provider.to_string();
+                if self.service.db(move |db| db.adopt_submission(&id, &provider, &handle_json, &callback)).await? {
+                    tracing::warn!(task = %task_id, request = %request_id, "adopted a request from its callback");
+                    self.service.tracked_due().notify_one();
+                } else {
+                    // The task was failed already (its submission got no answer in time): the
+                    // request ran at the provider for nothing. Callbacks come at the end, so
+                    // there is nothing left to cancel; the log keeps it for reconciliation.
+                    tracing::warn!(task = %task_id, request = %request_id, "a callback for a task that no longer waits");
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 impl Service {
@@ -64,7 +232,7 @@ impl Service {
         let handle_json = serde_json::to_string(&handle).map_err(|e| ServiceError::Internal(e.to_string()))?;
         let recorded = retrying_own_failures("recording the provider's request", || {
             let (id, handle_json) = (task_id.to_string(), handle_json.clone());
-            self.db(move |db| db.record_submission(&id, &handle_json, millis(FIRST_LOOK)))
+            self.db(move |db| db.record_submission(&id, &handle_json, millis(POLL.first)))
         })
         .await;
         match recorded {
@@ -117,95 +285,6 @@ impl Service {
         self.urls().provider_callback(provider, task_id, &token)
     }
 
-    /// Claims up to `limit` tracked tasks due for a look.
-    pub async fn claim_tracked(
-        &self,
-        worker_id: &str,
-        lease_ms: i64,
-        limit: i64,
-    ) -> Result<Vec<ClaimedTask>, ServiceError> {
-        let worker_id = worker_id.to_string();
-        self.db(move |db| db.claim_tracked(&worker_id, lease_ms, limit)).await
-    }
-
-    /// Takes one look at a tracked task: asks its provider where the request stands (or reads
-    /// the callback it sent), then waits again, finishes it, or fails it. Outages are retried
-    /// with backoff until the family's deadline; refusals, malformed answers and failures at
-    /// the provider fail the task unbilled.
-    pub async fn track(&self, claimed: &ClaimedTask) -> Result<JobOutcome, ServiceError> {
-        let task = &claimed.task;
-        let job = match StoredJob::decode(&task.job) {
-            Ok(StoredJob::Engine(job)) => job,
-            Ok(StoredJob::Recipe(_)) => return self.fail_tracked(claimed, "a recipe cannot run at a provider").await,
-            Err(e) => return self.fail_tracked(claimed, &format!("stored job is unreadable: {e}")).await,
-        };
-        let Some(provider) = task.provider.as_deref().and_then(ProviderName::parse) else {
-            return self.fail_tracked(claimed, "the task names no known provider").await;
-        };
-        let kind = crate::stored_job::engine_job_kind(&job, self.engines().catalog());
-        let deadline = self.config().deadlines.of(kind);
-        let age = Duration::from_millis(u64::try_from(now_millis() - task.created_at).unwrap_or(0));
-        let past_deadline = age > deadline;
-        let handle: Option<Handle> = match task.provider_handle.as_deref().map(serde_json::from_str).transpose() {
-            Ok(handle) => handle,
-            Err(e) => {
-                return self.fail_tracked(claimed, &format!("the stored provider request is unreadable: {e}")).await
-            }
-        };
-        // A look that keeps failing to end (a result that brings its worker down) is not retried
-        // forever: past twice the deadline the task fails whatever the provider says.
-        if age > deadline * 2 {
-            let message = format!(
-                "the result from {provider} could not be taken in before the deadline ({} s)",
-                deadline.as_secs()
-            );
-            return self.fail_tracked(claimed, &message).await;
-        }
-        let upstream = self.engines().upstream();
-        let progress = match (&handle, &task.provider_callback) {
-            (_, Some(callback)) => match upstream.read_callback(provider, callback.as_bytes()) {
-                Ok((_, progress)) => progress,
-                Err(e) => {
-                    return self.fail_tracked(claimed, &format!("{provider}'s callback cannot be read: {e}")).await
-                }
-            },
-            (Some(handle), None) if !handle.status_url.is_empty() => match upstream.poll(handle).await {
-                Ok(progress) => progress,
-                Err(e) if e.is_retryable() && !past_deadline => {
-                    tracing::warn!(task = %task.id, error = %e, "the provider is unavailable; looking again later");
-                    return self.look_again(claimed, next_look(age), false).await;
-                }
-                Err(e) if e.is_retryable() => {
-                    let message = format!("{provider} did not answer for {} s: {e}", deadline.as_secs());
-                    return self.fail_tracked(claimed, &message).await;
-                }
-                Err(e) => return self.fail_tracked(claimed, &e.to_string()).await,
-            },
-            // The api-server stopped between the provider's acceptance and our record of it: wait
-            // for the provider's callback to adopt the request, until the deadline.
-            _ if past_deadline => {
-                let message = format!("the submission to {provider} was interrupted and {provider} never reported the request; nothing was billed");
-                return self.fail_tracked(claimed, &message).await;
-            }
-            _ => return self.look_again(claimed, LOOK_MAX, false).await,
-        };
-        match progress {
-            Progress::Queued { .. } | Progress::Running if past_deadline => {
-                if let Some(handle) = &handle {
-                    let _ = upstream.cancel(handle).await;
-                }
-                self.fail_tracked(claimed, &crate::work::JobFailure::past_deadline(kind, deadline).message).await
-            }
-            Progress::Queued { .. } => self.look_again(claimed, next_look(age), false).await,
-            Progress::Running => self.look_again(claimed, next_look(age), true).await,
-            Progress::Failed(reason) => self.fail_tracked(claimed, &format!("{provider} failed: {reason}")).await,
-            Progress::Canceled => self.fail_tracked(claimed, &format!("{provider} cancelled the request")).await,
-            Progress::Succeeded(completion) => {
-                self.finish_upstream(claimed, &job, completion, age, past_deadline).await
-            }
-        }
-    }
-
     /// Copies a finished request's files into our store and finishes the task, billed for what
     /// was produced (never more than the quote), the provider's compute time and cost beside it.
     async fn finish_upstream(
@@ -230,7 +309,7 @@ impl Service {
                 Ok(file) => files.push(file),
                 Err(DownloadError::Retryable(e)) if !past_deadline => {
                     tracing::warn!(task = %task.id, error = %e, "downloading a result failed; trying again later");
-                    return self.look_again(claimed, next_look(age), true).await;
+                    return self.look_again(claimed, POLL.next_look(age), true).await;
                 }
                 Err(e) => {
                     return self.fail_tracked(claimed, &format!("the provider's result cannot be used: {e}")).await
@@ -283,76 +362,5 @@ impl Service {
         let failed = self.db(move |db| db.fail_tracked(&id, attempt, &message, FailureKind::Job)).await?;
         self.inner.finished.notify_waiters();
         Ok(if failed { JobOutcome::Failed(reason.to_string()) } else { JobOutcome::Superseded })
-    }
-
-    /// A provider's callback about task `task_id`: our URL token and the provider's signature
-    /// verified, then the task is looked at at once (for a request we recorded, the provider's
-    /// API stays the authority on its outcome). A request the task never recorded (its
-    /// api-server stopped after the provider accepted it) is adopted from the callback, whose
-    /// verified body is then its outcome, so it is neither lost nor submitted again.
-    pub async fn provider_callback(
-        &self,
-        provider: &str,
-        task_id: &str,
-        token: Option<&str>,
-        header: &(dyn Fn(&str) -> Option<String> + Sync),
-        body: &[u8],
-    ) -> Result<(), ServiceError> {
-        let name =
-            ProviderName::parse(provider).ok_or_else(|| ServiceError::NotFound(format!("no provider {provider:?}")))?;
-        if !token.is_some_and(|token| self.inner.signer.verify(&callback_subject(provider, task_id), 0, token, 0)) {
-            return Err(ServiceError::Unauthorized("the callback URL's token is missing or wrong".into()));
-        }
-        let upstream = self.engines().upstream();
-        let (request_id, _) = upstream.verify_webhook(name, header, body).await.map_err(|e| match e {
-            providers::WebhookError::Keys(_) => ServiceError::Unavailable(e.to_string()),
-            providers::WebhookError::NotConfigured(_) => ServiceError::NotFound(e.to_string()),
-            other => ServiceError::Unauthorized(other.to_string()),
-        })?;
-        let id = task_id.to_string();
-        let task = self
-            .db(move |db| db.task(&id))
-            .await?
-            .filter(|t| t.provider.as_deref() == Some(provider))
-            .ok_or_else(|| ServiceError::NotFound(format!("no task {task_id:?} at {provider}")))?;
-        let recorded: Option<Handle> = task.provider_handle.as_deref().and_then(|h| serde_json::from_str(h).ok());
-        match recorded {
-            Some(handle) if handle.request_id == request_id => {
-                let id = task_id.to_string();
-                if self.db(move |db| db.wake_tracked(&id)).await? {
-                    self.tracked_due().notify_one();
-                }
-                Ok(())
-            }
-            Some(_) => Err(ServiceError::BadRequest("the callback is about another request".into())),
-            None => {
-                let handle = upstream.handle_of_callback(name, body).map_err(ServiceError::BadRequest)?;
-                let handle_json = serde_json::to_string(&handle).map_err(|e| ServiceError::Internal(e.to_string()))?;
-                let (id, callback) = (task_id.to_string(), String::from_utf8_lossy(body).into_owned());
-                let provider = provider.to_string();
-                if self.db(move |db| db.adopt_submission(&id, &provider, &handle_json, &callback)).await? {
-                    tracing::warn!(task = %task_id, request = %request_id, "adopted a request from its callback");
-                    self.tracked_due().notify_one();
-                } else {
-                    // The task was failed already (its submission got no answer in time): the
-                    // request ran at the provider for nothing. Callbacks come at the end, so
-                    // there is nothing left to cancel; the log keeps it for reconciliation.
-                    tracing::warn!(task = %task_id, request = %request_id, "a callback for a task that no longer waits");
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn looks_back_off_with_age_within_bounds() {
-        assert_eq!(next_look(Duration::ZERO), LOOK_MIN);
-        assert_eq!(next_look(Duration::from_secs(16)), Duration::from_secs(2));
-        assert_eq!(next_look(Duration::from_secs(3600)), LOOK_MAX);
     }
 }

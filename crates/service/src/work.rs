@@ -1,16 +1,33 @@
 //! A job's work, wherever it runs: an engine's job or a recipe, run to what it produced and what
 //! it costs, or to a failure with its client-facing message.
 
-use crate::stored_job::StoredJob;
+use crate::stored_job::{StoredJob, StoredOutput};
 use domain::{billing, FailureKind, JobKind, Usd, ValidatedJob};
 use engines::{EngineError, Engines, OutputFile};
 use recipes::{RecipeError, RecipeJob};
 use serde::{Deserialize, Serialize};
 
+/// A finished job's files: in memory (the job ran in this process), or already in the output
+/// store (they streamed there from the job's process).
+#[derive(Debug)]
+pub(crate) enum Outputs {
+    Files(Vec<OutputFile>),
+    Stored(Vec<StoredOutput>),
+}
+
+impl Outputs {
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            Outputs::Files(files) => files.is_empty(),
+            Outputs::Stored(stored) => stored.is_empty(),
+        }
+    }
+}
+
 /// What a job produced, whatever ran it.
 #[derive(Debug)]
 pub(crate) struct Finished {
-    pub(crate) files: Vec<OutputFile>,
+    pub(crate) outputs: Outputs,
     pub(crate) cost: Usd,
     pub(crate) sandbox: bool,
     pub(crate) result: Option<serde_json::Value>,
@@ -53,7 +70,7 @@ async fn run_engine(engines: &Engines, job: &ValidatedJob) -> Result<Finished, J
     })?;
     let spec = engines.catalog().get_any(&job.model);
     let cost = billing::job_cost(job.price, spec.map(|spec| (&spec.price, &output.produced)));
-    Ok(Finished { files: output.files, cost, sandbox: output.sandbox, result: None })
+    Ok(Finished { outputs: Outputs::Files(output.files), cost, sandbox: output.sandbox, result: None })
 }
 
 async fn run_recipe(engines: &Engines, job: &RecipeJob, price: Usd) -> Result<Finished, JobFailure> {
@@ -62,7 +79,7 @@ async fn run_recipe(engines: &Engines, job: &RecipeJob, price: Usd) -> Result<Fi
         failed @ RecipeError::Failed(_) => JobFailure::job(failed.to_string()),
     })?;
     Ok(Finished {
-        files: output.files,
+        outputs: Outputs::Files(output.files),
         cost: billing::job_cost(price, None),
         sandbox: false,
         result: Some(output.result),

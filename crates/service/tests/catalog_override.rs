@@ -20,16 +20,16 @@ async fn an_operator_catalog_replaces_the_builtin_one() {
     config.engine_catalog_file = Some(file.display().to_string());
     let service = config.build_service_on(db.db.clone()).unwrap();
 
-    let models = service.list_models().models;
+    let models = service.api().list_models().models;
     assert_eq!(models.len(), 1);
     assert_eq!((models[0].id.as_str(), models[0].price.usd.to_string().as_str()), ("tts", "0.0200"));
-    service.create_account("ops", false).await.unwrap();
-    let secret = service.create_key("ops", None, None).await.unwrap().secret;
-    let caller = service.authenticate(Some(&secret)).await.unwrap();
+    service.operator().create_account("ops", false).await.unwrap();
+    let secret = service.operator().create_key("ops", None, None).await.unwrap().secret;
+    let caller = service.api().authenticate(Some(&secret)).await.unwrap();
     let gone = serde_json::from_value(serde_json::json!({"model": "beta-image", "prompt": "x"})).unwrap();
-    assert!(matches!(service.submit(&caller, gone).await, Err(service::ServiceError::UnknownModel(_))));
+    assert!(matches!(service.api().submit(&caller, gone).await, Err(service::ServiceError::UnknownModel(_))));
     let speech = serde_json::from_value(serde_json::json!({"model": "tts", "prompt": "hello"})).unwrap();
-    assert_eq!(service.submit(&caller, speech).await.unwrap().price_usd.to_string(), "0.0200");
+    assert_eq!(service.api().submit(&caller, speech).await.unwrap().price_usd.to_string(), "0.0200");
 
     config.engine_catalog_file = Some(dir.join("missing.json").display().to_string());
     assert!(config.build_service_on(db.db.clone()).is_err(), "a broken catalog stops the start");

@@ -4,7 +4,7 @@
 
 use domain::{GenerateRequest, Usd};
 use engines::{
-    Catalog, EngineError, EngineOutput, Engines, FetchPolicy, InputFetcher, MockProvider, OutputFile, OutputStore,
+    Catalog, EngineError, EngineOutput, Engines, FetchPolicy, InputFetcher, MockRunner, OutputFile, OutputStore,
 };
 use service::{Deadlines, JobIsolation, JobOutcome, Service, ServiceConfig, UrlSigner};
 use std::sync::Arc;
@@ -23,14 +23,14 @@ impl Drop for Fixture {
     }
 }
 
-async fn fixture(provider: MockProvider) -> Fixture {
+async fn fixture(provider: MockRunner) -> Fixture {
     fixture_with(provider, Default::default()).await
 }
 
-async fn fixture_with(provider: MockProvider, deadlines: Deadlines) -> Fixture {
+async fn fixture_with(provider: MockRunner, deadlines: Deadlines) -> Fixture {
     let db = TestDatabase::sqlite().expect("database");
     let dir = std::env::temp_dir().join(storage::new_id("provider-faults"));
-    let engines = Engines::with_provider(
+    let engines = Engines::with_runner(
         Catalog::builtin(),
         InputFetcher::new(FetchPolicy::default()).unwrap(),
         Arc::new(provider),
@@ -49,9 +49,9 @@ async fn fixture_with(provider: MockProvider, deadlines: Deadlines) -> Fixture {
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);
-    service.create_account("acme", false).await.unwrap();
-    let secret = service.create_key("acme", None, None).await.unwrap().secret;
-    let caller = service.authenticate(Some(&secret)).await.unwrap();
+    service.operator().create_account("acme", false).await.unwrap();
+    let secret = service.operator().create_key("acme", None, None).await.unwrap().secret;
+    let caller = service.api().authenticate(Some(&secret)).await.unwrap();
     Fixture { service, caller, dir, _db: db }
 }
 
@@ -69,15 +69,15 @@ fn png_file() -> OutputFile {
 }
 
 async fn run_one(f: &Fixture) -> (JobOutcome, storage::TaskRecord) {
-    let queued = f.service.submit(&f.caller, one_image_job()).await.unwrap();
-    let claimed = f.service.claim("w", 60_000).await.unwrap().expect("claimed");
-    let outcome = f.service.execute(&claimed).await.unwrap();
+    let queued = f.service.api().submit(&f.caller, one_image_job()).await.unwrap();
+    let claimed = f.service.runner().claim("w", 60_000).await.unwrap().expect("claimed");
+    let outcome = f.service.runner().execute(&claimed).await.unwrap();
     (outcome, f.service.database().task(&queued.id).unwrap().unwrap())
 }
 
 #[tokio::test]
 async fn over_reported_usage_is_billed_at_the_quote() {
-    let mut provider = MockProvider::new();
+    let mut provider = MockRunner::new();
     provider.expect_run().times(1).returning(|_, _, _| {
         let produced = domain::validation::Produced { images: 10, pixels: 10 << 20, ..Default::default() };
         Box::pin(async move { Ok(EngineOutput { files: vec![png_file()], produced, sandbox: false }) })
@@ -87,14 +87,14 @@ async fn over_reported_usage_is_billed_at_the_quote() {
     let quote: Usd = "0.04".parse().unwrap();
     assert_eq!(outcome, JobOutcome::Succeeded(quote));
     assert_eq!(record.cost(), Some(quote));
-    let usage = f.service.usage(&f.caller).await.unwrap();
+    let usage = f.service.api().usage(&f.caller).await.unwrap();
     assert_eq!(usage.spent_usd, quote);
-    assert!(f.service.verify_ledger().await.unwrap().is_empty());
+    assert!(f.service.operator().verify_ledger().await.unwrap().is_empty());
 }
 
 #[tokio::test]
 async fn an_empty_result_fails_and_costs_nothing() {
-    let mut provider = MockProvider::new();
+    let mut provider = MockRunner::new();
     provider.expect_run().times(1).returning(|_, _, _| {
         let produced = domain::validation::Produced { images: 1, ..Default::default() };
         Box::pin(async move { Ok(EngineOutput { files: vec![], produced, sandbox: false }) })
@@ -103,12 +103,12 @@ async fn an_empty_result_fails_and_costs_nothing() {
     let (outcome, record) = run_one(&f).await;
     assert!(matches!(outcome, JobOutcome::Failed(ref m) if m.contains("no output")), "{outcome:?}");
     assert_eq!((record.status.as_str(), record.cost_units), ("failed", None));
-    assert_eq!(f.service.usage(&f.caller).await.unwrap().spent_usd, Usd::ZERO);
+    assert_eq!(f.service.api().usage(&f.caller).await.unwrap().spent_usd, Usd::ZERO);
 }
 
 #[tokio::test]
 async fn a_provider_failure_is_reported_and_costs_nothing() {
-    let mut provider = MockProvider::new();
+    let mut provider = MockRunner::new();
     provider
         .expect_run()
         .times(1)
@@ -117,15 +117,15 @@ async fn a_provider_failure_is_reported_and_costs_nothing() {
     let (outcome, record) = run_one(&f).await;
     assert_eq!(outcome, JobOutcome::Failed("engine failed: upstream timed out".into()));
     assert_eq!(record.error.as_deref(), Some("engine failed: upstream timed out"));
-    let usage = f.service.usage(&f.caller).await.unwrap();
+    let usage = f.service.api().usage(&f.caller).await.unwrap();
     assert_eq!((usage.spent_usd, usage.held_usd), (Usd::ZERO, Usd::ZERO));
-    let task = f.service.task(&f.caller, &record.id).await.unwrap();
+    let task = f.service.api().task(&f.caller, &record.id).await.unwrap();
     assert!(task.output.is_none() && task.cost_usd.is_none());
 }
 
 #[tokio::test]
 async fn a_hung_job_in_process_fails_at_its_deadline_and_costs_nothing() {
-    let mut provider = MockProvider::new();
+    let mut provider = MockRunner::new();
     provider.expect_run().times(1).returning(|_, _, _| {
         Box::pin(async {
             tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
@@ -140,7 +140,7 @@ async fn a_hung_job_in_process_fails_at_its_deadline_and_costs_nothing() {
     let message = "the job ran past its deadline (image_generation: 1 s) and was stopped";
     assert_eq!(outcome, JobOutcome::Failed(message.into()));
     assert_eq!(record.error.as_deref(), Some(message));
-    let usage = f.service.usage(&f.caller).await.unwrap();
+    let usage = f.service.api().usage(&f.caller).await.unwrap();
     assert_eq!((usage.spent_usd, usage.held_usd), (Usd::ZERO, Usd::ZERO));
-    assert!(f.service.verify_ledger().await.unwrap().is_empty());
+    assert!(f.service.operator().verify_ledger().await.unwrap().is_empty());
 }

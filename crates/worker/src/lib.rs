@@ -6,10 +6,9 @@
 //! Runs in-process inside `api-server` (embedded deployments) or as the standalone `worker`
 //! binary; any number of workers may share one PostgreSQL database.
 
-use service::{AppConfig, JobOutcome, Service};
+use service::{AppConfig, ClaimedJob, JobOutcome, Service};
 use std::sync::Arc;
 use std::time::Duration;
-use storage::ClaimedTask;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 
@@ -98,7 +97,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
         };
         // Reap finished jobs so the set does not grow without bound.
         while running.try_join_next().is_some() {}
-        match service.claim(&config.worker_id, lease_ms).await {
+        match service.runner().claim(&config.worker_id, lease_ms).await {
             Ok(Some(claimed)) => {
                 let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
                 running.spawn(async move {
@@ -156,13 +155,14 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
             },
         };
         let limit = i64::try_from(free.min(TRACKING_BATCH)).unwrap_or(1);
-        match service.claim_tracked(&config.worker_id, lease_ms, limit).await {
+        match service.runner().claim_tracked(&config.worker_id, lease_ms, limit).await {
             Ok(batch) if !batch.is_empty() => {
                 for claimed in batch {
                     let Ok(permit) = in_flight.clone().acquire_owned().await else { break };
                     let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
                     looking.spawn(async move {
-                        let look = service.track(&claimed);
+                        let runner = service.runner();
+                        let look = runner.track(&claimed);
                         supervise(&service, &config, &claimed, look, shutdown).await;
                         drop(permit);
                     });
@@ -184,13 +184,14 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
     while looking.join_next().await.is_some() {}
 }
 
-async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask, shutdown: watch::Receiver<bool>) {
-    if claimed.attempt > config.max_attempts {
-        let reason = format!("the job lost its worker {} times; giving up", claimed.attempt - 1);
-        log_outcome(&claimed.task.id, service.fail(&claimed, &reason).await);
+async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedJob, shutdown: watch::Receiver<bool>) {
+    if claimed.attempt() > config.max_attempts {
+        let reason = format!("the job lost its worker {} times; giving up", claimed.attempt() - 1);
+        log_outcome(claimed.id(), service.runner().fail(&claimed, &reason).await);
         return;
     }
-    supervise(service, config, &claimed, service.execute(&claimed), shutdown).await;
+    let runner = service.runner();
+    supervise(service, config, &claimed, runner.execute(&claimed), shutdown).await;
 }
 
 /// Drives `job` (running or looking at `claimed`) to its end while renewing the lease; on
@@ -198,11 +199,11 @@ async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedTask,
 async fn supervise(
     service: &Service,
     config: &WorkerConfig,
-    claimed: &ClaimedTask,
+    claimed: &ClaimedJob,
     job: impl std::future::Future<Output = Result<JobOutcome, service::ServiceError>>,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let task_id = claimed.task.id.clone();
+    let task_id = claimed.id().to_string();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     tokio::pin!(job);
     let mut heartbeat = tokio::time::interval(config.heartbeat);
@@ -221,7 +222,7 @@ async fn supervise(
                 return;
             }
             _ = heartbeat.tick() => {
-                match service.renew_lease(claimed, lease_ms).await {
+                match service.runner().renew_lease(claimed, lease_ms).await {
                     Ok(true) => {}
                     Ok(false) => {
                         tracing::warn!(task = %task_id, "lease lost to another attempt; abandoning this one");
@@ -234,7 +235,7 @@ async fn supervise(
                 grace_deadline = Some(tokio::time::Instant::now() + config.shutdown_grace);
             }
             _ = grace => {
-                match service.release(claimed).await {
+                match service.runner().release(claimed).await {
                     Ok(_) => tracing::info!(task = %task_id, "released to the queue at shutdown"),
                     Err(e) => tracing::warn!(task = %task_id, error = %e, "release failed; the lease will lapse"),
                 }

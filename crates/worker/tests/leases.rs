@@ -30,9 +30,9 @@ async fn fixture(backend: storage::Backend) -> Fixture {
     config.job_isolation = service::IsolationMode::Inline;
     let service = config.build_service_on(db.db.clone()).expect("service");
     let name = storage::new_id("acct");
-    service.create_account(&name, false).await.expect("account");
-    let secret = service.create_key(&name, None, None).await.expect("key").secret;
-    let caller = service.authenticate(Some(&secret)).await.expect("caller");
+    service.operator().create_account(&name, false).await.expect("account");
+    let secret = service.operator().create_key(&name, None, None).await.expect("key").secret;
+    let caller = service.api().authenticate(Some(&secret)).await.expect("caller");
     Fixture { service, caller, output_dir, _db: db }
 }
 
@@ -76,7 +76,7 @@ fn request(model: &str, extra: serde_json::Value) -> GenerateRequest {
 
 async fn wait_terminal(service: &Service, caller: &Caller, id: &str) -> service::views::TaskView {
     for _ in 0..2400 {
-        let task = service.task(caller, id).await.expect("task");
+        let task = service.api().task(caller, id).await.expect("task");
         if task.status.is_terminal() {
             return task;
         }
@@ -89,23 +89,27 @@ async fn wait_terminal(service: &Service, caller: &Caller, id: &str) -> service:
 async fn a_dead_workers_job_is_finished_once_by_another() {
     for backend in BACKENDS {
         let f = fixture(backend).await;
-        let queued =
-            f.service.submit(&f.caller, request("tts", serde_json::json!({"prompt": "hello there"}))).await.unwrap();
+        let queued = f
+            .service
+            .api()
+            .submit(&f.caller, request("tts", serde_json::json!({"prompt": "hello there"})))
+            .await
+            .unwrap();
         // A worker claims the job with a short lease and then dies: it never renews the lease.
-        let dead = f.service.claim("dead-worker", 300).await.unwrap().expect("claimed");
-        assert_eq!(dead.attempt, 1);
+        let dead = f.service.runner().claim("dead-worker", 300).await.unwrap().expect("claimed");
+        assert_eq!(dead.attempt(), 1);
 
         let live = start_worker(f.service.clone(), worker_config(Duration::from_millis(300), Duration::from_secs(5)));
         let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
         assert_eq!(task.status, domain::TaskStatus::Succeeded, "{backend:?}");
 
         // The dead worker comes back and finishes its stale attempt: fenced out, nothing billed.
-        assert_eq!(f.service.execute(&dead).await.unwrap(), JobOutcome::Superseded);
+        assert_eq!(f.service.runner().execute(&dead).await.unwrap(), JobOutcome::Superseded);
         let ledger = f.service.database().task_ledger(&queued.id).unwrap();
         assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1, "{backend:?}: charged exactly once");
         let record = f.service.database().task(&queued.id).unwrap().unwrap();
         assert!(record.attempt >= 2, "finished by a later attempt: {record:?}");
-        assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
+        assert_eq!(f.service.operator().verify_ledger().await.unwrap(), vec![]);
         live.stop().await;
     }
 }
@@ -115,7 +119,7 @@ async fn shutdown_releases_unfinished_jobs_to_the_next_worker() {
     let f = fixture(storage::Backend::Sqlite).await;
     // Long enough to be running when the shutdown arrives.
     let body = serde_json::json!({"prompt": "long walkthrough", "params": {"duration": 3, "resolution": "480p"}});
-    let queued = f.service.submit(&f.caller, request("lambda-t2v", body)).await.unwrap();
+    let queued = f.service.api().submit(&f.caller, request("lambda-t2v", body)).await.unwrap();
     let first = start_worker(f.service.clone(), worker_config(Duration::from_secs(30), Duration::ZERO));
     for _ in 0..200 {
         if f.service.database().task(&queued.id).unwrap().unwrap().attempt == 1 {
@@ -132,7 +136,7 @@ async fn shutdown_releases_unfinished_jobs_to_the_next_worker() {
     let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
     assert_eq!(task.status, domain::TaskStatus::Succeeded);
     assert_eq!(f.service.database().task(&queued.id).unwrap().unwrap().attempt, 2);
-    assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
+    assert_eq!(f.service.operator().verify_ledger().await.unwrap(), vec![]);
     second.stop().await;
 }
 
@@ -153,7 +157,8 @@ async fn postgres_notifications_wake_workers_of_other_processes() {
     let running = start_worker(other, lazy);
     // Let the worker make its first (empty) claim and go idle.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let queued = f.service.submit(&f.caller, request("tts", serde_json::json!({"prompt": "ping"}))).await.unwrap();
+    let queued =
+        f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "ping"}))).await.unwrap();
     let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
     assert_eq!(task.status, domain::TaskStatus::Succeeded);
     running.stop().await;
@@ -167,7 +172,8 @@ async fn store_failure_retries_without_billing() {
     // A file where the store needs a directory: every write fails, even for root.
     let blocker = f.output_dir.join("tasks");
     std::fs::write(&blocker, b"not a directory").unwrap();
-    let queued = f.service.submit(&f.caller, request("tts", serde_json::json!({"prompt": "retry me"}))).await.unwrap();
+    let queued =
+        f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "retry me"}))).await.unwrap();
     let mut config = worker_config(Duration::from_millis(300), Duration::from_secs(5));
     config.max_attempts = 50;
     let running = start_worker(f.service.clone(), config);
@@ -187,7 +193,7 @@ async fn store_failure_retries_without_billing() {
     assert_eq!(task.status, domain::TaskStatus::Succeeded);
     let ledger = f.service.database().task_ledger(&queued.id).unwrap();
     assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1);
-    assert_eq!(f.service.verify_ledger().await.unwrap(), vec![]);
+    assert_eq!(f.service.operator().verify_ledger().await.unwrap(), vec![]);
     running.stop().await;
 }
 
@@ -211,7 +217,7 @@ async fn heartbeats_keep_long_jobs_and_slots_bound_concurrency() {
     let body = serde_json::json!({"prompt": "slow walkthrough", "params": {"duration": 3, "resolution": "480p"}});
     let mut ids = Vec::new();
     for _ in 0..2 {
-        ids.push(f.service.submit(&f.caller, request("lambda-t2v", body.clone())).await.unwrap().id);
+        ids.push(f.service.api().submit(&f.caller, request("lambda-t2v", body.clone())).await.unwrap().id);
     }
     let lease = Duration::from_millis(600);
     let mut config = worker_config(lease, Duration::from_secs(30));

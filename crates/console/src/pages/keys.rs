@@ -5,12 +5,12 @@ use super::{alert, copy_button, csrf_field, key_name, usd, when, Page};
 use domain::Usd;
 use maud::{html, Markup};
 use service::console::{ConsoleUser, LABEL_MAX_CHARS};
-use storage::ApiKey;
+use service::AccountKey;
 
 /// A secret to show once, with what goes with it.
 pub struct Revealed<'a> {
     /// The key it belongs to.
-    pub key: &'a ApiKey,
+    pub key: &'a AccountKey,
     /// The secret itself.
     pub secret: &'a str,
     /// The MCP connector URL with the secret in it.
@@ -22,7 +22,12 @@ pub struct Revealed<'a> {
 }
 
 /// The keys page; `revealed` is shown only in the answer to a create or rotate.
-pub fn keys_page(user: &ConsoleUser, keys: &[ApiKey], revealed: Option<&Revealed<'_>>, error: Option<&str>) -> Page {
+pub fn keys_page(
+    user: &ConsoleUser,
+    keys: &[AccountKey],
+    revealed: Option<&Revealed<'_>>,
+    error: Option<&str>,
+) -> Page {
     let body = html! {
         @if let Some(revealed) = revealed { (reveal(revealed)) }
         section aria-labelledby="create-heading" {
@@ -66,7 +71,7 @@ pub fn keys_page(user: &ConsoleUser, keys: &[ApiKey], revealed: Option<&Revealed
     Page::signed_in("API keys", user, "keys", body)
 }
 
-fn key_row(user: &ConsoleUser, key: &ApiKey) -> Markup {
+fn key_row(user: &ConsoleUser, key: &AccountKey) -> Markup {
     let live = key.revoked_at.is_none();
     let limits = key.limits();
     let name = key_name(key);
@@ -144,7 +149,7 @@ pub fn curl_example(generate_url: &str, secret: &str) -> String {
 }
 
 /// The confirmation page of a revoke or rotate.
-pub fn confirm(user: &ConsoleUser, key: &ApiKey, action: Action) -> Page {
+pub fn confirm(user: &ConsoleUser, key: &AccountKey, action: Action) -> Page {
     let name = key_name(key);
     let (title, verb, explain, class) = match action {
         Action::Revoke => (

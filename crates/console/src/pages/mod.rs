@@ -145,7 +145,7 @@ pub fn alert(message: Option<&str>) -> Markup {
 }
 
 /// What the console calls a key: its label, else its prefix, else its id.
-pub fn key_name(key: &storage::ApiKey) -> String {
+pub fn key_name(key: &service::AccountKey) -> String {
     key.label.clone().or_else(|| key.prefix.clone()).unwrap_or_else(|| key.id.clone())
 }
 

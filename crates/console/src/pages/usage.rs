@@ -5,7 +5,7 @@ use super::{copy_button, key_name, usd, when_rfc3339, Page};
 use domain::{TaskStatus, Usd};
 use maud::{html, Markup};
 use service::console::{ConsoleUser, DailySpendReport, RecentJob};
-use storage::ApiKey;
+use service::AccountKey;
 
 /// Days the chart covers.
 pub const CHART_DAYS: i64 = 30;
@@ -14,7 +14,7 @@ pub const CHART_DAYS: i64 = 30;
 pub fn usage_page(
     user: &ConsoleUser,
     spend: &DailySpendReport,
-    keys: &[ApiKey],
+    keys: &[AccountKey],
     jobs: &[RecentJob],
     generate_url: &str,
 ) -> Page {

@@ -120,9 +120,9 @@ impl TestServer {
     /// A new account (with or without a card) and a key for it; returns the secret.
     pub async fn key(&self, spend_cap: Option<&str>, card: bool) -> String {
         let name = storage::new_id("acct");
-        self.service.create_account(&name, card).await.expect("account");
+        self.service.operator().create_account(&name, card).await.expect("account");
         let cap = spend_cap.map(|c| c.parse().expect("cap"));
-        self.service.create_key(&name, cap, Some("test")).await.expect("key").secret
+        self.service.operator().create_key(&name, cap, Some("test")).await.expect("key").secret
     }
 
     pub async fn post(&self, key: &str, path: &str, body: Value) -> (StatusCode, Value) {
