@@ -49,7 +49,7 @@ pub async fn sign_in(service: web::Data<Service>, req: HttpRequest, form: web::F
     if !session::check_form_token(&req, &form.csrf) {
         return session::forged();
     }
-    let address = session::client_address(&req);
+    let address = session::client_address(&service, &req);
     match service.console().sign_in(&form.email, &form.password, &address).await {
         Ok(new_session) => signed_in_response(&service, &req, new_session).await,
         Err(error) => refused(&service, &error, &form.email, auth::sign_in),
@@ -67,7 +67,7 @@ pub async fn sign_up(service: web::Data<Service>, req: HttpRequest, form: web::F
     if !session::check_form_token(&req, &form.csrf) {
         return session::forged();
     }
-    let address = session::client_address(&req);
+    let address = session::client_address(&service, &req);
     match service.console().sign_up(&form.email, &form.password, &address).await {
         Ok(new_session) => signed_in_response(&service, &req, new_session).await,
         Err(error) => refused(&service, &error, &form.email, auth::sign_up),

@@ -17,6 +17,7 @@ mod pages;
 mod reports;
 mod session;
 
+pub use session::client_address;
 pub use session::{FORM_COOKIE, SESSION_COOKIE};
 
 use actix_web::http::{header, StatusCode};

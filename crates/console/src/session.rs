@@ -110,10 +110,14 @@ pub fn see_other(location: &str) -> HttpResponse {
     HttpResponse::SeeOther().insert_header((header::LOCATION, location.to_string())).finish()
 }
 
-/// The client's address as the rate limits count it: the proxy-reported address when there is
-/// one, else the peer.
-pub fn client_address(req: &HttpRequest) -> String {
-    req.connection_info().realip_remote_addr().unwrap_or("unknown").to_string()
+/// The client's address as the rate limits and the access log count it: the peer, or behind one
+/// of the deployment's trusted proxies the address they forwarded (see
+/// [`service::client_address::TrustedProxies`]).
+pub fn client_address(service: &Service, req: &HttpRequest) -> String {
+    let Some(peer) = req.peer_addr().map(|address| address.ip()) else { return "unknown".into() };
+    let forwarded: Vec<&str> =
+        req.headers().get_all("x-forwarded-for").filter_map(|value| value.to_str().ok()).collect();
+    service.config().trusted_proxies.client(peer, &forwarded).to_string()
 }
 
 /// Renders a signed-out page with a fresh form token set in its cookie.

@@ -99,13 +99,28 @@ pub(crate) async fn post(
     })
 }
 
-/// Query parameters whose values are secrets: API keys and URL signatures.
-const SECRET_PARAMETERS: [&str; 2] = ["key", "sig"];
+/// Query parameters whose values are secrets: API keys, URL signatures and callback tokens.
+const SECRET_PARAMETERS: [&str; 3] = ["key", "sig", "token"];
 
-/// The request line for access logs, with secret query parameters (`key`, `sig`) redacted,
-/// recognised by their decoded names so `?k%65y=` is redacted too.
+/// Paths whose last segment is a secret (an invite link's token).
+const SECRET_PATH_PREFIXES: [&str; 1] = ["/console/invite/"];
+
+/// The request line for access logs, with secret query parameters (`key`, `sig`, `token`) and
+/// secret path segments redacted; parameters are recognised by their decoded names, so `?k%65y=`
+/// is redacted too.
 pub(crate) fn redacted_request_line(req: &actix_web::dev::ServiceRequest) -> String {
-    format!("{} {}{} {:?}", req.method(), req.path(), redacted_query(req.query_string()), req.version())
+    format!("{} {}{} {:?}", req.method(), redacted_path(req.path()), redacted_query(req.query_string()), req.version())
+}
+
+/// `path` with a secret segment replaced by `REDACTED`.
+fn redacted_path(path: &str) -> String {
+    for prefix in SECRET_PATH_PREFIXES {
+        // Matched without regard to case, as the router may route a differently written path.
+        if path.len() > prefix.len() && path[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            return format!("{prefix}REDACTED");
+        }
+    }
+    path.to_string()
 }
 
 /// `?query` with the values of secret parameters replaced by `REDACTED` (empty when none).
@@ -143,6 +158,12 @@ mod tests {
             assert!(!redacted.contains("mgk_secret") && !redacted.contains("abc"), "{query}: {redacted}");
         }
         assert_eq!(redacted_query("a=1&b=2"), "?a=1&b=2");
+        assert_eq!(redacted_query("token=abc&t=1"), "?token=REDACTED&t=1");
+        let invite = actix_web::test::TestRequest::get().uri("/console/invite/inv_secret123").to_srv_request();
+        let line = redacted_request_line(&invite);
+        assert!(!line.contains("inv_secret123") && line.contains("/console/invite/REDACTED"), "{line}");
+        assert_eq!(redacted_path("/console/invite/"), "/console/invite/");
+        assert_eq!(redacted_path("/v1/tasks/task_1"), "/v1/tasks/task_1");
     }
 
     #[test]

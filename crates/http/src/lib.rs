@@ -69,8 +69,13 @@ pub fn serve(
         App::new()
             .wrap(ErrorHandlers::new().default_handler(errors::json_error_body))
             .wrap(
-                // The connector URL may carry the key as a query parameter: never log it.
-                Logger::new("%a \"%{request}xi\" %s %b %Dms")
+                // URLs may carry secrets (the connector's key, signatures, callback and invite
+                // tokens): never log them. The address is the one the rate limits count.
+                Logger::new("%{client}xi \"%{request}xi\" %s %b %Dms")
+                    .custom_request_replace("client", |req| match req.app_data::<web::Data<Service>>() {
+                        Some(service) => console::client_address(service, req.request()),
+                        None => "unknown".into(),
+                    })
                     .custom_request_replace("request", connector::redacted_request_line)
                     .exclude("/healthz"),
             )

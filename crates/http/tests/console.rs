@@ -5,6 +5,7 @@
 mod common;
 
 use common::{Options, TestServer};
+use service::AppConfig;
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use reqwest::StatusCode;
 use std::collections::BTreeMap;
@@ -17,6 +18,8 @@ struct Browser {
     client: reqwest::Client,
     base: String,
     cookies: BTreeMap<String, String>,
+    /// An `X-Forwarded-For` this browser sends (as a proxy would, or as a forger does).
+    forwarded_for: Option<String>,
 }
 
 struct Answer {
@@ -30,7 +33,7 @@ struct Answer {
 impl Browser {
     fn new(server: &TestServer) -> Browser {
         let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-        Browser { client, base: server.base.clone(), cookies: BTreeMap::new() }
+        Browser { client, base: server.base.clone(), cookies: BTreeMap::new(), forwarded_for: None }
     }
 
     async fn get(&mut self, path: &str) -> Answer {
@@ -46,6 +49,10 @@ impl Browser {
     async fn send(&mut self, request: reqwest::RequestBuilder) -> Answer {
         let cookie_header: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let request = if cookie_header.is_empty() { request } else { request.header(COOKIE, cookie_header.join("; ")) };
+        let request = match &self.forwarded_for {
+            Some(address) => request.header("x-forwarded-for", address),
+            None => request,
+        };
         let response = request.send().await.expect("request");
         let set_cookies: Vec<String> =
             response.headers().get_all(SET_COOKIE).iter().filter_map(|v| v.to_str().ok().map(str::to_string)).collect();
@@ -252,7 +259,7 @@ async fn failed_sign_ins_are_limited_per_account_and_per_address() {
     let server = TestServer::start(Backend::Sqlite).await;
     let (_, email) = signed_up(&server).await;
     let mut guesser = Browser::new(&server);
-    for _ in 0..service::console::SIGN_IN_FAILURES_PER_ACCOUNT {
+    for _ in 0..service::console::SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS {
         let answer = guesser.sign_in(&email, "wrong password!").await;
         assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.body);
         assert!(answer.body.contains("wrong email or password"));
@@ -265,11 +272,90 @@ async fn failed_sign_ins_are_limited_per_account_and_per_address() {
     assert!(!answer.set_cookies.iter().any(|c| c.starts_with(console::SESSION_COOKIE)));
 
     // Unknown emails from one address count against that address.
-    let budget = service::console::SIGN_IN_FAILURES_PER_ADDRESS - service::console::SIGN_IN_FAILURES_PER_ACCOUNT;
+    let budget =
+        service::console::SIGN_IN_FAILURES_PER_ADDRESS - service::console::SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS;
     for _ in 0..budget {
         assert_eq!(guesser.sign_in(&unique_email(), PASSWORD).await.status, StatusCode::UNAUTHORIZED);
     }
     assert_eq!(guesser.sign_in(&unique_email(), PASSWORD).await.status, StatusCode::TOO_MANY_REQUESTS);
+}
+
+/// Many guesses sent at once are counted before any password is checked: together they get no more
+/// tries than one after another would.
+#[tokio::test]
+async fn parallel_guesses_never_pass_the_limit() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let server = TestServer::start_with(backend, Options { worker: false, ..Options::default() }).await;
+        let (_, email) = signed_up(&server).await;
+        let mut guessers = Vec::new();
+        for _ in 0..30 {
+            let mut guesser = Browser::new(&server);
+            let token = guesser.form_token("/console/sign-in").await;
+            guessers.push((guesser, token));
+        }
+        let answers = futures::future::join_all(guessers.iter_mut().map(|(guesser, token)| {
+            let form = [("email", email.as_str()), ("password", "wrong password!"), ("csrf", token.as_str())];
+            async move { guesser.post("/console/sign-in", &form).await.status }
+        }))
+        .await;
+        let tried = answers.iter().filter(|s| **s == StatusCode::UNAUTHORIZED).count();
+        let refused = answers.iter().filter(|s| **s == StatusCode::TOO_MANY_REQUESTS).count();
+        let limit = usize::try_from(service::console::SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS).unwrap();
+        assert_eq!((tried, refused), (limit, 30 - limit), "{backend:?}: {answers:?}");
+        let owner = Browser::new(&server).sign_in(&email, PASSWORD).await;
+        assert_eq!(owner.status, StatusCode::TOO_MANY_REQUESTS, "{backend:?}: the right password after the limit");
+    }
+}
+
+/// Without trusted proxies a client cannot choose the address it is counted under.
+#[tokio::test]
+async fn a_forged_forwarded_header_does_not_reset_the_limits() {
+    let options = Options { worker: false, console_sign_ups_per_address: 2, ..Options::default() };
+    let server = TestServer::start_with(Backend::Sqlite, options).await;
+    for n in 0..2 {
+        let mut browser = Browser::new(&server);
+        browser.forwarded_for = Some(format!("198.51.100.{n}"));
+        assert_eq!(browser.sign_up(&unique_email()).await.status, StatusCode::SEE_OTHER);
+    }
+    let mut farmer = Browser::new(&server);
+    farmer.forwarded_for = Some("203.0.113.77".into());
+    let refused = farmer.sign_up(&unique_email()).await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS, "{}", refused.body);
+}
+
+/// Behind a trusted proxy each client is counted under the address the proxy saw: an attacker
+/// locks only themself out, and the owner still signs in from their own address.
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_client_has_its_own_limits() {
+    let options = Options {
+        worker: false,
+        console_sign_ups_per_address: 1,
+        adjust: Some(Box::new(|config: &mut AppConfig| {
+            config.trusted_proxies = service::client_address::TrustedProxies::parse("127.0.0.1").unwrap();
+        })),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(Backend::Sqlite, options).await;
+    let mut owner = Browser::new(&server);
+    owner.forwarded_for = Some("198.51.100.1".into());
+    let email = unique_email();
+    assert_eq!(owner.sign_up(&email).await.status, StatusCode::SEE_OTHER);
+    let mut again = Browser::new(&server);
+    again.forwarded_for = Some("198.51.100.1".into());
+    assert_eq!(again.sign_up(&unique_email()).await.status, StatusCode::TOO_MANY_REQUESTS);
+    // The client cannot prepend its way out: the proxy's appended address is the one counted.
+    again.forwarded_for = Some("203.0.113.5, 198.51.100.1".into());
+    assert_eq!(again.sign_up(&unique_email()).await.status, StatusCode::TOO_MANY_REQUESTS);
+
+    let mut attacker = Browser::new(&server);
+    attacker.forwarded_for = Some("203.0.113.9".into());
+    for _ in 0..service::console::SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS {
+        assert_eq!(attacker.sign_in(&email, "wrong password!").await.status, StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(attacker.sign_in(&email, PASSWORD).await.status, StatusCode::TOO_MANY_REQUESTS);
+    let mut owner_again = Browser::new(&server);
+    owner_again.forwarded_for = Some("198.51.100.1".into());
+    assert_eq!(owner_again.sign_in(&email, PASSWORD).await.status, StatusCode::SEE_OTHER);
 }
 
 #[tokio::test]

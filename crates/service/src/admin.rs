@@ -80,10 +80,14 @@ impl Operator<'_> {
         self.service.issue_key(&account.id, label, spend_cap).await
     }
 
-    /// Revokes a key; it authenticates nothing from now on.
+    /// Revokes a key: it authenticates nothing from now on, and the jobs it queued that have not
+    /// started are cancelled, unbilled.
     pub async fn revoke_key(&self, key_id: &str) -> Result<AccountKey, ServiceError> {
         let key_id = key_id.to_string();
-        self.service.db(move |db| db.revoke_key(&key_id)).await.map(AccountKey::from)
+        let key = self.service.db(move |db| db.revoke_key(&key_id)).await.map(AccountKey::from)?;
+        // Callers waiting on a cancelled job (a synchronous recipe) answer now.
+        self.service.inner.finished.notify_waiters();
+        Ok(key)
     }
 
     /// Sets or removes a key's spend cap.

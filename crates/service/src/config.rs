@@ -99,6 +99,10 @@ pub struct AppConfig {
     /// `CONSOLE_SIGN_UP`: visitors may create accounts in the developer console (default true);
     /// when false, accounts come from the operator CLI with invite links.
     pub console_sign_up: bool,
+    /// `TRUSTED_PROXIES`: addresses and networks of the reverse proxies in front of the service,
+    /// comma-separated (default none). Only their `X-Forwarded-For` is believed; from anyone else
+    /// the peer address is the client's.
+    pub trusted_proxies: crate::client_address::TrustedProxies,
     /// `CONSOLE_SIGN_UPS_PER_ADDRESS`: accounts one client address may create in the console per
     /// day (default 20; 0 for no limit).
     pub console_sign_ups_per_address: u32,
@@ -380,6 +384,10 @@ impl AppConfig {
             },
             job_crash_limit: src.parse("JOB_CRASH_LIMIT", 2, "a positive whole number")?,
             console_sign_up: src.flag("CONSOLE_SIGN_UP", true)?,
+            trusted_proxies: crate::client_address::TrustedProxies::parse(
+                &src.string("TRUSTED_PROXIES").unwrap_or_default(),
+            )
+            .map_err(|e| ConfigError::Setup(format!("TRUSTED_PROXIES: {e}")))?,
             console_sign_ups_per_address: src.parse(
                 "CONSOLE_SIGN_UPS_PER_ADDRESS",
                 20,
@@ -456,6 +464,7 @@ impl AppConfig {
             format!("JOB_DEADLINES={}", self.job_deadlines.describe()),
             format!("JOB_CRASH_LIMIT={}", self.job_crash_limit),
             format!("CONSOLE_SIGN_UP={}", self.console_sign_up),
+            format!("TRUSTED_PROXIES={}", self.trusted_proxies),
             format!("CONSOLE_SIGN_UPS_PER_ADDRESS={}", self.console_sign_ups_per_address),
             format!("FAL_KEY={}", if self.fal_key.is_some() { "***" } else { "(none)" }),
             format!("FAL_QUEUE_URL={}", self.fal_queue_url),
@@ -513,6 +522,7 @@ impl AppConfig {
             isolation,
             deadlines: self.job_deadlines.clone(),
             console_sign_up: self.console_sign_up,
+            trusted_proxies: self.trusted_proxies.clone(),
             console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
             provider_webhooks: self.provider_webhooks,
         };

@@ -24,8 +24,11 @@ pub const PASSWORD_MIN_CHARS: usize = 10;
 pub const PASSWORD_MAX_CHARS: usize = 256;
 /// Window over which failed sign-ins are counted.
 pub const SIGN_IN_WINDOW_MS: i64 = 15 * 60_000;
-/// Failed sign-ins to one account within the window before it refuses further tries.
-pub const SIGN_IN_FAILURES_PER_ACCOUNT: i64 = 5;
+/// Sign-in tries to one account from one address within the window before it refuses further
+/// tries from there.
+pub const SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS: i64 = 5;
+/// Sign-in tries to one account from anywhere within the window before it refuses further tries.
+pub const SIGN_IN_FAILURES_PER_ACCOUNT: i64 = 100;
 /// Failed sign-ins from one address within the window before it refuses further tries.
 pub const SIGN_IN_FAILURES_PER_ADDRESS: i64 = 20;
 /// How long counted attempts are kept: the longest window.
@@ -115,10 +118,11 @@ impl Console<'_> {
         }
         let email = normalize_email(email)?;
         check_password(password, &email)?;
-        let subject = format!("sign-up:{address}");
+        // Counted before anything is checked, so failed sign-ups (a taken email) count too.
         if let Some(limit) = self.service.config().console_sign_ups_per_address {
+            let limits = vec![(format!("sign-up:{address}"), i64::from(limit.get()))];
             let what = "too many new accounts from this address";
-            self.service.refuse_past_limit(&subject, i64::from(limit.get()), ATTEMPTS_KEPT_MS, what).await?;
+            self.service.count_attempt(limits, ATTEMPTS_KEPT_MS, what).await?;
         }
         let hash = hash_password(password.to_string()).await?;
         let allowance = self.service.config().free_allowance;
@@ -130,21 +134,24 @@ impl Console<'_> {
                 }
                 other => other,
             })?;
-        self.service.db(move |db| db.record_attempt(&[&subject], ATTEMPTS_KEPT_MS)).await?;
         self.service.start_session(account.id).await
     }
 
-    /// Checks an email and password and opens a new session. Failures are counted per address
-    /// and per email; past the limits every try is refused for the rest of the window, right
-    /// password or not.
+    /// Checks an email and password and opens a new session. Every try is counted before the
+    /// password is checked, atomically, per address, per email from that address, and per email
+    /// from anywhere (a far higher limit): past a limit every try is refused for the rest of the
+    /// window. An attacker elsewhere cannot lock the owner out from the owner's own address
+    /// without making the much larger number of tries the email's own limit allows.
     pub async fn sign_in(&self, email: &str, password: &str, address: &str) -> Result<NewSession, ServiceError> {
         const WRONG: &str = "wrong email or password";
         let email = normalize_email(email).map_err(|_| ServiceError::Unauthorized(WRONG.into()))?;
-        let subjects = [format!("sign-in:{address}"), format!("sign-in:{email}")];
-        let limits = [SIGN_IN_FAILURES_PER_ADDRESS, SIGN_IN_FAILURES_PER_ACCOUNT];
-        for (subject, limit) in subjects.iter().zip(limits) {
-            self.service.refuse_past_limit(subject, limit, SIGN_IN_WINDOW_MS, "too many failed sign-ins").await?;
-        }
+        let from_here = format!("sign-in:{email}@{address}");
+        let limits = vec![
+            (format!("sign-in:{address}"), SIGN_IN_FAILURES_PER_ADDRESS),
+            (from_here.clone(), SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS),
+            (format!("sign-in:{email}"), SIGN_IN_FAILURES_PER_ACCOUNT),
+        ];
+        self.service.count_attempt(limits, SIGN_IN_WINDOW_MS, "too many failed sign-ins").await?;
         let lookup = email.clone();
         let login = self.service.db(move |db| db.login_by_email(&lookup)).await?;
         // An unknown email costs the same hashing time as a wrong password, so timing does not
@@ -153,19 +160,11 @@ impl Console<'_> {
         let matches = verify_password(password.to_string(), stored).await?;
         match login {
             Some(login) if matches => {
-                let subject = subjects[1].clone();
-                self.service.db(move |db| db.clear_attempts(&subject)).await?;
+                // The owner's success forgives the tries made from their address.
+                self.service.db(move |db| db.clear_attempts(&from_here)).await?;
                 self.service.start_session(login.account_id).await
             }
-            _ => {
-                self.service
-                    .db(move |db| {
-                        let subjects: Vec<&str> = subjects.iter().map(String::as_str).collect();
-                        db.record_attempt(&subjects, ATTEMPTS_KEPT_MS)
-                    })
-                    .await?;
-                Err(ServiceError::Unauthorized(WRONG.into()))
-            }
+            _ => Err(ServiceError::Unauthorized(WRONG.into())),
         }
     }
 
@@ -350,20 +349,18 @@ impl Console<'_> {
 
 impl Service {
     /// 429 when `subject` has `limit` attempts within `window_ms`, saying when to try again.
-    async fn refuse_past_limit(
-        &self,
-        subject: &str,
-        limit: i64,
-        window_ms: i64,
-        what: &str,
-    ) -> Result<(), ServiceError> {
+    /// Counts an attempt against each `(subject, limit)` over `window_ms`, or refuses it (429,
+    /// saying `what` and when to try again) when a subject is at its limit.
+    async fn count_attempt(&self, limits: Vec<(String, i64)>, window_ms: i64, what: &str) -> Result<(), ServiceError> {
         let now = now_millis();
-        let counted = subject.to_string();
-        let (count, oldest) = self.db(move |db| db.attempts_since(&counted, now - window_ms)).await?;
-        if count < limit {
-            return Ok(());
-        }
-        let retry_after_ms = oldest.map_or(window_ms, |at| at + window_ms - now).max(1000);
+        let counted = self
+            .db(move |db| {
+                let limits: Vec<(&str, i64)> = limits.iter().map(|(subject, limit)| (subject.as_str(), *limit)).collect();
+                db.count_attempt(&limits, now - window_ms, ATTEMPTS_KEPT_MS)
+            })
+            .await?;
+        let Err(refused) = counted else { return Ok(()) };
+        let retry_after_ms = refused.oldest.map_or(window_ms, |at| at + window_ms - now).max(1000);
         let minutes = retry_after_ms / 60_000 + 1;
         Err(ServiceError::TooManyRequests {
             message: format!("{what}; try again in {minutes} minutes"),

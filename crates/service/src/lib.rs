@@ -9,6 +9,7 @@
 
 mod admin;
 mod child;
+pub mod client_address;
 pub mod config;
 pub mod console;
 #[cfg(feature = "openapi")]
@@ -62,6 +63,8 @@ pub struct ServiceConfig {
     /// Whether visitors may sign up in the console (otherwise accounts come from the operator,
     /// with invite links).
     pub console_sign_up: bool,
+    /// The proxies whose forwarded headers name the client (none: the peer is the client).
+    pub trusted_proxies: client_address::TrustedProxies,
     /// Accounts one client address may create in the console per day; `None`: no limit.
     pub console_sign_ups_per_address: Option<std::num::NonZeroU32>,
     /// Whether submissions to providers ask them to call back at `/v1/webhooks/...` (the

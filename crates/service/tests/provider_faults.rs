@@ -44,6 +44,7 @@ async fn fixture_with(provider: MockRunner, deadlines: Deadlines) -> Fixture {
         isolation: JobIsolation::InProcess,
         deadlines,
         console_sign_up: true,
+        trusted_proxies: Default::default(),
         console_sign_ups_per_address: None,
         provider_webhooks: false,
     };

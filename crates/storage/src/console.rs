@@ -97,6 +97,16 @@ fn insert_login(
 
 const DAY_MS: i64 = 86_400_000;
 
+/// An attempt refused by [`Database::count_attempt`]: the subject at its limit, and its oldest
+/// counted attempt in the window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttemptRefused {
+    /// The subject at its limit.
+    pub subject: String,
+    /// Its oldest attempt in the window, Unix milliseconds.
+    pub oldest: Option<i64>,
+}
+
 impl Database {
     /// Creates an account named after `email` with `free_allowance`, and its login, in one
     /// transaction. A taken email (as a login or an account name) is `AlreadyExists`.
@@ -278,6 +288,45 @@ impl Database {
 
     /// Attempts against `subject` since `since` (Unix milliseconds), and the time of the oldest
     /// of them.
+    /// Counts one attempt against each `(subject, limit)`, in one transaction, unless a subject
+    /// already has `limit` attempts since `since`: then nothing is counted and the refusal names
+    /// it. Concurrent attempts on one subject are serialised, so together they never pass its
+    /// limit. Attempts older than `keep_ms` are removed on the way.
+    pub fn count_attempt(
+        &self,
+        limits: &[(&str, i64)],
+        since: i64,
+        keep_ms: i64,
+    ) -> StorageResult<Result<(), AttemptRefused>> {
+        let now = now_millis();
+        let mut subjects: Vec<&str> = limits.iter().map(|(subject, _)| *subject).collect();
+        // One order for every caller, so two attempts never wait on each other's locks.
+        subjects.sort_unstable();
+        self.write(|conn| {
+            for subject in &subjects {
+                dialect::lock_name(conn, &format!("attempts:{subject}"))?;
+            }
+            for (subject, limit) in limits {
+                let (count, oldest): (i64, Option<i64>) = console_attempts::table
+                    .filter(console_attempts::subject.eq(subject))
+                    .filter(console_attempts::at.ge(since))
+                    .select((diesel::dsl::count_star(), diesel::dsl::min(console_attempts::at)))
+                    .first(conn)?;
+                if count >= *limit {
+                    return Ok(Err(AttemptRefused { subject: subject.to_string(), oldest }));
+                }
+            }
+            for subject in &subjects {
+                diesel::insert_into(console_attempts::table)
+                    .values((console_attempts::subject.eq(subject), console_attempts::at.eq(now)))
+                    .execute(conn)?;
+            }
+            diesel::delete(console_attempts::table.filter(console_attempts::at.lt(now.saturating_sub(keep_ms))))
+                .execute(conn)?;
+            Ok(Ok(()))
+        })
+    }
+
     pub fn attempts_since(&self, subject: &str, since: i64) -> StorageResult<(i64, Option<i64>)> {
         let (count, oldest): (i64, Option<i64>) = self.read(|conn| {
             console_attempts::table

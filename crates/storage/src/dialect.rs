@@ -56,6 +56,17 @@ pub(crate) fn notify(conn: &mut AnyConnection, channel: &str) -> diesel::QueryRe
     Ok(())
 }
 
+/// Serialises the transactions that take `name` until they end: on PostgreSQL a transaction-scoped
+/// advisory lock; SQLite's `IMMEDIATE` transactions already run one at a time.
+pub(crate) fn lock_name(conn: &mut AnyConnection, name: &str) -> diesel::QueryResult<()> {
+    if conn.backend() == Backend::Postgres {
+        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext($1))")
+            .bind::<diesel::sql_types::Text, _>(name)
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

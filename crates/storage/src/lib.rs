@@ -27,7 +27,7 @@ mod tracking;
 
 pub use accounts::Account;
 pub use connection::{Backend, Database};
-pub use console::{DailySpend, InviteError, Login, SessionRecord};
+pub use console::{AttemptRefused, DailySpend, InviteError, Login, SessionRecord};
 pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
 pub use listener::Listener;

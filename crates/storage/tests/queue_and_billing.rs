@@ -256,6 +256,39 @@ fn revoked_keys_do_not_authenticate() {
     });
 }
 
+/// Revoking a key cancels the jobs it queued that have not started, unbilled; a running one
+/// finishes and is billed as accepted; other keys' jobs are untouched.
+#[test]
+fn revoking_a_key_cancels_its_queued_jobs_unbilled() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        let other = account_and_key(db, "5", false, None);
+        let running = db.submit_task(&new_task(db, &key, "0.1000")).expect("submit");
+        let claimed = db.claim_task("w1", 60_000).expect("claim").expect("a task");
+        assert_eq!(claimed.task.id, running.id);
+        let queued: Vec<String> =
+            (0..3).map(|_| db.submit_task(&new_task(db, &key, "0.2000")).expect("submit").id).collect();
+        let others = db.submit_task(&new_task(db, &other, "0.3000")).expect("submit");
+
+        let revoked = db.revoke_key(&key).expect("revoke");
+        assert!(revoked.revoked_at.is_some());
+        for id in &queued {
+            let task = db.task(id).unwrap().unwrap();
+            assert_eq!(task.status().unwrap(), TaskStatus::Failed, "{id}");
+            assert!(task.error.as_deref().unwrap_or_default().contains("revoked"), "{task:?}");
+            assert_eq!(task.cost(), None);
+        }
+        // Only the running job's price is still held; nothing was spent.
+        let key_row = db.key(&key).unwrap();
+        assert_eq!((key_row.held_units, key_row.spent_units), (usd("0.1").units(), 0));
+        assert_eq!(db.task(&others.id).unwrap().unwrap().status().unwrap(), TaskStatus::Queued);
+        // The running job ends as it would have, and a second revoke changes nothing.
+        db.finish_succeeded(&running.id, claimed.attempt, "[]", None, usd("0.1"), false).unwrap().expect("captured");
+        db.revoke_key(&key).expect("revoke again");
+        assert_eq!(db.claim_task("w2", 60_000).expect("claim").map(|c| c.task.id), Some(others.id));
+    });
+}
+
 #[test]
 fn settings_are_created_once() {
     each_backend(|db| {
