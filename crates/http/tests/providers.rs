@@ -200,6 +200,30 @@ async fn mp3_from_a_provider_is_measured_and_voices_a_reel() {
     server.stop().await;
 }
 
+/// A reel whose photo cannot be decoded fails before its narration and music are asked of the
+/// providers: nothing is spent there on a reel that was never going to be made.
+#[tokio::test]
+async fn an_unusable_photo_fails_a_reel_before_any_provider_is_paid() {
+    use base64::Engine as _;
+    let sim = sim().await;
+    let server = server_on(&sim, "tts=replicate:acme/speech-mp3,omicron2=fal:acme/music-mp3", |_| {}).await;
+    let key = server.key(None, false).await;
+    let not_an_image = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(b"no"));
+    let reel = json!({
+        "photos": [not_an_image],
+        "details": {"address": "12 Harbour Lane, Mystic, CT"},
+        "params": {"duration": 6, "voiceover": true, "music": true},
+    });
+    let (status, queued) = server.post(&key, "/v1/recipes/reel", reel).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+    let reel = server.wait_at(&key, &format!("/v1/recipes/reel/{}", queued["reel_id"].as_str().unwrap())).await;
+    assert_eq!(reel["status"], "failed", "{reel}");
+    assert!(reel["error"].as_str().unwrap().contains("photos[0]"), "{reel}");
+    let stats = sim.stats();
+    assert_eq!((stats.replicate_submissions, stats.fal_submissions), (0, 0), "{stats:?}");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_refused_submission_is_a_502_with_nothing_billed_and_no_task_left() {
     let sim = sim().await;

@@ -119,13 +119,15 @@ pub fn prepare(request: ReelRequest) -> Result<ReelJob, ValidationError> {
     })
 }
 
-/// Fetches the stills, makes the audio on the speech and music engines when asked, then draws
-/// and encodes the reel.
+/// Fetches and frames the stills, makes the audio on the speech and music engines when asked,
+/// then draws and encodes the reel. The photos are decoded before any audio engine runs: an
+/// unusable photo fails the reel before it spends anything at a provider.
 pub async fn run(engines: &Engines, job: &ReelJob) -> Result<RecipeOutput, RecipeError> {
     let mut photos = Vec::with_capacity(job.photos.len());
     for (i, photo) in job.photos.iter().enumerate() {
         photos.push(engines.fetcher().fetch(&format!("photos[{i}]"), &photo.url).await?);
     }
+    let (stills, crops) = blocking(move || frame_photos(photos)).await?;
     let script = job.voiceover.then(|| job.listing.script());
     // The mix cuts sound at the reel's end, so no more than a second past it is decoded.
     let audio_secs = job.duration_secs + 1.0;
@@ -150,7 +152,7 @@ pub async fn run(engines: &Engines, job: &ReelJob) -> Result<RecipeOutput, Recip
                     / f64::from(FPS),
             )
         });
-        make(&job, photos, audio, script)
+        make(&job, stills, crops, audio, script)
     })
     .await
 }
@@ -184,13 +186,8 @@ async fn engine_audio(
 }
 
 /// Draws and encodes the reel; the CPU-bound part.
-fn make(
-    job: &ReelJob,
-    photos: Vec<Vec<u8>>,
-    audio: Option<Vec<f32>>,
-    script: Option<String>,
-) -> Result<RecipeOutput, RecipeError> {
-    let timeline = Timeline::new(job.photos.len(), job.duration_secs, job.listing.has_contact());
+/// Decodes each fetched photo and plans its motion: the stills, and each one's crop for the result.
+fn frame_photos(photos: Vec<Vec<u8>>) -> Result<(Vec<Still>, Vec<Value>), RecipeError> {
     let aspect = f64::from(WIDTH) / f64::from(HEIGHT);
     let mut stills = Vec::with_capacity(photos.len());
     let mut crops = Vec::with_capacity(photos.len());
@@ -204,6 +201,17 @@ fn make(
         );
         stills.push(Still::new(&photo, motion));
     }
+    Ok((stills, crops))
+}
+
+fn make(
+    job: &ReelJob,
+    stills: Vec<Still>,
+    crops: Vec<Value>,
+    audio: Option<Vec<f32>>,
+    script: Option<String>,
+) -> Result<RecipeOutput, RecipeError> {
+    let timeline = Timeline::new(job.photos.len(), job.duration_secs, job.listing.has_contact());
     let slot_lines = caption_lines(job);
     let plates: Vec<_> = slot_lines.iter().map(|lines| layout::caption_plate(lines, &job.brand)).collect();
     let contact = contact_lines(&job.listing);
