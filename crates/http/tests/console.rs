@@ -5,9 +5,9 @@
 mod common;
 
 use common::{Options, TestServer};
-use service::AppConfig;
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use reqwest::StatusCode;
+use service::AppConfig;
 use std::collections::BTreeMap;
 use storage::Backend;
 

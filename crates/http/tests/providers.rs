@@ -208,7 +208,9 @@ async fn an_unusable_photo_fails_a_reel_before_any_provider_is_paid() {
     let sim = sim().await;
     let server = server_on(&sim, "tts=replicate:acme/speech-mp3,omicron2=fal:acme/music-mp3", |_| {}).await;
     let key = server.key(None, false).await;
-    let not_an_image = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(b"no"));
+    // A PNG signature with nothing usable behind it: fetched fine, refused when decoded.
+    let broken = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR broken";
+    let not_an_image = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(broken));
     let reel = json!({
         "photos": [not_an_image],
         "details": {"address": "12 Harbour Lane, Mystic, CT"},

@@ -355,7 +355,8 @@ impl Service {
         let now = now_millis();
         let counted = self
             .db(move |db| {
-                let limits: Vec<(&str, i64)> = limits.iter().map(|(subject, limit)| (subject.as_str(), *limit)).collect();
+                let limits: Vec<(&str, i64)> =
+                    limits.iter().map(|(subject, limit)| (subject.as_str(), *limit)).collect();
                 db.count_attempt(&limits, now - window_ms, ATTEMPTS_KEPT_MS)
             })
             .await?;

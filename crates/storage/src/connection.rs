@@ -79,7 +79,7 @@ impl r2d2::ManageConnection for Connector {
 
     fn connect(&self) -> Result<AnyConnection, Self::Error> {
         match self.backend {
-            Backend::Postgres => PgConnection::establish(&self.target)
+            Backend::Postgres => connect_postgres(&self.target)
                 .map(AnyConnection::Postgres)
                 .map_err(diesel::r2d2::Error::ConnectionError),
             Backend::Sqlite => {
@@ -211,6 +211,18 @@ impl Database {
         };
         Ok(conn.transaction_from(begin, f)?)
     }
+}
+
+/// Connects to PostgreSQL at `url`. libpq tries GSSAPI encryption first unless told otherwise,
+/// which loads Kerberos, and Kerberos aborts the process when it exits while another thread is
+/// still connecting (a pool refilling during an outage). The service authenticates with passwords
+/// or trust, so GSSAPI encryption is off unless the URL asks for it with `gssencmode`.
+pub(crate) fn connect_postgres(url: &str) -> diesel::ConnectionResult<PgConnection> {
+    if url.contains("gssencmode=") {
+        return PgConnection::establish(url);
+    }
+    let separator = if url.contains('?') { '&' } else { '?' };
+    PgConnection::establish(&format!("{url}{separator}gssencmode=disable"))
 }
 
 /// The scheme of a database URL, for errors: the rest may hold credentials.

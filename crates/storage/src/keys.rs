@@ -1,12 +1,12 @@
 //! API keys: only the hash of each secret is stored.
 
+use crate::dialect;
 use crate::schema::api_keys;
 use crate::settlement;
 use crate::task_record::TaskRecord;
-use crate::dialect;
-use domain::FailureKind;
 use crate::{new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
+use domain::FailureKind;
 use domain::{KeyLimits, Usd};
 
 /// An API key as stored (without its secret, which is never kept).

@@ -5,8 +5,6 @@
 
 use crate::{Backend, Database};
 use diesel::connection::SimpleConnection;
-use diesel::pg::PgConnection;
-use diesel::Connection;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,7 +73,7 @@ impl Database {
 }
 
 fn listen(url: &str, channel: &str, stop: &AtomicBool, on_event: &impl Fn()) -> Result<(), Box<dyn std::error::Error>> {
-    let mut conn = PgConnection::establish(url)?;
+    let mut conn = crate::connection::connect_postgres(url)?;
     conn.batch_execute(&format!("LISTEN {channel}"))?;
     // Something may have happened while we were not listening.
     on_event();

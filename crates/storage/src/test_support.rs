@@ -6,8 +6,6 @@
 
 use crate::{new_id, Backend, Database, StorageResult};
 use diesel::connection::SimpleConnection;
-use diesel::pg::PgConnection;
-use diesel::Connection;
 use std::path::PathBuf;
 
 /// Server used for PostgreSQL test databases unless `TEST_DATABASE_URL` says otherwise.
@@ -48,7 +46,7 @@ impl TestDatabase {
     pub fn postgres() -> StorageResult<TestDatabase> {
         let admin_url = std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| DEFAULT_TEST_POSTGRES_URL.to_string());
         let name = new_id("media_test");
-        PgConnection::establish(&admin_url)?.batch_execute(&format!("CREATE DATABASE {name}"))?;
+        crate::connection::connect_postgres(&admin_url)?.batch_execute(&format!("CREATE DATABASE {name}"))?;
         let url = match admin_url.rsplit_once('/') {
             Some((server, _)) => format!("{server}/{name}"),
             None => format!("{admin_url}/{name}"),
@@ -65,7 +63,7 @@ impl TestDatabase {
         let Cleanup::PostgresDatabase { admin_url, name } = &self.cleanup else {
             return Ok(());
         };
-        let mut admin = PgConnection::establish(admin_url)?;
+        let mut admin = crate::connection::connect_postgres(admin_url)?;
         admin.batch_execute(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS {reachable}"))?;
         if !reachable {
             admin.batch_execute(&format!(
@@ -97,7 +95,7 @@ impl Drop for TestDatabase {
                 let _ = std::fs::remove_dir_all(dir);
             }
             Cleanup::PostgresDatabase { admin_url, name } => {
-                if let Ok(mut conn) = PgConnection::establish(admin_url) {
+                if let Ok(mut conn) = crate::connection::connect_postgres(admin_url) {
                     let _ = conn.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
                 }
             }
