@@ -305,30 +305,34 @@ impl Engines {
         self.local.run(spec, job.clone(), inputs).await
     }
 
-    /// Runs `job` at its route's provider from start to end: submits it, polls it, and takes
-    /// in its files. Recipes use this for the engine steps they run; `/v1/generate` jobs are
-    /// submitted by the API and tracked by the workers instead, without holding a slot.
+    /// Runs `job` at its route's provider from start to end: submits it, follows it by the same
+    /// policy and reading of answers as the jobs workers track (`providers::PollPolicy`), cancels
+    /// it at the provider past its engine family's deadline, and takes in its files. Recipes use
+    /// this for the engine steps they run; `/v1/generate` jobs are submitted by the API and
+    /// tracked by the workers instead, without holding a slot.
     async fn run_upstream(&self, spec: &EngineSpec, job: &ValidatedJob) -> Result<EngineOutput, EngineError> {
-        use providers::Progress;
+        use providers::Next;
         let failed = |e: providers::ProviderError| EngineError::Failed(e.to_string());
         let handle = self.upstream.submit(&spec.route, self.upstream_input(spec, job), None).await.map_err(failed)?;
         let submitted = tokio::time::Instant::now();
+        let deadline = domain::JobKind::of_engine(Some(spec.family)).default_deadline();
         let poll = providers::PollPolicy::DEFAULT;
         tokio::time::sleep(poll.first).await;
         let completion = loop {
-            match self.upstream.poll(&handle).await {
-                Ok(Progress::Succeeded(completion)) => break completion,
-                Ok(Progress::Failed(reason)) => {
-                    return Err(EngineError::Failed(format!("{}: {reason}", handle.provider)))
+            let look = self.upstream.poll(&handle).await;
+            match poll.after_look(handle.provider, look, submitted.elapsed(), deadline) {
+                Next::Succeeded(completion) => break completion,
+                Next::LookAgain { after, .. } => tokio::time::sleep(after).await,
+                Next::Failed(message) => return Err(EngineError::Failed(message)),
+                Next::PastDeadline => {
+                    let _ = self.upstream.cancel(&handle).await;
+                    return Err(EngineError::Failed(format!(
+                        "{} did not finish within {} s and the request was cancelled",
+                        handle.provider,
+                        deadline.as_secs()
+                    )));
                 }
-                Ok(Progress::Canceled) => {
-                    return Err(EngineError::Failed(format!("{} cancelled the request", handle.provider)))
-                }
-                Ok(Progress::Queued { .. } | Progress::Running) => {}
-                Err(e) if e.is_retryable() => tracing::warn!(error = %e, "polling the provider failed; trying again"),
-                Err(e) => return Err(failed(e)),
             }
-            tokio::time::sleep(poll.next_look(submitted.elapsed())).await;
         };
         let mut files = Vec::with_capacity(completion.media.len());
         for media in &completion.media {

@@ -14,7 +14,7 @@ mod replicate;
 mod transport;
 mod webhooks;
 
-pub use poll::PollPolicy;
+pub use poll::{Next, PollPolicy};
 pub use webhooks::WebhookError;
 
 use domain::catalog::Route;

@@ -8,7 +8,7 @@ use crate::stored_job::StoredJob;
 use crate::{Api, JobRunner, Service, ServiceError};
 use domain::{billing, EngineSpec, FailureKind, ValidatedJob};
 use engines::DownloadError;
-use providers::{Completion, Handle, PollPolicy, Progress, ProviderName};
+use providers::{Completion, Handle, Next, PollPolicy, ProviderName};
 use std::time::Duration;
 use storage::{now_millis, ClaimedTask, Success};
 
@@ -88,9 +88,9 @@ impl JobRunner<'_> {
             return self.service.fail_tracked(claimed, &message).await;
         }
         let upstream = self.service.engines().upstream();
-        let progress = match (&handle, &task.provider_callback) {
+        let look = match (&handle, &task.provider_callback) {
             (_, Some(callback)) => match upstream.read_callback(provider, callback.as_bytes()) {
-                Ok((_, progress)) => progress,
+                Ok((_, progress)) => Ok(progress),
                 Err(e) => {
                     return self
                         .service
@@ -98,18 +98,7 @@ impl JobRunner<'_> {
                         .await
                 }
             },
-            (Some(handle), None) if !handle.status_url.is_empty() => match upstream.poll(handle).await {
-                Ok(progress) => progress,
-                Err(e) if e.is_retryable() && !past_deadline => {
-                    tracing::warn!(task = %task.id, error = %e, "the provider is unavailable; looking again later");
-                    return self.service.look_again(claimed, POLL.next_look(age), false).await;
-                }
-                Err(e) if e.is_retryable() => {
-                    let message = format!("{provider} did not answer for {} s: {e}", deadline.as_secs());
-                    return self.service.fail_tracked(claimed, &message).await;
-                }
-                Err(e) => return self.service.fail_tracked(claimed, &e.to_string()).await,
-            },
+            (Some(handle), None) if !handle.status_url.is_empty() => upstream.poll(handle).await,
             // The api-server stopped between the provider's acceptance and our record of it: wait
             // for the provider's callback to adopt the request, until the deadline.
             _ if past_deadline => {
@@ -118,25 +107,19 @@ impl JobRunner<'_> {
             }
             _ => return self.service.look_again(claimed, POLL.max, false).await,
         };
-        match progress {
-            Progress::Queued { .. } | Progress::Running if past_deadline => {
+        match POLL.after_look(provider, look, age, deadline) {
+            Next::LookAgain { after, started } => self.service.look_again(claimed, after, started).await,
+            Next::Succeeded(completion) => {
+                self.service.finish_upstream(claimed, &job, completion, age, past_deadline).await
+            }
+            Next::Failed(message) => self.service.fail_tracked(claimed, &message).await,
+            Next::PastDeadline => {
                 if let Some(handle) = &handle {
                     let _ = upstream.cancel(handle).await;
                 }
                 self.service
                     .fail_tracked(claimed, &crate::work::JobFailure::past_deadline(kind, deadline).message)
                     .await
-            }
-            Progress::Queued { .. } => self.service.look_again(claimed, POLL.next_look(age), false).await,
-            Progress::Running => self.service.look_again(claimed, POLL.next_look(age), true).await,
-            Progress::Failed(reason) => {
-                self.service.fail_tracked(claimed, &format!("{provider} failed: {reason}")).await
-            }
-            Progress::Canceled => {
-                self.service.fail_tracked(claimed, &format!("{provider} cancelled the request")).await
-            }
-            Progress::Succeeded(completion) => {
-                self.service.finish_upstream(claimed, &job, completion, age, past_deadline).await
             }
         }
     }
