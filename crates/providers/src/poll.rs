@@ -3,7 +3,7 @@
 //! for the engine steps a recipe runs inline; only where the wait is kept differs (a timer in the
 //! database, or the recipe's own task).
 
-use crate::{Completion, ProviderError, ProviderName, Progress};
+use crate::{Completion, Progress, ProviderError, ProviderName};
 use std::time::Duration;
 
 /// What follows one look at a request.

@@ -1,12 +1,8 @@
 //! API keys: only the hash of each secret is stored.
 
-use crate::dialect;
 use crate::schema::api_keys;
-use crate::settlement;
-use crate::task_record::TaskRecord;
 use crate::{new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
-use domain::FailureKind;
 use domain::{KeyLimits, Usd};
 
 /// An API key as stored (without its secret, which is never kept).
@@ -57,9 +53,6 @@ pub struct AuthenticatedKey {
     /// Account id.
     pub account_id: String,
 }
-
-/// Why a job queued by a key that was then revoked did not run.
-pub(crate) const REVOKED_KEY_JOB: &str = "cancelled: the API key that queued this job was revoked before it started";
 
 impl Database {
     /// Stores a new key for `account_name` under `secret_hash`.
@@ -151,38 +144,6 @@ impl Database {
     pub fn key(&self, key_id: &str) -> StorageResult<ApiKey> {
         self.read(|conn| api_keys::table.find(key_id).select(ApiKey::as_select()).first(conn).optional())?
             .ok_or_else(|| StorageError::NotFound(format!("key {key_id:?}")))
-    }
-
-    /// Revokes a key: it authenticates nothing from now on, and the jobs it queued that have not
-    /// started are failed at once with their holds released, so nothing it queued is billed after
-    /// its revocation. (Jobs already running finish; those tracked at a provider run there.)
-    pub fn revoke_key(&self, key_id: &str) -> StorageResult<ApiKey> {
-        let now = now_millis();
-        self.transaction(|conn| {
-            // Lock order account -> key, as every hold and settlement takes them.
-            dialect::sql_query(
-                conn,
-                "SELECT id FROM accounts WHERE id = (SELECT account_id FROM api_keys WHERE id = ?){FOR_UPDATE}",
-            )
-            .bind::<diesel::sql_types::Text, _>(key_id)
-            .execute(conn)?;
-            let revoked = diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
-                .set(api_keys::revoked_at.eq(now))
-                .execute(conn)?;
-            if revoked == 1 {
-                let queued: Vec<TaskRecord> = dialect::sql_query(
-                    conn,
-                    "SELECT * FROM tasks WHERE key_id = ? AND status = 'queued' AND provider IS NULL{FOR_UPDATE}",
-                )
-                .bind::<diesel::sql_types::Text, _>(key_id)
-                .load(conn)?;
-                for task in &queued {
-                    settlement::settle_failed(conn, task, REVOKED_KEY_JOB, FailureKind::Job, now)?;
-                }
-            }
-            Ok::<_, StorageError>(())
-        })?;
-        self.key(key_id)
     }
 
     /// Sets or removes a key's spend cap. Lowering it below what is spent and held refuses new

@@ -16,6 +16,7 @@ mod keys;
 mod ledger;
 mod listener;
 mod queue;
+mod revocation;
 mod schema;
 mod settings;
 mod settlement;
