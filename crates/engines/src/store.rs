@@ -118,6 +118,27 @@ impl OutputStore {
         }
     }
 
+    /// Removes every object whose path starts with the folder `prefix` (such as `inputs/task_1`);
+    /// the number removed.
+    pub async fn delete_folder(&self, prefix: &str) -> Result<usize, StoreError> {
+        use futures::TryStreamExt;
+        let prefix = Path::parse(prefix).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let objects: Vec<_> = self
+            .inner
+            .list(Some(&prefix))
+            .map_ok(|meta| meta.location)
+            .try_collect()
+            .await
+            .map_err(|e| StoreError::Backend(e.to_string()))?;
+        for location in &objects {
+            match self.inner.delete(location).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(StoreError::Backend(e.to_string())),
+            }
+        }
+        Ok(objects.len())
+    }
+
     /// Reads the object under `path`.
     pub async fn get(&self, path: &str) -> Result<Bytes, StoreError> {
         let parsed = Path::parse(path).map_err(|_| StoreError::NotFound(path.to_string()))?;

@@ -221,3 +221,35 @@ async fn large_data_inputs_leave_the_task_row() {
     assert_eq!(task["status"], "succeeded", "{task}");
     server.stop().await;
 }
+
+/// A failed job's stored inputs are removed when it fails, and so are those of the jobs a revoked
+/// key had queued: nothing a job will never read stays on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn stored_inputs_go_with_a_failed_or_cancelled_job() {
+    let stored_inputs = |server: &TestServer, id: &str| {
+        std::fs::read_dir(server.output_dir.join("inputs").join(id)).map_or(0, |entries| entries.count())
+    };
+    // 96 KB that claims to be a PNG and is not: stored at submit, refused when decoded.
+    let junk: Vec<u8> = (0..96 * 1024u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let input = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&junk));
+
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let key = server.key(None, false).await;
+    let queued = server.submit(&key, generate("bg-remove", json!({"image_url": input.clone()}))).await;
+    let id = queued["id"].as_str().unwrap().to_string();
+    let task = server.wait(&key, &id).await;
+    assert_eq!(task["status"], "failed", "{task}");
+    assert_eq!(stored_inputs(&server, &id), 0, "a failed job's inputs stay behind");
+    server.stop().await;
+
+    let options = common::Options { worker: false, ..common::Options::default() };
+    let server = TestServer::start_with(storage::Backend::Sqlite, options).await;
+    let key = server.key(None, false).await;
+    let queued = server.submit(&key, generate("bg-remove", json!({"image_url": input}))).await;
+    let id = queued["id"].as_str().unwrap().to_string();
+    assert_eq!(stored_inputs(&server, &id), 1, "the input is stored while the job waits");
+    let key_id = server.service.api().authenticate(Some(&key)).await.unwrap().key_id;
+    server.service.operator().revoke_key(&key_id).await.unwrap();
+    assert_eq!(stored_inputs(&server, &id), 0, "a cancelled job's inputs stay behind");
+    server.stop().await;
+}

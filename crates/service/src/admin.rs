@@ -84,10 +84,13 @@ impl Operator<'_> {
     /// started are cancelled, unbilled.
     pub async fn revoke_key(&self, key_id: &str) -> Result<AccountKey, ServiceError> {
         let key_id = key_id.to_string();
-        let key = self.service.db(move |db| db.revoke_key(&key_id)).await.map(AccountKey::from)?;
+        let revoked = self.service.db(move |db| db.revoke_key(&key_id)).await?;
         // Callers waiting on a cancelled job (a synchronous recipe) answer now.
         self.service.inner.finished.notify_waiters();
-        Ok(key)
+        for task_id in &revoked.cancelled {
+            self.service.discard_inputs(task_id).await;
+        }
+        Ok(revoked.key.into())
     }
 
     /// Sets or removes a key's spend cap.

@@ -121,7 +121,11 @@ impl Service {
         let message = reason.clone();
         let failed = self.db(move |db| db.finish_failed(&id, attempt, &message, kind)).await?;
         self.inner.finished.notify_waiters();
-        Ok(if failed { JobOutcome::Failed(reason) } else { JobOutcome::Superseded })
+        if !failed {
+            return Ok(JobOutcome::Superseded);
+        }
+        self.discard_inputs(&claimed.task.id).await;
+        Ok(JobOutcome::Failed(reason))
     }
 
     /// Writes a claimed job's files to the output store (retrying our own failures), as the

@@ -196,6 +196,16 @@ impl Service {
         Ok((serde_json::to_string(&value).map_err(internal)?, stored))
     }
 
+    /// Removes the inputs stored for task `task_id` at submit (a job that failed never reads them
+    /// again). Best effort: a failure is logged, and the task's outcome stands.
+    pub(crate) async fn discard_inputs(&self, task_id: &str) {
+        match self.inner.store.delete_folder(&format!("inputs/{task_id}")).await {
+            Ok(0) => {}
+            Ok(removed) => tracing::debug!(task = %task_id, removed, "stored inputs removed"),
+            Err(e) => tracing::warn!(task = %task_id, error = %e, "stored inputs could not be removed"),
+        }
+    }
+
     /// The address clients poll for job `id` of `space`.
     pub(crate) fn poll_url(&self, space: IdSpace, id: &str) -> String {
         match space {

@@ -246,8 +246,10 @@ impl Service {
     /// tracker fails it unbilled.
     async fn fail_submission(&self, task_id: &str, reason: &str) {
         let (id, reason) = (task_id.to_string(), reason.to_string());
-        if let Err(e) = self.db(move |db| db.fail_unsubmitted(&id, &reason)).await {
-            tracing::error!(task = %task_id, error = %e, "could not fail an unsubmitted task");
+        match self.db(move |db| db.fail_unsubmitted(&id, &reason)).await {
+            Ok(true) => self.discard_inputs(task_id).await,
+            Ok(false) => {}
+            Err(e) => tracing::error!(task = %task_id, error = %e, "could not fail an unsubmitted task"),
         }
         self.inner.finished.notify_waiters();
     }
@@ -344,6 +346,10 @@ impl Service {
         let (id, attempt, message) = (claimed.task.id.clone(), claimed.attempt, reason.to_string());
         let failed = self.db(move |db| db.fail_tracked(&id, attempt, &message, FailureKind::Job)).await?;
         self.inner.finished.notify_waiters();
-        Ok(if failed { JobOutcome::Failed(reason.to_string()) } else { JobOutcome::Superseded })
+        if !failed {
+            return Ok(JobOutcome::Superseded);
+        }
+        self.discard_inputs(&claimed.task.id).await;
+        Ok(JobOutcome::Failed(reason.to_string()))
     }
 }

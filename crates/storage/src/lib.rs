@@ -33,6 +33,7 @@ pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
 pub use listener::Listener;
 pub use queue::ClaimedTask;
+pub use revocation::Revoked;
 pub use settlement::Success;
 pub use task_record::TaskRecord;
 pub use tasks::{NewTask, SubmitError};

@@ -271,7 +271,8 @@ fn revoking_a_key_cancels_its_queued_jobs_unbilled() {
         let others = db.submit_task(&new_task(db, &other, "0.3000")).expect("submit");
 
         let revoked = db.revoke_key(&key).expect("revoke");
-        assert!(revoked.revoked_at.is_some());
+        assert!(revoked.key.revoked_at.is_some());
+        assert_eq!(revoked.cancelled.iter().collect::<std::collections::BTreeSet<_>>(), queued.iter().collect());
         for id in &queued {
             let task = db.task(id).unwrap().unwrap();
             assert_eq!(task.status().unwrap(), TaskStatus::Failed, "{id}");
@@ -284,7 +285,7 @@ fn revoking_a_key_cancels_its_queued_jobs_unbilled() {
         assert_eq!(db.task(&others.id).unwrap().unwrap().status().unwrap(), TaskStatus::Queued);
         // The running job ends as it would have, and a second revoke changes nothing.
         db.finish_succeeded(&running.id, claimed.attempt, "[]", None, usd("0.1"), false).unwrap().expect("captured");
-        db.revoke_key(&key).expect("revoke again");
+        assert_eq!(db.revoke_key(&key).expect("revoke again").cancelled, Vec::<String>::new());
         assert_eq!(db.claim_task("w2", 60_000).expect("claim").map(|c| c.task.id), Some(others.id));
     });
 }

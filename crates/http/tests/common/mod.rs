@@ -22,7 +22,7 @@ pub struct TestServer {
     worker_config: worker::WorkerConfig,
     workers: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
     server: actix_web::dev::ServerHandle,
-    output_dir: std::path::PathBuf,
+    pub output_dir: std::path::PathBuf,
     pub db: TestDatabase,
 }
 
