@@ -275,6 +275,8 @@ pub(crate) async fn provider_callback(
 ) -> Result<HttpResponse, ApiError> {
     let (provider, task_id) = path.into_inner();
     let token = web::Query::<CallbackToken>::from_query(req.query_string()).ok().and_then(|q| q.into_inner().token);
+    // The body is read only for a caller holding our token.
+    service.api().check_callback_token(&provider, &task_id, token.as_deref())?;
     let body = read_body(&req, body).await?;
     let headers = req.headers().clone();
     let header = move |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);

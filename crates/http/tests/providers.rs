@@ -435,6 +435,22 @@ async fn signed_callbacks_finish_tasks_and_forged_ones_are_refused() {
         assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
         assert!(refused.json::<Value>().await.unwrap()["error"].as_str().unwrap().contains("token"));
     }
+    // Nothing of the body is read for a caller without our token: one that never ends is
+    // answered at once.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = server.base.trim_start_matches("http://").to_string();
+    let mut connection = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /v1/webhooks/replicate/{id} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{{"
+    );
+    connection.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = vec![0u8; 1024];
+    let read = tokio::time::timeout(Duration::from_secs(5), connection.read(&mut answer))
+        .await
+        .expect("answered before the body was sent")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
     sim.set_faults(Faults::default());
     server.stop().await;
 }

@@ -126,6 +126,24 @@ impl JobRunner<'_> {
 }
 
 impl Api<'_> {
+    /// Checks the token of a callback URL we gave `provider` for `task_id`, before anything of
+    /// the callback's body is read: a caller without it is refused without costing a read.
+    pub fn check_callback_token(
+        &self,
+        provider: &str,
+        task_id: &str,
+        token: Option<&str>,
+    ) -> Result<ProviderName, ServiceError> {
+        let name =
+            ProviderName::parse(provider).ok_or_else(|| ServiceError::NotFound(format!("no provider {provider:?}")))?;
+        if !token
+            .is_some_and(|token| self.service.inner.signer.verify(&callback_subject(provider, task_id), 0, token, 0))
+        {
+            return Err(ServiceError::Unauthorized("the callback URL's token is missing or wrong".into()));
+        }
+        Ok(name)
+    }
+
     /// A provider's callback about task `task_id`: our URL token and the provider's signature
     /// verified, then the task is looked at at once (for a request we recorded, the provider's
     /// API stays the authority on its outcome). A request the task never recorded (its
@@ -139,13 +157,7 @@ impl Api<'_> {
         header: &(dyn Fn(&str) -> Option<String> + Sync),
         body: &[u8],
     ) -> Result<(), ServiceError> {
-        let name =
-            ProviderName::parse(provider).ok_or_else(|| ServiceError::NotFound(format!("no provider {provider:?}")))?;
-        if !token
-            .is_some_and(|token| self.service.inner.signer.verify(&callback_subject(provider, task_id), 0, token, 0))
-        {
-            return Err(ServiceError::Unauthorized("the callback URL's token is missing or wrong".into()));
-        }
+        let name = self.check_callback_token(provider, task_id, token)?;
         let upstream = self.service.engines().upstream();
         let (request_id, _) = upstream.verify_webhook(name, header, body).await.map_err(|e| match e {
             providers::WebhookError::Keys(_) => ServiceError::Unavailable(e.to_string()),
