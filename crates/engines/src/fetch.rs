@@ -143,7 +143,8 @@ impl Default for Network {
     }
 }
 
-/// A name whose every address is forbidden: a refusal, never worth another try.
+/// A name that does not resolve, or whose every address is forbidden: a refusal, never worth
+/// another try. Both read the same, so a client cannot tell an internal name from an unknown one.
 #[derive(Debug, thiserror::Error)]
 #[error("{0} resolves to no public address")]
 struct NoPublicAddress(String);
@@ -168,8 +169,8 @@ impl Resolve for PublicOnlyResolver {
         let network = self.0.clone();
         Box::pin(async move {
             let host = name.as_str().to_string();
-            let addrs: Vec<SocketAddr> = (network.lookup)(host.clone())
-                .await?
+            let resolved = (network.lookup)(host.clone()).await.unwrap_or_default();
+            let addrs: Vec<SocketAddr> = resolved
                 .into_iter()
                 .filter(|ip| !(network.forbidden)(*ip))
                 .map(|ip| SocketAddr::new(ip, 0))
@@ -523,9 +524,13 @@ mod limit_tests {
         let inside = serve(b"secret".to_vec(), Duration::ZERO).await; // on 127.0.0.1
         let port: u16 = inside.rsplit(':').next().unwrap().trim_end_matches("/input.png").parse().unwrap();
 
-        // A public-looking name that resolves to loopback.
+        // A public-looking name that resolves to loopback, and one that does not resolve at all,
+        // read the same: a client cannot probe which internal names exist.
         let err = fetcher.fetch("image_url", &format!("http://inside.test:{port}/input.png")).await.unwrap_err();
         assert!(err.to_string().contains("no public address") && !err.transient, "{err}");
+        let unknown = fetcher.fetch("image_url", &format!("http://nowhere.test:{port}/input.png")).await.unwrap_err();
+        assert_eq!(unknown.to_string().replace("nowhere.test", "inside.test"), err.to_string());
+        assert!(!unknown.transient, "{unknown}");
 
         // An allowed server redirecting to a private literal, and to a name resolving inside.
         for target in [inside.clone(), format!("http://inside.test:{port}/input.png")] {
