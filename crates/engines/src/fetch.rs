@@ -170,11 +170,8 @@ impl Resolve for PublicOnlyResolver {
         Box::pin(async move {
             let host = name.as_str().to_string();
             let resolved = (network.lookup)(host.clone()).await.unwrap_or_default();
-            let addrs: Vec<SocketAddr> = resolved
-                .into_iter()
-                .filter(|ip| !(network.forbidden)(*ip))
-                .map(|ip| SocketAddr::new(ip, 0))
-                .collect();
+            let addrs: Vec<SocketAddr> =
+                resolved.into_iter().filter(|ip| !(network.forbidden)(*ip)).map(|ip| SocketAddr::new(ip, 0)).collect();
             if addrs.is_empty() {
                 return Err(Box::new(NoPublicAddress(host)) as Box<dyn std::error::Error + Send + Sync>);
             }
