@@ -433,7 +433,7 @@ fn check_label(label: Option<&str>) -> Result<Option<String>, ServiceError> {
 
 /// argon2id with the crate's defaults (19 MiB, 2 passes), the OWASP-recommended minimum.
 async fn hash_password(password: String) -> Result<String, ServiceError> {
-    tokio::task::spawn_blocking(move || {
+    on_hashing_pool(move || {
         let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>())
             .map_err(|e| ServiceError::Internal(format!("password salt: {e}")))?;
         Argon2::default()
@@ -442,7 +442,27 @@ async fn hash_password(password: String) -> Result<String, ServiceError> {
             .map_err(|e| ServiceError::Internal(format!("password hashing: {e}")))
     })
     .await
-    .map_err(|e| ServiceError::Internal(format!("password hashing crashed: {e}")))?
+}
+
+/// Password hashes computed at once: one per core. Each argon2 run takes tens of milliseconds of
+/// CPU and 19 MiB, so a flood of sign-ins waits its turn here instead of taking every blocking
+/// thread, the memory and the cores the API needs.
+fn hashing_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: OnceLock<tokio::sync::Semaphore> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get))
+    })
+}
+
+/// Runs password-hashing `work` on a blocking thread once one of the [`hashing_slots`] is free.
+async fn on_hashing_pool<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ServiceError> + Send + 'static,
+) -> Result<T, ServiceError> {
+    let _slot =
+        hashing_slots().acquire().await.map_err(|e| ServiceError::Internal(format!("password hashing: {e}")))?;
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ServiceError::Internal(format!("password hashing crashed: {e}")))?
 }
 
 /// Checks a password against a stored hash; with no stored hash, checks it against a decoy so the
@@ -458,13 +478,12 @@ async fn verify_password(password: String, stored: Option<String>) -> Result<boo
     };
     let known = stored.is_some();
     let stored = stored.unwrap_or(decoy);
-    tokio::task::spawn_blocking(move || {
+    on_hashing_pool(move || {
         let parsed =
             PasswordHash::new(&stored).map_err(|e| ServiceError::Internal(format!("stored password hash: {e}")))?;
         Ok(Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok() && known)
     })
     .await
-    .map_err(|e| ServiceError::Internal(format!("password check crashed: {e}")))?
 }
 
 /// 32 bytes of operating-system randomness, hex encoded: session, form and invite tokens.
@@ -475,6 +494,31 @@ pub fn random_token() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// However many sign-ins arrive at once, no more hashes run than there are slots.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn password_hashing_runs_a_bounded_number_at_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let slots = hashing_slots().available_permits();
+        let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let works = (0..slots * 4 + 3).map(|_| {
+            let (running, most) = (running.clone(), most.clone());
+            on_hashing_pool(move || {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                running.fetch_sub(1, Ordering::SeqCst);
+                Ok(())
+            })
+        });
+        let handles: Vec<_> = works.map(tokio::spawn).collect();
+        for handle in handles {
+            handle.await.unwrap().unwrap();
+        }
+        let most = most.load(Ordering::SeqCst);
+        assert!(most >= 1 && most <= slots, "{most} hashes ran at once with {slots} slots");
+    }
 
     #[test]
     fn emails_are_normalized_and_checked() {

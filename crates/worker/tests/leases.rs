@@ -134,7 +134,7 @@ async fn shutdown_releases_unfinished_jobs_to_the_next_worker() {
 
     let second = start_worker(f.service.clone(), worker_config(Duration::from_secs(30), Duration::from_secs(60)));
     let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
-    assert_eq!(task.status, domain::TaskStatus::Succeeded);
+    assert_eq!(task.status, domain::TaskStatus::Succeeded, "{task:?}");
     assert_eq!(f.service.database().task(&queued.id).unwrap().unwrap().attempt, 2);
     assert_eq!(f.service.operator().verify_ledger().await.unwrap(), vec![]);
     second.stop().await;
