@@ -270,24 +270,6 @@ impl Database {
         })
     }
 
-    /// Records one attempt (a failed sign-in, a sign-up) against each of `subjects`, and forgets
-    /// attempts older than `keep_ms`.
-    pub fn record_attempt(&self, subjects: &[&str], keep_ms: i64) -> StorageResult<()> {
-        let now = now_millis();
-        self.transaction(|conn| {
-            for subject in subjects {
-                diesel::insert_into(console_attempts::table)
-                    .values((console_attempts::subject.eq(subject), console_attempts::at.eq(now)))
-                    .execute(conn)?;
-            }
-            diesel::delete(console_attempts::table.filter(console_attempts::at.lt(now.saturating_sub(keep_ms))))
-                .execute(conn)?;
-            Ok::<_, StorageError>(())
-        })
-    }
-
-    /// Attempts against `subject` since `since` (Unix milliseconds), and the time of the oldest
-    /// of them.
     /// Counts one attempt against each `(subject, limit)`, in one transaction, unless a subject
     /// already has `limit` attempts since `since`: then nothing is counted and the refusal names
     /// it. Concurrent attempts on one subject are serialised, so together they never pass its
@@ -325,17 +307,6 @@ impl Database {
                 .execute(conn)?;
             Ok(Ok(()))
         })
-    }
-
-    pub fn attempts_since(&self, subject: &str, since: i64) -> StorageResult<(i64, Option<i64>)> {
-        let (count, oldest): (i64, Option<i64>) = self.read(|conn| {
-            console_attempts::table
-                .filter(console_attempts::subject.eq(subject))
-                .filter(console_attempts::at.ge(since))
-                .select((diesel::dsl::count_star(), diesel::dsl::min(console_attempts::at)))
-                .first(conn)
-        })?;
-        Ok((count, oldest))
     }
 
     /// Forgets the attempts against `subject` (failed sign-ins, after a successful one).
