@@ -50,6 +50,12 @@ impl Default for FetchPolicy {
     }
 }
 
+/// Longest wait for a connection to an input's host.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest wait for the next bytes of an answer (its headers, then each part of its body): a
+/// server that stalls is given up after this, whatever the whole-download limit.
+pub const STALL_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Downloads inputs under a [`FetchPolicy`].
 #[derive(Clone)]
 pub struct InputFetcher {
@@ -65,6 +71,22 @@ pub struct InputFetcher {
     policy: FetchPolicy,
     /// Where inputs moved out of the job at submit are kept (see [`STORED_INPUT_PREFIX`]).
     stored_inputs: Option<crate::OutputStore>,
+    /// When set, the job's inputs were fetched before it started: URLs are read from these files
+    /// and nothing is downloaded.
+    prefetched: Option<Arc<PrefetchedInputs>>,
+}
+
+/// A job's inputs fetched before it started: the file holding each URL's bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PrefetchedInputs {
+    /// The file of each fetched URL.
+    pub files: std::collections::HashMap<String, std::path::PathBuf>,
+}
+
+/// Whether `url` is fetched from somewhere (an http(s) URL or a stored input), rather than
+/// carrying its bytes (a `data:` URI).
+pub fn needs_fetching(url: &str) -> bool {
+    !url.starts_with("data:")
 }
 
 /// How a job refers to an input the service moved to its object store at submit: the prefix and
@@ -217,6 +239,13 @@ impl InputFetcher {
         self
     }
 
+    /// This fetcher, reading every URL from `inputs` and downloading nothing: for work whose
+    /// inputs were fetched before it started (a job's process, which has no network).
+    pub fn with_prefetched(mut self, inputs: PrefetchedInputs) -> InputFetcher {
+        self.prefetched = Some(Arc::new(inputs));
+        self
+    }
+
     /// A fetcher enforcing `policy` on `network`.
     pub fn with_network(policy: FetchPolicy, network: Network) -> Result<InputFetcher, FetcherSetupError> {
         // `no_proxy`: an environment proxy would resolve client URLs itself, past our filter.
@@ -224,7 +253,8 @@ impl InputFetcher {
             reqwest::Client::builder()
                 .no_proxy()
                 .timeout(policy.timeout)
-                .connect_timeout(Duration::from_secs(10))
+                .connect_timeout(CONNECT_TIMEOUT)
+                .read_timeout(STALL_TIMEOUT)
                 .user_agent("media-gateway-fetcher/1.0")
         };
         let built = |b: reqwest::ClientBuilder| b.build().map_err(|e| FetcherSetupError::Client(e.to_string()));
@@ -243,7 +273,16 @@ impl InputFetcher {
             }
             None => None,
         };
-        Ok(InputFetcher { public_only, own_outputs, any_address, own_origin, forbidden, policy, stored_inputs: None })
+        Ok(InputFetcher {
+            public_only,
+            own_outputs,
+            any_address,
+            own_origin,
+            forbidden,
+            policy,
+            stored_inputs: None,
+            prefetched: None,
+        })
     }
 
     /// Whether `url` (parsed, so dot segments, encoded or not, are already resolved) is one of
@@ -259,6 +298,11 @@ impl InputFetcher {
     pub async fn fetch(&self, label: &str, url: &str) -> Result<Vec<u8>, FetchError> {
         let fail = |reason: String| FetchError { url_label: label.to_string(), reason, transient: false };
         let passing = |reason: String| FetchError { transient: true, ..fail(reason) };
+        if let (Some(prefetched), true) = (&self.prefetched, needs_fetching(url)) {
+            let file =
+                prefetched.files.get(url).ok_or_else(|| fail("the input was not fetched before the job".into()))?;
+            return std::fs::read(file).map_err(|e| fail(format!("reading the fetched input: {e}")));
+        }
         if let Some(path) = url.strip_prefix(STORED_INPUT_PREFIX) {
             let store = self.stored_inputs.as_ref().ok_or_else(|| fail("no store for stored inputs".into()))?;
             let uri = store.get(path).await.map_err(|e| fail(format!("stored input: {e}")))?;

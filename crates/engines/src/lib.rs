@@ -12,7 +12,7 @@ pub mod upstream;
 
 pub use catalog::{Catalog, CatalogError};
 pub use fetch::{
-    is_forbidden_address, FetchError, FetchPolicy, FetcherSetupError, InputFetcher, Lookup, Network,
+    is_forbidden_address, FetchError, FetchPolicy, FetcherSetupError, InputFetcher, Lookup, Network, PrefetchedInputs,
     STORED_INPUT_PREFIX,
 };
 pub use store::{OutputStore, StoreError, StoreWriter};
@@ -217,6 +217,24 @@ pub enum DownloadError {
     Fatal(String),
 }
 
+/// An engine job's input fields: label and URL, in the order of [`local::Inputs`]'s fields.
+fn input_fields(job: &ValidatedJob) -> [(&'static str, Option<&str>); 4] {
+    [
+        ("image_url", job.image_url.as_deref()),
+        ("video_url", job.video_url.as_deref()),
+        ("audio_url", job.audio_url.as_deref()),
+        ("params.mask_url", job.str_param("mask_url")),
+    ]
+}
+
+/// The inputs of an engine job that are fetched from somewhere (not `data:` URIs): label and URL.
+pub fn input_urls(job: &ValidatedJob) -> Vec<(String, String)> {
+    input_fields(job)
+        .into_iter()
+        .filter_map(|(label, url)| url.filter(|url| fetch::needs_fetching(url)).map(|url| (label.into(), url.into())))
+        .collect()
+}
+
 /// Largest file taken from a provider.
 pub const UPSTREAM_FILE_MAX_BYTES: usize = 512 * 1024 * 1024;
 
@@ -341,6 +359,12 @@ impl Engines {
         Ok(upstream::engine_output(job, files))
     }
 
+    /// These engines, reading their inputs from `inputs` instead of downloading them (see
+    /// [`InputFetcher::with_prefetched`]).
+    pub fn with_prefetched(self, inputs: PrefetchedInputs) -> Engines {
+        Engines { fetcher: self.fetcher.with_prefetched(inputs), ..self }
+    }
+
     async fn fetch_inputs(&self, job: &ValidatedJob) -> Result<Inputs, EngineError> {
         let fetch = |label: &'static str, url: Option<String>| async move {
             match url {
@@ -348,12 +372,8 @@ impl Engines {
                 None => Ok(None),
             }
         };
-        let (image, video, audio, mask) = futures::try_join!(
-            fetch("image_url", job.image_url.clone()),
-            fetch("video_url", job.video_url.clone()),
-            fetch("audio_url", job.audio_url.clone()),
-            fetch("params.mask_url", job.str_param("mask_url").map(str::to_string)),
-        )?;
+        let [image, video, audio, mask] = input_fields(job).map(|(label, url)| fetch(label, url.map(str::to_string)));
+        let (image, video, audio, mask) = futures::try_join!(image, video, audio, mask)?;
         Ok(Inputs { image, video, audio, mask })
     }
 }

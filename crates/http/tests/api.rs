@@ -314,3 +314,63 @@ fn a_wrong_answer_is_caught() {
     });
     assert!(renamed.is_err(), "a status outside the enum is refused");
 }
+
+/// Serves every request with headers that promise a body, then sends nothing more: the server an
+/// attacker points inputs at to hold worker slots.
+async fn stalling_server() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut request = [0u8; 4096];
+                let _ = socket.read(&mut request).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: image/png\r\ncontent-length: 1000000\r\n\r\n";
+                let _ = socket.write_all(head.as_bytes()).await;
+                tokio::time::sleep(std::time::Duration::from_secs(600)).await;
+            });
+        }
+    });
+    format!("http://{address}/photo.png")
+}
+
+/// A key whose jobs point at a server that stalls holds no more than its share of worker slots,
+/// each only until the stall limit: another key's job runs while the flood is still stuck, and the
+/// stuck jobs fail naming their input, unbilled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stalling_input_server_does_not_starve_other_keys() {
+    let stalling = stalling_server().await;
+    let allow_loopback: common::Adjust = Box::new(|config| config.allow_private_input_urls = true);
+    let options = common::Options { adjust: Some(allow_loopback), ..Default::default() };
+    let server = TestServer::start_with(storage::Backend::Sqlite, options).await;
+    let (flooder, other) = (server.key(None, false).await, server.key(None, false).await);
+    let mut flood = Vec::new();
+    for _ in 0..4 {
+        let queued = server.submit(&flooder, json!({"model": "bg-remove", "image_url": stalling})).await;
+        flood.push(queued["id"].as_str().expect("id").to_string());
+    }
+    // The flood's first job has a worker slot and is stuck on its input.
+    let first = format!("/v1/tasks/{}", flood[0]);
+    while server.get(&flooder, &first).await.1["status"] != "running" {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let done = server.run(&other, generate("beta-image", json!({"prompt": "a porch at dusk"}))).await;
+    assert_eq!(done["status"], "succeeded");
+    let mut statuses = Vec::new();
+    for id in &flood {
+        statuses.push(server.get(&flooder, &format!("/v1/tasks/{id}")).await.1["status"].as_str().unwrap().to_string());
+    }
+    assert_eq!(statuses[0], "running", "the other key's job waited for the stalled one: {statuses:?}");
+    assert_eq!(
+        statuses.iter().filter(|s| *s == "running").count(),
+        1,
+        "the flooding key took every slot: {statuses:?}"
+    );
+    let stuck = server.wait(&flooder, &flood[0]).await;
+    assert_eq!(stuck["status"], "failed", "{stuck}");
+    assert!(stuck["error"].as_str().unwrap().contains("image_url"), "{stuck}");
+    let (_, usage) = server.get(&flooder, "/v1/usage").await;
+    assert_eq!((&usage["spent_usd"], &usage["recent_charges"]), (&json!("0.0000"), &json!([])), "{usage}");
+    server.stop().await;
+}

@@ -8,6 +8,10 @@
 //! future dropped) is killed with `SIGKILL`, with every process it started (it leads its own
 //! process group); it also dies with the thread that started it
 //! (`PR_SET_PDEATHSIG`), so a parent that is killed leaves no work behind. Linux only.
+//!
+//! [`confine`] is the other half: what the child does to itself before it touches its work.
+
+pub mod confine;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -23,6 +27,30 @@ pub struct Limits {
     pub deadline: Duration,
     /// Most bytes read from the child's standard output; beyond it the child is killed.
     pub max_output_bytes: usize,
+    /// CPU time (`RLIMIT_CPU`), seconds, summed over its threads; `None` leaves the inherited limit.
+    pub cpu_seconds: Option<u64>,
+    /// Open files (`RLIMIT_NOFILE`); `None` leaves the inherited limit.
+    pub open_files: Option<u64>,
+    /// Largest file it may write (`RLIMIT_FSIZE`), bytes; `None` leaves the inherited limit.
+    pub file_size_bytes: Option<u64>,
+    /// Processes and threads of its user (`RLIMIT_NPROC`; the kernel counts the whole user's, and
+    /// does not hold a privileged user to it); `None` leaves the inherited limit.
+    pub processes: Option<u64>,
+}
+
+impl Limits {
+    /// A deadline and an output cap, every other limit inherited.
+    pub fn new(deadline: Duration, max_output_bytes: usize) -> Limits {
+        Limits {
+            memory_bytes: None,
+            deadline,
+            max_output_bytes,
+            cpu_seconds: None,
+            open_files: None,
+            file_size_bytes: None,
+            processes: None,
+        }
+    }
 }
 
 /// How a child ended.
@@ -191,13 +219,20 @@ fn run_blocking<W: Write + Send>(
     mut output: W,
 ) -> Result<(Finished, W), IsolationError> {
     let started = Instant::now();
-    let memory = limits.memory_bytes;
+    let rlimits = [
+        (libc::RLIMIT_AS, limits.memory_bytes),
+        (libc::RLIMIT_CPU, limits.cpu_seconds),
+        (libc::RLIMIT_NOFILE, limits.open_files),
+        (libc::RLIMIT_FSIZE, limits.file_size_bytes),
+        (libc::RLIMIT_NPROC, limits.processes),
+        (libc::RLIMIT_CORE, Some(0)),
+    ];
     command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     // SAFETY: only async-signal-safe calls (setpgid, setrlimit, prctl, getppid) run between fork and exec.
     unsafe {
         use std::os::unix::process::CommandExt;
         let parent = libc::getpid();
-        command.pre_exec(move || confine_self(memory, parent));
+        command.pre_exec(move || limit_self(&rlimits, parent));
     }
     if watch.lock().cancelled {
         return Err(IsolationError::Watcher("cancelled before start".into()));
@@ -247,25 +282,24 @@ fn run_blocking<W: Write + Send>(
     })
 }
 
-/// In the child, before `exec`: its own process group, the memory limit, no core files, and death
-/// with the parent thread.
-fn confine_self(memory: Option<u64>, parent: libc::pid_t) -> std::io::Result<()> {
-    let set = |resource, value: u64| {
+/// A resource and its limit, `None` to leave it inherited.
+type ResourceLimit = (libc::__rlimit_resource_t, Option<u64>);
+
+/// In the child, before `exec`: its own process group, its resource limits (no core files), and
+/// death with the parent thread.
+fn limit_self(limits: &[ResourceLimit], parent: libc::pid_t) -> std::io::Result<()> {
+    // SAFETY: plain system call.
+    if unsafe { libc::setpgid(0, 0) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    for &(resource, value) in limits {
+        let Some(value) = value else { continue };
         let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
         // SAFETY: plain system call on a valid struct.
         if unsafe { libc::setrlimit(resource, &limit) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        Ok(())
-    };
-    // SAFETY: plain system call.
-    if unsafe { libc::setpgid(0, 0) } != 0 {
-        return Err(std::io::Error::last_os_error());
     }
-    if let Some(bytes) = memory {
-        set(libc::RLIMIT_AS, bytes)?;
-    }
-    set(libc::RLIMIT_CORE, 0)?;
     // SAFETY: plain system calls.
     unsafe {
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
@@ -396,7 +430,7 @@ mod tests {
     }
 
     fn limits(deadline_ms: u64) -> Limits {
-        Limits { memory_bytes: None, deadline: Duration::from_millis(deadline_ms), max_output_bytes: 1024 }
+        Limits::new(Duration::from_millis(deadline_ms), 1024)
     }
 
     #[tokio::test]
@@ -486,6 +520,102 @@ mod tests {
         let (large, stdout) = run(probe(1024), Vec::new(), limits, Vec::new()).await.unwrap();
         assert!(large.ran_out_of_memory(), "{large:?}");
         assert!(!String::from_utf8_lossy(&stdout).contains("allocated"), "{large:?}");
+    }
+
+    /// Not a test on its own: the child of `a_confined_child_reaches_only_what_it_was_given`,
+    /// which re-runs this test binary with `ISOLATION_CONFINE_PROBE` naming a readable directory
+    /// and a forbidden file. It confines itself as a job's process does and reports what it can
+    /// still do, one `name=value` line each.
+    #[test]
+    fn confinement_probe() {
+        let Ok(paths) = std::env::var("ISOLATION_CONFINE_PROBE") else { return };
+        let (allowed, forbidden) = paths.split_once(':').unwrap();
+        let enforced =
+            confine::confine_self(&confine::Confinement { readable: vec![allowed.into()], network: false }).unwrap();
+        let limit = |resource| {
+            let mut value = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            // SAFETY: valid out-parameter.
+            unsafe { libc::getrlimit(resource, &mut value) };
+            value.rlim_cur
+        };
+        // SAFETY: plain system calls.
+        let (no_new_privs, seccomp, socket, unshare) = unsafe {
+            (
+                libc::prctl(libc::PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0),
+                libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0),
+                libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0),
+                libc::unshare(libc::CLONE_NEWUSER),
+            )
+        };
+        let report = [
+            format!("filesystem={}", enforced.filesystem),
+            format!("no_new_privs={no_new_privs}"),
+            format!("seccomp={seccomp}"),
+            format!("socket={}", socket >= 0),
+            format!("unshare={}", unshare == 0),
+            format!("allowed={}", std::fs::read(format!("{allowed}/input")).is_ok()),
+            format!("forbidden={}", std::fs::read(forbidden).is_ok()),
+            format!("proc={}", std::fs::read("/proc/1/environ").is_ok()),
+            format!("write={}", std::fs::write(format!("{allowed}/written"), b"x").is_ok()),
+            format!("spawn={}", Command::new("/bin/true").status().is_ok_and(|s| s.success())),
+            format!("nofile={}", limit(libc::RLIMIT_NOFILE)),
+            format!("cpu={}", limit(libc::RLIMIT_CPU)),
+            format!("fsize={}", limit(libc::RLIMIT_FSIZE)),
+            format!("nproc={}", limit(libc::RLIMIT_NPROC)),
+        ];
+        println!("\n{}", report.join("\n"));
+    }
+
+    #[tokio::test]
+    async fn a_confined_child_reaches_only_what_it_was_given() {
+        let dir = std::env::temp_dir().join(format!("isolation-confine-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("input"), b"photo").unwrap();
+        let secret = std::env::temp_dir().join(format!("isolation-secret-{}", std::process::id()));
+        std::fs::write(&secret, b"database").unwrap();
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.args(["tests::confinement_probe", "--exact", "--nocapture", "--test-threads=1"]);
+        command.env("ISOLATION_CONFINE_PROBE", format!("{}:{}", dir.display(), secret.display()));
+        let limits = Limits {
+            cpu_seconds: Some(30),
+            open_files: Some(64),
+            file_size_bytes: Some(1 << 20),
+            processes: Some(4096),
+            ..Limits::new(Duration::from_secs(60), 1 << 16)
+        };
+        let (done, stdout) = run(command, Vec::new(), limits, Vec::new()).await.unwrap();
+        let report = String::from_utf8_lossy(&stdout);
+        assert_eq!(done.ending, Ending::Exited(0), "{done:?} {report}");
+        for expected in [
+            "filesystem=true",
+            "no_new_privs=1",
+            "seccomp=2",
+            "socket=false",
+            "unshare=false",
+            "allowed=true",
+            "forbidden=false",
+            "proc=false",
+            "write=false",
+            "spawn=true",
+            "nofile=64",
+            "cpu=30",
+            "fsize=1048576",
+            "nproc=4096",
+        ] {
+            assert!(report.lines().any(|line| line == expected), "{expected} missing from:\n{report}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_file(&secret);
+    }
+
+    #[tokio::test]
+    async fn whatever_the_child_started_ends_with_it() {
+        let marker = std::env::temp_dir().join(format!("isolation-orphan-{}", std::process::id()));
+        let script = format!("(sleep 2; touch {}) & exit 0", marker.display());
+        let (done, _) = run(shell(&script), Vec::new(), limits(60_000), Vec::new()).await.unwrap();
+        assert_eq!(done.ending, Ending::Exited(0));
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        assert!(!marker.exists(), "a process the child started outlived it");
     }
 
     #[tokio::test]

@@ -68,7 +68,7 @@ impl std::fmt::Display for ProviderName {
 }
 
 /// fal's settings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FalSettings {
     /// `FAL_KEY`, sent as `Authorization: Key <key>`.
     pub key: String,
@@ -79,7 +79,7 @@ pub struct FalSettings {
 }
 
 /// Replicate's settings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReplicateSettings {
     /// `REPLICATE_API_TOKEN`, sent as `Authorization: Bearer <token>`.
     pub token: String,
@@ -90,7 +90,7 @@ pub struct ReplicateSettings {
 }
 
 /// The configured providers and the limits of every call to them.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
     /// fal, if configured.
     pub fal: Option<FalSettings>,

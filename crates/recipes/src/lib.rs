@@ -45,6 +45,38 @@ impl RecipeJob {
         }
     }
 
+    /// The inputs the recipe fetches from somewhere (not `data:` URIs): field label and URL, in the
+    /// order it reads them.
+    pub fn input_urls(&self) -> Vec<(String, String)> {
+        let urls: Vec<(String, &str)> = match self {
+            RecipeJob::ListingEnhance(job) => vec![("image_url".into(), &job.image_url)],
+            RecipeJob::LotTrace(job) => vec![("image_url".into(), &job.image_url)],
+            RecipeJob::Reel(job) => {
+                job.photos.iter().enumerate().map(|(i, photo)| (format!("photos[{i}]"), photo.url.as_str())).collect()
+            }
+            RecipeJob::ListingKit(job) => job
+                .photos
+                .iter()
+                .enumerate()
+                .map(|(i, photo)| (format!("photos[{i}]"), photo.url.as_str()))
+                .chain(job.brand.logo_url.as_deref().map(|url| ("params.brand.logo_url".to_string(), url)))
+                .collect(),
+        };
+        urls.into_iter()
+            .filter(|(_, url)| engines::fetch::needs_fetching(url))
+            .map(|(label, url)| (label, url.to_string()))
+            .collect()
+    }
+
+    /// What an input that cannot be fetched means for this recipe: the client's error for most; a
+    /// failed recipe (502) for the listing kit, whose contract says so.
+    pub fn unfetchable_input(&self, error: FetchError) -> RecipeError {
+        match self {
+            RecipeJob::ListingKit(_) => RecipeError::Failed(error.to_string()),
+            _ => RecipeError::from(error),
+        }
+    }
+
     /// The recipe's name, as in its endpoint (`lot-trace`).
     pub fn name(&self) -> &'static str {
         self.kind().name()

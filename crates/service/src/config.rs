@@ -2,11 +2,12 @@
 //! optional `KEY=VALUE` file named by `CONFIG_FILE`; the environment wins), every field with a
 //! documented default, and the assembly of a [`Service`] from it.
 
+use crate::engine_setup::EngineSettings;
 use crate::job_process::{ChildJobs, JobIsolation};
 use crate::{Service, ServiceConfig, UrlSigner};
 use domain::job_kind::Deadlines;
 use domain::Usd;
-use engines::{Catalog, Engines, FetchPolicy, InputFetcher, OutputStore};
+use engines::{Engines, FetchPolicy, InputFetcher, OutputStore};
 use std::collections::HashMap;
 use std::time::Duration;
 use storage::{Backend, Database};
@@ -69,6 +70,13 @@ pub struct AppConfig {
     pub embedded_worker: bool,
     /// `WORKER_CONCURRENCY`: jobs one worker runs at once (default 2).
     pub worker_concurrency: usize,
+    /// `JOBS_RUNNING_PER_KEY`: jobs one key may have running at once on all workers together
+    /// (default half of `WORKER_CONCURRENCY`, at least 1), so a key that floods the queue leaves
+    /// other keys worker slots; jobs held at a provider do not count.
+    pub jobs_running_per_key: u32,
+    /// `JOBS_RUNNING_PER_ACCOUNT`: the same for all of an account's keys together (default the
+    /// per-key default).
+    pub jobs_running_per_account: u32,
     /// `WORKER_LEASE_SECS`: job lease (default 30).
     pub worker_lease: Duration,
     /// `WORKER_HEARTBEAT_SECS`: lease renewal interval (default 10).
@@ -83,6 +91,12 @@ pub struct AppConfig {
     pub input_max_bytes: usize,
     /// `INPUT_FETCH_TIMEOUT_SECS`: input download time limit (default 30).
     pub input_fetch_timeout: Duration,
+    /// `INPUT_FETCH_BUDGET_SECS`: how long all of a job's inputs together may take to fetch,
+    /// before its work starts (default 60).
+    pub input_fetch_budget: Duration,
+    /// `JOB_INPUT_DIR`: where jobs' fetched inputs are kept while they run (default the system's
+    /// temporary directory's `media-gateway-inputs`).
+    pub job_input_dir: std::path::PathBuf,
     /// `ALLOW_PRIVATE_INPUT_URLS`: let jobs fetch from private addresses (default false).
     pub allow_private_input_urls: bool,
     /// `JOB_ISOLATION`: `process` runs each job in a child process under `JOB_MEMORY_LIMIT_MB` and
@@ -278,6 +292,12 @@ impl AppConfig {
         if self.worker_concurrency == 0 {
             return invalid("WORKER_CONCURRENCY", "0".into(), "at least 1");
         }
+        if self.jobs_running_per_key == 0 {
+            return invalid("JOBS_RUNNING_PER_KEY", "0".into(), "at least 1");
+        }
+        if self.jobs_running_per_account == 0 {
+            return invalid("JOBS_RUNNING_PER_ACCOUNT", "0".into(), "at least 1");
+        }
         if self.worker_max_attempts < 1 {
             return invalid("WORKER_MAX_ATTEMPTS", self.worker_max_attempts.to_string(), "at least 1");
         }
@@ -327,6 +347,8 @@ impl AppConfig {
             .unwrap_or_else(|| format!("http://{}", bind_addr.replace("0.0.0.0", "127.0.0.1")))
             .trim_end_matches('/')
             .to_string();
+        let worker_concurrency: usize = src.parse("WORKER_CONCURRENCY", 2, "a positive whole number")?;
+        let default_share = u32::try_from(worker_concurrency / 2).unwrap_or(u32::MAX).max(1);
         Ok(AppConfig {
             database_pool_size: src.parse("DATABASE_POOL_SIZE", 8, "a positive whole number")?,
             http_workers: src.parse("HTTP_WORKERS", 2, "a positive whole number")?,
@@ -352,7 +374,13 @@ impl AppConfig {
             engine_catalog_file: src.string("ENGINE_CATALOG_FILE"),
             fair_housing_primary_suite: src.flag("FAIR_HOUSING_PRIMARY_SUITE", false)?,
             embedded_worker: src.flag("EMBEDDED_WORKER", is_sqlite)?,
-            worker_concurrency: src.parse("WORKER_CONCURRENCY", 2, "a positive whole number")?,
+            worker_concurrency,
+            jobs_running_per_key: src.parse("JOBS_RUNNING_PER_KEY", default_share, "a positive whole number")?,
+            jobs_running_per_account: src.parse(
+                "JOBS_RUNNING_PER_ACCOUNT",
+                default_share,
+                "a positive whole number",
+            )?,
             worker_lease: src.secs("WORKER_LEASE_SECS", 30)?,
             worker_heartbeat: src.secs("WORKER_HEARTBEAT_SECS", 10)?,
             worker_poll: src
@@ -362,6 +390,10 @@ impl AppConfig {
             shutdown_grace: src.secs("SHUTDOWN_GRACE_SECS", 30)?,
             input_max_bytes: src.parse("INPUT_MAX_BYTES", 64 * 1024 * 1024, "a number of bytes")?,
             input_fetch_timeout: src.secs("INPUT_FETCH_TIMEOUT_SECS", 30)?,
+            input_fetch_budget: src.secs("INPUT_FETCH_BUDGET_SECS", 60)?,
+            job_input_dir: src
+                .string("JOB_INPUT_DIR")
+                .map_or_else(|| std::env::temp_dir().join("media-gateway-inputs"), Into::into),
             allow_private_input_urls: src.flag("ALLOW_PRIVATE_INPUT_URLS", false)?,
             job_isolation: match src.string("JOB_ISOLATION").map(|v| v.to_ascii_lowercase()).as_deref() {
                 None | Some("process") => IsolationMode::Process,
@@ -413,6 +445,10 @@ impl AppConfig {
 
     /// The upstream providers these settings configure.
     pub fn build_providers(&self) -> Result<providers::Providers, ConfigError> {
+        providers::Providers::new(self.provider_settings()).map_err(|e| ConfigError::Setup(e.to_string()))
+    }
+
+    fn provider_settings(&self) -> providers::Settings {
         let fal = self.fal_key.as_ref().map(|key| providers::FalSettings {
             key: key.clone(),
             queue_url: self.fal_queue_url.clone(),
@@ -423,8 +459,7 @@ impl AppConfig {
             api_url: self.replicate_api_url.clone(),
             webhook_secret: self.replicate_webhook_secret.clone(),
         });
-        providers::Providers::new(providers::Settings { fal, replicate, request_timeout: self.provider_timeout })
-            .map_err(|e| ConfigError::Setup(e.to_string()))
+        providers::Settings { fal, replicate, request_timeout: self.provider_timeout }
     }
 
     /// The settings as `NAME=value` lines for the start-up log, with secrets redacted.
@@ -448,6 +483,8 @@ impl AppConfig {
             format!("ENGINE_CATALOG_FILE={}", self.engine_catalog_file.as_deref().unwrap_or("(built in)")),
             format!("EMBEDDED_WORKER={}", self.embedded_worker),
             format!("WORKER_CONCURRENCY={}", self.worker_concurrency),
+            format!("JOBS_RUNNING_PER_KEY={}", self.jobs_running_per_key),
+            format!("JOBS_RUNNING_PER_ACCOUNT={}", self.jobs_running_per_account),
             format!("WORKER_LEASE_SECS={}", self.worker_lease.as_secs()),
             format!("WORKER_HEARTBEAT_SECS={}", self.worker_heartbeat.as_secs()),
             format!("WORKER_POLL_MS={}", self.worker_poll.as_millis()),
@@ -455,6 +492,8 @@ impl AppConfig {
             format!("SHUTDOWN_GRACE_SECS={}", self.shutdown_grace.as_secs()),
             format!("INPUT_MAX_BYTES={}", self.input_max_bytes),
             format!("INPUT_FETCH_TIMEOUT_SECS={}", self.input_fetch_timeout.as_secs()),
+            format!("INPUT_FETCH_BUDGET_SECS={}", self.input_fetch_budget.as_secs()),
+            format!("JOB_INPUT_DIR={}", self.job_input_dir.display()),
             format!("ALLOW_PRIVATE_INPUT_URLS={}", self.allow_private_input_urls),
             format!(
                 "JOB_ISOLATION={}",
@@ -506,10 +545,10 @@ impl AppConfig {
         };
         let isolation = match self.job_isolation {
             IsolationMode::Inline => JobIsolation::InProcess,
-            IsolationMode::Process => JobIsolation::ChildProcess(
-                ChildJobs::this_executable(self.job_memory_limit_mb, self.job_crash_limit)
+            IsolationMode::Process => JobIsolation::ChildProcess(Box::new(
+                ChildJobs::this_executable(self.job_memory_limit_mb, self.job_crash_limit, self.engine_settings())
                     .map_err(|e| ConfigError::Setup(format!("cannot find this executable for job processes: {e}")))?,
-            ),
+            )),
         };
         let config = ServiceConfig {
             public_base_url: self.public_base_url.clone(),
@@ -525,6 +564,11 @@ impl AppConfig {
             trusted_proxies: self.trusted_proxies.clone(),
             console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
             provider_webhooks: self.provider_webhooks,
+            running_shares: storage::RunningShares {
+                per_key: self.jobs_running_per_key,
+                per_account: self.jobs_running_per_account,
+            },
+            inputs: crate::InputSettings { dir: self.job_input_dir.clone(), budget: self.input_fetch_budget },
         };
         Ok(Service::new(db, self.build_engines_only()?, store, UrlSigner::new(secret.as_bytes()), config))
     }
@@ -536,21 +580,16 @@ impl AppConfig {
     }
 
     fn build_engines_only(&self) -> Result<Engines, ConfigError> {
-        let mut catalog = match &self.engine_catalog_file {
-            Some(path) => Catalog::from_file(path).map_err(|e| ConfigError::Setup(e.to_string()))?,
-            None => Catalog::builtin(),
-        };
-        for (id, route) in &self.engine_routes {
-            catalog.set_route(id, route.clone()).map_err(|e| ConfigError::Setup(format!("ENGINE_ROUTES: {e}")))?;
-        }
-        let upstream = self.build_providers()?;
+        let settings = self.engine_settings();
+        let catalog = settings.catalog()?;
+        let upstream = &settings.providers;
         for (id, route) in catalog.routes() {
             let Some(provider) = providers::ProviderName::of(route) else { continue };
-            if !upstream.is_configured(provider) {
-                let key = match provider {
-                    providers::ProviderName::Fal => "FAL_KEY",
-                    providers::ProviderName::Replicate => "REPLICATE_API_TOKEN",
-                };
+            let (configured, key) = match provider {
+                providers::ProviderName::Fal => (upstream.fal.is_some(), "FAL_KEY"),
+                providers::ProviderName::Replicate => (upstream.replicate.is_some(), "REPLICATE_API_TOKEN"),
+            };
+            if !configured {
                 return Err(ConfigError::Setup(format!(
                     "engine {id} is routed to {provider} ({}), but {key} is not set",
                     describe_route(route)
@@ -564,16 +603,17 @@ impl AppConfig {
             trusted_prefix: Some(crate::urls::PublicUrls::new(&self.public_base_url).files_prefix()),
         })
         .map_err(|e| ConfigError::Setup(e.to_string()))?;
-        // Provider files on other hosts (fal's and Replicate's media hosts) come through the same
-        // SSRF-safe fetcher as inputs, with limits fit for generated video.
-        let provider_files = InputFetcher::new(FetchPolicy {
-            max_bytes: engines::UPSTREAM_FILE_MAX_BYTES,
-            timeout: Duration::from_secs(300),
+        settings.build(fetcher)
+    }
+
+    /// What engines are built from, in this process and in job processes.
+    pub fn engine_settings(&self) -> EngineSettings {
+        EngineSettings {
+            catalog_file: self.engine_catalog_file.clone(),
+            routes: self.engine_routes.clone(),
+            providers: self.provider_settings(),
             allow_private: self.allow_private_input_urls,
-            trusted_prefix: None,
-        })
-        .map_err(|e| ConfigError::Setup(e.to_string()))?;
-        Ok(Engines::new(catalog, fetcher).with_upstream(upstream, provider_files))
+        }
     }
 
     fn build_store(&self) -> Result<OutputStore, ConfigError> {

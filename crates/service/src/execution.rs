@@ -1,9 +1,10 @@
 //! Running queued jobs: claim with a lease, renew it, release it, and run a claimed job to its
 //! billed end.
 
+use crate::job_inputs;
 use crate::job_process::{produce_in_child, ChildRequest, JobIsolation, OutputTarget};
 use crate::stored_job::{output_path, StoredJob, StoredOutput};
-use crate::work::{produce_here, Finished, JobFailure, Outputs};
+use crate::work::{produce_here, unfetchable_input, Finished, JobFailure, Outputs};
 use crate::{JobRunner, Service, ServiceError};
 use domain::{FailureKind, Usd};
 use engines::OutputFile;
@@ -41,8 +42,8 @@ pub enum JobOutcome {
 impl JobRunner<'_> {
     /// Claims the next job for `worker_id` with a lease of `lease_ms`.
     pub async fn claim(&self, worker_id: &str, lease_ms: i64) -> Result<Option<ClaimedJob>, ServiceError> {
-        let worker_id = worker_id.to_string();
-        Ok(self.service.db(move |db| db.claim_task(&worker_id, lease_ms)).await?.map(ClaimedJob))
+        let (worker_id, shares) = (worker_id.to_string(), self.service.config().running_shares);
+        Ok(self.service.db(move |db| db.claim_task(&worker_id, lease_ms, shares)).await?.map(ClaimedJob))
     }
 
     /// Renews a running job's lease; false when the attempt lost the task.
@@ -163,8 +164,16 @@ impl Service {
         job: StoredJob,
     ) -> Result<Result<Finished, JobFailure>, ServiceError> {
         let price = claimed.task.price();
-        let kind = job.kind(self.engines().catalog());
+        let catalog = self.engines().catalog();
+        let kind = job.kind(catalog);
         let deadline = self.config().deadlines.of(kind);
+        let name = format!("{}-{}", claimed.task.id, claimed.attempt);
+        let inputs =
+            match job_inputs::fetch(self.engines().fetcher(), &self.config().inputs, &name, job.input_urls()).await {
+                Ok(inputs) => inputs,
+                Err(job_inputs::InputsError::Unfetchable(error)) => return Ok(Err(unfetchable_input(&job, error))),
+                Err(job_inputs::InputsError::Keeping(failure)) => return Ok(Err(failure)),
+            };
         match &self.config().isolation {
             JobIsolation::ChildProcess(child) => {
                 let target = OutputTarget {
@@ -172,10 +181,23 @@ impl Service {
                     task_id: claimed.task.id.clone(),
                     attempt: claimed.attempt,
                 };
-                produce_in_child(child, &ChildRequest { job, price }, &target, kind, deadline).await
+                let engines = if job.may_call_providers(catalog) {
+                    child.engines.clone()
+                } else {
+                    child.engines.without_providers()
+                };
+                let request = ChildRequest {
+                    job,
+                    price,
+                    engines,
+                    inputs: inputs.files().clone(),
+                    input_dir: inputs.dir().map(Into::into),
+                };
+                produce_in_child(child, &request, &target, kind, deadline).await
             }
             JobIsolation::InProcess => {
-                match tokio::time::timeout(deadline, produce_here(self.engines(), &job, price)).await {
+                let engines = self.engines().clone().with_prefetched(inputs.files().clone());
+                match tokio::time::timeout(deadline, produce_here(&engines, &job, price)).await {
                     Ok(outcome) => Ok(outcome),
                     Err(_) => Ok(Err(JobFailure::past_deadline(kind, deadline))),
                 }

@@ -10,12 +10,13 @@
 //! each file into the output store as its bytes arrive ([`ReplyReader`]): it never holds a whole
 //! output, however large.
 
+use crate::engine_setup::EngineSettings;
 use crate::stored_job::{output_path, StoredJob, StoredOutput};
 use crate::work::{Finished, JobFailure, Outputs};
 use crate::ServiceError;
 use bytes::Bytes;
 use domain::{JobKind, OutputKind, Usd};
-use engines::{OutputStore, StoreError};
+use engines::{OutputStore, PrefetchedInputs, StoreError};
 use isolation::{Ending, Limits};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -33,7 +34,7 @@ pub enum JobIsolation {
     /// stopped). For tests and tools.
     InProcess,
     /// Each job in its own child process under a memory limit and a deadline.
-    ChildProcess(ChildJobs),
+    ChildProcess(Box<ChildJobs>),
 }
 
 /// How child job processes are started and held.
@@ -47,25 +48,81 @@ pub struct ChildJobs {
     pub memory_limit_mb: u64,
     /// Crashes of a job's process after which the job is failed as a poison job.
     pub crash_limit: u32,
+    /// What each child builds its engines from (a provider's credentials go only to work that
+    /// may call one).
+    pub engines: EngineSettings,
 }
 
 impl ChildJobs {
     /// This executable started with [`CHILD_COMMAND`].
-    pub fn this_executable(memory_limit_mb: u64, crash_limit: u32) -> std::io::Result<ChildJobs> {
+    pub fn this_executable(
+        memory_limit_mb: u64,
+        crash_limit: u32,
+        engines: EngineSettings,
+    ) -> std::io::Result<ChildJobs> {
         Ok(ChildJobs {
             program: std::env::current_exe()?,
             args: vec![CHILD_COMMAND.to_string()],
             memory_limit_mb,
             crash_limit,
+            engines,
         })
     }
 }
 
-/// What the parent sends a child.
+/// What the parent sends a child on its standard input (never through its environment or
+/// arguments, which other processes of the machine can read).
 #[derive(Serialize, Deserialize)]
 pub(crate) struct ChildRequest {
     pub(crate) job: StoredJob,
     pub(crate) price: Usd,
+    /// What the child builds its engines from.
+    pub(crate) engines: EngineSettings,
+    /// The job's inputs, fetched by the parent.
+    pub(crate) inputs: PrefetchedInputs,
+    /// The directory holding them: the only place outside the system's files the child may read.
+    pub(crate) input_dir: Option<PathBuf>,
+}
+
+/// Open files a job's process may hold: its pipes, its inputs, a synthesizer's pipes, with room.
+const CHILD_OPEN_FILES: u64 = 256;
+/// Processes and threads of the service's user while a job's process runs (the kernel counts the
+/// user's, and does not hold a privileged user to it): room for the service's own threads, not
+/// for a fork bomb.
+const CHILD_USER_PROCESSES: u64 = 4096;
+
+/// The command that starts a job's process: `child`'s program with an environment of its own
+/// that holds no setting of the service (so no secret), only what programs need to run.
+pub(crate) fn child_command(child: &ChildJobs) -> std::process::Command {
+    let mut command = std::process::Command::new(&child.program);
+    command.args(&child.args).env_clear();
+    for name in ["PATH", "LANG", "LC_ALL", "TZ"] {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    // One allocator arena: each extra one reserves 64 MiB of the address-space limit, and a job
+    // runs its work on one thread at a time.
+    command.env("MALLOC_ARENA_MAX", "1");
+    command
+}
+
+/// The limits of a job's process running under `deadline`: its memory, its time (wall clock,
+/// and CPU time for every core over that span), its open files, its user's processes, and the
+/// size of any file it writes.
+pub(crate) fn child_limits(child: &ChildJobs, deadline: Duration) -> Limits {
+    let memory_bytes = child.memory_limit_mb.saturating_mul(1 << 20);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get) as u64;
+    Limits {
+        memory_bytes: Some(memory_bytes),
+        // The reply is made in the child's memory, so it cannot honestly be larger.
+        max_output_bytes: usize::try_from(memory_bytes).unwrap_or(usize::MAX),
+        cpu_seconds: Some(deadline.as_secs().saturating_add(1).saturating_mul(cores)),
+        open_files: Some(CHILD_OPEN_FILES),
+        file_size_bytes: Some(memory_bytes),
+        processes: Some(CHILD_USER_PROCESSES),
+        ..Limits::new(deadline, 0)
+    }
 }
 
 /// The header line of a child's reply; the files' bytes follow it, in order.
@@ -326,20 +383,11 @@ pub(crate) async fn produce_in_child(
 ) -> Result<Result<Finished, JobFailure>, ServiceError> {
     let task = target.task_id.as_str();
     let input = serde_json::to_vec(request).map_err(|e| ServiceError::Internal(e.to_string()))?;
-    let memory_bytes = child.memory_limit_mb.saturating_mul(1 << 20);
-    let limits = Limits {
-        memory_bytes: Some(memory_bytes),
-        deadline,
-        // The reply is made in the child's memory, so it cannot honestly be larger.
-        max_output_bytes: usize::try_from(memory_bytes).unwrap_or(usize::MAX),
-    };
+    let limits = child_limits(child, deadline);
     let mut crashes = 0;
     loop {
-        let mut command = std::process::Command::new(&child.program);
-        // One allocator arena: each extra one reserves 64 MiB of the address-space limit, and a job
-        // runs its work on one thread at a time.
-        command.args(&child.args).env("MALLOC_ARENA_MAX", "1");
-        let (done, reply, uploaded) = run_streaming(command, input.clone(), limits.clone(), target).await?;
+        let (done, reply, uploaded) =
+            run_streaming(child_command(child), input.clone(), limits.clone(), target).await?;
         tracing::info!(
             task,
             work = %kind,
@@ -414,6 +462,34 @@ mod tests {
         let mut bytes = Vec::new();
         write_reply(&mut bytes, outcome).unwrap();
         bytes
+    }
+
+    #[tokio::test]
+    async fn a_job_process_sees_no_setting_of_the_service() {
+        let child = ChildJobs {
+            program: "/usr/bin/env".into(),
+            args: Vec::new(),
+            memory_limit_mb: 256,
+            crash_limit: 1,
+            engines: crate::AppConfig::from_env().unwrap().engine_settings(),
+        };
+        let limits = child_limits(&child, Duration::from_secs(30));
+        assert_eq!(limits.open_files, Some(CHILD_OPEN_FILES));
+        assert_eq!(limits.file_size_bytes, Some(256 << 20));
+        assert!(limits.cpu_seconds.is_some_and(|s| s >= 31));
+        let (done, stdout) = isolation::run(child_command(&child), Vec::new(), limits, Vec::new()).await.unwrap();
+        assert_eq!(done.ending, Ending::Exited(0), "{done:?}");
+        let names: Vec<String> = String::from_utf8_lossy(&stdout)
+            .lines()
+            .filter_map(|line| line.split_once('=').map(|(name, _)| name.to_string()))
+            .collect();
+        assert!(names.iter().any(|n| n == "MALLOC_ARENA_MAX"), "{names:?}");
+        for name in &names {
+            assert!(
+                ["PATH", "LANG", "LC_ALL", "TZ", "MALLOC_ARENA_MAX"].contains(&name.as_str()),
+                "{name} reached the job"
+            );
+        }
     }
 
     #[tokio::test]

@@ -14,8 +14,10 @@ pub mod config;
 pub mod console;
 #[cfg(feature = "openapi")]
 pub mod contract;
+pub mod engine_setup;
 mod errors;
 mod execution;
+mod job_inputs;
 mod job_process;
 mod jobs;
 mod recipes;
@@ -32,6 +34,7 @@ pub use config::{AppConfig, ConfigError, IsolationMode};
 pub use domain::job_kind::Deadlines;
 pub use errors::{ErrorCode, ServiceError};
 pub use execution::{ClaimedJob, JobOutcome};
+pub use job_inputs::InputSettings;
 pub use job_process::{ChildJobs, JobIsolation, CHILD_COMMAND};
 pub use recipes::SyncOutcome;
 pub use signing::UrlSigner;
@@ -67,6 +70,10 @@ pub struct ServiceConfig {
     pub trusted_proxies: client_address::TrustedProxies,
     /// Accounts one client address may create in the console per day; `None`: no limit.
     pub console_sign_ups_per_address: Option<std::num::NonZeroU32>,
+    /// How many jobs one key and one account may have running at once.
+    pub running_shares: storage::RunningShares,
+    /// Where and how long each job's inputs are fetched before its work starts.
+    pub inputs: job_inputs::InputSettings,
     /// Whether submissions to providers ask them to call back at `/v1/webhooks/...` (the
     /// provider must be able to reach `public_base_url`).
     pub provider_webhooks: bool,

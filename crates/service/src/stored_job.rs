@@ -50,6 +50,22 @@ pub(crate) enum StoredJob {
 }
 
 impl StoredJob {
+    /// The inputs the work fetches from somewhere (not `data:` URIs): field label and URL.
+    pub(crate) fn input_urls(&self) -> Vec<(String, String)> {
+        match self {
+            StoredJob::Recipe(recipe) => recipe.input_urls(),
+            StoredJob::Engine(job) => engines::input_urls(job),
+        }
+    }
+
+    /// Whether the work may call a provider: a recipe, while any engine is routed to one (its
+    /// steps run their engines where they are routed). Engine jobs routed to a provider are
+    /// tracked by workers, never run as work.
+    pub(crate) fn may_call_providers(&self, catalog: &engines::Catalog) -> bool {
+        matches!(self, StoredJob::Recipe(_))
+            && catalog.routes().any(|(_, route)| providers::ProviderName::of(route).is_some())
+    }
+
     /// The kind of work, which picks its deadline.
     pub(crate) fn kind(&self, catalog: &engines::Catalog) -> JobKind {
         match self {
@@ -131,6 +147,28 @@ mod tests {
     fn fixture() -> Vec<(String, Value)> {
         let rows: serde_json::Map<String, Value> = serde_json::from_str(FIXTURE).expect("fixture");
         rows.into_iter().collect()
+    }
+
+    #[test]
+    fn only_work_that_may_call_a_provider_gets_its_credentials() {
+        let mut config = crate::AppConfig::from_env().unwrap();
+        config.fal_key = Some("fal-secret".into());
+        let settings = config.engine_settings();
+        assert!(settings.calls_providers());
+        let stripped = settings.without_providers();
+        assert!(!stripped.calls_providers());
+        assert!(!serde_json::to_string(&stripped).unwrap().contains("fal-secret"));
+
+        let mut catalog = engines::Catalog::builtin();
+        let row = |name: &str| {
+            let (_, row) = fixture().into_iter().find(|(n, _)| n == name).unwrap();
+            StoredJob::decode(&row.to_string()).unwrap()
+        };
+        let (engine, reel) = (row("format 1 engine beta-image"), row("format 1 recipe reel"));
+        assert!(!reel.may_call_providers(&catalog), "no engine is routed to a provider");
+        catalog.set_route("tts", domain::catalog::Route::Fal { app: "fal-ai/tts".into() }).unwrap();
+        assert!(reel.may_call_providers(&catalog));
+        assert!(!engine.may_call_providers(&catalog));
     }
 
     #[test]

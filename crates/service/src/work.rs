@@ -74,16 +74,30 @@ async fn run_engine(engines: &Engines, job: &ValidatedJob) -> Result<Finished, J
 }
 
 async fn run_recipe(engines: &Engines, job: &RecipeJob, price: Usd) -> Result<Finished, JobFailure> {
-    let output = recipes::run(engines, job).await.map_err(|e| match e {
-        RecipeError::InvalidInput(m) => JobFailure::input(m),
-        failed @ RecipeError::Failed(_) => JobFailure::job(failed.to_string()),
-    })?;
+    let output = recipes::run(engines, job).await.map_err(recipe_failure)?;
     Ok(Finished {
         outputs: Outputs::Files(output.files),
         cost: billing::job_cost(price, None),
         sandbox: false,
         result: Some(output.result),
     })
+}
+
+/// A failed recipe's failure: the client's input, or the recipe.
+pub(crate) fn recipe_failure(error: RecipeError) -> JobFailure {
+    match error {
+        RecipeError::InvalidInput(m) => JobFailure::input(m),
+        failed @ RecipeError::Failed(_) => JobFailure::job(failed.to_string()),
+    }
+}
+
+/// What an input of `job` that cannot be fetched means: the client's error, or a failed recipe
+/// where the recipe's contract says so.
+pub(crate) fn unfetchable_input(job: &StoredJob, error: engines::FetchError) -> JobFailure {
+    match job {
+        StoredJob::Recipe(recipe) => recipe_failure(recipe.unfetchable_input(error)),
+        StoredJob::Engine(_) => JobFailure::input(client_message(&EngineError::Fetch(error))),
+    }
 }
 
 fn client_message(error: &EngineError) -> String {

@@ -47,6 +47,8 @@ async fn fixture_with(provider: MockRunner, deadlines: Deadlines) -> Fixture {
         trusted_proxies: Default::default(),
         console_sign_ups_per_address: None,
         provider_webhooks: false,
+        running_shares: storage::RunningShares::UNLIMITED,
+        inputs: service::InputSettings { dir: dir.join("inputs"), budget: std::time::Duration::from_secs(60) },
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);

@@ -32,7 +32,7 @@ pub use console::{AttemptRefused, DailySpend, InviteError, Login, SessionRecord}
 pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
 pub use listener::Listener;
-pub use queue::ClaimedTask;
+pub use queue::{ClaimedTask, RunningShares};
 pub use revocation::Revoked;
 pub use settlement::Success;
 pub use task_record::TaskRecord;

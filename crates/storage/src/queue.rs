@@ -27,26 +27,58 @@ impl From<TaskRecord> for ClaimedTask {
 
 // A task is claimable when queued, or running under a lease that lapsed (its worker died).
 // SKIP LOCKED lets many workers claim concurrently without waiting on each other's rows.
+// The keys and accounts already running their share (live leases on work run here) are passed
+// over; each set is computed once per claim.
 const CLAIM: &str = "UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = ?, \
      lease_expires_at = {NOW} + ?, started_at = COALESCE(started_at, ?), updated_at = ? \
      WHERE id = (SELECT id FROM tasks WHERE provider IS NULL \
      AND (status = 'queued' OR (status = 'running' AND lease_expires_at < {NOW})) \
+     AND key_id NOT IN (SELECT key_id FROM tasks WHERE provider IS NULL AND status = 'running' \
+       AND lease_expires_at >= {NOW} GROUP BY key_id HAVING COUNT(*) >= ?) \
+     AND account_id NOT IN (SELECT account_id FROM tasks WHERE provider IS NULL AND status = 'running' \
+       AND lease_expires_at >= {NOW} GROUP BY account_id HAVING COUNT(*) >= ?) \
      ORDER BY priority DESC, created_at, id LIMIT 1{SKIP_LOCKED}) RETURNING *";
 // A tracked task may still be `queued` (at its provider) while a tracker holds it; a task run
 // here is `running` whenever an attempt holds it.
 const RENEW: &str = "UPDATE tasks SET lease_expires_at = {NOW} + ? WHERE id = ? \
      AND status IN ('queued', 'running') AND attempt = ?";
 
+/// How many tasks one key, and one account, may have running here at once (tasks held at a
+/// provider do not count: they hold no worker slot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunningShares {
+    /// Tasks running at once per key.
+    pub per_key: u32,
+    /// Tasks running at once per account, over all its keys.
+    pub per_account: u32,
+}
+
+impl RunningShares {
+    /// No share smaller than the whole queue (tools and tests).
+    pub const UNLIMITED: RunningShares = RunningShares { per_key: u32::MAX, per_account: u32::MAX };
+}
+
 impl Database {
-    /// Claims the oldest claimable task for `worker_id` with a lease of `lease_ms`.
-    pub fn claim_task(&self, worker_id: &str, lease_ms: i64) -> StorageResult<Option<ClaimedTask>> {
+    /// Claims the oldest claimable task for `worker_id` with a lease of `lease_ms`, passing over
+    /// the tasks of keys and accounts that already run their `shares`.
+    pub fn claim_task(
+        &self,
+        worker_id: &str,
+        lease_ms: i64,
+        shares: RunningShares,
+    ) -> StorageResult<Option<ClaimedTask>> {
         let now = now_millis();
         let claimed = self.write(|conn| {
+            // Claims run one at a time, so two workers never both see a key under its share and
+            // both take one of its tasks.
+            dialect::lock_name(conn, "claim")?;
             dialect::sql_query(conn, CLAIM)
                 .bind::<Text, _>(worker_id)
                 .bind::<BigInt, _>(lease_ms)
                 .bind::<BigInt, _>(now)
                 .bind::<BigInt, _>(now)
+                .bind::<BigInt, _>(i64::from(shares.per_key))
+                .bind::<BigInt, _>(i64::from(shares.per_account))
                 .get_result::<TaskRecord>(conn)
                 .optional()
         })?;

@@ -4,7 +4,7 @@ use domain::{keys, BillingRefusal, FailureKind, TaskStatus, Usd};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use storage::test_support::{TestDatabase, BACKENDS};
-use storage::{new_id, Database, NewTask, SubmitError};
+use storage::{new_id, Database, NewTask, RunningShares, SubmitError};
 
 fn usd(text: &str) -> Usd {
     text.parse().expect("valid amount")
@@ -52,9 +52,12 @@ fn lifecycle_bills_once_on_success() {
         let key = account_and_key(db, "5", false, None);
         let task = db.submit_task(&new_task(db, &key, "0.4000")).expect("submit");
         assert_eq!(task.status().unwrap(), TaskStatus::Queued);
-        let claimed = db.claim_task("w1", 60_000).expect("claim").expect("a task");
+        let claimed = db.claim_task("w1", 60_000, RunningShares::UNLIMITED).expect("claim").expect("a task");
         assert_eq!((claimed.task.id.as_str(), claimed.attempt), (task.id.as_str(), 1));
-        assert!(db.claim_task("w2", 60_000).expect("claim").is_none(), "a leased task is not claimed twice");
+        assert!(
+            db.claim_task("w2", 60_000, RunningShares::UNLIMITED).expect("claim").is_none(),
+            "a leased task is not claimed twice"
+        );
         let capture =
             db.finish_succeeded(&task.id, 1, "[]", None, usd("0.25"), true).expect("finish").expect("captured");
         assert_eq!((capture.cost, capture.released), (usd("0.25"), usd("0.15")));
@@ -72,7 +75,7 @@ fn failure_costs_nothing() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, Some("1"));
         let task = db.submit_task(&new_task(db, &key, "0.9")).expect("submit");
-        let claimed = db.claim_task("w1", 60_000).expect("claim").expect("task");
+        let claimed = db.claim_task("w1", 60_000, RunningShares::UNLIMITED).expect("claim").expect("task");
         assert!(db.finish_failed(&task.id, claimed.attempt, "engine broke", FailureKind::Job).expect("fail"));
         let usage = db.usage(&key, 10).expect("usage");
         assert_eq!((usage.key.spent_units, usage.key.held_units, usage.account.free_used_units), (0, 0, 0));
@@ -85,9 +88,9 @@ fn expired_lease_is_reclaimed_and_late_finisher_is_fenced_out() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, None);
         let task = db.submit_task(&new_task(db, &key, "0.1")).expect("submit");
-        let first = db.claim_task("dead-worker", 30).expect("claim").expect("task");
+        let first = db.claim_task("dead-worker", 30, RunningShares::UNLIMITED).expect("claim").expect("task");
         thread::sleep(std::time::Duration::from_millis(80));
-        let second = db.claim_task("live-worker", 60_000).expect("claim").expect("reclaimed");
+        let second = db.claim_task("live-worker", 60_000, RunningShares::UNLIMITED).expect("claim").expect("reclaimed");
         assert_eq!((second.task.id.as_str(), second.attempt), (task.id.as_str(), 2));
         assert!(!db.renew_lease(&task.id, first.attempt, 60_000).unwrap(), "old attempt lost its lease");
         assert!(db.finish_succeeded(&task.id, first.attempt, "[]", None, usd("0.1"), true).unwrap().is_none());
@@ -105,15 +108,15 @@ fn the_claim_takes_exactly_the_tasks_the_domain_lets_run() {
         let key = account_and_key(db, "5", false, None);
         let submit = || db.submit_task(&new_task(db, &key, "0.1")).expect("submit").id;
         let succeeded = submit();
-        let claimed = db.claim_task("w", 60_000).unwrap().expect("a task");
+        let claimed = db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().expect("a task");
         assert!(db.finish_succeeded(&succeeded, claimed.attempt, "[]", None, usd("0.1"), true).unwrap().is_some());
         let failed = submit();
-        let claimed = db.claim_task("w", 60_000).unwrap().expect("a task");
+        let claimed = db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().expect("a task");
         assert!(db.finish_failed(&failed, claimed.attempt, "broke", FailureKind::Job).unwrap());
         let leased = submit();
-        assert_eq!(db.claim_task("w", 60_000).unwrap().expect("a task").task.id, leased);
+        assert_eq!(db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().expect("a task").task.id, leased);
         let lapsed = submit();
-        assert_eq!(db.claim_task("w", 30).unwrap().expect("a task").task.id, lapsed);
+        assert_eq!(db.claim_task("w", 30, RunningShares::UNLIMITED).unwrap().expect("a task").task.id, lapsed);
         thread::sleep(std::time::Duration::from_millis(80));
         let queued = submit();
 
@@ -122,7 +125,7 @@ fn the_claim_takes_exactly_the_tasks_the_domain_lets_run() {
             .map(|id| ((*id).clone(), db.task(id).unwrap().unwrap().status().unwrap()))
             .collect();
         let mut taken = Vec::new();
-        while let Some(claimed) = db.claim_task("checker", 60_000).unwrap() {
+        while let Some(claimed) = db.claim_task("checker", 60_000, RunningShares::UNLIMITED).unwrap() {
             taken.push(claimed.task.id);
         }
         assert_eq!(taken, [lapsed.clone(), queued.clone()]);
@@ -140,10 +143,10 @@ fn released_task_is_claimed_again_at_once() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, None);
         db.submit_task(&new_task(db, &key, "0.1")).expect("submit");
-        let first = db.claim_task("stopping", 60_000).unwrap().unwrap();
+        let first = db.claim_task("stopping", 60_000, RunningShares::UNLIMITED).unwrap().unwrap();
         assert!(db.renew_lease(&first.task.id, first.attempt, 60_000).unwrap());
         assert!(db.release_task(&first.task.id, first.attempt).unwrap());
-        let again = db.claim_task("other", 60_000).unwrap().unwrap();
+        let again = db.claim_task("other", 60_000, RunningShares::UNLIMITED).unwrap().unwrap();
         assert_eq!((again.task.id, again.attempt), (first.task.id, 2));
     });
 }
@@ -188,7 +191,7 @@ fn concurrent_submits_never_pass_the_cap() {
             .all(|r| matches!(r, Ok(_) | Err(SubmitError::Refused(BillingRefusal::SpendCapReached { .. })))));
         // Settle them all concurrently: half succeed at a lower cost, half fail.
         let mut claims = Vec::new();
-        while let Some(c) = db.claim_task("w", 60_000).unwrap() {
+        while let Some(c) = db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap() {
             claims.push(c);
         }
         assert_eq!(claims.len(), 10);
@@ -219,7 +222,7 @@ fn concurrent_finalisation_captures_once() {
     each_backend(|db| {
         let key = account_and_key(db, "5", false, None);
         let task = db.submit_task(&new_task(db, &key, "0.5")).unwrap();
-        let claim = db.claim_task("w", 60_000).unwrap().unwrap();
+        let claim = db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().unwrap();
         let barrier = Arc::new(Barrier::new(8));
         let handles: Vec<_> = (0..8)
             .map(|i| {
@@ -264,7 +267,7 @@ fn revoking_a_key_cancels_its_queued_jobs_unbilled() {
         let key = account_and_key(db, "5", false, None);
         let other = account_and_key(db, "5", false, None);
         let running = db.submit_task(&new_task(db, &key, "0.1000")).expect("submit");
-        let claimed = db.claim_task("w1", 60_000).expect("claim").expect("a task");
+        let claimed = db.claim_task("w1", 60_000, RunningShares::UNLIMITED).expect("claim").expect("a task");
         assert_eq!(claimed.task.id, running.id);
         let queued: Vec<String> =
             (0..3).map(|_| db.submit_task(&new_task(db, &key, "0.2000")).expect("submit").id).collect();
@@ -286,7 +289,10 @@ fn revoking_a_key_cancels_its_queued_jobs_unbilled() {
         // The running job ends as it would have, and a second revoke changes nothing.
         db.finish_succeeded(&running.id, claimed.attempt, "[]", None, usd("0.1"), false).unwrap().expect("captured");
         assert_eq!(db.revoke_key(&key).expect("revoke again").cancelled, Vec::<String>::new());
-        assert_eq!(db.claim_task("w2", 60_000).expect("claim").map(|c| c.task.id), Some(others.id));
+        assert_eq!(
+            db.claim_task("w2", 60_000, RunningShares::UNLIMITED).expect("claim").map(|c| c.task.id),
+            Some(others.id)
+        );
     });
 }
 
@@ -309,7 +315,7 @@ fn interrupted_finalisation_is_all_or_nothing_and_charges_once_when_rerun() {
         let db = &test_db.db;
         let key = account_and_key(db, "5", false, None);
         let task = db.submit_task(&new_task(db, &key, "0.3")).unwrap();
-        let claim = db.claim_task("w", 60_000).unwrap().unwrap();
+        let claim = db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().unwrap();
         // A stray capture row for this task makes the finalising transaction's ledger insert fail.
         let stray = format!(
             "INSERT INTO ledger (task_id, key_id, account_id, kind, amount_units, allowance_units, created_at) \
@@ -348,7 +354,9 @@ fn verify_ledger_reads_one_snapshot_under_load() {
                     let mut settled = 0;
                     while settled < SETTLEMENTS {
                         db.submit_task(&new_task(&db, &key, "0.0100")).expect("submit");
-                        if let Some(claim) = db.claim_task(&format!("writer-{w}"), 60_000).expect("claim") {
+                        if let Some(claim) =
+                            db.claim_task(&format!("writer-{w}"), 60_000, RunningShares::UNLIMITED).expect("claim")
+                        {
                             db.finish_succeeded(&claim.task.id, claim.attempt, "[]", None, usd("0.006"), true)
                                 .expect("finish");
                             settled += 1;
@@ -451,7 +459,9 @@ fn racing_workers_claim_every_job_exactly_once() {
                 thread::spawn(move || {
                     barrier.wait();
                     let mut claimed = Vec::new();
-                    while let Some(claim) = db.claim_task(&format!("racer-{w}"), 60_000).expect("claim") {
+                    while let Some(claim) =
+                        db.claim_task(&format!("racer-{w}"), 60_000, RunningShares::UNLIMITED).expect("claim")
+                    {
                         claimed.push(claim.task.id);
                     }
                     claimed
@@ -479,7 +489,10 @@ fn provider_tasks_are_timers_fenced_by_attempt() {
         let mut new = new_task(db, &key, "0.0400");
         new.provider = Some("fal".into());
         let task = db.submit_task(&new).expect("submit");
-        assert!(db.claim_task("w", 60_000).unwrap().is_none(), "the job loop never takes a provider's task");
+        assert!(
+            db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().is_none(),
+            "the job loop never takes a provider's task"
+        );
         assert!(db.claim_tracked("t", 60_000, 10).unwrap().is_empty(), "left alone while it is submitted");
         assert!(db.record_submission(&task.id, r#"{"provider":"fal"}"#, 0).unwrap());
         assert!(!db.record_submission(&task.id, "{}", 0).unwrap(), "recorded once");
@@ -509,5 +522,42 @@ fn provider_tasks_are_timers_fenced_by_attempt() {
         assert_eq!((refused.status().unwrap(), refused.cost_units), (TaskStatus::Failed, None));
         assert!(!db.fail_unsubmitted(&task.id, "no").unwrap(), "only a task still waiting for its submission");
         assert_eq!(db.key(&key).unwrap().held_units, 0);
+    });
+}
+
+/// A key (and an account) that floods the queue gets no more than its share of running tasks,
+/// even with claims racing on several workers, and another key's task is claimed past its backlog.
+#[test]
+fn a_flooding_key_runs_only_its_share_and_others_pass_it() {
+    each_backend(|db| {
+        let flooder = account_and_key(db, "50", false, None);
+        let account = db.key(&flooder).unwrap().account_id;
+        let name = db.account(&account).unwrap().name;
+        let sibling = db.create_key(&name, &keys::hash_secret(&keys::secret_from_random(rand_bytes())), None, None);
+        let sibling = sibling.expect("second key").id;
+        let other = account_and_key(db, "5", false, None);
+        let flood: Vec<String> = (0..6).map(|_| db.submit_task(&new_task(db, &flooder, "0.1")).unwrap().id).collect();
+        let sibling_tasks: Vec<String> =
+            (0..2).map(|_| db.submit_task(&new_task(db, &sibling, "0.1")).unwrap().id).collect();
+        let others = db.submit_task(&new_task(db, &other, "0.1")).unwrap().id;
+        let shares = RunningShares { per_key: 2, per_account: 3 };
+        let barrier = Barrier::new(8);
+        let claimed: Vec<String> = thread::scope(|scope| {
+            let racers: Vec<_> = (0..8)
+                .map(|w| {
+                    let barrier = &barrier;
+                    scope.spawn(move || {
+                        barrier.wait();
+                        db.claim_task(&format!("racer-{w}"), 60_000, shares).expect("claim").map(|c| c.task.id)
+                    })
+                })
+                .collect();
+            racers.into_iter().filter_map(|r| r.join().unwrap()).collect()
+        });
+        let count = |ids: &[String]| claimed.iter().filter(|c| ids.contains(c)).count();
+        assert_eq!(count(&flood), 2, "the flooding key ran more than its share: {claimed:?}");
+        assert_eq!(count(&sibling_tasks), 1, "the account ran more than its share: {claimed:?}");
+        assert_eq!(count(&[others]), 1, "the other key's task waited behind the flood: {claimed:?}");
+        assert_eq!(claimed.len(), 4, "{claimed:?}");
     });
 }
