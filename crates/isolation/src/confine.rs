@@ -159,8 +159,7 @@ const NETWORK_FAMILIES: &[i32] = &[libc::AF_INET, libc::AF_INET6, libc::AF_NETLI
 fn syscall_filter(network: bool) -> Result<BpfProgram, ConfineError> {
     let fail = |e: &dyn std::fmt::Display| ConfineError::Seccomp(e.to_string());
     let arch = std::env::consts::ARCH.try_into().map_err(|e| fail(&e))?;
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
-        REFUSED_SYSCALLS.iter().map(|&call| (call, Vec::new())).collect();
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = REFUSED_SYSCALLS.iter().map(|&call| (call, Vec::new())).collect();
     let any_flag = |flag: u64| {
         SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag)
             .and_then(|condition| SeccompRule::new(vec![condition]))
