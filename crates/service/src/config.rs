@@ -580,8 +580,9 @@ impl AppConfig {
     }
 
     fn build_engines_only(&self) -> Result<Engines, ConfigError> {
+        let setup = |e: crate::engine_setup::EngineSetupError| ConfigError::Setup(e.to_string());
         let settings = self.engine_settings();
-        let catalog = settings.catalog()?;
+        let catalog = settings.catalog().map_err(setup)?;
         let upstream = &settings.providers;
         for (id, route) in catalog.routes() {
             let Some(provider) = providers::ProviderName::of(route) else { continue };
@@ -603,7 +604,7 @@ impl AppConfig {
             trusted_prefix: Some(crate::urls::PublicUrls::new(&self.public_base_url).files_prefix()),
         })
         .map_err(|e| ConfigError::Setup(e.to_string()))?;
-        settings.build(fetcher)
+        settings.build(fetcher).map_err(setup)
     }
 
     /// What engines are built from, in this process and in job processes.

@@ -3,11 +3,15 @@
 //! configuration ([`crate::AppConfig`]); a job's process from the [`EngineSettings`] its parent
 //! sends with each job, which carry a provider's credentials only for work that calls one.
 
-use crate::config::ConfigError;
 use domain::catalog::Route;
 use engines::{Catalog, Engines, FetchPolicy, InputFetcher};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
+
+/// Engines could not be built from their settings.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct EngineSetupError(String);
 
 /// What engines are built from, besides the fetcher of inputs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -24,13 +28,13 @@ pub struct EngineSettings {
 
 impl EngineSettings {
     /// The catalog with the routes applied.
-    pub fn catalog(&self) -> Result<Catalog, ConfigError> {
+    pub fn catalog(&self) -> Result<Catalog, EngineSetupError> {
         let mut catalog = match &self.catalog_file {
-            Some(path) => Catalog::from_file(path).map_err(|e| ConfigError::Setup(e.to_string()))?,
+            Some(path) => Catalog::from_file(path).map_err(|e| EngineSetupError(e.to_string()))?,
             None => Catalog::builtin(),
         };
         for (id, route) in &self.routes {
-            catalog.set_route(id, route.clone()).map_err(|e| ConfigError::Setup(format!("ENGINE_ROUTES: {e}")))?;
+            catalog.set_route(id, route.clone()).map_err(|e| EngineSetupError(format!("ENGINE_ROUTES: {e}")))?;
         }
         Ok(catalog)
     }
@@ -49,8 +53,8 @@ impl EngineSettings {
     }
 
     /// Engines of these settings whose inputs come through `inputs`.
-    pub fn build(&self, inputs: InputFetcher) -> Result<Engines, ConfigError> {
-        let setup = |e: &dyn std::fmt::Display| ConfigError::Setup(e.to_string());
+    pub fn build(&self, inputs: InputFetcher) -> Result<Engines, EngineSetupError> {
+        let setup = |e: &dyn std::fmt::Display| EngineSetupError(e.to_string());
         let upstream = providers::Providers::new(self.providers.clone()).map_err(|e| setup(&e))?;
         // Provider files on other hosts (fal's and Replicate's media hosts) come through the same
         // SSRF-safe fetcher as inputs, with limits fit for generated video.
