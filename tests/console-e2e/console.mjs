@@ -11,13 +11,14 @@
 // exits 1. Every wait is bounded, and a watchdog ends the run if it ever takes too long.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 const BASE_URL = (process.env.BASE_URL || '').replace(/\/+$/, '');
 const SCREENSHOT_DIR = path.resolve(process.env.SCREENSHOT_DIR || 'screenshots');
 const SERVER_LOG = process.env.SERVER_LOG || '';
+const MAIL_DIR = process.env.MAIL_DIR || '';
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 /** Timeouts (ms). */
@@ -283,6 +284,22 @@ async function mcpPost(connectorUrl, message, protocolVersion) {
   return { response, message: parsed };
 }
 
+/** The last link starting with `prefix` in the mail to `to` written to MAIL_DIR. */
+function mailedLink(to, prefix) {
+  if (!MAIL_DIR) throw new Error('MAIL_DIR is not set: the console mail cannot be read');
+  const messages = readdirSync(MAIL_DIR)
+    .filter((name) => name.endsWith('.eml'))
+    .sort()
+    .map((name) => readFileSync(path.join(MAIL_DIR, name), 'utf8'))
+    .filter((text) => text.includes(`\r\nTo: ${to}\r\n`));
+  const wanted = `${BASE_URL}${prefix}`;
+  for (const text of messages.reverse()) {
+    const at = text.indexOf(wanted);
+    if (at >= 0) return text.slice(at).split(/\s/)[0];
+  }
+  throw new Error(`no ${prefix} link was mailed to ${to}`);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Steps
 
@@ -323,8 +340,17 @@ async function step2_signUp() {
   await page.locator('input[name=email]').fill(EMAIL);
   await page.locator('input[name=password]').fill(PASSWORD);
   await page.locator('form:has(input[name=password])').first().locator('button[type=submit]').click();
-  await expectPath(page, '/console/keys', 'after signing up');
-  log(`    signed up as ${EMAIL}`);
+  await expectVisible(page.locator('#check-mail'), 'the "check your email" note after signing up');
+  await screenshot(page, 'sign-up-check-mail-desktop');
+
+  // The confirmation link from the mail, then its one button.
+  const link = mailedLink(EMAIL, '/console/verify/');
+  state.verifyToken = link.split('/').pop();
+  await page.goto(link);
+  await accessibilitySmoke(page, 'confirm address');
+  await page.locator('button#confirm').click();
+  await expectPath(page, '/console/keys', 'after confirming the address');
+  log(`    signed up and confirmed ${EMAIL}`);
 }
 
 async function step3_createKey() {
@@ -639,6 +665,7 @@ async function step12_serverLogHasNoSecret() {
   }
   // The secret's hex body alone must not be there either (e.g. logged without its prefix).
   assert.ok(!logText.includes(state.secret.slice(4)), `${SERVER_LOG} contains the key's hex body`);
+  assert.ok(!logText.includes(state.verifyToken), `${SERVER_LOG} contains the mailed confirmation token`);
   log(`    ${SERVER_LOG}: ${logText.length} bytes, no secret`);
 }
 

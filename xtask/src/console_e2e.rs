@@ -28,8 +28,10 @@ pub fn run() -> Result<()> {
     std::fs::create_dir_all(SCREENSHOTS)?;
     let log = std::env::temp_dir().join(format!("console-e2e-{}.log", std::process::id()));
     // Access logs on, so the check that no secret reaches the log has something to read.
-    let deployment = Deployment::start_logged("debug", false, &[("RUST_LOG", "info".into())], Some(&log))
-        .context("starting api-server")?;
+    // The console's mail is written to a directory the script reads its links from.
+    let mail = std::env::temp_dir().join(format!("console-e2e-mail-{}", std::process::id()));
+    let settings = [("RUST_LOG", "info".into()), ("MAIL_TRANSPORT", format!("dir:{}", mail.display()))];
+    let deployment = Deployment::start_logged("debug", false, &settings, Some(&log)).context("starting api-server")?;
     let result = crate::run(
         Command::new("node")
             .arg("console.mjs")
@@ -37,6 +39,7 @@ pub fn run() -> Result<()> {
             .env("BASE_URL", &deployment.base)
             .env("SCREENSHOT_DIR", std::fs::canonicalize(SCREENSHOTS)?)
             .env("SERVER_LOG", &log)
+            .env("MAIL_DIR", &mail)
             .env("CHROMIUM", &chromium),
     );
     drop(deployment);
@@ -44,6 +47,7 @@ pub fn run() -> Result<()> {
         eprintln!("console-e2e: server log follows\n{}", std::fs::read_to_string(&log).unwrap_or_default());
     }
     let _ = std::fs::remove_file(&log);
+    let _ = std::fs::remove_dir_all(&mail);
     result
 }
 

@@ -4,6 +4,7 @@ mod bench;
 mod console_e2e;
 mod contract;
 mod deployment;
+mod log_secrets;
 mod mcp_e2e;
 mod module_cycles;
 mod s3_e2e;
@@ -69,13 +70,17 @@ fn ci() -> Result<()> {
     // test target of their own package would build.
     run(cargo().args(["build", "--workspace", "--bins"]))?;
     let nextest = cargo().args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
+    // Every service the suite starts logs under one directory, searched for secrets afterwards.
+    let logs = std::fs::canonicalize(".")?.join(log_secrets::dir());
+    log_secrets::prepare(&logs)?;
     if nextest {
-        run(cargo().args(["nextest", "run", "--workspace", "--no-fail-fast"]))?;
+        run(cargo().args(["nextest", "run", "--workspace", "--no-fail-fast"]).env("TEST_LOG_DIR", &logs))?;
         // nextest does not run doctests.
         run(cargo().args(["test", "--workspace", "--doc"]))?;
     } else {
-        run(cargo().args(["test", "--workspace", "--no-fail-fast"]))?;
+        run(cargo().args(["test", "--workspace", "--no-fail-fast"]).env("TEST_LOG_DIR", &logs))?;
     }
+    log_secrets::check(&logs)?;
     mcp_e2e::run()?;
     s3_e2e::run()?;
     console_e2e::run()?;

@@ -78,6 +78,12 @@ enum AccountCmd {
         /// Account name.
         name: String,
     },
+    /// Delete an account: revoke every key (cancelling its unfinished jobs, unbilled) and remove its
+    /// console login. The ledger stays.
+    Delete {
+        /// Account name.
+        name: String,
+    },
     /// Print an invite link that gives the account a developer-console login (valid 7 days,
     /// used once). The link is a secret: send it to that person only.
     Invite {
@@ -235,6 +241,10 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
                     Usd::from_units(e.allowance_units)
                 );
             }
+        }
+        Admin::Account(AccountCmd::Delete { name }) => {
+            let revoked = service.operator().delete_account(&name).await?;
+            println!("deleted account {name}: {revoked} keys revoked, its console login removed; the ledger stays");
         }
         Admin::Account(AccountCmd::Invite { name, email }) => {
             let link = service.console().invite(&name, &email).await?;

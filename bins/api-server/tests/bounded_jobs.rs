@@ -147,6 +147,8 @@ async fn the_worst_accepted_input_of_every_family_fits_the_memory_limit() {
         ("RUST_LOG", "warn,service::job_process=info"),
         ("WORKER_CONCURRENCY", "1"),
         ("INPUT_MAX_BYTES", "67108864"),
+        // Every family's worst input together costs more than the default allowance.
+        ("FREE_ALLOWANCE_USD", "50"),
     ]);
     let (mut server, client) = start(&deployment).await;
     let photo = png(&scene(WORST_SIDE, WORST_SIDE));

@@ -1,8 +1,9 @@
-//! Sign-up, sign-in, invites and sign-out.
+//! Sign-up with a confirmed address, sign-in, password resets and changes, invites and sign-out.
 
+use crate::pages::account::{account_page, AccountErrors};
 use crate::pages::auth::{self, FormState};
 use crate::pages::{self, status_of};
-use crate::session::{self, FORM_COOKIE, SESSION_COOKIE};
+use crate::session::{self, SESSION_COOKIE};
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -46,7 +47,7 @@ pub async fn sign_in_page(service: web::Data<Service>, req: HttpRequest) -> Http
 
 /// `POST /console/sign-in`.
 pub async fn sign_in(service: web::Data<Service>, req: HttpRequest, form: web::Form<Credentials>) -> HttpResponse {
-    if !session::check_form_token(&req, &form.csrf) {
+    if !session::check_form_token(&service, &req, &form.csrf) {
         return session::forged();
     }
     let address = session::client_address(&service, &req);
@@ -64,13 +65,168 @@ pub async fn sign_up_page(service: web::Data<Service>) -> HttpResponse {
 
 /// `POST /console/sign-up`.
 pub async fn sign_up(service: web::Data<Service>, req: HttpRequest, form: web::Form<Credentials>) -> HttpResponse {
-    if !session::check_form_token(&req, &form.csrf) {
+    if !session::check_form_token(&service, &req, &form.csrf) {
         return session::forged();
     }
     let address = session::client_address(&service, &req);
     match service.console().sign_up(&form.email, &form.password, &address).await {
-        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
+        Ok(()) => auth::check_your_mail(
+            "Check your email",
+            form.email.trim(),
+            "Follow the link in it to finish creating your account.",
+        )
+        .respond(),
         Err(error) => refused(&service, &error, &form.email, auth::sign_up),
+    }
+}
+
+/// `GET /console/verify/{token}`: the page a verification link opens.
+pub async fn verify_page(service: web::Data<Service>, token: web::Path<String>) -> HttpResponse {
+    session::with_form_token(&service, |form| auth::confirm_address(form, &token))
+}
+
+/// `POST /console/verify/{token}`: confirms the address and signs in.
+pub async fn verify(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    form: web::Form<TokenOnly>,
+) -> HttpResponse {
+    if !session::check_form_token(&service, &req, &form.csrf) {
+        return session::forged();
+    }
+    let address = session::client_address(&service, &req);
+    match service.console().verify_email(&token, &address).await {
+        Ok((new_session, _)) => signed_in_response(&service, &req, new_session).await,
+        Err(e) => pages::service_error(e),
+    }
+}
+
+/// `GET /console/reset`: asks for the address to mail a reset link to.
+pub async fn reset_request_page(service: web::Data<Service>) -> HttpResponse {
+    let open = service.console().sign_up_open();
+    session::with_form_token(&service, |token| auth::reset_request(token, &FormState::default(), open))
+}
+
+/// `POST /console/reset`: mails a reset link if the address has a login; the same answer if not.
+pub async fn reset_request(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    form: web::Form<Credentials>,
+) -> HttpResponse {
+    if !session::check_form_token(&service, &req, &form.csrf) {
+        return session::forged();
+    }
+    let address = session::client_address(&service, &req);
+    match service.console().request_password_reset(&form.email, &address).await {
+        Ok(()) => auth::check_your_mail(
+            "Check your email",
+            form.email.trim(),
+            "If an account uses this address, the mail has a link to choose a new password; it works for an hour.",
+        )
+        .respond(),
+        Err(error) => refused(&service, &error, &form.email, auth::reset_request),
+    }
+}
+
+/// `GET /console/reset/{token}`: the new-password form a reset link opens.
+pub async fn reset_page(service: web::Data<Service>, token: web::Path<String>) -> HttpResponse {
+    session::with_form_token(&service, |form| auth::reset_form(form, &token, None))
+}
+
+/// `POST /console/reset/{token}`: sets the new password and signs in.
+pub async fn reset(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    form: web::Form<Credentials>,
+) -> HttpResponse {
+    if !session::check_form_token(&service, &req, &form.csrf) {
+        return session::forged();
+    }
+    let address = session::client_address(&service, &req);
+    match service.console().reset_password(&token, &form.password, &address).await {
+        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
+        Err(ServiceError::BadRequest(message)) => session::with_form_token(&service, |form_token| {
+            auth::reset_form(form_token, &token, Some(&message)).status(StatusCode::BAD_REQUEST)
+        }),
+        Err(e) => pages::service_error(e),
+    }
+}
+
+/// The password change form's fields.
+#[derive(Deserialize)]
+pub struct PasswordChange {
+    #[serde(default)]
+    current: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `POST /console/account/password`: changes the password; every other session ends.
+pub async fn change_password(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    form: web::Form<PasswordChange>,
+) -> HttpResponse {
+    let user = match session::signed_in_form(&service, &req, &form.csrf).await {
+        Ok(user) => user,
+        Err(refused) => return refused,
+    };
+    match service.console().change_password(&user.account_id, &form.current, &form.password).await {
+        Ok(new_session) => {
+            let mut response = session::see_other("/console/account");
+            let _ = response.add_cookie(&session::session_cookie(&service, &new_session));
+            response
+        }
+        Err(ServiceError::BadRequest(message)) => {
+            let errors = AccountErrors { password: Some(&message), ..Default::default() };
+            account_refused(&service, &user, &errors).await
+        }
+        Err(e) => pages::service_error(e),
+    }
+}
+
+/// The delete-account form's fields.
+#[derive(Deserialize)]
+pub struct AccountDeletion {
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `POST /console/account/delete`: deletes the account after checking the password.
+pub async fn delete_account(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    form: web::Form<AccountDeletion>,
+) -> HttpResponse {
+    let user = match session::signed_in_form(&service, &req, &form.csrf).await {
+        Ok(user) => user,
+        Err(refused) => return refused,
+    };
+    match service.console().delete_account(&user.account_id, &form.password).await {
+        Ok(()) => signed_out(&service),
+        Err(ServiceError::BadRequest(message)) => {
+            let errors = AccountErrors { delete: Some(&message), ..Default::default() };
+            account_refused(&service, &user, &errors).await
+        }
+        Err(e) => pages::service_error(e),
+    }
+}
+
+/// The account page again, with why one of its forms was refused.
+async fn account_refused(
+    service: &Service,
+    user: &service::console::ConsoleUser,
+    errors: &AccountErrors<'_>,
+) -> HttpResponse {
+    match service.console().account_overview(&user.account_id).await {
+        Ok(overview) => account_page(user, &overview, errors).status(StatusCode::BAD_REQUEST).respond(),
+        Err(e) => pages::service_error(e),
     }
 }
 
@@ -89,7 +245,7 @@ pub async fn accept_invite(
     token: web::Path<String>,
     form: web::Form<Credentials>,
 ) -> HttpResponse {
-    if !session::check_form_token(&req, &form.csrf) {
+    if !session::check_form_token(&service, &req, &form.csrf) {
         return session::forged();
     }
     match service.console().accept_invite(&token, &form.password).await {
@@ -166,6 +322,6 @@ async fn signed_in_response(service: &Service, req: &HttpRequest, new_session: N
     }
     let mut response = session::see_other("/console/keys");
     let _ = response.add_cookie(&session::session_cookie(service, &new_session));
-    let _ = response.add_cookie(&session::removal(service, FORM_COOKIE));
+    let _ = response.add_cookie(&session::form_cookie_removal(service));
     response
 }

@@ -18,7 +18,7 @@ mod reports;
 mod session;
 
 pub use session::client_address;
-pub use session::{FORM_COOKIE, SESSION_COOKIE};
+pub use session::{FORM_COOKIE, HOST_FORM_COOKIE, SESSION_COOKIE};
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -41,6 +41,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/sign-in", web::post().to(auth::sign_in))
             .route("/sign-up", web::get().to(auth::sign_up_page))
             .route("/sign-up", web::post().to(auth::sign_up))
+            .route("/verify/{token}", web::get().to(auth::verify_page))
+            .route("/verify/{token}", web::post().to(auth::verify))
+            .route("/reset", web::get().to(auth::reset_request_page))
+            .route("/reset", web::post().to(auth::reset_request))
+            .route("/reset/{token}", web::get().to(auth::reset_page))
+            .route("/reset/{token}", web::post().to(auth::reset))
+            .route("/account/password", web::post().to(auth::change_password))
+            .route("/account/delete", web::post().to(auth::delete_account))
             .route("/invite/{token}", web::get().to(auth::invite_page))
             .route("/invite/{token}", web::post().to(auth::accept_invite))
             .route("/sign-out", web::post().to(auth::sign_out))

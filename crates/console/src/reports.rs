@@ -36,7 +36,7 @@ pub async fn account(service: web::Data<Service>, req: HttpRequest) -> HttpRespo
         Err(to_sign_in) => return to_sign_in,
     };
     match service.console().account_overview(&user.account_id).await {
-        Ok(overview) => account_page(&user, &overview).respond(),
+        Ok(overview) => account_page(&user, &overview, &Default::default()).respond(),
         Err(e) => pages::service_error(e),
     }
 }

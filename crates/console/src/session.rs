@@ -12,8 +12,11 @@ use subtle::ConstantTimeEq;
 
 /// The session cookie.
 pub const SESSION_COOKIE: &str = "mg_console";
-/// The form-token cookie of the signed-out forms.
+/// The form-token cookie of the signed-out forms on a plain-HTTP deployment.
 pub const FORM_COOKIE: &str = "mg_form";
+/// The same over HTTPS: a `__Host-` cookie, which browsers accept only `Secure`, for the whole host
+/// (`Path=/`) and from this host alone, so a sibling subdomain cannot plant a token of its choosing.
+pub const HOST_FORM_COOKIE: &str = "__Host-mg_form";
 /// Every console cookie is scoped to the console's paths.
 pub const COOKIE_PATH: &str = "/console";
 
@@ -82,19 +85,38 @@ pub fn new_form_token() -> String {
     service::console::random_token()
 }
 
+/// The form-token cookie's name and path on this deployment.
+fn form_cookie_scope(service: &Service) -> (&'static str, &'static str) {
+    if secure(service) {
+        (HOST_FORM_COOKIE, "/")
+    } else {
+        (FORM_COOKIE, COOKIE_PATH)
+    }
+}
+
 /// The cookie carrying a signed-out form's token.
 pub fn form_cookie(service: &Service, token: &str) -> Cookie<'static> {
-    Cookie::build(FORM_COOKIE, token.to_string())
-        .path(COOKIE_PATH)
+    let (name, path) = form_cookie_scope(service);
+    Cookie::build(name, token.to_string())
+        .path(path)
         .http_only(true)
         .same_site(SameSite::Strict)
         .secure(secure(service))
         .finish()
 }
 
+/// A cookie that removes the form-token cookie.
+pub fn form_cookie_removal(service: &Service) -> Cookie<'static> {
+    let (name, path) = form_cookie_scope(service);
+    let mut cookie = Cookie::build(name, "").path(path).http_only(true).secure(secure(service)).finish();
+    cookie.make_removal();
+    cookie
+}
+
 /// Checks a signed-out form's token against its cookie.
-pub fn check_form_token(req: &HttpRequest, sent: &str) -> bool {
-    req.cookie(FORM_COOKIE).is_some_and(|cookie| !sent.is_empty() && equal(sent, cookie.value()))
+pub fn check_form_token(service: &Service, req: &HttpRequest, sent: &str) -> bool {
+    let (name, _) = form_cookie_scope(service);
+    req.cookie(name).is_some_and(|cookie| !sent.is_empty() && equal(sent, cookie.value()))
 }
 
 /// The answer to a form without a valid token.

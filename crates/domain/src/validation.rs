@@ -110,6 +110,29 @@ pub struct Produced {
     pub millis: u64,
     /// Characters of text spoken or read.
     pub chars: u64,
+    /// The short side of the video's frames, in pixels (720 for 720p, landscape or portrait); 0
+    /// when the output is not video or its size is not known.
+    #[serde(default)]
+    pub frame_short_side: u32,
+}
+
+/// How the price of a second of video follows its resolution: the catalog's per-second price is
+/// for 480p; 360p costs half, 720p twice and 1080p (or more) four times as much, roughly the
+/// ratio of their pixels. Output that is not video, or whose size is unknown, is priced at the
+/// catalog's rate.
+pub fn resolution_factor(frame_short_side: u32) -> Decimal {
+    match frame_short_side {
+        0 => Decimal::ONE,
+        1..=360 => Decimal::new(5, 1),
+        361..=480 => Decimal::ONE,
+        481..=720 => Decimal::from(2),
+        _ => Decimal::from(4),
+    }
+}
+
+/// The short side of a `resolution` parameter such as `720p`.
+fn resolution_lines(resolution: &str) -> Option<u32> {
+    resolution.strip_suffix('p')?.parse().ok()
 }
 
 impl PriceRule {
@@ -119,7 +142,9 @@ impl PriceRule {
             PriceRule::Call { .. } => Decimal::ONE,
             PriceRule::Image { .. } => Decimal::from(produced.images),
             PriceRule::Megapixel { .. } => Decimal::from(produced.pixels) / Decimal::from(1_000_000),
-            PriceRule::Second { .. } => Decimal::from(produced.millis) / Decimal::from(1_000),
+            PriceRule::Second { .. } => {
+                Decimal::from(produced.millis) / Decimal::from(1_000) * resolution_factor(produced.frame_short_side)
+            }
             PriceRule::ThousandChars { .. } => Decimal::from(produced.chars.div_ceil(1_000)),
         };
         Usd::new(self.unit_price().as_decimal() * quantity)
@@ -194,6 +219,7 @@ impl EngineSpec {
             pixels: width * height * u64::from(images),
             millis: seconds * 1_000,
             chars: job.prompt.as_deref().map_or(0, |p| p.chars().count() as u64),
+            frame_short_side: job.str_param("resolution").and_then(resolution_lines).unwrap_or(0),
         }
     }
 }
@@ -353,6 +379,14 @@ mod tests {
                     "style".to_string(),
                     ParamRule::String { one_of: vec!["calm".into(), "fast".into()], max_len: 20, default: None },
                 ),
+                (
+                    "resolution".to_string(),
+                    ParamRule::String {
+                        one_of: vec!["360p".into(), "480p".into(), "720p".into(), "1080p".into()],
+                        max_len: 8,
+                        default: Some("480p".into()),
+                    },
+                ),
             ]
             .into_iter()
             .collect(),
@@ -379,6 +413,24 @@ mod tests {
             ))
             .unwrap();
         assert_eq!(job.price.to_string(), "0.1000");
+    }
+
+    #[test]
+    fn a_second_of_video_is_priced_by_its_resolution() {
+        let quote = |resolution: &str| {
+            let body =
+                json!({"model": "theta-i2v", "image_url": "https://e.com/a.png", "params": {"resolution": resolution}});
+            video_engine().validate(&request(body)).unwrap().price.to_string()
+        };
+        assert_eq!(
+            [quote("360p"), quote("480p"), quote("720p"), quote("1080p")],
+            ["0.1250", "0.2500", "0.5000", "1.0000"]
+        );
+        // What was made is billed by its own frames: a portrait 720p clip is 720p.
+        let made = |short_side: u32| Produced { millis: 5_000, frame_short_side: short_side, ..Produced::default() };
+        let rule = PriceRule::Second { usd: Usd::new(dec!(0.05)) };
+        assert_eq!(rule.amount(&made(720)).to_string(), "0.5000");
+        assert_eq!(rule.amount(&made(0)).to_string(), "0.2500", "not video: the catalog's rate");
     }
 
     #[test]

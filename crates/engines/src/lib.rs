@@ -15,7 +15,7 @@ pub use fetch::{
     is_forbidden_address, FetchError, FetchPolicy, FetcherSetupError, InputFetcher, Lookup, Network, PrefetchedInputs,
     STORED_INPUT_PREFIX,
 };
-pub use store::{OutputStore, StoreError, StoreWriter};
+pub use store::{OutputStore, StoreError, StoreWriter, StoredObject};
 
 use domain::validation::Produced;
 use domain::{EngineSpec, OutputKind, ValidatedJob};

@@ -238,7 +238,7 @@ fn lip_sync(inputs: &Inputs) -> Result<EngineOutput, EngineError> {
         OutputFile::video(mp4, width, height, duration),
         OutputFile::audio(audio::encode_wav(&samples, rate)?, seconds),
     ];
-    Ok(EngineOutput { files, produced: Produced { millis, ..Default::default() }, sandbox: true })
+    Ok(EngineOutput { files, produced: video_produced(millis, width, height), sandbox: true })
 }
 
 /// The output size of a lip-sync video: the input's, scaled down to [`MAX_LIP_SYNC_SIDE`] and
@@ -280,6 +280,11 @@ fn resolution(job: &ValidatedJob) -> (u32, u32) {
 fn frame_count(job: &ValidatedJob) -> u32 {
     let seconds = job.int_param("duration").unwrap_or(5).clamp(1, 60) as u32;
     seconds * VIDEO_FPS
+}
+
+/// `millis` of video whose frames are `width` x `height`.
+fn video_produced(millis: u64, width: u32, height: u32) -> Produced {
+    Produced { millis, frame_short_side: width.min(height), ..Default::default() }
 }
 
 fn one_image(width: u32, height: u32) -> Produced {
@@ -331,7 +336,7 @@ fn stream_video(
     let (bytes, (width, height)) = encoder.finish(None)?;
     let millis = frames * 1000 / u64::from(VIDEO_FPS);
     let file = OutputFile::video(bytes, width, height, millis as f64 / 1000.0);
-    Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
+    Ok(EngineOutput { files: vec![file], produced: video_produced(millis, width, height), sandbox })
 }
 
 /// An H.264 encoder opened at the size its first frame picks; later frames are scaled to that
@@ -404,7 +409,7 @@ fn encode_frames(frames: impl Iterator<Item = RgbImage>, sandbox: bool) -> Resul
     let bytes = encoder.finish(None)?;
     let millis = count * 1000 / u64::from(VIDEO_FPS);
     let file = OutputFile::video(bytes, width, height, millis as f64 / 1000.0);
-    Ok(EngineOutput { files: vec![file], produced: Produced { millis, ..Default::default() }, sandbox })
+    Ok(EngineOutput { files: vec![file], produced: video_produced(millis, width, height), sandbox })
 }
 
 fn audio_output(samples: &[f32], sample_rate: u32, sandbox: bool) -> Result<EngineOutput, EngineError> {

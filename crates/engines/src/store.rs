@@ -7,6 +7,14 @@ use object_store::path::Path;
 use object_store::{ObjectStore, PutPayload};
 use std::sync::Arc;
 
+/// An object opened for reading: its size and its bytes as they stream.
+pub struct StoredObject {
+    /// Its size, bytes.
+    pub size: u64,
+    /// Its bytes, in the backend's chunks.
+    pub chunks: futures::stream::BoxStream<'static, Result<Bytes, StoreError>>,
+}
+
 /// Failure of the output store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -137,6 +145,22 @@ impl OutputStore {
             }
         }
         Ok(objects.len())
+    }
+
+    /// Opens the object under `path` to be read as it streams: its size, and its bytes in the
+    /// chunks the backend delivers, so a reader never holds the whole object.
+    pub async fn open(&self, path: &str) -> Result<StoredObject, StoreError> {
+        use futures::StreamExt;
+        let parsed = Path::parse(path).map_err(|_| StoreError::NotFound(path.to_string()))?;
+        match self.inner.get(&parsed).await {
+            Ok(result) => {
+                let size = result.meta.size;
+                let chunks = result.into_stream().map(|chunk| chunk.map_err(|e| StoreError::Backend(e.to_string())));
+                Ok(StoredObject { size, chunks: chunks.boxed() })
+            }
+            Err(object_store::Error::NotFound { .. }) => Err(StoreError::NotFound(path.to_string())),
+            Err(e) => Err(StoreError::Backend(e.to_string())),
+        }
     }
 
     /// Reads the object under `path`.

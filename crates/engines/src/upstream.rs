@@ -53,11 +53,18 @@ pub fn produced(job: &ValidatedJob, files: &[OutputFile]) -> Produced {
         files.iter().filter_map(|f| f.duration_secs).fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.max(d))));
     let requested = job.params.get("duration").and_then(|d| d.as_f64().or_else(|| d.as_str()?.parse().ok()));
     let secs = stated.or(requested).unwrap_or(0.0);
+    let frame_short_side = files
+        .iter()
+        .filter(|f| f.kind == OutputKind::Video)
+        .filter_map(|f| Some(f.width?.min(f.height?)))
+        .max()
+        .unwrap_or(0);
     Produced {
         images: u32::try_from(images.len()).unwrap_or(u32::MAX),
         pixels,
         millis: (secs * 1000.0).round().max(0.0) as u64,
         chars: job.prompt.as_deref().map_or(0, |p| p.chars().count() as u64),
+        frame_short_side,
     }
 }
 

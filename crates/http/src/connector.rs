@@ -103,7 +103,7 @@ pub(crate) async fn post(
 const SECRET_PARAMETERS: [&str; 3] = ["key", "sig", "token"];
 
 /// Paths whose last segment is a secret (an invite link's token).
-const SECRET_PATH_PREFIXES: [&str; 1] = ["/console/invite/"];
+const SECRET_PATH_PREFIXES: [&str; 3] = ["/console/invite/", "/console/verify/", "/console/reset/"];
 
 /// The request line for access logs, with secret query parameters (`key`, `sig`, `token`) and
 /// secret path segments redacted; parameters are recognised by their decoded names, so `?k%65y=`
@@ -163,6 +163,9 @@ mod tests {
         let line = redacted_request_line(&invite);
         assert!(!line.contains("inv_secret123") && line.contains("/console/invite/REDACTED"), "{line}");
         assert_eq!(redacted_path("/console/invite/"), "/console/invite/");
+        assert_eq!(redacted_path("/console/verify/vt_secret"), "/console/verify/REDACTED");
+        assert_eq!(redacted_path("/console/reset/rt_secret"), "/console/reset/REDACTED");
+        assert_eq!(redacted_path("/console/reset"), "/console/reset");
         assert_eq!(redacted_path("/v1/tasks/task_1"), "/v1/tasks/task_1");
     }
 

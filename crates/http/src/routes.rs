@@ -6,6 +6,7 @@ use actix_web::http::header;
 use actix_web::web::{self, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
+use futures::StreamExt;
 use serde::Deserialize;
 use service::views::{LotTraceResult, ModelList, QueuedReel, QueuedTask, ReelView, TaskView, UsageView};
 use service::{ErrorCode, Service, SyncOutcome};
@@ -217,7 +218,7 @@ pub(crate) async fn download(
     let signature = signature.map_err(|_| {
         ApiError::new(ErrorCode::InvalidInput, "a download URL needs its `expires` and `sig` parameters")
     })?;
-    let (bytes, content_type) = service.api().open_file(&path, signature.expires, &signature.sig).await?;
+    let (object, content_type) = service.api().open_file(&path, signature.expires, &signature.sig).await?;
     let disposition = content_disposition(&path, &content_type);
     Ok(HttpResponse::Ok()
         .content_type(content_type)
@@ -226,7 +227,9 @@ pub(crate) async fn download(
         // Outputs are media, never pages: nothing in them may run or load anything.
         .insert_header((header::CONTENT_SECURITY_POLICY, "default-src 'none'; sandbox"))
         .insert_header((header::CONTENT_DISPOSITION, disposition))
-        .body(bytes))
+        // Streamed as the store delivers it: a large video costs the server a chunk, not the file.
+        .no_chunking(object.size)
+        .streaming(object.chunks.map(|chunk| chunk.map_err(|e| std::io::Error::other(e.to_string())))))
 }
 
 /// Media a browser shows inline; anything else (captions, unknown types) downloads as a file.

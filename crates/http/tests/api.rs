@@ -374,3 +374,28 @@ async fn a_stalling_input_server_does_not_starve_other_keys() {
     assert_eq!((&usage["spent_usd"], &usage["recent_charges"]), (&json!("0.0000"), &json!([])), "{usage}");
     server.stop().await;
 }
+
+/// Revoking a key stops the job it has running: failed at once with its hold released, never
+/// billed, and its worker lets go of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn revoking_a_key_stops_its_running_job_unbilled() {
+    let stalling = stalling_server().await;
+    let allow_loopback: common::Adjust = Box::new(|config| config.allow_private_input_urls = true);
+    let options = common::Options { adjust: Some(allow_loopback), ..Default::default() };
+    let server = TestServer::start_with(storage::Backend::Sqlite, options).await;
+    let secret = server.key(None, false).await;
+    let key_id = server.service.api().authenticate(Some(&secret)).await.expect("key").key_id;
+    let queued = server.submit(&secret, json!({"model": "bg-remove", "image_url": stalling})).await;
+    let id = queued["id"].as_str().expect("id").to_string();
+    while server.get(&secret, &format!("/v1/tasks/{id}")).await.1["status"] != "running" {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    server.service.operator().revoke_key(&key_id).await.expect("revoke");
+    let row = server.service.database().task(&id).unwrap().unwrap();
+    assert_eq!(row.status, "failed");
+    assert!(row.error.as_deref().unwrap_or_default().contains("revoked while it ran"), "{row:?}");
+    let ledger = server.service.database().task_ledger(&id).unwrap();
+    assert!(ledger.iter().all(|entry| entry.kind != "capture"), "{ledger:?}");
+    assert_eq!(server.service.database().verify_ledger().unwrap(), vec![]);
+    server.stop().await;
+}

@@ -83,6 +83,13 @@ impl Browser {
         self.post("/console/sign-up", &[("email", email), ("password", PASSWORD), ("csrf", &token)]).await
     }
 
+    /// Follows the verification link last mailed to `email` and confirms: the answer signs in.
+    async fn confirm(&mut self, server: &TestServer, email: &str) -> Answer {
+        let path = server.mailed_link(email, "verify");
+        let token = self.form_token(&path).await;
+        self.post(&path, &[("csrf", &token)]).await
+    }
+
     async fn sign_in(&mut self, email: &str, password: &str) -> Answer {
         let token = self.form_token("/console/sign-in").await;
         self.post("/console/sign-in", &[("email", email), ("password", password), ("csrf", &token)]).await
@@ -117,8 +124,11 @@ async fn signed_up(server: &TestServer) -> (Browser, String) {
     let mut browser = Browser::new(server);
     let email = unique_email();
     let answer = browser.sign_up(&email).await;
-    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
-    assert_eq!(answer.location.as_deref(), Some("/console/keys"));
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert!(answer.body.contains("We sent a mail to"), "{}", answer.body);
+    let confirmed = browser.confirm(server, &email).await;
+    assert_eq!(confirmed.status, StatusCode::SEE_OTHER, "{}", confirmed.body);
+    assert_eq!(confirmed.location.as_deref(), Some("/console/keys"));
     (browser, email)
 }
 
@@ -315,7 +325,7 @@ async fn a_forged_forwarded_header_does_not_reset_the_limits() {
     for n in 0..2 {
         let mut browser = Browser::new(&server);
         browser.forwarded_for = Some(format!("198.51.100.{n}"));
-        assert_eq!(browser.sign_up(&unique_email()).await.status, StatusCode::SEE_OTHER);
+        assert_eq!(browser.sign_up(&unique_email()).await.status, StatusCode::OK);
     }
     let mut farmer = Browser::new(&server);
     farmer.forwarded_for = Some("203.0.113.77".into());
@@ -339,7 +349,8 @@ async fn behind_a_trusted_proxy_each_client_has_its_own_limits() {
     let mut owner = Browser::new(&server);
     owner.forwarded_for = Some("198.51.100.1".into());
     let email = unique_email();
-    assert_eq!(owner.sign_up(&email).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(owner.sign_up(&email).await.status, StatusCode::OK);
+    assert_eq!(owner.confirm(&server, &email).await.status, StatusCode::SEE_OTHER);
     let mut again = Browser::new(&server);
     again.forwarded_for = Some("198.51.100.1".into());
     assert_eq!(again.sign_up(&unique_email()).await.status, StatusCode::TOO_MANY_REQUESTS);
@@ -447,7 +458,11 @@ async fn pages_are_html_with_security_headers_and_api_errors_stay_json() {
         assert_eq!(page.headers[name], expected, "{name}");
     }
     assert!(page.headers["content-security-policy"].to_str().unwrap().contains("frame-ancestors 'none'"));
-    let answer = browser.sign_up(&unique_email()).await;
+    let form_cookie = page.set_cookies.iter().find(|c| c.starts_with(console::HOST_FORM_COOKIE)).expect("form cookie");
+    assert!(form_cookie.contains("Secure") && form_cookie.split("; ").any(|a| a == "Path=/"), "{form_cookie}");
+    let email = unique_email();
+    browser.sign_up(&email).await;
+    let answer = browser.confirm(&server, &email).await;
     let session = answer.set_cookies.iter().find(|c| c.starts_with(console::SESSION_COOKIE)).expect("cookie");
     assert!(session.contains("Secure"), "HTTPS deployment: {session}");
 
@@ -461,4 +476,138 @@ async fn pages_are_html_with_security_headers_and_api_errors_stay_json() {
     assert_eq!(oversized.status, StatusCode::BAD_REQUEST);
     let css = browser.get("/console/assets/console.css").await;
     assert!(css.headers["content-type"].to_str().unwrap().starts_with("text/css"));
+}
+
+/// Sign-up answers the same for a new address, a taken one and an invited one; only the mailbox
+/// learns which. The free allowance waits for the address to be confirmed, and is given once per
+/// identity and a bounded number of times per address range.
+#[tokio::test]
+async fn sign_up_reveals_nothing_and_the_allowance_waits_for_the_mailbox() {
+    let options = Options {
+        worker: false,
+        adjust: Some(Box::new(|config: &mut AppConfig| config.allowances_per_address_range = 2)),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(Backend::Sqlite, options).await;
+    let email = format!("{}@gmail.com", storage::new_id("jane.doe").replace('_', "."));
+    let mut owner = Browser::new(&server);
+    let first = owner.sign_up(&email).await;
+    assert_eq!(first.status, StatusCode::OK);
+    assert!(first.set_cookies.iter().all(|c| !c.starts_with(console::SESSION_COOKIE)), "signed in unconfirmed");
+    let refused = Browser::new(&server).sign_in(&email, PASSWORD).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+    assert!(refused.body.contains("confirm your email address first"), "{}", refused.body);
+    assert!(owner.confirm(&server, &email).await.location.as_deref() == Some("/console/keys"));
+    assert!(owner.get("/console/account").await.body.contains("$5.0000 of $5.0000"));
+    assert_eq!(owner.confirm(&server, &email).await.status, StatusCode::NOT_FOUND, "a link works once");
+
+    // The same address again: the same page, and a notice to its owner instead of a new account.
+    let again = Browser::new(&server).sign_up(&email).await;
+    assert_eq!((again.status, strip_tokens(&again.body)), (first.status, strip_tokens(&first.body)));
+    assert!(server.mail_to(&email).last().unwrap().contains("already has one"), "the owner is told");
+
+    // The same Gmail box under another spelling gets an account but no second allowance.
+    let (local, _) = email.split_once('@').unwrap();
+    let alias = format!("{}+free@googlemail.com", local.replace('.', ""));
+    let mut farmer = Browser::new(&server);
+    farmer.sign_up(&alias).await;
+    farmer.confirm(&server, &alias).await;
+    assert!(farmer.get("/console/account").await.body.contains("$0.0000 of $0.0000"), "a second allowance");
+
+    // One address range earns two allowances; the third account from it gets none.
+    let second = signed_up(&server).await.0;
+    let mut third = signed_up(&server).await.0;
+    let _ = second;
+    assert!(third.get("/console/account").await.body.contains("$0.0000 of $0.0000"), "the range's third allowance");
+}
+
+/// The page with its per-request tokens blanked, to compare two answers.
+fn strip_tokens(page: &str) -> String {
+    page.split("value=\"").map(|part| part.split_once('"').map_or(part, |(_, rest)| rest)).collect()
+}
+
+#[tokio::test]
+async fn a_forgotten_password_is_reset_by_mail_and_a_changed_one_ends_other_sessions() {
+    let server = TestServer::start(Backend::Sqlite).await;
+    let (mut owner, email) = signed_up(&server).await;
+    let mut visitor = Browser::new(&server);
+    let token = visitor.form_token("/console/reset").await;
+    let unknown = visitor.post("/console/reset", &[("email", &unique_email()), ("csrf", &token)]).await;
+    let known = visitor.post("/console/reset", &[("email", &email), ("csrf", &token)]).await;
+    assert_eq!((unknown.status, known.status), (StatusCode::OK, StatusCode::OK));
+    assert!(known.body.contains("If an account uses this address"), "{}", known.body);
+
+    let link = server.mailed_link(&email, "reset");
+    let token = visitor.form_token(&link).await;
+    let short = visitor.post(&link, &[("password", "short"), ("csrf", &token)]).await;
+    assert_eq!(short.status, StatusCode::BAD_REQUEST, "{}", short.body);
+    let token = csrf_of(&short.body);
+    let new_password = "a brand new passphrase";
+    let reset = visitor.post(&link, &[("password", new_password), ("csrf", &token)]).await;
+    assert_eq!(reset.location.as_deref(), Some("/console/keys"), "{}", reset.body);
+    assert_eq!(owner.get("/console/keys").await.location.as_deref(), Some("/console/sign-in"), "old sessions end");
+    assert_eq!(Browser::new(&server).sign_in(&email, PASSWORD).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(Browser::new(&server).sign_in(&email, new_password).await.status, StatusCode::SEE_OTHER);
+    let token = visitor.form_token(&link).await;
+    assert_eq!(
+        visitor.post(&link, &[("password", "another passphrase!"), ("csrf", &token)]).await.status,
+        StatusCode::NOT_FOUND
+    );
+
+    // A change needs the current password and ends the other browsers' sessions.
+    let mut elsewhere = Browser::new(&server);
+    assert_eq!(elsewhere.sign_in(&email, new_password).await.status, StatusCode::SEE_OTHER);
+    let token = visitor.form_token("/console/account").await;
+    let wrong = visitor
+        .post("/console/account/password", &[("current", "not it at all"), ("password", PASSWORD), ("csrf", &token)])
+        .await;
+    assert_eq!(wrong.status, StatusCode::BAD_REQUEST);
+    assert!(wrong.body.contains("the current password is wrong"), "{}", wrong.body);
+    let changed = visitor
+        .post("/console/account/password", &[("current", new_password), ("password", PASSWORD), ("csrf", &token)])
+        .await;
+    assert_eq!(changed.location.as_deref(), Some("/console/account"), "{}", changed.body);
+    assert_eq!(visitor.get("/console/keys").await.status, StatusCode::OK, "this browser stays signed in");
+    assert_eq!(elsewhere.get("/console/keys").await.location.as_deref(), Some("/console/sign-in"));
+    assert_eq!(Browser::new(&server).sign_in(&email, PASSWORD).await.status, StatusCode::SEE_OTHER);
+}
+
+/// An invite belongs to its address: open sign-up cannot take the address first.
+#[tokio::test]
+async fn an_invited_address_cannot_be_taken_by_sign_up() {
+    let server = TestServer::start_with(Backend::Sqlite, Options { worker: false, ..Options::default() }).await;
+    server.service.operator().create_account("acme", true).await.unwrap();
+    let email = unique_email();
+    let link = server.service.console().invite("acme", &email).await.unwrap();
+    let squatter = Browser::new(&server).sign_up(&email).await;
+    assert_eq!(squatter.status, StatusCode::OK);
+    assert!(server.mail_to(&email).iter().all(|m| !m.contains("/console/verify/")), "a link to the squatter");
+    let path = link.strip_prefix(&server.base).unwrap().to_string();
+    let mut invited = Browser::new(&server);
+    let token = invited.form_token(&path).await;
+    let accepted = invited.post(&path, &[("password", PASSWORD), ("csrf", &token), ("email", &email)]).await;
+    assert_eq!(accepted.location.as_deref(), Some("/console/keys"), "{}", accepted.body);
+}
+
+/// Deleting an account revokes its keys, cancels their unfinished jobs unbilled, and removes the
+/// login; the ledger stays and balances.
+#[tokio::test]
+async fn deleting_an_account_stops_everything_it_had_running_or_queued() {
+    let server = TestServer::start_with(Backend::Sqlite, Options { worker: false, ..Options::default() }).await;
+    let (mut browser, email) = signed_up(&server).await;
+    let (_, secret, _) = browser.create_key("doomed", "").await;
+    let queued = server.submit(&secret, serde_json::json!({"model": "alpha-schnell", "prompt": "a porch"})).await;
+    let id = queued["id"].as_str().unwrap().to_string();
+    let token = browser.form_token("/console/account").await;
+    let wrong = browser.post("/console/account/delete", &[("password", "not the password"), ("csrf", &token)]).await;
+    assert_eq!(wrong.status, StatusCode::BAD_REQUEST);
+    assert!(wrong.body.contains("the password is wrong"), "{}", wrong.body);
+    let deleted = browser.post("/console/account/delete", &[("password", PASSWORD), ("csrf", &token)]).await;
+    assert_eq!(deleted.location.as_deref(), Some("/console/sign-in"), "{}", deleted.body);
+    assert_eq!(server.get(&secret, "/v1/usage").await.0, StatusCode::UNAUTHORIZED);
+    let row = server.service.database().task(&id).unwrap().unwrap();
+    assert_eq!(row.status, "failed", "{row:?}");
+    assert_eq!(browser.get("/console/keys").await.location.as_deref(), Some("/console/sign-in"));
+    assert_eq!(Browser::new(&server).sign_in(&email, PASSWORD).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(server.service.database().verify_ledger().unwrap(), vec![]);
 }

@@ -89,7 +89,8 @@ async fn every_family_produces_real_media() {
     let info = video::probe_mp4(&clip).expect("MP4 parses");
     assert_eq!((info.codec.as_str(), info.width, info.height), ("avc1", 640, 360));
     assert!((info.duration_secs - 2.0).abs() < 0.05, "{info:?}");
-    assert_eq!(task["cost_usd"], "0.0800");
+    // 2 s at 360p: half the catalog's 480p rate of 0.04 a second.
+    assert_eq!((task["price_usd"].as_str(), task["cost_usd"].as_str()), (Some("0.0400"), Some("0.0400")));
     let task = server
         .run(
             &key,
@@ -219,6 +220,43 @@ async fn large_data_inputs_leave_the_task_row() {
     assert!(row.job.contains("stored-input:inputs/") && !row.job.contains("data:image"), "{}", row.job);
     let task = server.wait(&key, id).await;
     assert_eq!(task["status"], "succeeded", "{task}");
+    let folder = server.output_dir.join("inputs").join(id);
+    assert_eq!(std::fs::read_dir(&folder).map_or(0, |e| e.count()), 0, "a finished job's inputs stay stored");
+    server.stop().await;
+}
+
+/// One key's unfinished jobs hold a bounded number of stored input bytes: past the bound a submit
+/// is a 429, nothing held, until its earlier jobs finish.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_key_cannot_fill_the_store_with_waiting_inputs() {
+    let one_mib: common::Adjust = Box::new(|config| config.stored_input_mb_per_key = 1);
+    let options = common::Options { worker: false, adjust: Some(one_mib), ..Default::default() };
+    let server = TestServer::start_with(storage::Backend::Sqlite, options).await;
+    let key = server.key(None, false).await;
+    let mut seed = 11u32;
+    let noisy = image::RgbImage::from_fn(400, 400, |_, _| {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        image::Rgb([(seed >> 16) as u8, (seed >> 8) as u8, seed as u8])
+    });
+    let input = common::image_data_uri(&noisy);
+    assert!(input.len() > 400 * 1024 && input.len() < 700 * 1024, "{}", input.len());
+    let job = generate("bg-remove", json!({"image_url": input}));
+    server.submit(&key, job.clone()).await;
+    let (status, refused) = server.post(&key, "/v1/generate", job.clone()).await;
+    assert_eq!(status, reqwest::StatusCode::TOO_MANY_REQUESTS, "{refused}");
+    assert!(refused["error"].as_str().unwrap().contains("at most 1 MB may wait at once"), "{refused}");
+    let (_, usage) = server.get(&key, "/v1/usage").await;
+    assert_eq!(usage["held_usd"], "0.0100", "only the first job is held: {usage}");
+    server.start_worker();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let (status, _) = server.post(&key, "/v1/generate", job.clone()).await;
+        if status == reqwest::StatusCode::ACCEPTED {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the first job never made room");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
     server.stop().await;
 }
 

@@ -123,7 +123,12 @@ mod tests {
     use serde_json::json;
 
     fn settings() -> FalSettings {
-        FalSettings { key: "k".into(), queue_url: "https://queue.fal.run".into(), jwks_url: String::new() }
+        FalSettings {
+            key: "k".into(),
+            queue_url: "https://queue.fal.run".into(),
+            jwks_url: String::new(),
+            user_id: None,
+        }
     }
 
     #[test]

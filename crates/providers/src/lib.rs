@@ -76,6 +76,9 @@ pub struct FalSettings {
     pub queue_url: String,
     /// Where fal publishes the ED25519 keys its callbacks are signed with.
     pub jwks_url: String,
+    /// Our fal user id (`FAL_USER_ID`): when set, callbacks for any other user are refused.
+    #[serde(default)]
+    pub user_id: Option<String>,
 }
 
 /// Replicate's settings.

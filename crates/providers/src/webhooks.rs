@@ -72,6 +72,17 @@ pub(crate) fn fal_message(request_id: &str, user_id: &str, timestamp: &str, body
     format!("{request_id}\n{user_id}\n{timestamp}\n{}", hex::encode(Sha256::digest(body))).into_bytes()
 }
 
+/// A callback fal sent for another fal user (another account's request, replayed to us) is
+/// refused when we know our own user id.
+fn check_fal_user(ours: Option<&str>, sent: &str) -> Result<(), WebhookError> {
+    match ours {
+        Some(ours) if ours != sent => {
+            Err(WebhookError::Unsigned(format!("the callback is for fal user {sent:?}, not ours")))
+        }
+        _ => Ok(()),
+    }
+}
+
 pub(crate) async fn verify_fal(
     transport: &Transport,
     cache: &KeyCache,
@@ -81,6 +92,7 @@ pub(crate) async fn verify_fal(
 ) -> Result<String, WebhookError> {
     let request_id = required(header, "x-fal-webhook-request-id")?;
     let user_id = required(header, "x-fal-webhook-user-id")?;
+    check_fal_user(fal.user_id.as_deref(), &user_id)?;
     let timestamp = required(header, "x-fal-webhook-timestamp")?;
     let signature = required(header, "x-fal-webhook-signature")?;
     check_fresh(&timestamp)?;
@@ -210,6 +222,14 @@ async fn replicate_secret(transport: &Transport, replicate: &ReplicateSettings) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_callback_for_another_fal_user_is_refused() {
+        assert!(check_fal_user(Some("us"), "us").is_ok());
+        assert!(check_fal_user(None, "anyone").is_ok());
+        let refused = check_fal_user(Some("us"), "them").unwrap_err().to_string();
+        assert!(refused.contains("\"them\", not ours"), "{refused}");
+    }
     use ed25519_dalek::{Signer, SigningKey};
 
     #[test]

@@ -80,8 +80,9 @@ impl Operator<'_> {
         self.service.issue_key(&account.id, label, spend_cap).await
     }
 
-    /// Revokes a key: it authenticates nothing from now on, and the jobs it queued that have not
-    /// started are cancelled, unbilled.
+    /// Revokes a key: it authenticates nothing from now on, and every unfinished job it queued
+    /// is cancelled, unbilled: queued ones at once, running ones when their worker next renews
+    /// its lease (it then stops the job's process), and those at a provider are cancelled there.
     pub async fn revoke_key(&self, key_id: &str) -> Result<AccountKey, ServiceError> {
         let key_id = key_id.to_string();
         let revoked = self.service.db(move |db| db.revoke_key(&key_id)).await?;
@@ -90,7 +91,35 @@ impl Operator<'_> {
         for task_id in &revoked.cancelled {
             self.service.discard_inputs(task_id).await;
         }
+        for stored in &revoked.upstream {
+            let Ok(handle) = serde_json::from_str::<providers::Handle>(stored) else { continue };
+            if let Err(e) = self.service.engines().upstream().cancel(&handle).await {
+                tracing::warn!(error = %e, request = %handle.request_id, "could not cancel a revoked key's request at its provider");
+            }
+        }
         Ok(revoked.key.into())
+    }
+
+    /// Deletes the account `name`: every key is revoked (its unfinished jobs cancelled unbilled, as
+    /// [`Self::revoke_key`] does), and its console login, sessions and links are removed. Its
+    /// ledger stays. Returns the keys revoked now.
+    pub async fn delete_account(&self, name: &str) -> Result<usize, ServiceError> {
+        let name = name.to_string();
+        let account = self.service.db(move |db| db.account_by_name(&name)).await?;
+        self.delete_account_by_id(&account.id).await
+    }
+
+    pub(crate) async fn delete_account_by_id(&self, account_id: &str) -> Result<usize, ServiceError> {
+        let id = account_id.to_string();
+        let keys = self.service.db(move |db| db.account_keys(&id)).await?;
+        let mut revoked = 0;
+        for key in keys.iter().filter(|k| k.revoked_at.is_none()) {
+            self.revoke_key(&key.id).await?;
+            revoked += 1;
+        }
+        let id = account_id.to_string();
+        self.service.db(move |db| db.delete_login(&id)).await?;
+        Ok(revoked)
     }
 
     /// Sets or removes a key's spend cap.

@@ -91,6 +91,9 @@ pub struct AppConfig {
     pub input_max_bytes: usize,
     /// `INPUT_FETCH_TIMEOUT_SECS`: input download time limit (default 30).
     pub input_fetch_timeout: Duration,
+    /// `STORED_INPUT_MB_PER_KEY`: MiB of inputs sent inline (`data:` URIs, kept in the object store
+    /// until the job ends) that one key's unfinished jobs may hold at once (default 1024).
+    pub stored_input_mb_per_key: u64,
     /// `INPUT_FETCH_BUDGET_SECS`: how long all of a job's inputs together may take to fetch,
     /// before its work starts (default 60).
     pub input_fetch_budget: Duration,
@@ -117,6 +120,14 @@ pub struct AppConfig {
     /// comma-separated (default none). Only their `X-Forwarded-For` is believed; from anyone else
     /// the peer address is the client's.
     pub trusted_proxies: crate::client_address::TrustedProxies,
+    /// `MAIL_TRANSPORT`: where the console's mail goes: `dir:PATH` (a file per message) or
+    /// `sendmail:PATH` (piped to a sendmail-compatible program) (default `dir:data/mail`).
+    pub mail_transport: crate::mail::MailTransport,
+    /// `MAIL_FROM`: the console mail's sender (default `console@` the public host).
+    pub mail_from: String,
+    /// `FREE_ALLOWANCES_PER_ADDRESS_RANGE`: verified sign-ups from one IPv4 /24 or IPv6 /48 that
+    /// get the free allowance per 30 days (default 3).
+    pub allowances_per_address_range: u32,
     /// `CONSOLE_SIGN_UPS_PER_ADDRESS`: accounts one client address may create in the console per
     /// day (default 20; 0 for no limit).
     pub console_sign_ups_per_address: u32,
@@ -127,6 +138,9 @@ pub struct AppConfig {
     /// `FAL_JWKS_URL`: the keys fal signs callbacks with (default
     /// `https://rest.alpha.fal.ai/.well-known/jwks.json`).
     pub fal_jwks_url: String,
+    /// `FAL_USER_ID`: our fal user id; when set, fal callbacks for any other user are refused
+    /// (default none).
+    pub fal_user_id: Option<String>,
     /// `REPLICATE_API_TOKEN`: Replicate's API token (default none: Replicate routes refused).
     pub replicate_api_token: Option<String>,
     /// `REPLICATE_API_URL`: Replicate's API (default `https://api.replicate.com`).
@@ -349,7 +363,22 @@ impl AppConfig {
             .to_string();
         let worker_concurrency: usize = src.parse("WORKER_CONCURRENCY", 2, "a positive whole number")?;
         let default_share = u32::try_from(worker_concurrency / 2).unwrap_or(u32::MAX).max(1);
+        let mail_transport = match src.string("MAIL_TRANSPORT") {
+            None => crate::mail::MailTransport::Directory("data/mail".into()),
+            Some(value) => crate::mail::MailTransport::parse(&value).ok_or(ConfigError::Invalid {
+                name: "MAIL_TRANSPORT",
+                value,
+                expected: "dir:PATH or sendmail:PATH",
+            })?,
+        };
+        let mail_from = src.string("MAIL_FROM").unwrap_or_else(|| {
+            let host = url::Url::parse(&public_base_url).ok().and_then(|u| u.host_str().map(str::to_string));
+            format!("console@{}", host.unwrap_or_else(|| "localhost".into()))
+        });
         Ok(AppConfig {
+            mail_transport,
+            mail_from,
+            allowances_per_address_range: src.parse("FREE_ALLOWANCES_PER_ADDRESS_RANGE", 3, "a whole number")?,
             database_pool_size: src.parse("DATABASE_POOL_SIZE", 8, "a positive whole number")?,
             http_workers: src.parse("HTTP_WORKERS", 2, "a positive whole number")?,
             output_dir: src.string("OUTPUT_DIR").unwrap_or_else(|| "data/outputs".into()),
@@ -391,6 +420,7 @@ impl AppConfig {
             input_max_bytes: src.parse("INPUT_MAX_BYTES", 64 * 1024 * 1024, "a number of bytes")?,
             input_fetch_timeout: src.secs("INPUT_FETCH_TIMEOUT_SECS", 30)?,
             input_fetch_budget: src.secs("INPUT_FETCH_BUDGET_SECS", 60)?,
+            stored_input_mb_per_key: src.parse("STORED_INPUT_MB_PER_KEY", 1024, "a whole number of MiB")?,
             job_input_dir: src
                 .string("JOB_INPUT_DIR")
                 .map_or_else(|| std::env::temp_dir().join("media-gateway-inputs"), Into::into),
@@ -431,6 +461,7 @@ impl AppConfig {
             replicate_api_token: src.string("REPLICATE_API_TOKEN"),
             replicate_api_url: base_url(src, "REPLICATE_API_URL", "https://api.replicate.com")?,
             replicate_webhook_secret: src.string("REPLICATE_WEBHOOK_SECRET"),
+            fal_user_id: src.string("FAL_USER_ID"),
             engine_routes: match src.string("ENGINE_ROUTES") {
                 None => Vec::new(),
                 Some(routes) => parse_routes(&routes)?,
@@ -453,6 +484,7 @@ impl AppConfig {
             key: key.clone(),
             queue_url: self.fal_queue_url.clone(),
             jwks_url: self.fal_jwks_url.clone(),
+            user_id: self.fal_user_id.clone(),
         });
         let replicate = self.replicate_api_token.as_ref().map(|token| providers::ReplicateSettings {
             token: token.clone(),
@@ -482,6 +514,9 @@ impl AppConfig {
             format!("FAIR_HOUSING_PRIMARY_SUITE={}", self.fair_housing_primary_suite),
             format!("ENGINE_CATALOG_FILE={}", self.engine_catalog_file.as_deref().unwrap_or("(built in)")),
             format!("EMBEDDED_WORKER={}", self.embedded_worker),
+            format!("MAIL_TRANSPORT={:?}", self.mail_transport),
+            format!("MAIL_FROM={}", self.mail_from),
+            format!("FREE_ALLOWANCES_PER_ADDRESS_RANGE={}", self.allowances_per_address_range),
             format!("WORKER_CONCURRENCY={}", self.worker_concurrency),
             format!("JOBS_RUNNING_PER_KEY={}", self.jobs_running_per_key),
             format!("JOBS_RUNNING_PER_ACCOUNT={}", self.jobs_running_per_account),
@@ -493,6 +528,7 @@ impl AppConfig {
             format!("INPUT_MAX_BYTES={}", self.input_max_bytes),
             format!("INPUT_FETCH_TIMEOUT_SECS={}", self.input_fetch_timeout.as_secs()),
             format!("INPUT_FETCH_BUDGET_SECS={}", self.input_fetch_budget.as_secs()),
+            format!("STORED_INPUT_MB_PER_KEY={}", self.stored_input_mb_per_key),
             format!("JOB_INPUT_DIR={}", self.job_input_dir.display()),
             format!("ALLOW_PRIVATE_INPUT_URLS={}", self.allow_private_input_urls),
             format!(
@@ -564,6 +600,10 @@ impl AppConfig {
             trusted_proxies: self.trusted_proxies.clone(),
             console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
             provider_webhooks: self.provider_webhooks,
+            mailer: crate::mail::Mailer { transport: self.mail_transport.clone(), from: self.mail_from.clone() },
+            allowances_per_address_range: self.allowances_per_address_range,
+            stored_input_bytes_per_key: i64::try_from(self.stored_input_mb_per_key.saturating_mul(1 << 20))
+                .unwrap_or(i64::MAX),
             running_shares: storage::RunningShares {
                 per_key: self.jobs_running_per_key,
                 per_account: self.jobs_running_per_account,

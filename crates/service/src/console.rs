@@ -1,6 +1,7 @@
-//! The developer console's use-cases: sign-up and sign-in with a password (argon2id, rate-limited
-//! per address and per account), database-backed sessions, operator invites, and the signed-in
-//! account's own keys, standing and usage.
+//! The developer console's use-cases: sign-in with a password (argon2id, rate-limited per address
+//! and per account), database-backed sessions, operator invites, and the signed-in account's own
+//! keys, standing and usage. Sign-up, address verification and password resets are in
+//! [`crate::identity`].
 //!
 //! Keys are made, revoked and capped by the same operations the operator uses; the console only
 //! adds the ownership check (another account's key is "not found").
@@ -32,7 +33,7 @@ pub const SIGN_IN_FAILURES_PER_ACCOUNT: i64 = 100;
 /// Failed sign-ins from one address within the window before it refuses further tries.
 pub const SIGN_IN_FAILURES_PER_ADDRESS: i64 = 20;
 /// How long counted attempts are kept: the longest window.
-const ATTEMPTS_KEPT_MS: i64 = 24 * 3_600_000;
+pub(crate) const ATTEMPTS_KEPT_MS: i64 = 24 * 3_600_000;
 /// Longest key label, in characters.
 pub const LABEL_MAX_CHARS: usize = 80;
 
@@ -106,37 +107,6 @@ impl Console<'_> {
         self.service.config().console_sign_up
     }
 
-    /// Creates an account with the free allowance and its login, and signs it in. Each client
-    /// address may create `console_sign_ups_per_address` accounts a day (see
-    /// [`crate::ServiceConfig`]), so the free allowance cannot be farmed by signing up again and
-    /// again.
-    pub async fn sign_up(&self, email: &str, password: &str, address: &str) -> Result<NewSession, ServiceError> {
-        if !self.sign_up_open() {
-            return Err(ServiceError::Forbidden(
-                "sign-up is closed on this deployment; ask its operator for an invite link".into(),
-            ));
-        }
-        let email = normalize_email(email)?;
-        check_password(password, &email)?;
-        // Counted before anything is checked, so failed sign-ups (a taken email) count too.
-        if let Some(limit) = self.service.config().console_sign_ups_per_address {
-            let limits = vec![(format!("sign-up:{address}"), i64::from(limit.get()))];
-            let what = "too many new accounts from this address";
-            self.service.count_attempt(limits, ATTEMPTS_KEPT_MS, what).await?;
-        }
-        let hash = hash_password(password.to_string()).await?;
-        let allowance = self.service.config().free_allowance;
-        let signed_up = email.clone();
-        let account =
-            self.service.db(move |db| db.sign_up(&signed_up, &hash, allowance)).await.map_err(|e| match e {
-                ServiceError::BadRequest(_) => {
-                    ServiceError::BadRequest(format!("an account for {email} already exists; sign in instead"))
-                }
-                other => other,
-            })?;
-        self.service.start_session(account.id).await
-    }
-
     /// Checks an email and password and opens a new session. Every try is counted before the
     /// password is checked, atomically, per address, per email from that address, and per email
     /// from anywhere (a far higher limit): past a limit every try is refused for the rest of the
@@ -159,6 +129,10 @@ impl Console<'_> {
         let stored = login.as_ref().map(|l| l.password_hash.clone());
         let matches = verify_password(password.to_string(), stored).await?;
         match login {
+            Some(login) if matches && login.verified_at.is_none() => Err(ServiceError::Forbidden(
+                "confirm your email address first: follow the link we mailed to it (signing up again sends a new one)"
+                    .into(),
+            )),
             Some(login) if matches => {
                 // The owner's success forgives the tries made from their address.
                 self.service.db(move |db| db.clear_attempts(&from_here)).await?;
@@ -351,7 +325,12 @@ impl Service {
     /// 429 when `subject` has `limit` attempts within `window_ms`, saying when to try again.
     /// Counts an attempt against each `(subject, limit)` over `window_ms`, or refuses it (429,
     /// saying `what` and when to try again) when a subject is at its limit.
-    async fn count_attempt(&self, limits: Vec<(String, i64)>, window_ms: i64, what: &str) -> Result<(), ServiceError> {
+    pub(crate) async fn count_attempt(
+        &self,
+        limits: Vec<(String, i64)>,
+        window_ms: i64,
+        what: &str,
+    ) -> Result<(), ServiceError> {
         let now = now_millis();
         let counted = self
             .db(move |db| {
@@ -369,7 +348,7 @@ impl Service {
         })
     }
 
-    async fn start_session(&self, account_id: String) -> Result<NewSession, ServiceError> {
+    pub(crate) async fn start_session(&self, account_id: String) -> Result<NewSession, ServiceError> {
         let token = random_token();
         let now = now_millis();
         let record = SessionRecord {
@@ -385,7 +364,7 @@ impl Service {
 }
 
 /// Lower-cases and checks an email address.
-fn normalize_email(email: &str) -> Result<String, ServiceError> {
+pub(crate) fn normalize_email(email: &str) -> Result<String, ServiceError> {
     let email = email.trim().to_lowercase();
     let invalid = || ServiceError::BadRequest("enter a valid email address, such as name@example.com".into());
     let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
@@ -404,7 +383,7 @@ fn normalize_email(email: &str) -> Result<String, ServiceError> {
     }
 }
 
-fn check_password(password: &str, email: &str) -> Result<(), ServiceError> {
+pub(crate) fn check_password(password: &str, email: &str) -> Result<(), ServiceError> {
     let chars = password.chars().count();
     if chars < PASSWORD_MIN_CHARS {
         return Err(ServiceError::BadRequest(format!("choose a password of at least {PASSWORD_MIN_CHARS} characters")));
@@ -432,7 +411,7 @@ fn check_label(label: Option<&str>) -> Result<Option<String>, ServiceError> {
 }
 
 /// argon2id with the crate's defaults (19 MiB, 2 passes), the OWASP-recommended minimum.
-async fn hash_password(password: String) -> Result<String, ServiceError> {
+pub(crate) async fn hash_password(password: String) -> Result<String, ServiceError> {
     on_hashing_pool(move || {
         let salt = SaltString::encode_b64(&rand::random::<[u8; 16]>())
             .map_err(|e| ServiceError::Internal(format!("password salt: {e}")))?;
@@ -467,7 +446,7 @@ async fn on_hashing_pool<T: Send + 'static>(
 
 /// Checks a password against a stored hash; with no stored hash, checks it against a decoy so the
 /// time taken is the same.
-async fn verify_password(password: String, stored: Option<String>) -> Result<bool, ServiceError> {
+pub(crate) async fn verify_password(password: String, stored: Option<String>) -> Result<bool, ServiceError> {
     static DECOY: OnceLock<String> = OnceLock::new();
     let decoy = match DECOY.get() {
         Some(decoy) => decoy.clone(),

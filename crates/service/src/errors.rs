@@ -157,6 +157,15 @@ impl From<SubmitError> for ServiceError {
             SubmitError::Refused(refusal) => ServiceError::PaymentRequired(refusal),
             SubmitError::Storage(e) => e.into(),
             SubmitError::Revoked => ServiceError::Unauthorized("invalid or revoked API key".into()),
+            SubmitError::InputsOverLimit { held, limit } => ServiceError::TooManyRequests {
+                message: format!(
+                    "this key's unfinished jobs hold {} MB of inputs and at most {} MB may wait at once; \
+                     send more when some have finished",
+                    held >> 20,
+                    limit >> 20
+                ),
+                retry_after_secs: 10,
+            },
         }
     }
 }

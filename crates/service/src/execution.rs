@@ -105,7 +105,11 @@ impl JobRunner<'_> {
         .await?;
         self.service.inner.finished.notify_waiters();
         Ok(match capture {
-            Some(capture) => JobOutcome::Succeeded(capture.cost),
+            Some(capture) => {
+                // Its work is done: nothing reads the inputs stored at submit again.
+                self.service.discard_inputs(&task.id).await;
+                JobOutcome::Succeeded(capture.cost)
+            }
             None => JobOutcome::Superseded,
         })
     }

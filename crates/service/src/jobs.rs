@@ -4,7 +4,6 @@
 use crate::stored_job::{IdSpace, StoredJob, StoredOutput};
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Api, Caller, Service, ServiceError};
-use bytes::Bytes;
 use domain::{keys, GenerateRequest, TaskStatus, Usd, ValidatedJob};
 use engines::StoreError;
 use storage::{new_id, now_millis, NewTask, TaskRecord};
@@ -85,17 +84,22 @@ impl Api<'_> {
     }
 
     /// The bytes and MIME type of a stored output, if the URL's signature holds.
-    pub async fn open_file(&self, path: &str, expires: i64, signature: &str) -> Result<(Bytes, String), ServiceError> {
+    pub async fn open_file(
+        &self,
+        path: &str,
+        expires: i64,
+        signature: &str,
+    ) -> Result<(engines::StoredObject, String), ServiceError> {
         if !self.service.inner.signer.verify(path, expires, signature, now_millis() / 1000) {
             return Err(ServiceError::Forbidden(
                 "invalid or expired download signature; poll the task again for a fresh URL".into(),
             ));
         }
-        let bytes = self.service.inner.store.get(path).await.map_err(|e| match e {
+        let object = self.service.inner.store.open(path).await.map_err(|e| match e {
             StoreError::NotFound(_) => ServiceError::NotFound("no such file".into()),
             StoreError::Backend(m) => ServiceError::Internal(m),
         })?;
-        Ok((bytes, engines::content_type_of(path.rsplit('.').next().unwrap_or_default()).to_string()))
+        Ok((object, engines::content_type_of(path.rsplit('.').next().unwrap_or_default()).to_string()))
     }
 
     /// This key's spend and its account's standing.
@@ -142,7 +146,7 @@ impl Service {
     ) -> Result<QueuedTask, ServiceError> {
         let space = job.id_space();
         let id = new_id(space.prefix());
-        let (job, stored) = self.store_large_inputs(&id, job).await?;
+        let (job, stored, input_bytes) = self.store_large_inputs(&id, job).await?;
         let new = NewTask {
             id,
             key_id: caller.key_id.clone(),
@@ -152,6 +156,8 @@ impl Service {
             price,
             priority,
             provider: provider.map(str::to_string),
+            input_bytes,
+            key_input_limit: self.config().stored_input_bytes_per_key,
         };
         let record = match self.db(move |db| db.submit_task(&new)).await {
             Ok(record) => record,
@@ -177,13 +183,15 @@ impl Service {
 
     /// `job` as stored on task `id`: each `data:` input longer than [`INLINE_INPUT_MAX`] is
     /// written to the object store and replaced by a `stored-input:` reference, so task rows stay
-    /// small whatever the inputs. Returns the job's JSON and the paths written.
-    async fn store_large_inputs(&self, id: &str, job: &StoredJob) -> Result<(String, Vec<String>), ServiceError> {
+    /// small whatever the inputs. Returns the job's JSON, the paths written and their bytes.
+    async fn store_large_inputs(&self, id: &str, job: &StoredJob) -> Result<(String, Vec<String>, i64), ServiceError> {
         let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
         let mut value = job.encode().map_err(internal)?;
         let mut large = Vec::new();
         take_large_data_uris(&mut value, id, &mut large);
         let mut stored: Vec<String> = Vec::with_capacity(large.len());
+        let bytes =
+            large.iter().map(|(_, uri)| i64::try_from(uri.len()).unwrap_or(i64::MAX)).fold(0, i64::saturating_add);
         for (path, uri) in large {
             if let Err(e) = self.inner.store.put(&path, uri.into_bytes()).await {
                 for path in &stored {
@@ -193,7 +201,7 @@ impl Service {
             }
             stored.push(path);
         }
-        Ok((serde_json::to_string(&value).map_err(internal)?, stored))
+        Ok((serde_json::to_string(&value).map_err(internal)?, stored, bytes))
     }
 
     /// Removes the inputs stored for task `task_id` at submit (a job that failed never reads them

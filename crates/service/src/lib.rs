@@ -17,9 +17,11 @@ pub mod contract;
 pub mod engine_setup;
 mod errors;
 mod execution;
+pub mod identity;
 mod job_inputs;
 mod job_process;
 mod jobs;
+pub mod mail;
 mod recipes;
 pub mod signing;
 mod stored_job;
@@ -70,6 +72,12 @@ pub struct ServiceConfig {
     pub trusted_proxies: client_address::TrustedProxies,
     /// Accounts one client address may create in the console per day; `None`: no limit.
     pub console_sign_ups_per_address: Option<std::num::NonZeroU32>,
+    /// How the console's mail (verification and reset links) is sent.
+    pub mailer: mail::Mailer,
+    /// Free allowances one client address range may earn per 30 days.
+    pub allowances_per_address_range: u32,
+    /// Most bytes of inputs moved to the store that one key's unfinished jobs may hold at once.
+    pub stored_input_bytes_per_key: i64,
     /// How many jobs one key and one account may have running at once.
     pub running_shares: storage::RunningShares,
     /// Where and how long each job's inputs are fetched before its work starts.

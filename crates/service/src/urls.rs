@@ -43,6 +43,16 @@ impl<'a> PublicUrls<'a> {
         format!("{}/api/mcp?key={secret}", self.base)
     }
 
+    /// The console page a mailed link of `kind` (`verify`, `reset`) with `token` opens.
+    pub fn console_link(&self, kind: &str, token: &str) -> String {
+        format!("{}/console/{kind}/{token}", self.base)
+    }
+
+    /// The console page `name` (`sign-in`).
+    pub fn console_page(&self, name: &str) -> String {
+        format!("{}/console/{name}", self.base)
+    }
+
     /// The console page that accepts invite `token`.
     pub fn invite(&self, token: &str) -> String {
         format!("{}/console/invite/{token}", self.base)

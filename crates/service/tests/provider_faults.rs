@@ -48,6 +48,12 @@ async fn fixture_with(provider: MockRunner, deadlines: Deadlines) -> Fixture {
         console_sign_ups_per_address: None,
         provider_webhooks: false,
         running_shares: storage::RunningShares::UNLIMITED,
+        mailer: service::mail::Mailer {
+            transport: service::mail::MailTransport::Directory(dir.join("mail")),
+            from: "console@example.com".into(),
+        },
+        allowances_per_address_range: 3,
+        stored_input_bytes_per_key: i64::MAX,
         inputs: service::InputSettings { dir: dir.join("inputs"), budget: std::time::Duration::from_secs(60) },
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");

@@ -22,6 +22,8 @@ pub struct Login {
     pub password_hash: String,
     /// Creation time, Unix milliseconds.
     pub created_at: i64,
+    /// When its owner proved the address is theirs (followed a link mailed to it); `None` until then.
+    pub verified_at: Option<i64>,
 }
 
 /// A live console session.
@@ -84,6 +86,7 @@ fn insert_login(
     email: &str,
     password_hash: &str,
     now: i64,
+    verified_at: Option<i64>,
 ) -> QueryResult<usize> {
     diesel::insert_into(console_logins::table)
         .values((
@@ -91,6 +94,7 @@ fn insert_login(
             console_logins::email.eq(email),
             console_logins::password_hash.eq(password_hash),
             console_logins::created_at.eq(now),
+            console_logins::verified_at.eq(verified_at),
         ))
         .execute(conn)
 }
@@ -126,7 +130,14 @@ impl Database {
             let taken: i64 = accounts::table.filter(accounts::name.eq(email)).count().get_result(conn)?;
             let login_taken: i64 =
                 console_logins::table.filter(console_logins::email.eq(email)).count().get_result(conn)?;
-            if taken + login_taken > 0 {
+            // An address with a live invite is its invited owner's to take.
+            let invited: i64 = console_invites::table
+                .filter(console_invites::email.eq(email))
+                .filter(console_invites::used_at.is_null())
+                .filter(console_invites::expires_at.gt(now))
+                .count()
+                .get_result(conn)?;
+            if taken + login_taken + invited > 0 {
                 return Err(StorageError::AlreadyExists(format!("an account for {email}")));
             }
             diesel::insert_into(accounts::table)
@@ -138,7 +149,7 @@ impl Database {
                     accounts::created_at.eq(now),
                 ))
                 .execute(conn)?;
-            insert_login(conn, &account.id, email, password_hash, now)?;
+            insert_login(conn, &account.id, email, password_hash, now, None)?;
             Ok(())
         })?;
         Ok(account)
@@ -217,6 +228,15 @@ impl Database {
                 diesel::update(console_invites::table.find(token_hash).filter(console_invites::used_at.is_null()))
                     .set(console_invites::used_at.eq(now))
                     .execute(conn)?;
+            // The invite is bound to its email: a login someone else made for it and never
+            // verified (they do not hold the mailbox) gives way.
+            diesel::delete(
+                console_logins::table
+                    .filter(console_logins::email.eq(&email))
+                    .filter(console_logins::verified_at.is_null())
+                    .filter(console_logins::account_id.ne(&account_id)),
+            )
+            .execute(conn)?;
             let has_login: i64 = console_logins::table
                 .filter(console_logins::account_id.eq(&account_id).or(console_logins::email.eq(&email)))
                 .count()
@@ -224,7 +244,8 @@ impl Database {
             if claimed == 0 || has_login > 0 {
                 return Err(InviteError::Invalid);
             }
-            insert_login(conn, &account_id, &email, password_hash, now)?;
+            // Following the invite link proves the mailbox.
+            insert_login(conn, &account_id, &email, password_hash, now, Some(now))?;
             Ok(account_id)
         })
     }

@@ -25,6 +25,7 @@ mod tasks;
 #[cfg(feature = "test-support")]
 pub mod test_support;
 mod tracking;
+mod verification;
 
 pub use accounts::Account;
 pub use connection::{Backend, Database};
@@ -38,6 +39,7 @@ pub use settlement::Success;
 pub use task_record::TaskRecord;
 pub use tasks::{NewTask, SubmitError};
 pub use tracking::{ProviderMargin, SUBMISSION_WINDOW_MS};
+pub use verification::{AllowanceGrant, LinkPurpose, Verified};
 
 /// A failure of the storage layer.
 #[derive(Debug, thiserror::Error)]

@@ -9,20 +9,27 @@ use domain::FailureKind;
 
 /// Why a job queued by a key that was then revoked did not run.
 pub(crate) const REVOKED_KEY_JOB: &str = "cancelled: the API key that queued this job was revoked before it started";
+/// Why a job that was running (here or at a provider) when its key was revoked was stopped.
+pub(crate) const REVOKED_KEY_RUNNING_JOB: &str = "cancelled: the API key that queued this job was revoked while it ran";
 
 /// A revoked key, and the jobs its revocation cancelled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Revoked {
     /// The key, as revoked.
     pub key: ApiKey,
-    /// Ids of the queued jobs cancelled with it.
+    /// Ids of the jobs cancelled with it (queued, running, or at a provider).
     pub cancelled: Vec<String>,
+    /// The provider handles (as stored) of the cancelled jobs a provider was running, to be
+    /// cancelled there too.
+    pub upstream: Vec<String>,
 }
 
 impl Database {
-    /// Revokes a key: it authenticates nothing from now on, and the jobs it queued that have not
-    /// started are failed at once with their holds released, so nothing it queued is billed after
-    /// its revocation. (Jobs already running finish; those tracked at a provider run there.)
+    /// Revokes a key: it authenticates nothing from now on, and every unfinished job it queued is
+    /// failed at once with its hold released, so nothing it queued is billed after its revocation.
+    /// A job running here loses its attempt (its worker's lease renewal fails, and the worker
+    /// stops its process); one at a provider is returned in [`Revoked::upstream`] to be cancelled
+    /// there.
     pub fn revoke_key(&self, key_id: &str) -> StorageResult<Revoked> {
         let now = now_millis();
         let cancelled = self.transaction(|conn| {
@@ -36,21 +43,25 @@ impl Database {
             let revoked = diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
                 .set(api_keys::revoked_at.eq(now))
                 .execute(conn)?;
-            let mut cancelled = Vec::new();
+            let (mut cancelled, mut upstream) = (Vec::new(), Vec::new());
             if revoked == 1 {
-                let queued: Vec<TaskRecord> = dialect::sql_query(
+                let unfinished: Vec<TaskRecord> = dialect::sql_query(
                     conn,
-                    "SELECT * FROM tasks WHERE key_id = ? AND status = 'queued' AND provider IS NULL{FOR_UPDATE}",
+                    "SELECT * FROM tasks WHERE key_id = ? AND status IN ('queued', 'running') ORDER BY id{FOR_UPDATE}",
                 )
                 .bind::<diesel::sql_types::Text, _>(key_id)
                 .load(conn)?;
-                for task in &queued {
-                    settlement::settle_failed(conn, task, REVOKED_KEY_JOB, FailureKind::Job, now)?;
+                for task in &unfinished {
+                    let started = task.status == "running" || task.provider_handle.is_some();
+                    let why = if started { REVOKED_KEY_RUNNING_JOB } else { REVOKED_KEY_JOB };
+                    settlement::settle_failed(conn, task, why, FailureKind::Job, now)?;
                     cancelled.push(task.id.clone());
+                    upstream.extend(task.provider_handle.clone());
                 }
             }
-            Ok::<_, StorageError>(cancelled)
+            Ok::<_, StorageError>((cancelled, upstream))
         })?;
-        Ok(Revoked { key: self.key(key_id)?, cancelled })
+        let (cancelled, upstream) = cancelled;
+        Ok(Revoked { key: self.key(key_id)?, cancelled, upstream })
     }
 }

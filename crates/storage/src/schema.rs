@@ -58,6 +58,7 @@ diesel::table! {
         provider_callback -> Nullable<Text>,
         provider_millis -> Nullable<BigInt>,
         provider_cost_units -> Nullable<BigInt>,
+        input_bytes -> BigInt,
     }
 }
 
@@ -87,6 +88,27 @@ diesel::table! {
         email -> Text,
         password_hash -> Text,
         created_at -> BigInt,
+        verified_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    console_links (token_hash) {
+        token_hash -> Text,
+        purpose -> Text,
+        account_id -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        used_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    allowance_grants (identity) {
+        identity -> Text,
+        account_id -> Text,
+        address_range -> Text,
+        granted_at -> BigInt,
     }
 }
 

@@ -31,6 +31,11 @@ pub struct NewTask {
     /// The upstream provider the job is submitted to; such a task is never claimed to run here,
     /// only tracked (see `Database::claim_tracked`).
     pub provider: Option<String>,
+    /// Bytes of the inputs moved to the object store for it at submit.
+    pub input_bytes: i64,
+    /// Most bytes of stored inputs the key may have in queued and running tasks at once, this
+    /// task's included.
+    pub key_input_limit: i64,
 }
 
 /// Why a task was not created.
@@ -45,6 +50,15 @@ pub enum SubmitError {
     /// The key was revoked before the job could be held (HTTP 401).
     #[error("this API key has been revoked")]
     Revoked,
+    /// The key's queued and running tasks already hold this many bytes of stored inputs, and
+    /// this task's would take them past the limit.
+    #[error("the key's unfinished jobs hold {held} bytes of inputs; at most {limit} at once")]
+    InputsOverLimit {
+        /// Bytes held by the key's unfinished tasks.
+        held: i64,
+        /// The limit.
+        limit: i64,
+    },
 }
 
 impl From<diesel::result::Error> for SubmitError {
@@ -88,6 +102,19 @@ impl Database {
             // the request in ran before the lock.
             if key.revoked_at.is_some() {
                 return Err(SubmitError::Revoked);
+            }
+            if new.input_bytes > 0 {
+                let held: i64 = tasks::table
+                    .filter(tasks::key_id.eq(&key.id))
+                    .filter(tasks::status.eq_any([TaskStatus::Queued.as_str(), TaskStatus::Running.as_str()]))
+                    .filter(tasks::input_bytes.gt(0))
+                    .select(tasks::input_bytes)
+                    .load::<i64>(conn)?
+                    .into_iter()
+                    .fold(0, i64::saturating_add);
+                if held.saturating_add(new.input_bytes) > new.key_input_limit {
+                    return Err(SubmitError::InputsOverLimit { held, limit: new.key_input_limit });
+                }
             }
             let hold = billing::place_hold(&key.limits(), &account.limits(), new.price)?;
             diesel::update(accounts::table.find(&account.id))
@@ -133,6 +160,7 @@ impl Database {
                     tasks::engine.eq(&record.engine),
                     tasks::job.eq(&record.job),
                     tasks::status.eq(&record.status),
+                    tasks::input_bytes.eq(new.input_bytes),
                     tasks::created_at.eq(now),
                     tasks::updated_at.eq(now),
                     tasks::price_units.eq(record.price_units),

@@ -34,6 +34,8 @@ fn new_task(db: &Database, key_id: &str, price: &str) -> NewTask {
         price: usd(price),
         priority: 0,
         provider: None,
+        input_bytes: 0,
+        key_input_limit: i64::MAX,
     }
 }
 
@@ -259,8 +261,8 @@ fn revoked_keys_do_not_authenticate() {
     });
 }
 
-/// Revoking a key cancels the jobs it queued that have not started, unbilled; a running one
-/// finishes and is billed as accepted; other keys' jobs are untouched.
+/// Revoking a key cancels every unfinished job it queued, unbilled: the queued ones, and the
+/// running one, whose worker can then no longer finish it; other keys' jobs are untouched.
 #[test]
 fn revoking_a_key_cancels_its_queued_jobs_unbilled() {
     each_backend(|db| {
@@ -275,19 +277,26 @@ fn revoking_a_key_cancels_its_queued_jobs_unbilled() {
 
         let revoked = db.revoke_key(&key).expect("revoke");
         assert!(revoked.key.revoked_at.is_some());
-        assert_eq!(revoked.cancelled.iter().collect::<std::collections::BTreeSet<_>>(), queued.iter().collect());
-        for id in &queued {
+        let mut all = queued.clone();
+        all.push(running.id.clone());
+        assert_eq!(revoked.cancelled.iter().collect::<std::collections::BTreeSet<_>>(), all.iter().collect());
+        assert!(db.task(&running.id).unwrap().unwrap().error.unwrap_or_default().contains("revoked while it ran"));
+        assert!(
+            db.finish_succeeded(&running.id, claimed.attempt, "[]", None, usd("0.1"), false).unwrap().is_none(),
+            "the running attempt was fenced out"
+        );
+        assert!(!db.renew_lease(&running.id, claimed.attempt, 60_000).unwrap(), "its worker lets go");
+        for id in &all {
             let task = db.task(id).unwrap().unwrap();
             assert_eq!(task.status().unwrap(), TaskStatus::Failed, "{id}");
             assert!(task.error.as_deref().unwrap_or_default().contains("revoked"), "{task:?}");
             assert_eq!(task.cost(), None);
         }
-        // Only the running job's price is still held; nothing was spent.
+        // Nothing is held or spent.
         let key_row = db.key(&key).unwrap();
-        assert_eq!((key_row.held_units, key_row.spent_units), (usd("0.1").units(), 0));
+        assert_eq!((key_row.held_units, key_row.spent_units), (0, 0));
         assert_eq!(db.task(&others.id).unwrap().unwrap().status().unwrap(), TaskStatus::Queued);
-        // The running job ends as it would have, and a second revoke changes nothing.
-        db.finish_succeeded(&running.id, claimed.attempt, "[]", None, usd("0.1"), false).unwrap().expect("captured");
+        // A second revoke changes nothing.
         assert_eq!(db.revoke_key(&key).expect("revoke again").cancelled, Vec::<String>::new());
         assert_eq!(
             db.claim_task("w2", 60_000, RunningShares::UNLIMITED).expect("claim").map(|c| c.task.id),
@@ -559,5 +568,76 @@ fn a_flooding_key_runs_only_its_share_and_others_pass_it() {
         assert_eq!(count(&sibling_tasks), 1, "the account ran more than its share: {claimed:?}");
         assert_eq!(count(&[others]), 1, "the other key's task waited behind the flood: {claimed:?}");
         assert_eq!(claimed.len(), 4, "{claimed:?}");
+    });
+}
+
+/// A mailed link works once and not past its time; a verified address earns the allowance once
+/// per identity and a bounded number of times per range, with verifications racing.
+#[test]
+fn links_work_once_and_allowances_hold_their_bounds_under_races() {
+    use storage::{AllowanceGrant, LinkPurpose, Verified};
+    each_backend(|db| {
+        let sign_up = |email: &str| db.sign_up(email, "hash", Usd::ZERO).expect("sign-up").id;
+        let account = sign_up(&format!("{}@example.com", new_id("link")));
+        db.create_link(LinkPurpose::Verify, &account, "live-hash", 60_000).unwrap();
+        db.create_link(LinkPurpose::Verify, &account, "stale-hash", -1).unwrap();
+        assert_eq!(db.use_link(LinkPurpose::Reset, "live-hash").unwrap(), None, "another purpose");
+        assert_eq!(db.link_account(LinkPurpose::Verify, "live-hash").unwrap().as_deref(), Some(account.as_str()));
+        assert_eq!(db.use_link(LinkPurpose::Verify, "live-hash").unwrap().as_deref(), Some(account.as_str()));
+        assert_eq!(db.use_link(LinkPurpose::Verify, "live-hash").unwrap(), None, "used once");
+        assert_eq!(db.use_link(LinkPurpose::Verify, "stale-hash").unwrap(), None, "expired");
+
+        let range = new_id("range");
+        let grant = |identity: &str| AllowanceGrant {
+            identity: identity.to_string(),
+            address_range: range.clone(),
+            allowance: usd("5"),
+            per_range: 2,
+            window_ms: 60_000,
+        };
+        let shared = new_id("same-person");
+        let accounts: Vec<String> = (0..6).map(|i| sign_up(&format!("{}-{i}@example.com", new_id("racer")))).collect();
+        let barrier = Barrier::new(accounts.len());
+        let outcomes: Vec<Verified> = thread::scope(|scope| {
+            let racers: Vec<_> = accounts
+                .iter()
+                .enumerate()
+                .map(|(i, account)| {
+                    let (barrier, grant) = (&barrier, &grant);
+                    // Two of them are the same identity.
+                    let identity = if i < 2 { shared.clone() } else { new_id("identity") };
+                    scope.spawn(move || {
+                        barrier.wait();
+                        db.verify_login(account, &grant(&identity)).expect("verify")
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        assert_eq!(outcomes.iter().filter(|o| **o == Verified::Granted).count(), 2, "{outcomes:?}");
+        let allowances: i64 = accounts.iter().map(|a| db.account(a).unwrap().free_allowance_units).sum();
+        assert_eq!(allowances, 2 * usd("5").units(), "{outcomes:?}");
+        assert_eq!(db.verify_login(&accounts[0], &grant("x")).unwrap(), Verified::AlreadyVerified);
+        assert!(db.login_of(&accounts[5]).unwrap().unwrap().verified_at.is_some());
+    });
+}
+
+/// The stored inputs of a key's unfinished tasks are bounded, and a finished task's no longer count.
+#[test]
+fn a_keys_unfinished_tasks_hold_a_bounded_number_of_input_bytes() {
+    each_backend(|db| {
+        let key = account_and_key(db, "50", false, None);
+        let with_inputs =
+            |bytes: i64| NewTask { input_bytes: bytes, key_input_limit: 1000, ..new_task(db, &key, "0.1") };
+        let first = db.submit_task(&with_inputs(600)).expect("under the limit");
+        assert!(matches!(
+            db.submit_task(&with_inputs(600)),
+            Err(SubmitError::InputsOverLimit { held: 600, limit: 1000 })
+        ));
+        db.submit_task(&with_inputs(400)).expect("exactly at the limit");
+        let claimed = db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().expect("a task");
+        assert_eq!(claimed.task.id, first.id);
+        assert!(db.finish_failed(&first.id, claimed.attempt, "done", FailureKind::Job).unwrap());
+        db.submit_task(&with_inputs(600)).expect("the finished task's inputs no longer count");
     });
 }

@@ -225,7 +225,7 @@ async fn supervise(
                 match service.runner().renew_lease(claimed, lease_ms).await {
                     Ok(true) => {}
                     Ok(false) => {
-                        tracing::warn!(task = %task_id, "lease lost to another attempt; abandoning this one");
+                        tracing::warn!(task = %task_id, "lease lost (another attempt took the job, or it was cancelled); abandoning this one");
                         return;
                     }
                     Err(e) => tracing::warn!(task = %task_id, error = %e, "lease renewal failed"),

@@ -1,11 +1,20 @@
 //! The account page: allowance, card on file, invoice balance, sessions.
 
-use super::{csrf_field, usd, Page};
+use super::{alert, csrf_field, usd, Page};
 use maud::html;
 use service::console::{AccountOverview, ConsoleUser};
 
+/// Why a form of the account page was refused.
+#[derive(Default)]
+pub struct AccountErrors<'a> {
+    /// The password change.
+    pub password: Option<&'a str>,
+    /// The deletion.
+    pub delete: Option<&'a str>,
+}
+
 /// The account page.
-pub fn account_page(user: &ConsoleUser, account: &AccountOverview) -> Page {
+pub fn account_page(user: &ConsoleUser, account: &AccountOverview, errors: &AccountErrors<'_>) -> Page {
     let body = html! {
         section.card aria-labelledby="standing-heading" {
             h2 #standing-heading { "Balance" }
@@ -25,12 +34,38 @@ pub fn account_page(user: &ConsoleUser, account: &AccountOverview) -> Page {
                 }
             }
         }
+        section.card aria-labelledby="password-heading" {
+            h2 #password-heading { "Password" }
+            form #change-password method="post" action="/console/account/password" novalidate {
+                (alert(errors.password))
+                (csrf_field(&user.csrf_token))
+                input type="hidden" name="email" value=(account.email) autocomplete="username";
+                label for="current" { "Current password" }
+                input #current type="password" name="current" autocomplete="current-password" required;
+                label for="password" { "New password" }
+                input #password type="password" name="password" autocomplete="new-password" required
+                    minlength=(service::console::PASSWORD_MIN_CHARS);
+                p.hint { "Changing it signs you out of the console everywhere else." }
+                button.secondary type="submit" { "Change password" }
+            }
+        }
         section.card aria-labelledby="sessions-heading" {
             h2 #sessions-heading { "Sessions" }
             p { "Signed in on a device you no longer use? Sign out of the console everywhere, this browser included. API keys are not affected." }
             form method="post" action="/console/sign-out-everywhere" {
                 (csrf_field(&user.csrf_token))
                 button #sign-out-everywhere .secondary type="submit" { "Sign out everywhere" }
+            }
+        }
+        section.card aria-labelledby="delete-heading" {
+            h2 #delete-heading { "Delete the account" }
+            p { "Every key is revoked at once and its unfinished jobs are cancelled, unbilled; you are signed out and cannot sign in again. Billing records are kept." }
+            form #delete-account method="post" action="/console/account/delete" novalidate {
+                (alert(errors.delete))
+                (csrf_field(&user.csrf_token))
+                label for="delete-password" { "Your password" }
+                input #delete-password type="password" name="password" autocomplete="current-password" required;
+                button.danger type="submit" { "Delete account" }
             }
         }
     };

@@ -23,6 +23,8 @@ pub struct TestServer {
     workers: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
     server: actix_web::dev::ServerHandle,
     pub output_dir: std::path::PathBuf,
+    /// Where the console's mail is written, one file per message.
+    pub mail_dir: std::path::PathBuf,
     pub db: TestDatabase,
 }
 
@@ -65,6 +67,7 @@ impl TestServer {
     }
 
     pub async fn start_with(backend: Backend, options: Options) -> TestServer {
+        log_to_collection();
         let db = TestDatabase::new(backend).unwrap_or_else(|e| panic!("{backend:?} database unavailable: {e}"));
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
@@ -74,6 +77,8 @@ impl TestServer {
         config.console_sign_up = options.console_sign_up;
         config.console_sign_ups_per_address = options.console_sign_ups_per_address;
         config.output_dir = output_dir.display().to_string();
+        let mail_dir = std::env::temp_dir().join(storage::new_id("media-mail"));
+        config.mail_transport = service::mail::MailTransport::Directory(mail_dir.clone());
         config.free_allowance = options.free_allowance.parse().expect("allowance");
         config.url_signing_secret = None;
         config.engine_catalog_file = None;
@@ -102,12 +107,39 @@ impl TestServer {
             workers: Default::default(),
             server: handle,
             output_dir,
+            mail_dir,
             db,
         };
         if options.worker {
             server.start_worker();
         }
         server
+    }
+
+    /// The messages mailed to `to` so far, oldest first, each whole.
+    pub fn mail_to(&self, to: &str) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(&self.mail_dir) else { return Vec::new() };
+        let mut files: Vec<std::path::PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+            .collect();
+        files.sort();
+        files
+            .into_iter()
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .filter(|m| m.contains(&format!("\r\nTo: {to}\r\n")))
+            .collect()
+    }
+
+    /// The path of the last link to `/console/{kind}/...` mailed to `to` (on the public URL, which
+    /// may not be this server's address).
+    pub fn mailed_link(&self, to: &str, kind: &str) -> String {
+        let prefix = format!("/console/{kind}/");
+        let mail = self.mail_to(to).into_iter().rev().find(|m| m.contains(&prefix));
+        let mail = mail.unwrap_or_else(|| panic!("no {kind} link mailed to {to}"));
+        let start = mail.find(&prefix).expect("link");
+        let end = mail[start..].find(|c: char| c.is_whitespace()).map_or(mail.len(), |e| start + e);
+        mail[start..end].to_string()
     }
 
     /// Starts an in-process worker (stopped with the server).
@@ -275,4 +307,21 @@ pub fn generate(model: &str, extra: Value) -> Value {
         body.extend(extra.clone());
     }
     body
+}
+
+/// With `TEST_LOG_DIR` set (by `cargo xtask ci`), this test binary's service logs, access log
+/// included, go to a file of its own there, which the CI searches for secrets after the suite.
+fn log_to_collection() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let Some(dir) = std::env::var_os("TEST_LOG_DIR") else { return };
+        let binary = std::env::current_exe().ok().and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()));
+        let name = format!("{}-{}.log", binary.unwrap_or_else(|| "http-tests".into()), std::process::id());
+        let Ok(file) = std::fs::File::create(std::path::Path::new(&dir).join(name)) else { return };
+        let _ = tracing_subscriber::fmt()
+            .with_writer(std::sync::Mutex::new(file))
+            .with_ansi(false)
+            .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
+            .try_init();
+    });
 }
