@@ -611,3 +611,33 @@ async fn deleting_an_account_stops_everything_it_had_running_or_queued() {
     assert_eq!(Browser::new(&server).sign_in(&email, PASSWORD).await.status, StatusCode::UNAUTHORIZED);
     assert_eq!(server.service.database().verify_ledger().unwrap(), vec![]);
 }
+
+/// Tries spread over many addresses fill an email's own limit, which then refuses every new
+/// address; the address its owner signed in from keeps working.
+#[tokio::test]
+async fn a_distributed_guesser_does_not_lock_the_owner_out_of_their_own_address() {
+    let options = Options {
+        worker: false,
+        adjust: Some(Box::new(|config: &mut AppConfig| {
+            config.trusted_proxies = service::client_address::TrustedProxies::parse("127.0.0.1").unwrap();
+        })),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(Backend::Sqlite, options).await;
+    let (_, email) = signed_up(&server).await;
+    let mut owner = Browser::new(&server);
+    owner.forwarded_for = Some("198.51.100.1".into());
+    assert_eq!(owner.sign_in(&email, PASSWORD).await.status, StatusCode::SEE_OTHER);
+    // The owner's own sign-in counted as one of the email's tries.
+    for n in 0..service::console::SIGN_IN_FAILURES_PER_ACCOUNT - 1 {
+        let mut guesser = Browser::new(&server);
+        guesser.forwarded_for = Some(format!("203.0.{}.{}", n / 200, n % 200 + 1));
+        assert_eq!(guesser.sign_in(&email, "wrong password!").await.status, StatusCode::UNAUTHORIZED, "try {n}");
+    }
+    let mut stranger = Browser::new(&server);
+    stranger.forwarded_for = Some("192.0.2.77".into());
+    assert_eq!(stranger.sign_in(&email, PASSWORD).await.status, StatusCode::TOO_MANY_REQUESTS, "a new address");
+    let mut owner_again = Browser::new(&server);
+    owner_again.forwarded_for = Some("198.51.100.1".into());
+    assert_eq!(owner_again.sign_in(&email, PASSWORD).await.status, StatusCode::SEE_OTHER, "the owner's address");
+}

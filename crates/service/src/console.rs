@@ -110,17 +110,25 @@ impl Console<'_> {
     /// Checks an email and password and opens a new session. Every try is counted before the
     /// password is checked, atomically, per address, per email from that address, and per email
     /// from anywhere (a far higher limit): past a limit every try is refused for the rest of the
-    /// window. An attacker elsewhere cannot lock the owner out from the owner's own address
-    /// without making the much larger number of tries the email's own limit allows.
+    /// window. The per-email limit does not apply at an address the owner signed in from within
+    /// the day, so tries spread over many addresses never lock the owner out of their own.
     pub async fn sign_in(&self, email: &str, password: &str, address: &str) -> Result<NewSession, ServiceError> {
         const WRONG: &str = "wrong email or password";
         let email = normalize_email(email).map_err(|_| ServiceError::Unauthorized(WRONG.into()))?;
         let from_here = format!("sign-in:{email}@{address}");
-        let limits = vec![
+        // An address the owner signed in from within the day is theirs: the email's own limit,
+        // which tries from everywhere fill, does not lock them out there.
+        let known = format!("signed-in:{email}@{address}");
+        let since = now_millis() - ATTEMPTS_KEPT_MS;
+        let lookup = known.clone();
+        let owners_address = self.service.db(move |db| db.happened_since(&lookup, since)).await?;
+        let mut limits = vec![
             (format!("sign-in:{address}"), SIGN_IN_FAILURES_PER_ADDRESS),
             (from_here.clone(), SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS),
-            (format!("sign-in:{email}"), SIGN_IN_FAILURES_PER_ACCOUNT),
         ];
+        if !owners_address {
+            limits.push((format!("sign-in:{email}"), SIGN_IN_FAILURES_PER_ACCOUNT));
+        }
         self.service.count_attempt(limits, SIGN_IN_WINDOW_MS, "too many failed sign-ins").await?;
         let lookup = email.clone();
         let login = self.service.db(move |db| db.login_by_email(&lookup)).await?;
@@ -134,8 +142,10 @@ impl Console<'_> {
                     .into(),
             )),
             Some(login) if matches => {
-                // The owner's success forgives the tries made from their address.
+                // The owner's success forgives the tries made from their address, and marks it as
+                // theirs for a day.
                 self.service.db(move |db| db.clear_attempts(&from_here)).await?;
+                self.service.db(move |db| db.record_event(&known)).await?;
                 self.service.start_session(login.account_id).await
             }
             _ => Err(ServiceError::Unauthorized(WRONG.into())),

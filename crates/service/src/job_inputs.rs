@@ -61,7 +61,8 @@ pub(crate) enum InputsError {
 }
 
 /// Fetches `urls` (field label and URL) with `fetcher` into a directory of `job`'s under
-/// `settings.dir`, within `settings.budget`. A URL given twice is fetched once.
+/// `settings.dir`, within `settings.budget`. A URL given twice is fetched once; `data:` URIs carry
+/// their bytes and are left to the work.
 pub(crate) async fn fetch(
     fetcher: &InputFetcher,
     settings: &InputSettings,
@@ -72,7 +73,7 @@ pub(crate) async fn fetch(
         |e: std::io::Error| InputsError::Keeping(JobFailure::job(format!("cannot keep the job's inputs: {e}")));
     let mut unique: Vec<(String, String)> = Vec::with_capacity(urls.len());
     for (label, url) in urls {
-        if !unique.iter().any(|(_, seen)| *seen == url) {
+        if engines::fetch::needs_fetching(&url) && !unique.iter().any(|(_, seen)| *seen == url) {
             unique.push((label, url));
         }
     }
@@ -104,4 +105,60 @@ pub(crate) async fn fetch(
         }
     }
     Ok(fetched)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engines::FetchPolicy;
+
+    /// A server that answers each request with one byte of a promised megabyte every
+    /// `every_ms` milliseconds: never stalled long enough for the stall limit, never done.
+    async fn trickling_server(every_ms: u64) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                    let mut request = [0u8; 4096];
+                    let _ = socket.read(&mut request).await;
+                    let head = "HTTP/1.1 200 OK\r\ncontent-length: 1000000\r\n\r\n";
+                    if socket.write_all(head.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    loop {
+                        tokio::time::sleep(Duration::from_millis(every_ms)).await;
+                        if socket.write_all(b"x").await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        format!("http://{address}/photo.png")
+    }
+
+    #[tokio::test]
+    async fn a_jobs_inputs_together_get_one_budget_and_their_files_go_with_them() {
+        let policy = FetchPolicy { allow_private: true, timeout: Duration::from_secs(60), ..FetchPolicy::default() };
+        let fetcher = InputFetcher::new(policy).unwrap();
+        let settings = InputSettings {
+            dir: std::env::temp_dir().join(storage::new_id("job-inputs")),
+            budget: Duration::from_millis(1500),
+        };
+        let slow = trickling_server(200).await;
+        let urls = vec![("image_url".to_string(), slow.clone()), ("params.mask_url".to_string(), slow)];
+        let started = std::time::Instant::now();
+        let Err(InputsError::Unfetchable(error)) = fetch(&fetcher, &settings, "task_1-1", urls).await else {
+            panic!("a trickling input passed its budget")
+        };
+        assert!(error.to_string().contains("within the job's 1 s budget"), "{error}");
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+        assert!(!settings.dir.join("task_1-1").exists(), "the partial inputs were left behind");
+
+        let inline = vec![("image_url".to_string(), "data:image/png;base64,AAAA".to_string())];
+        let fetched = fetch(&fetcher, &settings, "task_2-1", inline).await.unwrap();
+        assert!(fetched.dir().is_none(), "data: URIs need no fetching");
+    }
 }

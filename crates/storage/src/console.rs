@@ -330,6 +330,30 @@ impl Database {
         })
     }
 
+    /// Records that `subject` happened now (a successful sign-in from an address), kept like an
+    /// attempt.
+    pub fn record_event(&self, subject: &str) -> StorageResult<()> {
+        let now = now_millis();
+        self.write(|conn| {
+            diesel::insert_into(console_attempts::table)
+                .values((console_attempts::subject.eq(subject), console_attempts::at.eq(now)))
+                .execute(conn)
+        })?;
+        Ok(())
+    }
+
+    /// Whether `subject` happened since `since`.
+    pub fn happened_since(&self, subject: &str, since: i64) -> StorageResult<bool> {
+        let count: i64 = self.read(|conn| {
+            console_attempts::table
+                .filter(console_attempts::subject.eq(subject))
+                .filter(console_attempts::at.ge(since))
+                .count()
+                .get_result(conn)
+        })?;
+        Ok(count > 0)
+    }
+
     /// Forgets the attempts against `subject` (failed sign-ins, after a successful one).
     pub fn clear_attempts(&self, subject: &str) -> StorageResult<()> {
         self.read(|conn| {

@@ -635,9 +635,12 @@ fn a_keys_unfinished_tasks_hold_a_bounded_number_of_input_bytes() {
             Err(SubmitError::InputsOverLimit { held: 600, limit: 1000 })
         ));
         db.submit_task(&with_inputs(400)).expect("exactly at the limit");
-        let claimed = db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().expect("a task");
-        assert_eq!(claimed.task.id, first.id);
+        // Both run; the first ends, and the 400 bytes still running leave room for 600.
+        let claims: Vec<_> =
+            (0..2).map(|_| db.claim_task("w", 60_000, RunningShares::UNLIMITED).unwrap().expect("a task")).collect();
+        let claimed = claims.iter().find(|c| c.task.id == first.id).expect("the first was claimed");
         assert!(db.finish_failed(&first.id, claimed.attempt, "done", FailureKind::Job).unwrap());
         db.submit_task(&with_inputs(600)).expect("the finished task's inputs no longer count");
+        assert!(matches!(db.submit_task(&with_inputs(1)), Err(SubmitError::InputsOverLimit { held: 1000, .. })));
     });
 }
