@@ -216,16 +216,59 @@ impl Database {
 /// Connects to PostgreSQL at `url`. libpq tries GSSAPI encryption first unless told otherwise,
 /// which loads Kerberos, and Kerberos aborts the process when it exits while another thread is
 /// still connecting (a pool refilling during an outage). The service authenticates with passwords
-/// or trust, so GSSAPI encryption is off unless the URL asks for it with `gssencmode`.
+/// or trust, so GSSAPI encryption is off unless the URL asks for it with `gssencmode`. Likewise a
+/// server on this machine (loopback, or a Unix socket) is reached without TLS unless the URL sets
+/// `sslmode`: TLS protects nothing there, and OpenSSL's clean-up at exit crashes a thread that is
+/// still negotiating it.
 pub(crate) fn connect_postgres(url: &str) -> diesel::ConnectionResult<PgConnection> {
-    if url.contains("gssencmode=") {
+    let mut settings = Vec::new();
+    if !url.contains("gssencmode=") {
+        settings.push("gssencmode=disable");
+    }
+    if !url.contains("sslmode=") && is_local_server(url) {
+        settings.push("sslmode=disable");
+    }
+    if settings.is_empty() {
         return PgConnection::establish(url);
     }
     let separator = if url.contains('?') { '&' } else { '?' };
-    PgConnection::establish(&format!("{url}{separator}gssencmode=disable"))
+    PgConnection::establish(&format!("{url}{separator}{}", settings.join("&")))
+}
+
+/// Whether a PostgreSQL URL names a server on this machine: a loopback host, or none (a Unix
+/// socket).
+fn is_local_server(url: &str) -> bool {
+    let Ok(parsed) = url::Url::parse(url) else { return false };
+    match parsed.host() {
+        None => true,
+        // `postgres:` is not a scheme the URL standard knows, so its addresses come as names.
+        Some(url::Host::Domain(name)) => {
+            name == "localhost"
+                || name.trim_matches(['[', ']']).parse::<std::net::IpAddr>().is_ok_and(|a| a.is_loopback())
+        }
+        Some(url::Host::Ipv4(address)) => address.is_loopback(),
+        Some(url::Host::Ipv6(address)) => address.is_loopback(),
+    }
 }
 
 /// The scheme of a database URL, for errors: the rest may hold credentials.
 fn url_scheme(url: &str) -> String {
     url.split_once(':').map_or("(none)", |(scheme, _)| scheme).chars().take(32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_servers_on_this_machine_skip_tls() {
+        for local in
+            ["postgres://u@127.0.0.1:5432/db", "postgres://u@localhost/db", "postgres://u@[::1]/db", "postgres:///db"]
+        {
+            assert!(is_local_server(local), "{local}");
+        }
+        for remote in ["postgres://u@db.example.com/db", "postgres://u@10.0.0.5/db", "not a url"] {
+            assert!(!is_local_server(remote), "{remote}");
+        }
+    }
 }
