@@ -97,7 +97,7 @@ pub async fn verify(
     }
     let address = session::client_address(&service, &req);
     match service.console().verify_email(&token, &address).await {
-        Ok((new_session, _)) => signed_in_response(&service, &req, new_session).await,
+        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
         Err(e) => pages::service_error(e),
     }
 }

@@ -227,12 +227,9 @@ fn input_fields(job: &ValidatedJob) -> [(&'static str, Option<&str>); 4] {
     ]
 }
 
-/// The inputs of an engine job that are fetched from somewhere (not `data:` URIs): label and URL.
+/// The input URLs of an engine job (`data:` URIs included): label and URL.
 pub fn input_urls(job: &ValidatedJob) -> Vec<(String, String)> {
-    input_fields(job)
-        .into_iter()
-        .filter_map(|(label, url)| url.filter(|url| fetch::needs_fetching(url)).map(|url| (label.into(), url.into())))
-        .collect()
+    input_fields(job).into_iter().filter_map(|(label, url)| Some((label.into(), url?.into()))).collect()
 }
 
 /// Largest file taken from a provider.

@@ -45,8 +45,8 @@ impl RecipeJob {
         }
     }
 
-    /// The inputs the recipe fetches from somewhere (not `data:` URIs): field label and URL, in the
-    /// order it reads them.
+    /// The recipe's input URLs (`data:` URIs included): field label and URL, in the order it reads
+    /// them.
     pub fn input_urls(&self) -> Vec<(String, String)> {
         let urls: Vec<(String, &str)> = match self {
             RecipeJob::ListingEnhance(job) => vec![("image_url".into(), &job.image_url)],
@@ -62,10 +62,7 @@ impl RecipeJob {
                 .chain(job.brand.logo_url.as_deref().map(|url| ("params.brand.logo_url".to_string(), url)))
                 .collect(),
         };
-        urls.into_iter()
-            .filter(|(_, url)| engines::fetch::needs_fetching(url))
-            .map(|(label, url)| (label, url.to_string()))
-            .collect()
+        urls.into_iter().map(|(label, url)| (label, url.to_string())).collect()
     }
 
     /// What an input that cannot be fetched means for this recipe: the client's error for most; a

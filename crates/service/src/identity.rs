@@ -11,7 +11,7 @@ use crate::{Console, ServiceError};
 use domain::keys::hash_secret;
 use domain::Usd;
 use std::net::IpAddr;
-use storage::{AllowanceGrant, LinkPurpose, Verified};
+use storage::{AllowanceGrant, LinkPurpose};
 
 /// How long a verification link works.
 pub const VERIFY_LINK_TTL_MS: i64 = 24 * 3_600_000;
@@ -23,9 +23,6 @@ pub const ALLOWANCE_RANGE_WINDOW_MS: i64 = 30 * 24 * 3_600_000;
 const RESETS_PER_ADDRESS: i64 = 20;
 const RESETS_PER_EMAIL: i64 = 5;
 const RESET_WINDOW_MS: i64 = 3_600_000;
-
-/// What following a verification link did for the free allowance.
-pub type Verification = Verified;
 
 impl Console<'_> {
     /// Starts an account for `email`: the same answer whatever the address already is, and a
@@ -65,10 +62,10 @@ impl Console<'_> {
 
     /// Follows a verification link: verifies the login, gives the free allowance if its identity
     /// and the client's address range may still have one, and signs in.
-    pub async fn verify_email(&self, token: &str, address: &str) -> Result<(NewSession, Verification), ServiceError> {
+    pub async fn verify_email(&self, token: &str, address: &str) -> Result<NewSession, ServiceError> {
         let account_id = self.use_link(LinkPurpose::Verify, token).await?;
-        let verified = self.grant_on_verification(&account_id, address).await?;
-        Ok((self.service.start_session(account_id).await?, verified))
+        self.grant_on_verification(&account_id, address).await?;
+        self.service.start_session(account_id).await
     }
 
     /// Mails a password-reset link to `email` if it has a login; answers the same either way.
@@ -121,12 +118,7 @@ impl Console<'_> {
         current: &str,
         new: &str,
     ) -> Result<NewSession, ServiceError> {
-        let email = self.login(account_id).await?;
-        let id = account_id.to_string();
-        let stored = self.service.db(move |db| db.login_of(&id)).await?.map(|l| l.password_hash);
-        if !verify_password(current.to_string(), stored).await? {
-            return Err(ServiceError::BadRequest("the current password is wrong".into()));
-        }
+        let email = self.check_current_password(account_id, current, "the current password is wrong").await?;
         check_password(new, &email)?;
         let hash = hash_password(new.to_string()).await?;
         let id = account_id.to_string();
@@ -137,12 +129,25 @@ impl Console<'_> {
     /// Deletes the signed-in account after checking its password: every key revoked (unfinished
     /// jobs cancelled, unbilled), the login and every session removed.
     pub async fn delete_account(&self, account_id: &str, password: &str) -> Result<(), ServiceError> {
-        let id = account_id.to_string();
-        let stored = self.service.db(move |db| db.login_of(&id)).await?.map(|l| l.password_hash);
-        if !verify_password(password.to_string(), stored).await? {
-            return Err(ServiceError::BadRequest("the password is wrong".into()));
-        }
+        self.check_current_password(account_id, password, "the password is wrong").await?;
         self.service.operator().delete_account_by_id(account_id).await.map(|_| ())
+    }
+
+    /// The signed-in login's email, once `password` is checked against it (400 saying `wrong`
+    /// when it does not match).
+    async fn check_current_password(
+        &self,
+        account_id: &str,
+        password: &str,
+        wrong: &str,
+    ) -> Result<String, ServiceError> {
+        let id = account_id.to_string();
+        let login = self.service.db(move |db| db.login_of(&id)).await?;
+        let (email, stored) = login.map(|l| (l.email, l.password_hash)).unzip();
+        if !verify_password(password.to_string(), stored).await? {
+            return Err(ServiceError::BadRequest(wrong.into()));
+        }
+        email.ok_or_else(|| ServiceError::NotFound("no console login for this account".into()))
     }
 
     async fn login(&self, account_id: &str) -> Result<String, ServiceError> {
@@ -151,7 +156,9 @@ impl Console<'_> {
         login.map(|l| l.email).ok_or_else(|| ServiceError::NotFound("no console login for this account".into()))
     }
 
-    async fn grant_on_verification(&self, account_id: &str, address: &str) -> Result<Verification, ServiceError> {
+    /// Verifies the login and gives the allowance if its identity and range may still have one;
+    /// what happened is logged for the operator.
+    async fn grant_on_verification(&self, account_id: &str, address: &str) -> Result<(), ServiceError> {
         let email = self.login(account_id).await?;
         let config = self.service.config();
         let grant = AllowanceGrant {
@@ -162,7 +169,9 @@ impl Console<'_> {
             window_ms: ALLOWANCE_RANGE_WINDOW_MS,
         };
         let id = account_id.to_string();
-        self.service.db(move |db| db.verify_login(&id, &grant)).await
+        let verified = self.service.db(move |db| db.verify_login(&id, &grant)).await?;
+        tracing::info!(account = %account_id, outcome = ?verified, "console address verified");
+        Ok(())
     }
 
     async fn use_link(&self, purpose: LinkPurpose, token: &str) -> Result<String, ServiceError> {

@@ -50,7 +50,8 @@ pub(crate) enum StoredJob {
 }
 
 impl StoredJob {
-    /// The inputs the work fetches from somewhere (not `data:` URIs): field label and URL.
+    /// The work's input URLs (`data:` URIs included; [`crate::job_inputs::fetch`] leaves those to
+    /// the work): field label and URL.
     pub(crate) fn input_urls(&self) -> Vec<(String, String)> {
         match self {
             StoredJob::Recipe(recipe) => recipe.input_urls(),

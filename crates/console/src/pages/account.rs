@@ -36,7 +36,7 @@ pub fn account_page(user: &ConsoleUser, account: &AccountOverview, errors: &Acco
         }
         section.card aria-labelledby="password-heading" {
             h2 #password-heading { "Password" }
-            form #change-password method="post" action="/console/account/password" novalidate {
+            form #change-password .stacked method="post" action="/console/account/password" novalidate {
                 (alert(errors.password))
                 (csrf_field(&user.csrf_token))
                 input type="hidden" name="email" value=(account.email) autocomplete="username";
@@ -60,7 +60,7 @@ pub fn account_page(user: &ConsoleUser, account: &AccountOverview, errors: &Acco
         section.card aria-labelledby="delete-heading" {
             h2 #delete-heading { "Delete the account" }
             p { "Every key is revoked at once and its unfinished jobs are cancelled, unbilled; you are signed out and cannot sign in again. Billing records are kept." }
-            form #delete-account method="post" action="/console/account/delete" novalidate {
+            form #delete-account .stacked method="post" action="/console/account/delete" novalidate {
                 (alert(errors.delete))
                 (csrf_field(&user.csrf_token))
                 label for="delete-password" { "Your password" }
