@@ -1,11 +1,12 @@
 //! Pure rules of the media-generation service, with no I/O: money, the engine catalog's types and
-//! request validation, price quotes, the task lifecycle, billing decisions and API-key hashing.
+//! request validation, price quotes, the task lifecycle, billing decisions, API-key hashing and idempotency keys.
 //!
 //! Every other crate builds on these types; keeping them free of databases and networks lets the
 //! rules be tested exhaustively on their own.
 
 pub mod billing;
 pub mod catalog;
+pub mod idempotency;
 pub mod job_kind;
 pub mod keys;
 pub mod limits;
@@ -18,6 +19,7 @@ pub mod validation;
 
 pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
 pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
+pub use idempotency::IdempotencyKey;
 pub use job_kind::{Deadlines, JobKind, Recipe};
 pub use listing_kit::ListingKitRequest;
 pub use money::Usd;

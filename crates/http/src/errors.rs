@@ -35,6 +35,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::Expired => StatusCode::GONE,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::ProviderFailed | ErrorCode::RecipeFailed => StatusCode::BAD_GATEWAY,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,

@@ -9,6 +9,7 @@ use actix_web::error::PayloadError;
 use actix_web::http::header;
 use actix_web::web::{Bytes, BytesMut, Data};
 use actix_web::{FromRequest, HttpRequest};
+use domain::idempotency::{IdempotencyKey, InvalidIdempotencyKey};
 use futures::future::LocalBoxFuture;
 use futures::{Stream, StreamExt};
 use serde::de::DeserializeOwned;
@@ -121,4 +122,36 @@ pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -
         };
         ApiError::new(ErrorCode::InvalidInput, message)
     })
+}
+
+/// The client's `Idempotency-Key` header on a spending request, if sent (400 when malformed). A
+/// retry with the same key and body within 24 hours is answered with the task the first try
+/// created; the same key with another body is a 422.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+pub(crate) struct Idempotency {
+    /// A unique value per request, such as a UUID (1 to 255 visible ASCII characters). A retry
+    /// with the same key and body within 24 hours returns the original task, with nothing held or
+    /// queued again, even while the first try is still in flight; the same key with a different
+    /// body is a 422. Errors (400, 401, 402, ...) are not remembered: their retries run afresh.
+    #[param(rename = "Idempotency-Key", value_type = Option<String>, min_length = 1, max_length = 255)]
+    pub key: Option<IdempotencyKey>,
+}
+
+impl FromRequest for Idempotency {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let header = req.headers().get("idempotency-key");
+        std::future::ready(match header {
+            None => Ok(Idempotency { key: None }),
+            Some(value) => value
+                .to_str()
+                .ok()
+                .and_then(|text| IdempotencyKey::parse(text).ok())
+                .map(|key| Idempotency { key: Some(key) })
+                .ok_or_else(|| ApiError::new(ErrorCode::InvalidInput, InvalidIdempotencyKey.to_string())),
+        })
+    }
 }

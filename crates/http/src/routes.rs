@@ -1,7 +1,7 @@
 //! The HTTP endpoints: thin adapters from requests to service use-cases.
 
 use crate::errors::{ApiError, ErrorBody};
-use crate::extract::{authenticate, read_body, Authenticated, AuthenticatedJson};
+use crate::extract::{authenticate, read_body, Authenticated, AuthenticatedJson, Idempotency};
 use actix_web::http::header;
 use actix_web::web::{self, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
@@ -20,11 +20,13 @@ fn accepted(queued: QueuedTask) -> HttpResponse {
 #[utoipa::path(
     post, path = "/v1/generate", tag = "Generation",
     request_body = GenerateRequest,
+    params(Idempotency),
     responses(
         (status = 202, description = "Job accepted; poll `poll_url`", body = QueuedTask),
         (status = 400, description = "Unknown or unavailable model, or bad input (the message names the field)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Body is not JSON", body = ErrorBody),
         (status = 502, description = "The provider refused the submission", body = ErrorBody),
@@ -33,9 +35,10 @@ fn accepted(queued: QueuedTask) -> HttpResponse {
 )]
 pub(crate) async fn generate(
     call: AuthenticatedJson<GenerateRequest>,
+    idempotency: Idempotency,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(accepted(service.api().submit(&call.caller, call.body).await?))
+    Ok(accepted(service.api().with_idempotency_key(idempotency.key.as_ref()).submit(&call.caller, call.body).await?))
 }
 
 /// Listing photo enhancement: a raw interior, exterior or drone photo (`image_url`) to a premium
@@ -43,11 +46,13 @@ pub(crate) async fn generate(
 #[utoipa::path(
     post, path = "/v1/recipes/listing-enhance", tag = "Recipes",
     request_body = ListingEnhanceRequest,
+    params(Idempotency),
     responses(
         (status = 202, description = "Job accepted; poll `poll_url`", body = QueuedTask),
         (status = 400, description = "Missing or invalid input (the message names the field)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Body is not JSON", body = ErrorBody),
         (status = 502, description = "The recipe or provider failed", body = ErrorBody),
@@ -56,9 +61,12 @@ pub(crate) async fn generate(
 )]
 pub(crate) async fn listing_enhance(
     call: AuthenticatedJson<ListingEnhanceRequest>,
+    idempotency: Idempotency,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(accepted(service.api().listing_enhance(&call.caller, call.body).await?))
+    Ok(accepted(
+        service.api().with_idempotency_key(idempotency.key.as_ref()).listing_enhance(&call.caller, call.body).await?,
+    ))
 }
 
 /// Lot trace: an aerial photo, the parcel boundary and the ground scale to the measured parcel
@@ -68,6 +76,7 @@ pub(crate) async fn listing_enhance(
 #[utoipa::path(
     post, path = "/v1/recipes/lot-trace", tag = "Recipes",
     request_body = LotTraceRequest,
+    params(Idempotency),
     responses(
         (status = 200, description = "The traced parcel; billed at `cost_usd`", body = LotTraceResult),
         (status = 202, description = "Still running when the wait ran out; poll `poll_url`", body = QueuedTask,
@@ -75,6 +84,7 @@ pub(crate) async fn listing_enhance(
         (status = 400, description = "Missing or invalid input, including points outside the image or an undecodable photo (nothing billed)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Body is not JSON", body = ErrorBody),
         (status = 502, description = "The recipe failed (nothing billed)", body = ErrorBody),
@@ -83,9 +93,12 @@ pub(crate) async fn listing_enhance(
 )]
 pub(crate) async fn lot_trace(
     call: AuthenticatedJson<LotTraceRequest>,
+    idempotency: Idempotency,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(synchronous(service.api().lot_trace(&call.caller, call.body).await?))
+    Ok(synchronous(
+        service.api().with_idempotency_key(idempotency.key.as_ref()).lot_trace(&call.caller, call.body).await?,
+    ))
 }
 
 /// A synchronous recipe's answer: 200 with its result, or 202 with the task when the wait ran out.
@@ -103,12 +116,14 @@ pub(crate) fn synchronous<R: serde::Serialize>(outcome: SyncOutcome<R>) -> HttpR
 #[utoipa::path(
     post, path = "/v1/recipes/reel", tag = "Recipes",
     request_body = ReelRequest,
+    params(Idempotency),
     responses(
         (status = 202, description = "Reel accepted; poll `poll_url`", body = QueuedReel,
             headers(("Location" = String, description = "The poll URL"))),
         (status = 400, description = "Missing or invalid input, such as no photos or more than 3 (the message names the field)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
+        (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
         (status = 415, description = "Body is not JSON", body = ErrorBody),
     ),
@@ -116,9 +131,10 @@ pub(crate) fn synchronous<R: serde::Serialize>(outcome: SyncOutcome<R>) -> HttpR
 )]
 pub(crate) async fn reel(
     call: AuthenticatedJson<ReelRequest>,
+    idempotency: Idempotency,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    let queued = service.api().reel(&call.caller, call.body).await?;
+    let queued = service.api().with_idempotency_key(idempotency.key.as_ref()).reel(&call.caller, call.body).await?;
     Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
 }
 

@@ -346,3 +346,45 @@ async fn every_answer_matches_its_declared_schema_on_every_output_type() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn spending_tools_take_an_idempotency_key() {
+    let server =
+        TestServer::start_with(storage::Backend::Sqlite, common::Options { worker: false, ..Default::default() }).await;
+    let key = server.key(None, true).await;
+    let mcp = Mcp { key: key.clone(), server: &server };
+    let tools = mcp.rpc("tools/list", json!({})).await["result"]["tools"].as_array().unwrap().clone();
+    for tool in &tools {
+        let takes_key = tool["inputSchema"]["properties"]["idempotency_key"]["type"].is_string()
+            || tool["inputSchema"]["properties"]["idempotency_key"].is_object();
+        assert_eq!(takes_key, tool["annotations"]["readOnlyHint"] == false, "{}", tool["name"]);
+    }
+    let call = json!({"model": "tts", "prompt": "Corner lot.", "idempotency_key": "agent-try-1"});
+    let first = mcp.tool("generate", call.clone()).await;
+    let again = mcp.tool("generate", call).await;
+    assert_eq!(first["isError"], false, "{first}");
+    assert_eq!(again["structuredContent"], first["structuredContent"]);
+    // The same task over HTTP under the same key: the connector and the API share the records.
+    let (status, http) = server
+        .post_with_idempotency_key(
+            &key,
+            "/v1/generate",
+            "agent-try-1",
+            json!({"model": "tts", "prompt": "Corner lot."}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(http["id"], first["structuredContent"]["id"]);
+    let (_, usage) = server.get(&key, "/v1/usage").await;
+    assert_eq!(usage["held_usd"], first["structuredContent"]["price_usd"]);
+
+    let reused =
+        mcp.tool("generate", json!({"model": "tts", "prompt": "Other.", "idempotency_key": "agent-try-1"})).await;
+    assert_eq!(
+        (reused["isError"].clone(), reused["structuredContent"]["code"].clone()),
+        (json!(true), json!("idempotency_key_reused"))
+    );
+    let bad = mcp.tool("generate", json!({"model": "tts", "prompt": "Other.", "idempotency_key": ""})).await;
+    assert_eq!(bad["structuredContent"]["code"], "invalid_input", "{bad}");
+    server.stop().await;
+}

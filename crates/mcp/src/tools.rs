@@ -9,7 +9,9 @@
 
 use crate::codes;
 use domain::limits::{KIT_MAX_PHOTOS, REEL_MAX_PHOTOS};
-use domain::{Family, GenerateRequest, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest};
+use domain::{
+    Family, GenerateRequest, IdempotencyKey, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest,
+};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -48,6 +50,29 @@ struct TaskStatusArgs {
 struct ReelStatusArgs {
     /// The `reel_id` returned by reel.
     reel_id: String,
+}
+
+/// The argument every tool that spends takes beside its request.
+#[derive(ToSchema)]
+// Only its schema is used: `spending_arguments` takes the argument out before the request is read.
+#[allow(dead_code)]
+struct SpendingArgs {
+    /// A unique value per request, such as a UUID (1 to 255 visible ASCII characters). Calling
+    /// again with the same key and arguments within 24 hours returns the original task, with nothing
+    /// held or queued again (safe to retry after a timeout); the same key with other arguments is
+    /// refused.
+    #[schema(min_length = 1, max_length = 255)]
+    idempotency_key: Option<String>,
+}
+
+/// `schema` (a request's) with the [`SpendingArgs`] properties added.
+fn spending_schema(mut schema: Value) -> Value {
+    let extra = json_schema::<SpendingArgs>();
+    let extra = extra.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.extend(extra);
+    }
+    schema
 }
 
 /// One tool: what `tools/list` says of it.
@@ -116,7 +141,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 the status is succeeded (output URLs included) or failed. The price is held at submit and billed \
                 only on success.".into(),
             billed: true,
-            input: generate_schema(service),
+            input: spending_schema(generate_schema(service)),
             output: json_schema::<QueuedTask>(),
         },
         Tool {
@@ -127,7 +152,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 (default: JPEG, long edge 2048 px, under 3 MB), web or print. Billed; returns the queued task at \
                 once; poll task_status with its id, whose result lists every adjustment made.".into(),
             billed: true,
-            input: json_schema::<ListingEnhanceRequest>(),
+            input: spending_schema(json_schema::<ListingEnhanceRequest>()),
             output: json_schema::<QueuedTask>(),
         },
         Tool {
@@ -141,7 +166,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 (usually within seconds), otherwise with the queued task to poll with task_status. Approximate; \
                 not a survey.".into(),
             billed: true,
-            input: json_schema::<LotTraceRequest>(),
+            input: spending_schema(json_schema::<LotTraceRequest>()),
             output: synchronous_schema::<LotTraceResult>(),
         },
         Tool {
@@ -155,7 +180,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 listed in fair_housing.findings. Mark virtually staged photos with staged: true. Billed; answers with \
                 the kit when done (usually within seconds), otherwise with the queued task to poll with task_status."),
             billed: true,
-            input: json_schema::<ListingKitRequest>(),
+            input: spending_schema(json_schema::<ListingKitRequest>()),
             output: synchronous_schema::<ListingKitResult>(),
         },
         Tool {
@@ -168,7 +193,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 and the captions as SRT and WebVTT. Billed; returns the queued reel at once; poll reel_status with \
                 its reel_id (not task_status)."),
             billed: true,
-            input: json_schema::<ReelRequest>(),
+            input: spending_schema(json_schema::<ReelRequest>()),
             output: json_schema::<QueuedReel>(),
         },
         Tool {
@@ -294,6 +319,22 @@ fn arguments<T: serde::de::DeserializeOwned>(tool: &str, value: Value) -> Result
         .map_err(|e| ToolError { message: format!("invalid arguments for {tool}: {e}"), code: ErrorCode::InvalidInput })
 }
 
+/// A spending tool's request `T` and its idempotency key (see [`SpendingArgs`]).
+fn spending_arguments<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    mut value: Value,
+) -> Result<(T, Option<IdempotencyKey>), ToolError> {
+    let invalid = |message: String| ToolError { message, code: ErrorCode::InvalidInput };
+    let key = match value.as_object_mut().and_then(|args| args.remove("idempotency_key")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(key)) => {
+            Some(IdempotencyKey::parse(&key).map_err(|e| invalid(format!("idempotency_key: {e}")))?)
+        }
+        Some(_) => return Err(invalid("idempotency_key: expected a string".into())),
+    };
+    Ok((arguments(tool, value)?, key))
+}
+
 fn list_models(service: &Service, value: Value) -> Result<Answer, ToolError> {
     let args: ListModelsArgs = arguments("list_models", value)?;
     let mut models = service.api().list_models();
@@ -309,23 +350,23 @@ fn queued(task: QueuedTask) -> Result<Answer, ToolError> {
 }
 
 async fn generate(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
-    let request: GenerateRequest = arguments("generate", value)?;
-    queued(service.api().submit(caller, request).await?)
+    let (request, key): (GenerateRequest, _) = spending_arguments("generate", value)?;
+    queued(service.api().with_idempotency_key(key.as_ref()).submit(caller, request).await?)
 }
 
 async fn listing_enhance(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
-    let request: ListingEnhanceRequest = arguments("listing_enhance", value)?;
-    queued(service.api().listing_enhance(caller, request).await?)
+    let (request, key): (ListingEnhanceRequest, _) = spending_arguments("listing_enhance", value)?;
+    queued(service.api().with_idempotency_key(key.as_ref()).listing_enhance(caller, request).await?)
 }
 
 async fn lot_trace(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
-    let request: LotTraceRequest = arguments("lot_trace", value)?;
-    synchronous(service.api().lot_trace(caller, request).await?)
+    let (request, key): (LotTraceRequest, _) = spending_arguments("lot_trace", value)?;
+    synchronous(service.api().with_idempotency_key(key.as_ref()).lot_trace(caller, request).await?)
 }
 
 async fn listing_kit(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
-    let request: ListingKitRequest = arguments("listing_kit", value)?;
-    synchronous(service.api().listing_kit(caller, request).await?)
+    let (request, key): (ListingKitRequest, _) = spending_arguments("listing_kit", value)?;
+    synchronous(service.api().with_idempotency_key(key.as_ref()).listing_kit(caller, request).await?)
 }
 
 /// A synchronous recipe's answer: its result (the HTTP 200 body), or the queued task to poll.
@@ -337,8 +378,8 @@ fn synchronous<R: Serialize>(outcome: SyncOutcome<R>) -> Result<Answer, ToolErro
 }
 
 async fn reel(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
-    let request: ReelRequest = arguments("reel", value)?;
-    let queued = service.api().reel(caller, request).await?;
+    let (request, key): (ReelRequest, _) = spending_arguments("reel", value)?;
+    let queued = service.api().with_idempotency_key(key.as_ref()).reel(caller, request).await?;
     let next_step = format!(
         "call reel_status with reel_id {} every few seconds until status is succeeded or failed",
         queued.reel_id

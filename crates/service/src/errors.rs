@@ -34,6 +34,10 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     /// Too many attempts in a short time; retry after `Retry-After` (429).
     RateLimited,
+    /// The `Idempotency-Key` was already used with a different request (422).
+    IdempotencyKeyReused,
+    /// The task finished longer ago than the retention period and was removed (410).
+    Expired,
     /// A fault of ours; it has been logged (500).
     Internal,
     /// An upstream provider refused or failed the job; nothing was billed (502).
@@ -46,7 +50,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order of their statuses.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::InvalidInput,
         ErrorCode::UnknownModel,
         ErrorCode::Unauthorized,
@@ -58,6 +62,8 @@ impl ErrorCode {
         ErrorCode::PayloadTooLarge,
         ErrorCode::UnsupportedMediaType,
         ErrorCode::RateLimited,
+        ErrorCode::IdempotencyKeyReused,
+        ErrorCode::Expired,
         ErrorCode::Internal,
         ErrorCode::ProviderFailed,
         ErrorCode::RecipeFailed,
@@ -86,6 +92,12 @@ pub enum ServiceError {
     /// A download signature is wrong or expired.
     #[error("{0}")]
     Forbidden(String),
+    /// An idempotency key sent again with a different request.
+    #[error("{0}")]
+    IdempotencyKeyReused(String),
+    /// The task was removed by retention.
+    #[error("{0}")]
+    Expired(String),
     /// Too many attempts in a short time, such as failed sign-ins.
     #[error("{message}")]
     TooManyRequests {
@@ -119,6 +131,8 @@ impl ServiceError {
             ServiceError::PaymentRequired(BillingRefusal::AllowanceUsedUp { .. }) => ErrorCode::FreeAllowanceUsed,
             ServiceError::NotFound(_) => ErrorCode::NotFound,
             ServiceError::Forbidden(_) => ErrorCode::Forbidden,
+            ServiceError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
+            ServiceError::Expired(_) => ErrorCode::Expired,
             ServiceError::TooManyRequests { .. } => ErrorCode::RateLimited,
             ServiceError::ProviderFailed(_) => ErrorCode::ProviderFailed,
             ServiceError::RecipeFailed(_) => ErrorCode::RecipeFailed,
@@ -156,6 +170,10 @@ impl From<SubmitError> for ServiceError {
         match e {
             SubmitError::Refused(refusal) => ServiceError::PaymentRequired(refusal),
             SubmitError::Storage(e) => e.into(),
+            SubmitError::AlreadySubmitted(earlier) => ServiceError::Internal(format!(
+                "a retry of task {} reached the error mapping instead of its replay",
+                earlier.task_id
+            )),
             SubmitError::Revoked => ServiceError::Unauthorized("invalid or revoked API key".into()),
             SubmitError::InputsOverLimit { held, limit } => ServiceError::TooManyRequests {
                 message: format!(
@@ -189,10 +207,12 @@ mod tests {
             ErrorCode::PayloadTooLarge => 8,
             ErrorCode::UnsupportedMediaType => 9,
             ErrorCode::RateLimited => 10,
-            ErrorCode::Internal => 11,
-            ErrorCode::ProviderFailed => 12,
-            ErrorCode::RecipeFailed => 13,
-            ErrorCode::Unavailable => 14,
+            ErrorCode::IdempotencyKeyReused => 11,
+            ErrorCode::Expired => 12,
+            ErrorCode::Internal => 13,
+            ErrorCode::ProviderFailed => 14,
+            ErrorCode::RecipeFailed => 15,
+            ErrorCode::Unavailable => 16,
         };
         let mut names = std::collections::BTreeSet::new();
         for (index, code) in ErrorCode::ALL.into_iter().enumerate() {

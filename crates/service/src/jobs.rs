@@ -4,11 +4,56 @@
 use crate::stored_job::{IdSpace, StoredJob, StoredOutput};
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Api, Caller, Service, ServiceError};
-use domain::{keys, GenerateRequest, TaskStatus, Usd, ValidatedJob};
+use domain::{idempotency, keys, GenerateRequest, IdempotencyKey, TaskStatus, Usd, ValidatedJob};
 use engines::StoreError;
-use storage::{new_id, now_millis, NewTask, TaskRecord};
+use storage::{new_id, now_millis, EarlierRequest, IdempotencyClaim, NewTask, SubmitError, TaskRecord};
 
 const MISSING_KEY: &str = "missing or invalid API key: send the header `Authorization: Bearer <API_KEY>`";
+
+/// A job to hold and queue (see [`Service::enqueue`]).
+pub(crate) struct Queueing<'a> {
+    /// Names the job on its task: an engine id or a recipe's name.
+    pub engine: &'a str,
+    pub job: &'a StoredJob,
+    pub price: Usd,
+    /// Claim order: higher first.
+    pub priority: i32,
+    /// The upstream provider the job is submitted to, if any: such a job is not claimed to run
+    /// here; its submission is the caller's next step.
+    pub provider: Option<&'a str>,
+    /// The client's idempotency key and the fingerprint of its request.
+    pub idempotency: Option<IdempotencyClaim>,
+}
+
+/// A job held and queued, or the one an earlier try of the same request queued.
+pub(crate) struct Enqueued {
+    pub queued: QueuedTask,
+    /// Whether the task is an earlier request's (the call was a retry): nothing new was queued.
+    pub replayed: bool,
+}
+
+impl<'a> Api<'a> {
+    /// This handle with the client's idempotency key for its next spending call: a retry of the
+    /// same request (endpoint and body) within 24 hours gets the task the first try created,
+    /// with nothing held or queued again; another request under the same key is refused.
+    pub fn with_idempotency_key(self, key: Option<&'a IdempotencyKey>) -> Api<'a> {
+        Api { idempotency: key, ..self }
+    }
+
+    /// The idempotency claim of a call to `endpoint` with `request`, when the client sent a key.
+    pub(crate) fn idempotency_claim(
+        &self,
+        endpoint: &str,
+        request: &impl serde::Serialize,
+    ) -> Result<Option<IdempotencyClaim>, ServiceError> {
+        let Some(key) = self.idempotency else { return Ok(None) };
+        let body = serde_json::to_value(request).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        Ok(Some(IdempotencyClaim {
+            key: key.as_str().to_string(),
+            request_hash: idempotency::fingerprint(endpoint, &body),
+        }))
+    }
+}
 
 impl Api<'_> {
     /// Resolves a bearer token to its live key.
@@ -45,18 +90,18 @@ impl Api<'_> {
 
     /// Validates and prices a job, holds its price and queues it.
     pub async fn submit(&self, caller: &Caller, request: GenerateRequest) -> Result<QueuedTask, ServiceError> {
+        let idempotency = self.idempotency_claim("generate", &request)?;
         let job = self.validate(&request)?;
         let (engine, price) = (job.model.clone(), job.price);
         // Only a routed engine's entry is copied: local submits, the common case, copy nothing.
         let routed =
             self.service.engines().catalog().get(&engine).filter(|spec| spec.route.provider().is_some()).cloned();
-        let Some(spec) = routed else {
-            return self.service.enqueue(caller, &engine, &StoredJob::Engine(job), price, 0, None).await;
-        };
-        let queued = self
-            .service
-            .enqueue(caller, &engine, &StoredJob::Engine(job.clone()), price, 0, spec.route.provider())
-            .await?;
+        let upstream = routed.map(|spec| (spec, job.clone()));
+        let provider = upstream.as_ref().and_then(|(spec, _)| spec.route.provider());
+        let stored = StoredJob::Engine(job);
+        let queueing = Queueing { engine: &engine, job: &stored, price, priority: 0, provider, idempotency };
+        let Enqueued { queued, replayed } = self.service.enqueue(caller, queueing).await?;
+        let (Some((spec, job)), false) = (upstream, replayed) else { return Ok(queued) };
         // Run apart from the request, so a client that hangs up cannot stop the submission between
         // the provider's acceptance and our record of it.
         let (service, id) = (self.service.clone(), queued.id.clone());
@@ -132,53 +177,73 @@ impl Api<'_> {
 }
 
 impl Service {
-    /// Holds `price` for `job` and queues it; `engine` names it on the task (an engine id or a
-    /// recipe's name), and higher `priority` is claimed first. A job for an upstream `provider`
-    /// is not claimed to run here; its submission is the caller's next step.
-    pub(crate) async fn enqueue(
-        &self,
-        caller: &Caller,
-        engine: &str,
-        job: &StoredJob,
-        price: Usd,
-        priority: i32,
-        provider: Option<&str>,
-    ) -> Result<QueuedTask, ServiceError> {
-        let space = job.id_space();
+    /// Holds the job's price and queues it, or, for a retry under an idempotency key, answers
+    /// with the task the first try queued.
+    pub(crate) async fn enqueue(&self, caller: &Caller, queueing: Queueing<'_>) -> Result<Enqueued, ServiceError> {
+        let space = queueing.job.id_space();
         let id = new_id(space.prefix());
-        let (job, stored, input_bytes) = self.store_large_inputs(&id, job).await?;
+        let (job, stored, input_bytes) = self.store_large_inputs(&id, queueing.job).await?;
         let new = NewTask {
             id,
             key_id: caller.key_id.clone(),
             account_id: caller.account_id.clone(),
-            engine: engine.to_string(),
+            engine: queueing.engine.to_string(),
             job,
-            price,
-            priority,
-            provider: provider.map(str::to_string),
+            price: queueing.price,
+            priority: queueing.priority,
+            provider: queueing.provider.map(str::to_string),
             input_bytes,
             key_input_limit: self.config().stored_input_bytes_per_key,
+            idempotency: queueing.idempotency,
         };
-        let record = match self.db(move |db| db.submit_task(&new)).await {
+        let submitted = self.inner.db.clone();
+        let outcome = tokio::task::spawn_blocking(move || submitted.submit_task(&new))
+            .await
+            .map_err(|e| ServiceError::Internal(format!("storage task crashed: {e}")))?;
+        let record = match outcome {
             Ok(record) => record,
             Err(e) => {
-                // Refused (a cap, the allowance) or failed: nothing will read the inputs.
+                // Refused (a cap, the allowance, a retry) or failed: nothing will read the inputs.
                 for path in stored {
                     let _ = self.inner.store.delete(&path).await;
                 }
-                return Err(e);
+                return match e {
+                    SubmitError::AlreadySubmitted(earlier) => self.replay(caller, space, earlier).await,
+                    other => Err(other.into()),
+                };
             }
         };
-        if provider.is_none() {
+        if queueing.provider.is_none() {
             self.job_queued().notify_one();
         }
         tracing::info!(task = %record.id, key = %caller.key_id, model = %record.engine, price = %record.price(), "job accepted");
-        Ok(QueuedTask {
+        let queued = QueuedTask {
             poll_url: self.poll_url(space, &record.id),
             id: record.id,
             status: TaskStatus::Queued,
             price_usd: Usd::from_units(record.price_units),
-        })
+        };
+        Ok(Enqueued { queued, replayed: false })
+    }
+
+    /// The answer to a retry: the task the first try created, as that try's answer showed it.
+    async fn replay(&self, caller: &Caller, space: IdSpace, earlier: EarlierRequest) -> Result<Enqueued, ServiceError> {
+        if !earlier.same_request {
+            return Err(ServiceError::IdempotencyKeyReused(format!(
+                "this Idempotency-Key was already used with a different request (task {}); \
+                 send a new key for a new request",
+                earlier.task_id
+            )));
+        }
+        let record = self.record_in(caller, space, &earlier.task_id).await?;
+        tracing::info!(task = %record.id, key = %caller.key_id, "retry answered with its earlier task");
+        let queued = QueuedTask {
+            poll_url: self.poll_url(space, &record.id),
+            id: record.id,
+            status: TaskStatus::Queued,
+            price_usd: Usd::from_units(record.price_units),
+        };
+        Ok(Enqueued { queued, replayed: true })
     }
 
     /// `job` as stored on task `id`: each `data:` input longer than [`INLINE_INPUT_MAX`] is

@@ -128,6 +128,8 @@ struct Inner {
 #[derive(Clone, Copy)]
 pub struct Api<'a> {
     service: &'a Service,
+    /// The client's idempotency key for the spending call made through this handle.
+    idempotency: Option<&'a domain::IdempotencyKey>,
 }
 
 /// Running jobs to their billed end: claim, lease, execute here, or track at a provider.
@@ -151,7 +153,7 @@ pub struct Operator<'a> {
 impl Service {
     /// The client-facing use-cases.
     pub fn api(&self) -> Api<'_> {
-        Api { service: self }
+        Api { service: self, idempotency: None }
     }
 
     /// The job runner's use-cases.

@@ -3,6 +3,7 @@
 //! `sync_recipe_wait`, and gets the task with its result, or the queued task to poll when the wait
 //! runs out. There is no second execution or billing path.
 
+use crate::jobs::Queueing;
 use crate::stored_job::{IdSpace, StoredJob};
 use crate::views::{ListingKitResult, LotTraceResult, QueuedReel, QueuedTask, ReelView, TaskView};
 use crate::{Api, Caller, Service, ServiceError};
@@ -10,6 +11,7 @@ use domain::{FailureKind, ListingEnhanceRequest, ListingKitRequest, LotTraceRequ
 use recipes::{listing_enhance, listing_kit, lot_trace, reel, RecipeJob};
 use serde::de::DeserializeOwned;
 use std::time::Duration;
+use storage::IdempotencyClaim;
 use tokio::time::Instant;
 
 /// Claim priority of background work.
@@ -37,8 +39,9 @@ impl Api<'_> {
         caller: &Caller,
         request: ListingEnhanceRequest,
     ) -> Result<QueuedTask, ServiceError> {
+        let idempotency = self.idempotency_claim("listing-enhance", &request)?;
         let job = listing_enhance::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        self.service.enqueue_recipe(caller, RecipeJob::ListingEnhance(job), BACKGROUND).await
+        self.service.enqueue_recipe(caller, RecipeJob::ListingEnhance(job), BACKGROUND, idempotency).await
     }
 
     /// The lot-trace recipe, synchronous: the measured, rendered parcel, or the queued task when
@@ -48,8 +51,9 @@ impl Api<'_> {
         caller: &Caller,
         request: LotTraceRequest,
     ) -> Result<SyncOutcome<LotTraceResult>, ServiceError> {
+        let idempotency = self.idempotency_claim("lot-trace", &request)?;
         let job = lot_trace::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        let queued = self.service.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON).await?;
+        let queued = self.service.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON, idempotency).await?;
         self.service.await_result(caller, queued).await
     }
 
@@ -60,17 +64,20 @@ impl Api<'_> {
         caller: &Caller,
         request: ListingKitRequest,
     ) -> Result<SyncOutcome<ListingKitResult>, ServiceError> {
+        let idempotency = self.idempotency_claim("listing-kit", &request)?;
         let job = listing_kit::prepare(request, self.service.config().fair_housing)
             .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        let queued = self.service.enqueue_recipe(caller, RecipeJob::ListingKit(Box::new(job)), WAITED_ON).await?;
+        let kit = RecipeJob::ListingKit(Box::new(job));
+        let queued = self.service.enqueue_recipe(caller, kit, WAITED_ON, idempotency).await?;
         self.service.await_result(caller, queued).await
     }
 
     /// The reel recipe: listing stills and details to a captioned vertical video, queued (HTTP
     /// 202) and polled at `GET /v1/recipes/reel/{reel_id}`.
     pub async fn reel(&self, caller: &Caller, request: ReelRequest) -> Result<QueuedReel, ServiceError> {
+        let idempotency = self.idempotency_claim("reel", &request)?;
         let job = reel::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        Ok(self.service.enqueue_recipe(caller, RecipeJob::Reel(Box::new(job)), BACKGROUND).await?.into())
+        Ok(self.service.enqueue_recipe(caller, RecipeJob::Reel(Box::new(job)), BACKGROUND, idempotency).await?.into())
     }
 
     /// The reel `reel_id` as its owner sees it; other keys, and task ids, get 404.
@@ -81,7 +88,13 @@ impl Api<'_> {
 }
 
 impl Service {
-    async fn enqueue_recipe(&self, caller: &Caller, job: RecipeJob, priority: i32) -> Result<QueuedTask, ServiceError> {
+    async fn enqueue_recipe(
+        &self,
+        caller: &Caller,
+        job: RecipeJob,
+        priority: i32,
+        idempotency: Option<IdempotencyClaim>,
+    ) -> Result<QueuedTask, ServiceError> {
         let name = job.name();
         let spec = self
             .engines()
@@ -89,7 +102,9 @@ impl Service {
             .recipe_engine(name)
             .ok_or_else(|| ServiceError::Internal(format!("the engine catalog has no {name} recipe entry")))?;
         let price: Usd = domain::billing::recipe_quote(&spec.price);
-        self.enqueue(caller, name, &StoredJob::Recipe(job), price, priority, None).await
+        let job = StoredJob::Recipe(job);
+        let queueing = Queueing { engine: name, job: &job, price, priority, provider: None, idempotency };
+        Ok(self.enqueue(caller, queueing).await?.queued)
     }
 
     /// Waits for `queued` to end: its result when it succeeded, 400 when the client's input was

@@ -32,6 +32,10 @@ pub struct ApiKey {
     pub prefix: Option<String>,
     /// Last successful authentication, recorded at most once a minute.
     pub last_used_at: Option<i64>,
+    /// Spending requests per minute this key may make; `None`: the deployment's default.
+    pub submit_rate_per_minute: Option<i64>,
+    /// Other requests per minute this key may make; `None`: the deployment's default.
+    pub read_rate_per_minute: Option<i64>,
 }
 
 impl ApiKey {
@@ -87,6 +91,8 @@ impl Database {
             revoked_at: None,
             prefix: secret.prefix.map(str::to_string),
             last_used_at: None,
+            submit_rate_per_minute: None,
+            read_rate_per_minute: None,
         };
         self.read(|conn| {
             diesel::insert_into(api_keys::table)

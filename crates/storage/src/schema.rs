@@ -26,6 +26,8 @@ diesel::table! {
         revoked_at -> Nullable<BigInt>,
         prefix -> Nullable<Text>,
         last_used_at -> Nullable<BigInt>,
+        submit_rate_per_minute -> Nullable<BigInt>,
+        read_rate_per_minute -> Nullable<BigInt>,
     }
 }
 
@@ -59,6 +61,7 @@ diesel::table! {
         provider_millis -> Nullable<BigInt>,
         provider_cost_units -> Nullable<BigInt>,
         input_bytes -> BigInt,
+        expired_at -> Nullable<BigInt>,
     }
 }
 
@@ -138,5 +141,23 @@ diesel::table! {
         id -> BigInt,
         subject -> Text,
         at -> BigInt,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (key_id, idempotency_key) {
+        key_id -> Text,
+        idempotency_key -> Text,
+        request_hash -> Text,
+        task_id -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    rate_buckets (key_id, class) {
+        key_id -> Text,
+        class -> Text,
+        next_free_at -> BigInt,
     }
 }

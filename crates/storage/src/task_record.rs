@@ -63,6 +63,8 @@ pub struct TaskRecord {
     pub provider_millis: Option<i64>,
     /// What the job cost us at the provider, when its rate is known.
     pub provider_cost_units: Option<i64>,
+    /// When the retention sweeper removed its job, outputs and inputs (its money is kept).
+    pub expired_at: Option<i64>,
 }
 
 /// The columns a poll reads, in groups of five (diesel's tuples), in the table's order.
@@ -72,7 +74,7 @@ pub(crate) type PolledColumns = (
     (Option<String>, Option<i64>, i32, Option<String>, i64),
     (i64, Option<i64>, Option<String>, bool, i32),
     (Option<String>, Option<String>, Option<String>, Option<String>, Option<String>),
-    (Option<i64>, Option<i64>),
+    (Option<i64>, Option<i64>, Option<i64>),
 );
 
 impl TaskRecord {
@@ -82,7 +84,7 @@ impl TaskRecord {
         let (lease_owner, lease_expires_at, attempt, outputs, price_units) = third;
         let (hold_allowance_units, cost_units, error, sandbox, priority) = fourth;
         let (result, failure_kind, provider, provider_handle, provider_callback) = fifth;
-        let (provider_millis, provider_cost_units) = sixth;
+        let (provider_millis, provider_cost_units, expired_at) = sixth;
         TaskRecord {
             id,
             key_id,
@@ -111,6 +113,7 @@ impl TaskRecord {
             provider_callback,
             provider_millis,
             provider_cost_units,
+            expired_at,
         }
     }
 

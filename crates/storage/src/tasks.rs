@@ -2,6 +2,7 @@
 
 use crate::accounts::Account;
 use crate::connection::AnyConnection;
+use crate::idempotency::{self, EarlierRequest, IdempotencyClaim};
 use crate::keys::ApiKey;
 use crate::listener::JOBS_CHANNEL;
 use crate::schema::{accounts, api_keys, ledger, tasks};
@@ -36,6 +37,8 @@ pub struct NewTask {
     /// Most bytes of stored inputs the key may have in queued and running tasks at once, this
     /// task's included.
     pub key_input_limit: i64,
+    /// The client's idempotency key for this request, if it sent one.
+    pub idempotency: Option<IdempotencyClaim>,
 }
 
 /// Why a task was not created.
@@ -59,6 +62,10 @@ pub enum SubmitError {
         /// The limit.
         limit: i64,
     },
+    /// The request's idempotency key already created a task (within its window): the same request
+    /// is answered with that task, another request under the key is refused.
+    #[error("this idempotency key was used by an earlier request (task {})", .0.task_id)]
+    AlreadySubmitted(EarlierRequest),
 }
 
 impl From<diesel::result::Error> for SubmitError {
@@ -102,6 +109,12 @@ impl Database {
             // the request in ran before the lock.
             if key.revoked_at.is_some() {
                 return Err(SubmitError::Revoked);
+            }
+            // After the row locks, so a concurrent try of the same request sees this one's record.
+            if let Some(claim) = &new.idempotency {
+                if let Some(earlier) = idempotency::find(conn, &key.id, claim, now)? {
+                    return Err(SubmitError::AlreadySubmitted(earlier));
+                }
             }
             if new.input_bytes > 0 {
                 let held: i64 = tasks::table
@@ -151,6 +164,7 @@ impl Database {
                 provider_callback: None,
                 provider_millis: None,
                 provider_cost_units: None,
+                expired_at: None,
             };
             diesel::insert_into(tasks::table)
                 .values((
@@ -175,6 +189,9 @@ impl Database {
                 tracking::hold_for_submission(conn, &record.id)?;
             }
             ledger_rows::append(conn, &record, "hold", hold.total, hold.from_allowance, now)?;
+            if let Some(claim) = &new.idempotency {
+                idempotency::record(conn, &key.id, claim, &record.id, now)?;
+            }
             // Delivered at commit to every listening worker (see `Database::listen_for_jobs`).
             dialect::notify(conn, JOBS_CHANNEL)?;
             Ok(record)
@@ -208,7 +225,7 @@ impl Database {
                             tasks::provider_handle,
                             tasks::provider_callback,
                         ),
-                        (tasks::provider_millis, tasks::provider_cost_units),
+                        (tasks::provider_millis, tasks::provider_cost_units, tasks::expired_at),
                     ))
                     .first::<PolledColumns>(conn)
                     .optional()

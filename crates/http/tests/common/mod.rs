@@ -26,6 +26,8 @@ pub struct TestServer {
     /// Where the console's mail is written, one file per message.
     pub mail_dir: std::path::PathBuf,
     pub db: TestDatabase,
+    /// The settings it was built from.
+    pub config: AppConfig,
 }
 
 /// Changes to a test server's settings.
@@ -109,6 +111,7 @@ impl TestServer {
             output_dir,
             mail_dir,
             db,
+            config,
         };
         if options.worker {
             server.start_worker();
@@ -142,6 +145,16 @@ impl TestServer {
         mail[start..end].to_string()
     }
 
+    /// Another api-server (no worker) on the same database and store, as a second process behind
+    /// a load balancer would be; returns its base URL. It stops when the test's runtime ends.
+    pub fn second_api_server(&self) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let service = self.config.build_service_on(self.db.db.clone()).expect("service");
+        tokio::spawn(http_api::serve(service, listener, 2).expect("serve"));
+        base
+    }
+
     /// Starts an in-process worker (stopped with the server).
     pub fn start_worker(&self) {
         let handle =
@@ -167,6 +180,17 @@ impl TestServer {
             .await
             .expect("request");
         read(response).await
+    }
+
+    pub async fn post_with_idempotency_key(
+        &self,
+        key: &str,
+        path: &str,
+        idempotency: &str,
+        body: Value,
+    ) -> (StatusCode, Value) {
+        let request = self.client.post(format!("{}{path}", self.base)).bearer_auth(key);
+        read(request.header("idempotency-key", idempotency).json(&body).send().await.expect("request")).await
     }
 
     pub async fn get(&self, key: &str, path: &str) -> (StatusCode, Value) {
