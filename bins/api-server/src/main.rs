@@ -138,12 +138,10 @@ fn main() -> Result<std::process::ExitCode> {
     if std::env::args().nth(1).as_deref() == Some(service::CHILD_COMMAND) {
         return Ok(service::child_main());
     }
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,actix_server=warn".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    let _logging = service::logging::init(
+        service::logging::LogFormat::from_env().map_err(anyhow::Error::msg)?,
+        "info,actix_server=warn",
+    );
     let cli = Cli::parse();
     let config = AppConfig::from_env()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

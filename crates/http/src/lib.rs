@@ -11,13 +11,15 @@ mod errors;
 mod extract;
 mod listing_kit;
 mod openapi;
+mod request_log;
 mod routes;
 mod schema_rules;
 
 pub use errors::{status_of, ApiError, ErrorBody, REALM};
 pub use openapi::openapi_json;
+pub use request_log::REQUEST_ID;
 
-use actix_web::middleware::{ErrorHandlers, Logger};
+use actix_web::middleware::ErrorHandlers;
 use actix_web::web::{self, Data, PayloadConfig};
 use actix_web::{App, HttpServer};
 use service::Service;
@@ -33,6 +35,7 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .app_data(PayloadConfig::new(MAX_BODY_BYTES))
             .service(web::resource("/openapi.json").route(web::get().to(openapi::serve)))
             .service(web::resource("/healthz").route(web::get().to(routes::health)))
+            .service(web::resource("/readyz").route(web::get().to(routes::ready)))
             .service(endpoint("/v1", "GET", web::get().to(routes::list_models)))
             .service(endpoint("/v1/generate", "POST", web::post().to(routes::generate)))
             .service(endpoint("/v1/tasks/{id}", "GET", web::get().to(routes::get_task)))
@@ -68,17 +71,10 @@ pub fn serve(
     let server = HttpServer::new(move || {
         App::new()
             .wrap(ErrorHandlers::new().default_handler(errors::json_error_body))
-            .wrap(
-                // URLs may carry secrets (the connector's key, signatures, callback and invite
-                // tokens): never log them. The address is the one the rate limits count.
-                Logger::new("%{client}xi \"%{request}xi\" %s %b %Dms")
-                    .custom_request_replace("client", |req| match req.app_data::<web::Data<Service>>() {
-                        Some(service) => console::client_address(service, req.request()),
-                        None => "unknown".into(),
-                    })
-                    .custom_request_replace("request", connector::redacted_request_line)
-                    .exclude("/healthz"),
-            )
+            // Outermost, so the error bodies and everything the request logs fall inside its span.
+            // URLs may carry secrets (the connector's key, signatures, callback and invite
+            // tokens): the access log redacts them.
+            .wrap(actix_web::middleware::from_fn(request_log::observe))
             .configure(configure(service.clone()))
     })
     .workers(workers.max(1))

@@ -13,7 +13,7 @@ use recipes::listing_kit::fair_housing::{Category, Finding};
 use recipes::lot_trace::measure::{CentroidView, Measurement, Side};
 use service::views::{
     ChargeView, FairHousingReport, FlyerPieces, ListingKitResult, LotTraceResult, ModelList, ModelView, OutputView,
-    PriceView, QueuedReel, QueuedTask, ReelView, SocialPieces, TaskView, UsageView,
+    PriceView, QueuedReel, QueuedTask, ReadinessChecks, ReadinessView, ReelView, SocialPieces, TaskView, UsageView,
 };
 use service::ErrorCode;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -46,13 +46,13 @@ impl Modify for BearerScheme {
     ),
     paths(
         routes::generate, routes::listing_enhance, routes::lot_trace, listing_kit::listing_kit, routes::reel, routes::get_reel, routes::get_task, routes::list_models, routes::usage, routes::download,
-        connector::post, routes::provider_callback, routes::health
+        connector::post, routes::provider_callback, routes::health, routes::ready
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
         LotTraceParams, PixelPoint, LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
         ListingKitRequest, KitPhoto, KitParams, KitBrand, KitFont, Paper, ListingKitResult, Captions, Finding, Category,
-        FlyerPieces, SocialPieces, FairHousingReport, ErrorBody, ErrorCode
+        FlyerPieces, SocialPieces, FairHousingReport, ErrorBody, ErrorCode, ReadinessView, ReadinessChecks
     )),
     modifiers(&BearerScheme),
     tags(
@@ -62,7 +62,7 @@ impl Modify for BearerScheme {
         (name = "Recipes", description = "Real-estate workflows on top of the engines"),
         (name = "Connector", description = "The MCP agent connector"),
         (name = "Providers", description = "Callbacks of the upstream providers"),
-        (name = "Operations", description = "Health"),
+        (name = "Operations", description = "Liveness, readiness and metrics"),
     )
 )]
 struct ApiDoc;

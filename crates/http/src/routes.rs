@@ -8,7 +8,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
 use futures::StreamExt;
 use serde::Deserialize;
-use service::views::{LotTraceResult, ModelList, QueuedReel, QueuedTask, ReelView, TaskView, UsageView};
+use service::views::{LotTraceResult, ModelList, QueuedReel, QueuedTask, ReadinessView, ReelView, TaskView, UsageView};
 use service::{ErrorCode, Service, SyncOutcome};
 
 /// 202 for an accepted job, with `Location` pointing at its poll URL.
@@ -307,6 +307,18 @@ pub(crate) async fn provider_callback(
 #[utoipa::path(get, path = "/healthz", tag = "Operations", responses((status = 200, description = "Alive", body = Object)))]
 pub(crate) async fn health() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
+}
+
+/// Readiness probe (no key needed): the database answers with every migration applied and the
+/// output store takes a write. 503 while any check fails, so a load balancer sends no traffic.
+#[utoipa::path(get, path = "/readyz", tag = "Operations", responses(
+    (status = 200, description = "Ready", body = ReadinessView),
+    (status = 503, description = "Not ready; `checks` says which part failed", body = ReadinessView),
+))]
+pub(crate) async fn ready(service: Data<Service>) -> HttpResponse {
+    let readiness = service.api().readiness().await;
+    let mut response = if readiness.ready { HttpResponse::Ok() } else { HttpResponse::ServiceUnavailable() };
+    response.insert_header((header::CACHE_CONTROL, "no-store")).json(readiness)
 }
 
 /// Anything else: under `/v1` and `/api` the key is checked first (401 before 404), so unknown

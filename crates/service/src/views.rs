@@ -347,3 +347,25 @@ pub struct FairHousingReport {
     /// Each phrase found, where, and what replaced it.
     pub findings: Vec<recipes::listing_kit::fair_housing::Finding>,
 }
+
+/// Answer of `GET /readyz` (200 when `ready`, 503 otherwise).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ReadinessView {
+    /// Whether every check passed.
+    pub ready: bool,
+    /// Each check: `ok`, or what is wrong (details are in the server's log).
+    pub checks: ReadinessChecks,
+}
+
+/// The checks behind [`ReadinessView`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ReadinessChecks {
+    /// The database answers (`ok`, `unreachable`, `failing`, `timed out`).
+    pub database: String,
+    /// Every migration of this release is applied (`ok`, `N pending`, `unknown`).
+    pub migrations: String,
+    /// The output store takes a write and a delete (`ok`, `not writable`, `timed out`).
+    pub store: String,
+}

@@ -159,6 +159,16 @@ impl Database {
         result.map_err(|e| StorageError::Migration(e.to_string()))
     }
 
+    /// Whether the database answers and has every migration this release knows applied: the
+    /// number of migrations still pending (0 when ready). Fails when no connection can be had.
+    pub fn pending_migrations(&self) -> StorageResult<usize> {
+        let pending = match &mut *self.pool.get()? {
+            AnyConnection::Sqlite(conn) => conn.pending_migrations(SQLITE_MIGRATIONS).map(|m| m.len()),
+            AnyConnection::Postgres(conn) => conn.pending_migrations(POSTGRES_MIGRATIONS).map(|m| m.len()),
+        };
+        pending.map_err(|e| StorageError::Migration(e.to_string()))
+    }
+
     /// The backend a URL selects, if it is one of ours.
     pub fn backend_of_url(url: &str) -> Option<Backend> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {

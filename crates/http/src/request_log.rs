@@ -1,0 +1,93 @@
+//! What every request leaves behind: a request id, kept from the client's `x-request-id` when it
+//! is sane or made here, answered in the `x-request-id` header and carried by a tracing span around
+//! the whole request, so every log line it causes names it; and one access-log line (client
+//! address, the request line with its secrets redacted, status, size, time to the answer's head).
+
+use crate::connector::redacted_request_line;
+use actix_web::body::{BodySize, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::web::Data;
+use service::Service;
+use std::time::Instant;
+use tracing::Instrument;
+
+/// The header a request id travels in, both ways.
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Longest client request id kept; a longer or stranger one is replaced.
+const MAX_CLIENT_ID_CHARS: usize = 128;
+
+/// Probes polled by load balancers and scrapers: not worth an access-log line each.
+const UNLOGGED: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
+
+/// The middleware: see the module's documentation.
+pub(crate) async fn observe(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let id = req
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|id| is_sane(id))
+        .map_or_else(new_request_id, str::to_string);
+    // Built before the call, which consumes the request. The address is the one the rate limits
+    // count.
+    let access = (!UNLOGGED.contains(&req.path())).then(|| {
+        let client = match req.app_data::<Data<Service>>() {
+            Some(service) => console::client_address(service, req.request()),
+            None => "unknown".into(),
+        };
+        (client, redacted_request_line(&req))
+    });
+    let span = tracing::info_span!("request", id = %id);
+    let mut response = next.call(req).instrument(span.clone()).await?;
+    if let Some((client, line)) = access {
+        let status = response.status().as_u16();
+        let size = match response.response().body().size() {
+            BodySize::Sized(bytes) => bytes.to_string(),
+            BodySize::None | BodySize::Stream => "-".into(),
+        };
+        let millis = started.elapsed().as_secs_f64() * 1000.0;
+        span.in_scope(|| tracing::info!(target: "access", "{client} \"{line}\" {status} {size} {millis:.3}ms"));
+    }
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
+    Ok(response)
+}
+
+/// A client's id is kept when it cannot break a log line or a header: 1 to 128 characters of
+/// letters, digits and `-_.:/+=`, which covers UUIDs, ULIDs, W3C trace ids and cloud load
+/// balancers' ids.
+fn is_sane(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_CLIENT_ID_CHARS
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.:/+=".contains(&b))
+}
+
+/// A new id: `req_` and 128 random bits in hex.
+fn new_request_id() -> String {
+    format!("req_{:032x}", rand::random::<u128>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_ids_are_kept_only_when_they_are_safe_to_log_and_echo() {
+        for kept in ["4bf92f3577b34da6a3ce929d0e0e4736", "01HZX3J5Q8", "Root=1-67891233-abcdef012345678912345678"] {
+            assert!(is_sane(kept), "{kept}");
+        }
+        for replaced in ["", "a b", "line\nbreak", "\"quoted\"", &"x".repeat(129), "ünïcode"] {
+            assert!(!is_sane(replaced), "{replaced:?}");
+        }
+        let made = new_request_id();
+        assert!(is_sane(&made) && made.len() == 36, "{made}");
+        assert_ne!(made, new_request_id());
+    }
+}
