@@ -131,6 +131,18 @@ enum KeyCmd {
         #[arg(long)]
         none: bool,
     },
+    /// Set a key's own request rates, per minute (either left out: the deployment's default,
+    /// RATE_LIMIT_SUBMITS_PER_MINUTE and RATE_LIMIT_READS_PER_MINUTE; 0: no limit).
+    Rate {
+        /// Key id.
+        key_id: String,
+        /// Spending requests per minute (generate, the recipes, the spending tools).
+        #[arg(long)]
+        submits_per_minute: Option<u32>,
+        /// Other authenticated requests per minute (polls, usage, models, the connector).
+        #[arg(long)]
+        reads_per_minute: Option<u32>,
+    },
 }
 
 fn main() -> Result<std::process::ExitCode> {
@@ -282,6 +294,12 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             let key = service.operator().set_spend_cap(&key_id, usd).await?;
             let cap = key.limits().cap.map_or("none".to_string(), |c| format!("{c} USD"));
             println!("key {}: spend cap {cap}", key.id);
+        }
+        Admin::Key(KeyCmd::Rate { key_id, submits_per_minute, reads_per_minute }) => {
+            let rates = service::rate_limit::KeyRates { submits_per_minute, reads_per_minute };
+            service.operator().set_key_rates(&key_id, rates).await?;
+            let shown = |rate: Option<u32>| rate.map_or("the default".to_string(), |r| format!("{r}/min"));
+            println!("key {key_id}: submits {}, reads {}", shown(submits_per_minute), shown(reads_per_minute));
         }
         Admin::Margin { days } => {
             println!(

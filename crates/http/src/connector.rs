@@ -4,6 +4,7 @@ use crate::errors::{ApiError, ErrorBody};
 use actix_web::http::{header, StatusCode};
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
+use domain::rate_limit::RateClass;
 use mcp::{Connector, Reply};
 use service::{ErrorCode, Service, ServiceError};
 
@@ -77,6 +78,7 @@ pub(crate) async fn post(
         ),
         other => ApiError::from(other),
     })?;
+    crate::extract::admit(&req, &service, &caller, RateClass::Read).await?;
     if let Some(version) = req.headers().get(PROTOCOL_HEADER) {
         let version = version.to_str().unwrap_or("");
         if !mcp::supports_protocol_version(version) {

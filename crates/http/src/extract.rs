@@ -8,12 +8,13 @@ use actix_web::dev::Payload;
 use actix_web::error::PayloadError;
 use actix_web::http::header;
 use actix_web::web::{Bytes, BytesMut, Data};
-use actix_web::{FromRequest, HttpRequest};
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use domain::idempotency::{IdempotencyKey, InvalidIdempotencyKey};
+use domain::rate_limit::RateClass;
 use futures::future::LocalBoxFuture;
 use futures::{Stream, StreamExt};
 use serde::de::DeserializeOwned;
-use service::{Caller, ErrorCode, Service};
+use service::{Caller, ErrorCode, Service, ServiceError};
 
 /// The service the app was configured with.
 fn service(req: &HttpRequest) -> Result<Data<Service>, ApiError> {
@@ -37,7 +38,27 @@ pub(crate) fn bearer_token(req: &HttpRequest) -> Option<&str> {
         .map(|(_, token)| token.trim())
 }
 
-/// The caller of a request authenticated by its bearer key (401 otherwise).
+/// Counts the request against the caller's rate of `class`, leaving where the key stands in the
+/// request's extensions for the `RateLimit` headers (see `request_log`); 429 past it.
+pub(crate) async fn admit(
+    req: &HttpRequest,
+    service: &Service,
+    caller: &Caller,
+    class: RateClass,
+) -> Result<(), ApiError> {
+    let admitted = service.api().admit(caller, class).await;
+    let status = match &admitted {
+        Ok(status) => *status,
+        Err(refusal) => refusal.status,
+    };
+    if let Some(status) = status {
+        req.extensions_mut().insert(status);
+    }
+    admitted.map(|_| ()).map_err(|refusal| ApiError::from(ServiceError::from(refusal)))
+}
+
+/// The caller of a request authenticated by its bearer key (401 otherwise), counted against its
+/// rate of other requests (429 past it).
 pub(crate) struct Authenticated(pub Caller);
 
 impl FromRequest for Authenticated {
@@ -46,12 +67,18 @@ impl FromRequest for Authenticated {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
-        Box::pin(async move { Ok(Authenticated(authenticate(&req, &*service(&req)?).await?)) })
+        Box::pin(async move {
+            let service = service(&req)?;
+            let caller = authenticate(&req, &service).await?;
+            admit(&req, &service, &caller, RateClass::Read).await?;
+            Ok(Authenticated(caller))
+        })
     }
 }
 
-/// An authenticated caller and its JSON body `T`: 401 before the body is read, then 413 beyond
-/// [`crate::MAX_BODY_BYTES`], 415 for a body that is not JSON, 400 naming the field at fault.
+/// An authenticated caller of a spending request and its JSON body `T`: 401 before the body is
+/// read, 429 past the key's rate of spending requests, then 413 beyond [`crate::MAX_BODY_BYTES`],
+/// 415 for a body that is not JSON, 400 naming the field at fault.
 pub(crate) struct AuthenticatedJson<T> {
     /// Who is calling.
     pub caller: Caller,
@@ -66,7 +93,9 @@ impl<T: DeserializeOwned + 'static> FromRequest for AuthenticatedJson<T> {
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let (req, payload) = (req.clone(), payload.take());
         Box::pin(async move {
-            let caller = authenticate(&req, &*service(&req)?).await?;
+            let service = service(&req)?;
+            let caller = authenticate(&req, &service).await?;
+            admit(&req, &service, &caller, RateClass::Submit).await?;
             let bytes = read_body(&req, payload).await?;
             Ok(AuthenticatedJson { caller, body: parse_json(&req, &bytes)? })
         })

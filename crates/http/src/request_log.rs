@@ -9,6 +9,8 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::web::Data;
+use actix_web::HttpMessage;
+use service::rate_limit::RateStatus;
 use service::Service;
 use std::time::Instant;
 use tracing::Instrument;
@@ -57,7 +59,28 @@ pub(crate) async fn observe(
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID, value);
     }
+    let rate = response.request().extensions().get::<RateStatus>().copied();
+    if let Some(rate) = rate {
+        add_rate_headers(response.headers_mut(), &rate);
+    }
     Ok(response)
+}
+
+/// The `RateLimit` fields of the IETF draft (`draft-ietf-httpapi-ratelimit-headers`, in the form
+/// most clients read: limit, remaining, seconds to reset), and the policy: requests per 60 s
+/// window, and the burst the bucket allows.
+fn add_rate_headers(headers: &mut actix_web::http::header::HeaderMap, rate: &RateStatus) {
+    let fields = [
+        ("ratelimit-limit", rate.per_minute.to_string()),
+        ("ratelimit-remaining", rate.remaining.to_string()),
+        ("ratelimit-reset", rate.reset_secs.to_string()),
+        ("ratelimit-policy", format!("{};w=60;burst={}", rate.per_minute, rate.burst)),
+    ];
+    for (name, value) in fields {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(HeaderName::from_static(name), value);
+        }
+    }
 }
 
 /// A client's id is kept when it cannot break a log line or a header: 1 to 128 characters of

@@ -142,3 +142,95 @@ async fn idempotency_covers_recipes_and_forgets_refusals() {
     }
     server.stop().await;
 }
+
+/// A server whose keys may make `submits` spending and `reads` other requests a minute, in bursts
+/// of ten seconds' worth.
+async fn rate_limited_server(backend: storage::Backend, submits: u32, reads: u32) -> TestServer {
+    let adjust: common::Adjust = Box::new(move |config| {
+        config.rate_limit_submits_per_minute = submits;
+        config.rate_limit_reads_per_minute = reads;
+        config.rate_limit_burst_secs = 10;
+    });
+    TestServer::start_with(backend, common::Options { worker: false, adjust: Some(adjust), ..Default::default() }).await
+}
+
+fn header(response: &reqwest::Response, name: &str) -> Option<String> {
+    response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 8)]
+async fn rate_limits_are_shared_by_api_servers_and_answered_with_429_and_headers() {
+    for backend in BACKENDS {
+        // 60 submits a minute: a burst of 10. 120 reads a minute: a burst of 20.
+        let server = rate_limited_server(backend, 60, 120).await;
+        let other = server.second_api_server();
+        let key = server.key(None, true).await;
+        let body = generate("tts", json!({"prompt": "Two bedrooms."}));
+        let submits = (0..30).map(|i| {
+            let (server, key, other, body) = (&server, &key, &other, &body);
+            async move {
+                let base = if i % 2 == 0 { server.base.as_str() } else { other.as_str() };
+                let response = server
+                    .client
+                    .post(format!("{base}/v1/generate"))
+                    .bearer_auth(key)
+                    .json(body)
+                    .send()
+                    .await
+                    .expect("request");
+                let headers = (header(&response, "retry-after"), header(&response, "ratelimit-remaining"));
+                let policy = header(&response, "ratelimit-policy");
+                let (status, answer) = read(response).await;
+                (status, answer, headers, policy)
+            }
+        });
+        let answers = join_all(submits).await;
+        let accepted = answers.iter().filter(|(s, ..)| *s == StatusCode::ACCEPTED).count();
+        // The burst, and at most a token or two refilled while the requests ran.
+        assert!((10..=12).contains(&accepted), "{backend:?}: {accepted} accepted");
+        for (status, answer, (retry_after, remaining), policy) in &answers {
+            assert_eq!(policy.as_deref(), Some("60;w=60;burst=10"), "{backend:?}");
+            if *status == StatusCode::TOO_MANY_REQUESTS {
+                assert_eq!(answer["code"], "rate_limited", "{answer}");
+                assert!(answer["error"].as_str().unwrap().contains("60 spending requests a minute"), "{answer}");
+                let retry: u64 = retry_after.as_deref().expect("Retry-After").parse().unwrap();
+                assert!((1..=6).contains(&retry), "{retry}");
+                assert_eq!(remaining.as_deref(), Some("0"));
+            } else {
+                assert_eq!(*status, StatusCode::ACCEPTED, "{backend:?}: {answer}");
+            }
+        }
+        // Refused submits hold nothing.
+        let (_, usage) = server.get(&key, "/v1/usage").await;
+        let price = usd(&answers.iter().find(|(s, ..)| *s == StatusCode::ACCEPTED).unwrap().1["price_usd"]);
+        assert_eq!(usd(&usage["held_usd"]), price * Decimal::from(accepted as u64), "{backend:?}");
+
+        // Reads have their own bucket, and its remaining count goes down.
+        let mut remaining = Vec::new();
+        for _ in 0..4 {
+            let response =
+                server.client.get(format!("{}/v1/usage", server.base)).bearer_auth(&key).send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            remaining.push(header(&response, "ratelimit-remaining").unwrap().parse::<u32>().unwrap());
+        }
+        assert!(remaining.windows(2).all(|w| w[1] < w[0]) && remaining[0] <= 19, "{remaining:?}");
+
+        // The operator lifts one key's limit and lowers another's; other keys keep the default.
+        let key_id = |secret: &str| {
+            let server = &server;
+            let secret = secret.to_string();
+            async move { server.service.api().authenticate(Some(&secret)).await.unwrap().key_id }
+        };
+        let unlimited = server.key(None, true).await;
+        let rates = service::rate_limit::KeyRates { submits_per_minute: Some(0), reads_per_minute: None };
+        server.service.operator().set_key_rates(&key_id(&unlimited).await, rates).await.unwrap();
+        let statuses = join_all((0..25).map(|_| server.post(&unlimited, "/v1/generate", body.clone()))).await;
+        assert!(statuses.iter().all(|(s, _)| *s == StatusCode::ACCEPTED), "{backend:?}");
+        let slow = server.key(None, true).await;
+        let rates = service::rate_limit::KeyRates { submits_per_minute: None, reads_per_minute: Some(6) };
+        server.service.operator().set_key_rates(&key_id(&slow).await, rates).await.unwrap();
+        let reads = join_all((0..4).map(|_| server.get(&slow, "/v1/usage"))).await;
+        assert_eq!(reads.iter().filter(|(s, _)| *s == StatusCode::OK).count(), 1, "{backend:?}: a burst of one");
+        server.stop().await;
+    }
+}

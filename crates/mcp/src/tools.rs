@@ -9,6 +9,7 @@
 
 use crate::codes;
 use domain::limits::{KIT_MAX_PHOTOS, REEL_MAX_PHOTOS};
+use domain::rate_limit::RateClass;
 use domain::{
     Family, GenerateRequest, IdempotencyKey, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest,
 };
@@ -273,6 +274,9 @@ impl From<ServiceError> for ToolError {
     }
 }
 
+/// The tools that start billed work.
+const SPENDING_TOOLS: [&str; 5] = ["generate", "listing_enhance", "lot_trace", "listing_kit", "reel"];
+
 /// Runs `tools/call`.
 pub(crate) async fn call(
     service: &Service,
@@ -282,16 +286,23 @@ pub(crate) async fn call(
     let call: CallParams =
         params.parse().map_err(|e| invalid_params(format!("tools/call needs name and arguments: {e}")))?;
     let arguments = Value::Object(call.arguments.unwrap_or_default());
-    let outcome = match call.name.as_str() {
-        "list_models" => list_models(service, arguments),
-        "generate" => generate(service, caller, arguments).await,
-        "listing_enhance" => listing_enhance(service, caller, arguments).await,
-        "lot_trace" => lot_trace(service, caller, arguments).await,
-        "listing_kit" => listing_kit(service, caller, arguments).await,
-        "reel" => reel(service, caller, arguments).await,
-        "reel_status" => reel_status(service, caller, arguments).await,
-        "task_status" => task_status(service, caller, arguments).await,
-        other => return Err(invalid_params(format!("unknown tool {other:?}; tools/list names the tools"))),
+    // A spending call counts against the key's rate of spending requests, as the HTTP submit does.
+    let admitted = if SPENDING_TOOLS.contains(&call.name.as_str()) {
+        service.api().admit(caller, RateClass::Submit).await.map(|_| ())
+    } else {
+        Ok(())
+    };
+    let outcome = match (admitted, call.name.as_str()) {
+        (Err(refusal), _) => Err(ToolError::from(ServiceError::from(refusal))),
+        (Ok(()), "list_models") => list_models(service, arguments),
+        (Ok(()), "generate") => generate(service, caller, arguments).await,
+        (Ok(()), "listing_enhance") => listing_enhance(service, caller, arguments).await,
+        (Ok(()), "lot_trace") => lot_trace(service, caller, arguments).await,
+        (Ok(()), "listing_kit") => listing_kit(service, caller, arguments).await,
+        (Ok(()), "reel") => reel(service, caller, arguments).await,
+        (Ok(()), "reel_status") => reel_status(service, caller, arguments).await,
+        (Ok(()), "task_status") => task_status(service, caller, arguments).await,
+        (Ok(()), other) => return Err(invalid_params(format!("unknown tool {other:?}; tools/list names the tools"))),
     };
     Ok(match outcome {
         Ok(answer) => {

@@ -1,5 +1,6 @@
 //! The operator's use-cases: accounts, keys, caps and the ledger.
 
+use crate::rate_limit::KeyRates;
 use crate::{Operator, Service, ServiceError};
 use domain::{keys, KeyLimits, Usd};
 use storage::{Account, ApiKey, LedgerEntry, LedgerMismatch, NewKeySecret};
@@ -126,6 +127,13 @@ impl Operator<'_> {
     pub async fn set_spend_cap(&self, key_id: &str, cap: Option<Usd>) -> Result<AccountKey, ServiceError> {
         let key_id = key_id.to_string();
         self.service.db(move |db| db.set_spend_cap(&key_id, cap)).await.map(AccountKey::from)
+    }
+
+    /// Sets a key's own request rates per minute (`None`: the deployment's default; see
+    /// `RATE_LIMIT_*`), which take effect within a second on every api-server.
+    pub async fn set_key_rates(&self, key_id: &str, rates: KeyRates) -> Result<(), ServiceError> {
+        let key_id = key_id.to_string();
+        self.service.db(move |db| db.set_key_rates(&key_id, rates.submits_per_minute, rates.reads_per_minute)).await
     }
 
     /// An account's keys.

@@ -156,6 +156,14 @@ pub struct AppConfig {
     /// `PROVIDER_WEBHOOKS`: ask providers to call back at `PUBLIC_BASE_URL/v1/webhooks/...`
     /// (default: true unless `PUBLIC_BASE_URL` is a loopback address no provider can reach).
     pub provider_webhooks: bool,
+    /// `RATE_LIMIT_SUBMITS_PER_MINUTE`: spending requests one key may make per minute, on every
+    /// api-server together (default 600; 0: no limit).
+    pub rate_limit_submits_per_minute: u32,
+    /// `RATE_LIMIT_READS_PER_MINUTE`: other authenticated requests one key may make per minute
+    /// (default 3000; 0: no limit).
+    pub rate_limit_reads_per_minute: u32,
+    /// `RATE_LIMIT_BURST_SECS`: seconds of its rate a key may spend at once (default 10).
+    pub rate_limit_burst_secs: u32,
 }
 
 /// Where jobs run (`JOB_ISOLATION`).
@@ -468,6 +476,17 @@ impl AppConfig {
             },
             provider_timeout: src.secs("PROVIDER_TIMEOUT_SECS", 30)?,
             provider_webhooks: src.flag("PROVIDER_WEBHOOKS", !is_loopback_url(&public_base_url))?,
+            rate_limit_submits_per_minute: src.parse(
+                "RATE_LIMIT_SUBMITS_PER_MINUTE",
+                600,
+                "a whole number of requests (0: no limit)",
+            )?,
+            rate_limit_reads_per_minute: src.parse(
+                "RATE_LIMIT_READS_PER_MINUTE",
+                3000,
+                "a whole number of requests (0: no limit)",
+            )?,
+            rate_limit_burst_secs: src.parse("RATE_LIMIT_BURST_SECS", 10, "a whole number of seconds")?,
             database_url,
             bind_addr,
             public_base_url,
@@ -560,6 +579,9 @@ impl AppConfig {
             ),
             format!("PROVIDER_TIMEOUT_SECS={}", self.provider_timeout.as_secs()),
             format!("PROVIDER_WEBHOOKS={}", self.provider_webhooks),
+            format!("RATE_LIMIT_SUBMITS_PER_MINUTE={}", self.rate_limit_submits_per_minute),
+            format!("RATE_LIMIT_READS_PER_MINUTE={}", self.rate_limit_reads_per_minute),
+            format!("RATE_LIMIT_BURST_SECS={}", self.rate_limit_burst_secs),
         ]
     }
 
@@ -600,6 +622,11 @@ impl AppConfig {
             trusted_proxies: self.trusted_proxies.clone(),
             console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
             provider_webhooks: self.provider_webhooks,
+            rate_limits: crate::rate_limit::RateLimits {
+                submits_per_minute: self.rate_limit_submits_per_minute,
+                reads_per_minute: self.rate_limit_reads_per_minute,
+                burst_secs: self.rate_limit_burst_secs,
+            },
             mailer: crate::mail::Mailer { transport: self.mail_transport.clone(), from: self.mail_from.clone() },
             allowances_per_address_range: self.allowances_per_address_range,
             stored_input_bytes_per_key: i64::try_from(self.stored_input_mb_per_key.saturating_mul(1 << 20))

@@ -1,6 +1,7 @@
 //! Client-facing job use-cases: authenticate, list models, submit, read a task, usage, output
 //! downloads.
 
+use crate::rate_limit::KeyRates;
 use crate::stored_job::{IdSpace, StoredJob, StoredOutput};
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Api, Caller, Service, ServiceError};
@@ -65,7 +66,14 @@ impl Api<'_> {
         let hash = keys::hash_secret(token);
         let found = self.service.db(move |db| db.authenticate(&hash)).await?;
         found
-            .map(|k| Caller { key_id: k.key_id, account_id: k.account_id })
+            .map(|k| Caller {
+                key_id: k.key_id,
+                account_id: k.account_id,
+                rates: KeyRates {
+                    submits_per_minute: k.submit_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
+                    reads_per_minute: k.read_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
+                },
+            })
             .ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
     }
 

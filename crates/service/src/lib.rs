@@ -23,6 +23,7 @@ mod job_process;
 mod jobs;
 pub mod logging;
 pub mod mail;
+pub mod rate_limit;
 mod readiness;
 mod recipes;
 pub mod signing;
@@ -84,6 +85,8 @@ pub struct ServiceConfig {
     pub running_shares: storage::RunningShares,
     /// Where and how long each job's inputs are fetched before its work starts.
     pub inputs: job_inputs::InputSettings,
+    /// The deployment's default request rates per key.
+    pub rate_limits: rate_limit::RateLimits,
     /// Whether submissions to providers ask them to call back at `/v1/webhooks/...` (the
     /// provider must be able to reach `public_base_url`).
     pub provider_webhooks: bool,
@@ -96,6 +99,8 @@ pub struct Caller {
     pub key_id: String,
     /// Account id.
     pub account_id: String,
+    /// The key's own request rates, where set.
+    pub rates: rate_limit::KeyRates,
 }
 
 /// The shared core of the service: its database, engines, output store and settings; cheap to
@@ -121,6 +126,8 @@ struct Inner {
     intake: tokio::sync::Semaphore,
     /// Signalled whenever a task ends, here or (on PostgreSQL) in any process.
     finished: Arc<Notify>,
+    /// This process's leases of the keys' rate-limit tokens.
+    rate_limiter: rate_limit::RateLimiter,
     /// Relays other processes' task ends into `finished`; stops when the service is dropped.
     _finished_listener: Option<storage::Listener>,
 }
@@ -199,6 +206,7 @@ impl Service {
                 tracked_due: Notify::new(),
                 intake: tokio::sync::Semaphore::new(upstream::RESULTS_TAKEN_IN_AT_ONCE),
                 finished,
+                rate_limiter: Default::default(),
                 _finished_listener,
             }),
         }

@@ -56,6 +56,10 @@ pub struct AuthenticatedKey {
     pub key_id: String,
     /// Account id.
     pub account_id: String,
+    /// The key's own spending requests per minute, if set.
+    pub submit_rate_per_minute: Option<i64>,
+    /// The key's own other requests per minute, if set.
+    pub read_rate_per_minute: Option<i64>,
 }
 
 impl Database {
@@ -128,22 +132,31 @@ impl Database {
     /// (at most once a minute, so a busy key does not write on every request).
     pub fn authenticate(&self, secret_hash: &str) -> StorageResult<Option<AuthenticatedKey>> {
         const USE_RECORD_INTERVAL_MS: i64 = 60_000;
-        let found: Option<(String, String, Option<i64>)> = self.read(|conn| {
+        type Found = (String, String, Option<i64>, Option<i64>, Option<i64>);
+        let found: Option<Found> = self.read(|conn| {
             api_keys::table
                 .filter(api_keys::secret_hash.eq(secret_hash))
                 .filter(api_keys::revoked_at.is_null())
-                .select((api_keys::id, api_keys::account_id, api_keys::last_used_at))
+                .select((
+                    api_keys::id,
+                    api_keys::account_id,
+                    api_keys::last_used_at,
+                    api_keys::submit_rate_per_minute,
+                    api_keys::read_rate_per_minute,
+                ))
                 .first(conn)
                 .optional()
         })?;
-        let Some((key_id, account_id, last_used_at)) = found else { return Ok(None) };
+        let Some((key_id, account_id, last_used_at, submit_rate_per_minute, read_rate_per_minute)) = found else {
+            return Ok(None);
+        };
         let now = now_millis();
         if last_used_at.is_none_or(|at| now - at >= USE_RECORD_INTERVAL_MS) {
             self.read(|conn| {
                 diesel::update(api_keys::table.find(&key_id)).set(api_keys::last_used_at.eq(now)).execute(conn)
             })?;
         }
-        Ok(Some(AuthenticatedKey { key_id, account_id }))
+        Ok(Some(AuthenticatedKey { key_id, account_id, submit_rate_per_minute, read_rate_per_minute }))
     }
 
     /// Looks a key up by id.

@@ -17,6 +17,7 @@ mod keys;
 mod ledger;
 mod listener;
 mod queue;
+mod rate_limits;
 mod revocation;
 mod schema;
 mod settings;

@@ -645,3 +645,29 @@ fn a_keys_unfinished_tasks_hold_a_bounded_number_of_input_bytes() {
         assert!(matches!(db.submit_task(&with_inputs(1)), Err(SubmitError::InputsOverLimit { held: 1000, .. })));
     });
 }
+
+#[test]
+fn a_shared_rate_bucket_never_gives_more_than_it_holds_to_concurrent_takers() {
+    use domain::rate_limit::{Rate, RateClass};
+    each_backend(|db| {
+        let key = account_and_key(db, "5", true, None);
+        // 60 a minute in bursts of 10: 32 threads each asking for 2 tokens get 10 in all (a
+        // token more if a second passes meanwhile).
+        let rate = Rate::new(60, 10);
+        let granted: u32 = std::thread::scope(|scope| {
+            let takers: Vec<_> = (0..32)
+                .map(|_| {
+                    scope.spawn(|| db.take_rate_tokens(&key, RateClass::Submit, rate, 2, 0).expect("take").granted)
+                })
+                .collect();
+            takers.into_iter().map(|t| t.join().expect("taker")).sum()
+        });
+        assert!((10..=11).contains(&granted), "{granted}");
+        let refused = db.take_rate_tokens(&key, RateClass::Submit, rate, 1, 0).expect("take");
+        assert_eq!(refused.granted, 0);
+        assert!(refused.retry_after_ms > 0 && refused.retry_after_ms <= 1000, "{refused:?}");
+        // Another class of the same key has its own bucket; returned tokens go back.
+        assert_eq!(db.take_rate_tokens(&key, RateClass::Read, rate, 4, 0).expect("take").granted, 4);
+        assert_eq!(db.take_rate_tokens(&key, RateClass::Read, rate, 10, 3).expect("take").granted, 9);
+    });
+}
