@@ -234,3 +234,66 @@ async fn rate_limits_are_shared_by_api_servers_and_answered_with_429_and_headers
         server.stop().await;
     }
 }
+
+/// Files under `dir`, recursively.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .filter_map(Result::ok)
+        .flat_map(|e| if e.path().is_dir() { files_under(&e.path()) } else { vec![e.path()] })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn finished_tasks_expire_after_the_retention_period_and_their_money_stays() {
+    for backend in BACKENDS {
+        let adjust: common::Adjust = Box::new(|config| config.task_retention_days = 7);
+        let server =
+            TestServer::start_with(backend, common::Options { adjust: Some(adjust), ..Default::default() }).await;
+        let key = server.key(None, true).await;
+        let old = server
+            .run(&key, generate("beta-image", json!({"prompt": "a porch", "params": {"width": 256, "height": 256}})))
+            .await;
+        let old_id = old["id"].as_str().unwrap();
+        let not_an_image = "data:image/png;base64,bm90IGFuIGltYWdl";
+        let failed = server.submit(&key, generate("upscale-epsilon", json!({"image_url": not_an_image}))).await;
+        let failed = server.wait(&key, failed["id"].as_str().unwrap()).await;
+        let recent = server
+            .run(&key, generate("beta-image", json!({"prompt": "a door", "params": {"width": 256, "height": 256}})))
+            .await;
+        let url = old["output"][0]["url"].as_str().unwrap().to_string();
+        assert_eq!(server.client.get(&url).send().await.unwrap().status(), StatusCode::OK);
+        let (_, usage_before) = server.get(&key, "/v1/usage").await;
+
+        // Eight days on for two of them: the sweep removes their files and job, not the recent one.
+        for id in [old_id, failed["id"].as_str().unwrap()] {
+            assert!(server.db.age_task(id, 8).unwrap());
+        }
+        let swept = server.service.runner().sweep(5).await.unwrap();
+        assert_eq!(swept.tasks, 2, "{backend:?}");
+        let left = files_under(&server.output_dir);
+        assert!(left.iter().all(|p| !p.to_string_lossy().contains(old_id)), "{left:?}");
+        assert!(left.iter().any(|p| p.to_string_lossy().contains(recent["id"].as_str().unwrap())), "{left:?}");
+        assert!(left.iter().all(|p| !p.to_string_lossy().contains("inputs/")), "{left:?}");
+
+        // A poll of an expired task says so (410), for its owner only; its URL no longer serves.
+        let (status, gone) = server.get(&key, &format!("/v1/tasks/{old_id}")).await;
+        assert_eq!(status, StatusCode::GONE, "{gone}");
+        assert_eq!(gone["code"], "expired");
+        assert!(gone["error"].as_str().unwrap().contains("retention"), "{gone}");
+        let stranger = server.key(None, true).await;
+        assert_eq!(server.get(&stranger, &format!("/v1/tasks/{old_id}")).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(server.client.get(&url).send().await.unwrap().status(), StatusCode::NOT_FOUND);
+        let (status, _) = server.get(&key, &format!("/v1/tasks/{}", recent["id"].as_str().unwrap())).await;
+        assert_eq!(status, StatusCode::OK);
+
+        // The money stays: the same spend and charges, and the books still balance.
+        let (_, usage_after) = server.get(&key, "/v1/usage").await;
+        assert_eq!(usage_after["spent_usd"], usage_before["spent_usd"]);
+        assert_eq!(usage_after["recent_charges"], usage_before["recent_charges"]);
+        assert_eq!(server.service.operator().verify_ledger().await.unwrap(), vec![], "{backend:?}");
+        // A second sweep finds nothing more.
+        assert_eq!(server.service.runner().sweep(5).await.unwrap().tasks, 0);
+        server.stop().await;
+    }
+}

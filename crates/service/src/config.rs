@@ -164,6 +164,9 @@ pub struct AppConfig {
     pub rate_limit_reads_per_minute: u32,
     /// `RATE_LIMIT_BURST_SECS`: seconds of its rate a key may spend at once (default 10).
     pub rate_limit_burst_secs: u32,
+    /// `TASK_RETENTION_DAYS`: days a finished task keeps its outputs, stored inputs and result
+    /// before the sweeper removes them (default 30; 0: kept forever).
+    pub task_retention_days: u32,
 }
 
 /// Where jobs run (`JOB_ISOLATION`).
@@ -487,6 +490,7 @@ impl AppConfig {
                 "a whole number of requests (0: no limit)",
             )?,
             rate_limit_burst_secs: src.parse("RATE_LIMIT_BURST_SECS", 10, "a whole number of seconds")?,
+            task_retention_days: src.parse("TASK_RETENTION_DAYS", 30, "a whole number of days (0: forever)")?,
             database_url,
             bind_addr,
             public_base_url,
@@ -582,6 +586,7 @@ impl AppConfig {
             format!("RATE_LIMIT_SUBMITS_PER_MINUTE={}", self.rate_limit_submits_per_minute),
             format!("RATE_LIMIT_READS_PER_MINUTE={}", self.rate_limit_reads_per_minute),
             format!("RATE_LIMIT_BURST_SECS={}", self.rate_limit_burst_secs),
+            format!("TASK_RETENTION_DAYS={}", self.task_retention_days),
         ]
     }
 
@@ -622,6 +627,8 @@ impl AppConfig {
             trusted_proxies: self.trusted_proxies.clone(),
             console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
             provider_webhooks: self.provider_webhooks,
+            task_retention: (self.task_retention_days > 0)
+                .then(|| Duration::from_secs(u64::from(self.task_retention_days) * 86_400)),
             rate_limits: crate::rate_limit::RateLimits {
                 submits_per_minute: self.rate_limit_submits_per_minute,
                 reads_per_minute: self.rate_limit_reads_per_minute,

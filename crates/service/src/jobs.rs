@@ -307,8 +307,17 @@ impl Service {
             return Err(missing());
         }
         let (task_id, key_id) = (id.to_string(), caller.key_id.clone());
-        let record = self.db(move |db| db.task_for_key(&task_id, &key_id)).await?;
-        record.ok_or_else(missing)
+        let record = self.db(move |db| db.task_for_key(&task_id, &key_id)).await?.ok_or_else(missing)?;
+        if let Some(expired_at) = record.expired_at {
+            let finished = record.finished_at.map_or_else(|| "?".into(), rfc3339);
+            return Err(ServiceError::Expired(format!(
+                "{} {id:?} finished at {finished} and its outputs were removed at {} (finished jobs are kept \
+                 for the retention period); its charge stays in /v1/usage",
+                space.prefix(),
+                rfc3339(expired_at)
+            )));
+        }
+        Ok(record)
     }
 
     pub(crate) fn task_view(&self, record: &TaskRecord) -> Result<TaskView, ServiceError> {

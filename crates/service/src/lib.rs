@@ -26,6 +26,7 @@ pub mod mail;
 pub mod rate_limit;
 mod readiness;
 mod recipes;
+mod retention;
 pub mod signing;
 mod stored_job;
 mod upstream;
@@ -42,6 +43,7 @@ pub use execution::{ClaimedJob, JobOutcome};
 pub use job_inputs::InputSettings;
 pub use job_process::{ChildJobs, JobIsolation, CHILD_COMMAND};
 pub use recipes::SyncOutcome;
+pub use retention::Swept;
 pub use signing::UrlSigner;
 
 use domain::Usd;
@@ -85,6 +87,8 @@ pub struct ServiceConfig {
     pub running_shares: storage::RunningShares,
     /// Where and how long each job's inputs are fetched before its work starts.
     pub inputs: job_inputs::InputSettings,
+    /// How long finished tasks keep their outputs, inputs and results; `None`: forever.
+    pub task_retention: Option<Duration>,
     /// The deployment's default request rates per key.
     pub rate_limits: rate_limit::RateLimits,
     /// Whether submissions to providers ask them to call back at `/v1/webhooks/...` (the

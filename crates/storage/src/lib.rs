@@ -18,6 +18,7 @@ mod ledger;
 mod listener;
 mod queue;
 mod rate_limits;
+mod retention;
 mod revocation;
 mod schema;
 mod settings;

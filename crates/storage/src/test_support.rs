@@ -86,6 +86,18 @@ impl TestDatabase {
         })?;
         Ok(updated == 1)
     }
+
+    /// Moves a finished task's end `days` into the past, as if that much time had gone by.
+    pub fn age_task(&self, task_id: &str, days: i64) -> StorageResult<bool> {
+        use crate::schema::tasks;
+        use diesel::prelude::*;
+        let updated = self.db.write(|conn| {
+            diesel::update(tasks::table.find(task_id))
+                .set(tasks::finished_at.eq(tasks::finished_at - days * 86_400_000))
+                .execute(conn)
+        })?;
+        Ok(updated == 1)
+    }
 }
 
 impl Drop for TestDatabase {

@@ -88,6 +88,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
         waker.tracked_due().notify_one();
     });
     let tracker = tokio::spawn(track(service.clone(), config.clone(), shutdown.clone()));
+    let sweeper = tokio::spawn(sweep(service.clone(), shutdown.clone()));
     tracing::info!(worker = %config.worker_id, concurrency = config.concurrency, "worker started");
     loop {
         let permit = tokio::select! {
@@ -123,7 +124,28 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     tracing::info!(worker = %config.worker_id, running = running.len(), "worker stopping");
     while running.join_next().await.is_some() {}
     let _ = tracker.await;
+    let _ = sweeper.await;
     tracing::info!(worker = %config.worker_id, "worker stopped");
+}
+
+/// How often a worker runs the retention sweep (see `JobRunner::sweep`).
+const SWEEP_INTERVAL: Duration = Duration::from_secs(600);
+/// Rounds of a hundred tasks one sweep expires at most.
+const SWEEP_BATCHES: usize = 20;
+
+/// Runs the retention sweep a minute after start, then every [`SWEEP_INTERVAL`].
+async fn sweep(service: Service, mut shutdown: watch::Receiver<bool>) {
+    let mut wait = Duration::from_secs(60);
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = shutdown_requested(&mut shutdown) => return,
+        }
+        if let Err(e) = service.runner().sweep(SWEEP_BATCHES).await {
+            tracing::warn!(error = %e, "retention sweep failed; will retry");
+        }
+        wait = SWEEP_INTERVAL;
+    }
 }
 
 /// Provider requests looked at concurrently by one worker (calls in flight, not job slots).
