@@ -36,6 +36,7 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(web::resource("/openapi.json").route(web::get().to(openapi::serve)))
             .service(web::resource("/healthz").route(web::get().to(routes::health)))
             .service(web::resource("/readyz").route(web::get().to(routes::ready)))
+            .service(web::resource("/metrics").route(web::get().to(routes::metrics)))
             .service(endpoint("/v1", "GET", web::get().to(routes::list_models)))
             .service(endpoint("/v1/generate", "POST", web::post().to(routes::generate)))
             .service(endpoint("/v1/tasks/{id}", "GET", web::get().to(routes::get_task)))
@@ -68,6 +69,7 @@ pub fn serve(
     listener: std::net::TcpListener,
     workers: usize,
 ) -> std::io::Result<actix_web::dev::Server> {
+    service::metrics::install();
     let server = HttpServer::new(move || {
         App::new()
             .wrap(ErrorHandlers::new().default_handler(errors::json_error_body))

@@ -46,7 +46,7 @@ impl Modify for BearerScheme {
     ),
     paths(
         routes::generate, routes::listing_enhance, routes::lot_trace, listing_kit::listing_kit, routes::reel, routes::get_reel, routes::get_task, routes::list_models, routes::usage, routes::download,
-        connector::post, routes::provider_callback, routes::health, routes::ready
+        connector::post, routes::provider_callback, routes::health, routes::ready, routes::metrics
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,

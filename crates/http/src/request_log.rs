@@ -1,7 +1,8 @@
 //! What every request leaves behind: a request id, kept from the client's `x-request-id` when it
 //! is sane or made here, answered in the `x-request-id` header and carried by a tracing span around
 //! the whole request, so every log line it causes names it; and one access-log line (client
-//! address, the request line with its secrets redacted, status, size, time to the answer's head).
+//! address, the request line with its secrets redacted, status, size, time to the answer's head);
+//! and its count and latency in the metrics, by route pattern.
 
 use crate::connector::redacted_request_line;
 use actix_web::body::{BodySize, MessageBody};
@@ -45,8 +46,11 @@ pub(crate) async fn observe(
         };
         (client, redacted_request_line(&req))
     });
+    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
+    let method = req.method().clone();
     let span = tracing::info_span!("request", id = %id);
     let mut response = next.call(req).instrument(span.clone()).await?;
+    service::metrics::http_request(&route, method.as_str(), response.status().as_u16(), started.elapsed());
     if let Some((client, line)) = access {
         let status = response.status().as_u16();
         let size = match response.response().body().size() {

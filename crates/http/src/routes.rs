@@ -321,6 +321,32 @@ pub(crate) async fn ready(service: Data<Service>) -> HttpResponse {
     response.insert_header((header::CACHE_CONTROL, "no-store")).json(readiness)
 }
 
+/// Prometheus metrics (text format), for the bearer of `METRICS_TOKEN`; 404 when none is set.
+#[utoipa::path(get, path = "/metrics", tag = "Operations", responses(
+    (status = 200, description = "Metrics in the Prometheus text format", content_type = "text/plain"),
+    (status = 401, description = "Missing or wrong metrics token", body = ErrorBody),
+    (status = 404, description = "Metrics are off (no `METRICS_TOKEN`)", body = ErrorBody),
+), security(("bearer" = [])))]
+pub(crate) async fn metrics(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    if service.config().metrics_token.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            "metrics are off: the operator sets METRICS_TOKEN to serve them",
+        ));
+    }
+    if !service.operator().metrics_token_matches(crate::extract::bearer_token(&req)) {
+        return Err(ApiError::new(
+            ErrorCode::Unauthorized,
+            "send the metrics token: Authorization: Bearer <METRICS_TOKEN>",
+        ));
+    }
+    let text = service.operator().metrics().await?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(text))
+}
+
 /// Anything else: under `/v1` and `/api` the key is checked first (401 before 404), so unknown
 /// paths reveal nothing to unauthenticated callers.
 pub(crate) async fn fallback(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {

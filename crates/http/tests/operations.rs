@@ -297,3 +297,56 @@ async fn finished_tasks_expire_after_the_retention_period_and_their_money_stays(
         server.stop().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn metrics_are_served_to_the_token_holder_only() {
+    // The process's counters carry over from one backend's server to the next.
+    for (runs, backend) in BACKENDS.into_iter().enumerate().map(|(i, b)| (i + 1, b)) {
+        let adjust: common::Adjust = Box::new(|config| config.metrics_token = Some("scrape-9f2c".into()));
+        let server =
+            TestServer::start_with(backend, common::Options { adjust: Some(adjust), ..Default::default() }).await;
+        let key = server.key(None, true).await;
+        let task = server.run(&key, generate("tts", json!({"prompt": "A sunny deck."}))).await;
+        let scrape = |token: Option<&'static str>| {
+            let request = server.client.get(format!("{}/metrics", server.base));
+            let request = match token {
+                Some(token) => request.bearer_auth(token),
+                None => request,
+            };
+            async move { request.send().await.unwrap() }
+        };
+        for wrong in [None, Some("scrape-9f2d"), Some("mgk_not")] {
+            let refused = scrape(wrong).await;
+            assert_eq!(refused.status(), StatusCode::UNAUTHORIZED, "{wrong:?}");
+        }
+        let answer = scrape(Some("scrape-9f2c")).await;
+        assert_eq!(answer.status(), StatusCode::OK);
+        assert!(answer.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+        let text = answer.text().await.unwrap();
+        // Requests by route pattern, method and status, with latency histograms.
+        let generated = format!(r#"http_requests_total{{route="/v1/generate",method="POST",status="202"}} {runs}"#);
+        assert!(text.contains(&generated), "{text}");
+        assert!(
+            text.contains(r#"http_request_duration_seconds_bucket{route="/v1/tasks/{id}",method="GET",le="#),
+            "{text}"
+        );
+        // Jobs by engine and outcome, and the queue and money from the database.
+        let finished = format!(r#"jobs_finished_total{{engine="tts",outcome="succeeded"}} {runs}"#);
+        assert!(text.contains(&finished), "{text}");
+        assert!(text.contains("job_duration_seconds_bucket{engine=\"tts\""), "{text}");
+        assert!(text.contains(r#"queue_jobs{status="queued"} 0"#), "{text}");
+        assert!(text.contains("queue_oldest_queued_age_seconds 0"), "{text}");
+        let cost: f64 = task["cost_usd"].as_str().unwrap().parse().unwrap();
+        assert!(text.contains(&format!("billing_captured_usd {cost}")), "{cost}: {text}");
+        assert!(text.contains("billing_held_usd 0"), "{text}");
+        // No key, secret or path with an id in it.
+        assert!(!text.contains("mgk_") && !text.contains(task["id"].as_str().unwrap()), "{text}");
+        server.stop().await;
+    }
+    // Without a token, metrics are off.
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let (status, body) = read(server.client.get(format!("{}/metrics", server.base)).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(body["error"].as_str().unwrap().contains("METRICS_TOKEN"), "{body}");
+    server.stop().await;
+}

@@ -167,6 +167,9 @@ pub struct AppConfig {
     /// `TASK_RETENTION_DAYS`: days a finished task keeps its outputs, stored inputs and result
     /// before the sweeper removes them (default 30; 0: kept forever).
     pub task_retention_days: u32,
+    /// `METRICS_TOKEN`: the bearer token Prometheus sends to `GET /metrics` (default none:
+    /// `/metrics` answers 404).
+    pub metrics_token: Option<String>,
 }
 
 /// Where jobs run (`JOB_ISOLATION`).
@@ -491,6 +494,7 @@ impl AppConfig {
             )?,
             rate_limit_burst_secs: src.parse("RATE_LIMIT_BURST_SECS", 10, "a whole number of seconds")?,
             task_retention_days: src.parse("TASK_RETENTION_DAYS", 30, "a whole number of days (0: forever)")?,
+            metrics_token: src.string("METRICS_TOKEN"),
             database_url,
             bind_addr,
             public_base_url,
@@ -587,6 +591,7 @@ impl AppConfig {
             format!("RATE_LIMIT_READS_PER_MINUTE={}", self.rate_limit_reads_per_minute),
             format!("RATE_LIMIT_BURST_SECS={}", self.rate_limit_burst_secs),
             format!("TASK_RETENTION_DAYS={}", self.task_retention_days),
+            format!("METRICS_TOKEN={}", if self.metrics_token.is_some() { "***" } else { "(none: /metrics off)" }),
         ]
     }
 
@@ -627,6 +632,7 @@ impl AppConfig {
             trusted_proxies: self.trusted_proxies.clone(),
             console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
             provider_webhooks: self.provider_webhooks,
+            metrics_token: self.metrics_token.clone(),
             task_retention: (self.task_retention_days > 0)
                 .then(|| Duration::from_secs(u64::from(self.task_retention_days) * 86_400)),
             rate_limits: crate::rate_limit::RateLimits {

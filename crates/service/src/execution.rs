@@ -75,6 +75,20 @@ impl JobRunner<'_> {
     /// error of ours (store or database) is returned so the worker can release the task for another
     /// attempt.
     pub async fn execute(&self, claimed_job: &ClaimedJob) -> Result<JobOutcome, ServiceError> {
+        let started = std::time::Instant::now();
+        let outcome = self.execute_here(claimed_job).await;
+        let label = match &outcome {
+            Ok(JobOutcome::Succeeded(_)) => "succeeded",
+            Ok(JobOutcome::Failed(_)) => "failed",
+            Ok(JobOutcome::Superseded) => "superseded",
+            Ok(JobOutcome::Waiting) => "waiting",
+            Err(_) => "error",
+        };
+        crate::metrics::job_finished(&claimed_job.0.task.engine, label, started.elapsed());
+        outcome
+    }
+
+    async fn execute_here(&self, claimed_job: &ClaimedJob) -> Result<JobOutcome, ServiceError> {
         let claimed = &claimed_job.0;
         let task = &claimed.task;
         let job = match StoredJob::decode(&task.job) {

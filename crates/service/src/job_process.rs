@@ -396,6 +396,7 @@ pub(crate) async fn produce_in_child(
             elapsed_ms = done.elapsed.as_millis() as u64,
             "job process ended"
         );
+        crate::metrics::job_peak_memory(&kind.to_string(), done.peak_rss_kib);
         let failed = |message: String| Ok(Err(JobFailure::job(message)));
         // A store that failed is our own failure, whatever the child did: another attempt runs
         // the job again.

@@ -23,6 +23,7 @@ mod job_process;
 mod jobs;
 pub mod logging;
 pub mod mail;
+pub mod metrics;
 pub mod rate_limit;
 mod readiness;
 mod recipes;
@@ -87,6 +88,8 @@ pub struct ServiceConfig {
     pub running_shares: storage::RunningShares,
     /// Where and how long each job's inputs are fetched before its work starts.
     pub inputs: job_inputs::InputSettings,
+    /// The bearer token `/metrics` asks for; `None`: metrics are not served over HTTP.
+    pub metrics_token: Option<String>,
     /// How long finished tasks keep their outputs, inputs and results; `None`: forever.
     pub task_retention: Option<Duration>,
     /// The deployment's default request rates per key.

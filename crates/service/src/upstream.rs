@@ -98,7 +98,12 @@ impl JobRunner<'_> {
                         .await
                 }
             },
-            (Some(handle), None) if !handle.status_url.is_empty() => upstream.poll(handle).await,
+            (Some(handle), None) if !handle.status_url.is_empty() => {
+                let started = std::time::Instant::now();
+                let look = upstream.poll(handle).await;
+                crate::metrics::provider_call(provider.as_str(), "poll", look.is_ok(), started.elapsed());
+                look
+            }
             // The api-server stopped between the provider's acceptance and our record of it: wait
             // for the provider's callback to adopt the request, until the deadline.
             _ if past_deadline => {
@@ -215,7 +220,10 @@ impl Service {
         let input = self.engines().upstream_input(spec, job);
         let provider = spec.route.provider().unwrap_or("provider");
         let webhook = self.config().provider_webhooks.then(|| self.callback_url(provider, task_id));
-        let handle = match self.engines().upstream().submit(&spec.route, input, webhook.as_deref()).await {
+        let started = std::time::Instant::now();
+        let submitted = self.engines().upstream().submit(&spec.route, input, webhook.as_deref()).await;
+        crate::metrics::provider_call(provider, "submit", submitted.is_ok(), started.elapsed());
+        let handle = match submitted {
             Ok(handle) => handle,
             Err(e) => {
                 let message = format!("provider submit failed: {e}");

@@ -48,6 +48,7 @@ async fn fixture_with(provider: MockRunner, deadlines: Deadlines) -> Fixture {
         console_sign_ups_per_address: None,
         provider_webhooks: false,
         task_retention: None,
+        metrics_token: None,
         rate_limits: service::rate_limit::RateLimits { submits_per_minute: 0, reads_per_minute: 0, burst_secs: 10 },
         running_shares: storage::RunningShares::UNLIMITED,
         mailer: service::mail::Mailer {

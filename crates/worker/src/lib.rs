@@ -79,6 +79,7 @@ pub async fn termination_signal() {
 /// Runs jobs until `shutdown` turns true, then stops claiming, gives running jobs
 /// `shutdown_grace` to finish and releases the rest to the queue.
 pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Receiver<bool>) {
+    service::metrics::install();
     let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
     let mut running = JoinSet::new();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
