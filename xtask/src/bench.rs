@@ -63,6 +63,9 @@ pub fn run(args: &[String]) -> Result<()> {
                 ("WORKER_CONCURRENCY", "2".into()),
                 ("WORKER_POLL_MS", "50".into()),
                 ("HTTP_WORKERS", "2".into()),
+                // Rates no run reaches: the limits are on, and cost what they cost (see `measure`).
+                ("RATE_LIMIT_SUBMITS_PER_MINUTE", "100000000".into()),
+                ("RATE_LIMIT_READS_PER_MINUTE", "100000000".into()),
             ],
         )?;
         println!("\n== backend: {backend} ==");
@@ -114,6 +117,9 @@ async fn track_against(sim_url: &str, postgres: bool, options: &Options) -> Resu
             ("FAL_KEY", "sim-fal-key".into()),
             ("FAL_QUEUE_URL", sim_url.to_string()),
             ("ENGINE_ROUTES", "beta-image=fal:fal-ai/flux/dev".into()),
+            // A thousand submits at once: past the default rate, which is not what this measures.
+            ("RATE_LIMIT_SUBMITS_PER_MINUTE", "0".into()),
+            ("RATE_LIMIT_READS_PER_MINUTE", "0".into()),
         ],
     )?;
     let target = Target { base: server.base.clone(), key: server.key.clone() };
@@ -121,7 +127,7 @@ async fn track_against(sim_url: &str, postgres: bool, options: &Options) -> Resu
     let jobs = (0..TRACKED).map(
         |i| json!({"model": "beta-image", "prompt": format!("porch {i}"), "params": {"width": 512, "height": 512}}),
     );
-    let ids = submit_all(&client, target, jobs, options.concurrency, "POST /v1/generate to provider").await?;
+    let (ids, _) = submit_all(&client, target, jobs, options.concurrency, "POST /v1/generate to provider").await?;
 
     server.start_worker()?;
     let started = Instant::now();
@@ -176,7 +182,7 @@ async fn submit_all(
     jobs: impl Iterator<Item = Value>,
     concurrency: usize,
     label: &str,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, f64)> {
     let submit = |body: Value| {
         let client = client.clone();
         async move {
@@ -201,8 +207,8 @@ async fn submit_all(
         latencies.push(latency);
         ids.push(id);
     }
-    report(&format!("{label} (c={concurrency})"), latencies, elapsed);
-    Ok(ids)
+    let throughput = report(&format!("{label} (c={concurrency})"), latencies, elapsed);
+    Ok((ids, throughput))
 }
 
 /// Where and as whom requests go.
@@ -216,25 +222,25 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted.get(index).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
-fn report(name: &str, mut latencies: Vec<Duration>, elapsed: Duration) {
+/// Prints a run's figures; returns its throughput, requests a second.
+fn report(name: &str, mut latencies: Vec<Duration>, elapsed: Duration) -> f64 {
     latencies.sort_unstable();
+    let throughput = latencies.len() as f64 / elapsed.as_secs_f64();
     println!(
         "{name:<34} {:>6} req  {:>8.0} req/s  p50 {:>7.2} ms  p95 {:>7.2} ms  p99 {:>7.2} ms",
         latencies.len(),
-        latencies.len() as f64 / elapsed.as_secs_f64(),
+        throughput,
         percentile(&latencies, 0.50),
         percentile(&latencies, 0.95),
         percentile(&latencies, 0.99),
     );
+    throughput
 }
 
 async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
     let target = Target { base: server.base.clone(), key: server.key.clone() };
     let target = &target;
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
-    let jobs = (0..options.requests).map(|i| json!({"model": "tts", "prompt": format!("Listing {i}: two beds.")}));
-    let ids = submit_all(&client, target, jobs, options.concurrency, "POST /v1/generate").await?;
-
     let poll = |id: String| {
         let client = client.clone();
         async move {
@@ -244,14 +250,40 @@ async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
             Ok::<_, anyhow::Error>((started.elapsed(), body["status"] == "succeeded"))
         }
     };
-    let started = Instant::now();
-    let results: Vec<_> =
-        stream::iter(ids.iter().cloned().map(poll)).buffer_unordered(options.concurrency).collect().await;
-    let mut latencies = Vec::new();
-    for result in results {
-        latencies.push(result?.0);
+    // Half the submits and polls with the key's rate limits on (at rates it never reaches, so each
+    // request takes the limiter's path), half with them off for the key: the limits' cost on the
+    // hot paths, side by side.
+    let usage: Value =
+        client.get(format!("{}/v1/usage", target.base)).bearer_auth(&target.key).send().await?.json().await?;
+    let key_id = usage["key_id"].as_str().context("usage names the key")?.to_string();
+    let mut ids = Vec::new();
+    let mut rates = Vec::new();
+    for (pass, limited) in [("rate-limited", true), ("unlimited", false)] {
+        if !limited {
+            server.admin(&["key", "rate", &key_id, "--submits-per-minute", "0", "--reads-per-minute", "0"])?;
+        }
+        let jobs = (0..options.requests / 2)
+            .map(|i| json!({"model": "tts", "prompt": format!("Listing {i} ({pass}): two beds.")}));
+        let (pass_ids, submits) =
+            submit_all(&client, target, jobs, options.concurrency, &format!("POST /v1/generate, {pass}")).await?;
+        let started = Instant::now();
+        let results: Vec<_> =
+            stream::iter(pass_ids.iter().cloned().map(poll)).buffer_unordered(options.concurrency).collect().await;
+        let mut latencies = Vec::new();
+        for result in results {
+            latencies.push(result?.0);
+        }
+        let polls =
+            report(&format!("GET /v1/tasks/{{id}}, {pass} (c={})", options.concurrency), latencies, started.elapsed());
+        rates.push((submits, polls));
+        ids.extend(pass_ids);
     }
-    report(&format!("GET /v1/tasks/{{id}} (c={})", options.concurrency), latencies, started.elapsed());
+    println!(
+        "{:<34} submits {:.3}x, polls {:.3}x the throughput without them",
+        "rate limits",
+        rates[0].0 / rates[1].0,
+        rates[0].1 / rates[1].1
+    );
 
     // Queue drain: a standalone worker starts on the full queue; wait until the last job is done.
     server.start_worker()?;

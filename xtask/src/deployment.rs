@@ -130,7 +130,8 @@ impl Deployment {
     }
 
     /// Runs `api-server admin ARGS` and returns the last line it printed.
-    fn admin(&self, args: &[&str]) -> Result<String> {
+    /// Runs `api-server admin ARGS` on this deployment; its last line of output.
+    pub fn admin(&self, args: &[&str]) -> Result<String> {
         let output = self.command("api-server").arg("admin").args(args).output()?;
         if !output.status.success() {
             bail!("admin {args:?}: {}", String::from_utf8_lossy(&output.stderr));

@@ -1,4 +1,5 @@
-//! The API keys of the signed-in account: list, create, change cap, revoke, rotate.
+//! The API keys of the signed-in account: list, create, change cap and request rates, revoke,
+//! rotate.
 
 use crate::pages::keys::{self as view, Action, Revealed};
 use crate::pages::{self, status_of};
@@ -7,6 +8,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 use service::console::ConsoleUser;
+use service::rate_limit::KeyRates;
 use service::{NewKey, Service};
 
 /// The create form.
@@ -25,6 +27,17 @@ pub struct CreateForm {
 pub struct CapForm {
     #[serde(default)]
     spend_cap: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// The rates form: requests per minute, empty for the service's.
+#[derive(Deserialize)]
+pub struct RatesForm {
+    #[serde(default)]
+    submits_per_minute: String,
+    #[serde(default)]
+    reads_per_minute: String,
     #[serde(default)]
     csrf: String,
 }
@@ -74,6 +87,32 @@ pub async fn set_cap(
     match service.console().set_account_key_cap(&user.account_id, &key_id, cap).await {
         Ok(_) => session::see_other("/console/keys"),
         Err(e) => pages::service_error(e),
+    }
+}
+
+/// `POST /console/keys/{id}/rates`.
+pub async fn set_rates(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    key_id: web::Path<String>,
+    form: web::Form<RatesForm>,
+) -> HttpResponse {
+    let user = match session::signed_in_form(&service, &req, &form.csrf).await {
+        Ok(user) => user,
+        Err(refused) => return refused,
+    };
+    let rates = match (view::parse_rate(&form.submits_per_minute), view::parse_rate(&form.reads_per_minute)) {
+        (Ok(submits_per_minute), Ok(reads_per_minute)) => KeyRates { submits_per_minute, reads_per_minute },
+        (Err(message), _) | (_, Err(message)) => {
+            return keys_error(&service, &user, StatusCode::BAD_REQUEST, &message).await
+        }
+    };
+    match service.console().set_account_key_rates(&user.account_id, &key_id, rates).await {
+        Ok(()) => session::see_other("/console/keys"),
+        Err(e) => {
+            let (status, message) = status_of(&e);
+            keys_error(&service, &user, status, &message).await
+        }
     }
 }
 
@@ -129,7 +168,7 @@ async fn keys_answer(
         Err(e) => return pages::service_error(e),
     };
     let Some((new_key, rotated)) = revealed else {
-        return view::keys_page(user, &keys, None, error).respond();
+        return view::keys_page(user, &keys, service.config().rate_limits, None, error).respond();
     };
     let connector_url = service.console().connector_url(&new_key.secret);
     let generate_url = service.urls().generate();
@@ -140,5 +179,7 @@ async fn keys_answer(
         generate_url: &generate_url,
         rotated,
     };
-    view::keys_page(user, &keys, Some(&revealed), error).replace_url("/console/keys").respond()
+    view::keys_page(user, &keys, service.config().rate_limits, Some(&revealed), error)
+        .replace_url("/console/keys")
+        .respond()
 }

@@ -56,6 +56,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/keys", web::get().to(keys::list))
             .route("/keys", web::post().to(keys::create))
             .route("/keys/{id}/cap", web::post().to(keys::set_cap))
+            .route("/keys/{id}/rates", web::post().to(keys::set_rates))
             .route("/keys/{id}/revoke", web::get().to(|s, r, id| confirm(s, r, id, Action::Revoke)))
             .route("/keys/{id}/revoke", web::post().to(|s, r, id, f| act(s, r, id, f, Action::Revoke)))
             .route("/keys/{id}/rotate", web::get().to(|s, r, id| confirm(s, r, id, Action::Rotate)))

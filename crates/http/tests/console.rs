@@ -415,6 +415,39 @@ async fn rotate_revoke_and_cap_act_on_the_key() {
 }
 
 #[tokio::test]
+async fn owners_lower_a_keys_request_rates_but_never_raise_them() {
+    let server = TestServer::start(Backend::Sqlite).await;
+    let (mut browser, _) = signed_up(&server).await;
+    let (key_id, secret, _) = browser.create_key("slow client", "").await;
+    let token = browser.form_token("/console/keys").await;
+    let page = browser.get("/console/keys").await.body;
+    // The service's rates are the fields' placeholders.
+    assert!(page.contains("placeholder=\"600\"") && page.contains("placeholder=\"3000\""), "{page}");
+
+    let path = format!("/console/keys/{key_id}/rates");
+    for (submits, reads, says) in
+        [("601", "", "between 1 and"), ("0", "", "between 1 and"), ("", "fast", "whole number")]
+    {
+        let refused = browser
+            .post(&path, &[("submits_per_minute", submits), ("reads_per_minute", reads), ("csrf", &token)])
+            .await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{submits} {reads}");
+        assert!(refused.body.contains(says), "{}", refused.body);
+    }
+    let lowered = browser.post(&path, &[("submits_per_minute", ""), ("reads_per_minute", "6"), ("csrf", &token)]).await;
+    assert_eq!(lowered.status, StatusCode::SEE_OTHER);
+    assert!(browser.get("/console/keys").await.body.contains("value=\"6\""));
+    // Six a minute in bursts of one: the second read at once is a 429.
+    assert_eq!(server.get(&secret, "/v1/usage").await.0, StatusCode::OK);
+    assert_eq!(server.get(&secret, "/v1/usage").await.0, StatusCode::TOO_MANY_REQUESTS);
+    // Another account cannot touch the key.
+    let (mut intruder, _) = signed_up(&server).await;
+    let intruder_token = intruder.form_token("/console/keys").await;
+    let foreign = intruder.post(&path, &[("reads_per_minute", "1"), ("csrf", &intruder_token)]).await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
 async fn closed_sign_up_uses_operator_invites() {
     let options = Options { console_sign_up: false, worker: false, ..Options::default() };
     let server = TestServer::start_with(Backend::Sqlite, options).await;

@@ -20,6 +20,8 @@ pub struct AccountKey {
     pub revoked_at: Option<i64>,
     /// Last authenticated use (recorded at most once a minute).
     pub last_used_at: Option<i64>,
+    /// Its own request rates, where set (otherwise the deployment's).
+    pub rates: KeyRates,
     limits: KeyLimits,
 }
 
@@ -40,6 +42,10 @@ impl From<ApiKey> for AccountKey {
             created_at: key.created_at,
             revoked_at: key.revoked_at,
             last_used_at: key.last_used_at,
+            rates: KeyRates {
+                submits_per_minute: key.submit_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
+                reads_per_minute: key.read_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
+            },
         }
     }
 }

@@ -6,6 +6,7 @@
 //! Keys are made, revoked and capped by the same operations the operator uses; the console only
 //! adds the ownership check (another account's key is "not found").
 
+use crate::rate_limit::KeyRates;
 use crate::views::TaskView;
 use crate::{AccountKey, Console, NewKey, Service, ServiceError};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -259,6 +260,32 @@ impl Console<'_> {
     ) -> Result<AccountKey, ServiceError> {
         self.owned_key(account_id, key_id).await?;
         self.service.operator().set_spend_cap(key_id, cap).await
+    }
+
+    /// Sets one of the account's keys' own request rates per minute. An owner may only lower them
+    /// (to between 1 and the deployment's rate; `None`: the deployment's), for a key handed to a
+    /// less trusted client; raising them is the operator's (`admin key rate`).
+    pub async fn set_account_key_rates(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        rates: KeyRates,
+    ) -> Result<(), ServiceError> {
+        self.owned_key(account_id, key_id).await?;
+        let limits = self.service.config().rate_limits;
+        for (rate, default, what) in [
+            (rates.submits_per_minute, limits.submits_per_minute, "spending requests"),
+            (rates.reads_per_minute, limits.reads_per_minute, "other requests"),
+        ] {
+            let ceiling = if default == 0 { u32::MAX } else { default };
+            if let Some(rate) = rate.filter(|r| *r == 0 || *r > ceiling) {
+                return Err(ServiceError::BadRequest(format!(
+                    "{what} per minute: {rate} is not between 1 and this service's rate of {ceiling}; \
+                     leave it empty for the service's rate"
+                )));
+            }
+        }
+        self.service.operator().set_key_rates(key_id, rates).await
     }
 
     /// Gives one of the account's live keys a new secret, returned once; the old secret stops

@@ -1,10 +1,11 @@
-//! The API keys page: the new secret (once), the create form, the list with caps, and the
-//! confirmation pages of revoke and rotate.
+//! The API keys page: the new secret (once), the create form, the list with caps and request
+//! rates, and the confirmation pages of revoke and rotate.
 
 use super::{alert, copy_button, csrf_field, key_name, usd, when, Page};
 use domain::Usd;
 use maud::{html, Markup};
 use service::console::{ConsoleUser, LABEL_MAX_CHARS};
+use service::rate_limit::RateLimits;
 use service::AccountKey;
 
 /// A secret to show once, with what goes with it.
@@ -25,6 +26,7 @@ pub struct Revealed<'a> {
 pub fn keys_page(
     user: &ConsoleUser,
     keys: &[AccountKey],
+    defaults: RateLimits,
     revealed: Option<&Revealed<'_>>,
     error: Option<&str>,
 ) -> Page {
@@ -58,10 +60,11 @@ pub fn keys_page(
                         thead { tr {
                             th scope="col" { "Label" } th scope="col" { "Key" } th scope="col" { "Created" }
                             th scope="col" { "Last used" } th scope="col" .num { "Spent" } th scope="col" { "Cap" }
+                            th scope="col" { "Requests per minute" }
                             th scope="col" { "Status" } th scope="col" { span.visually-hidden { "Actions" } }
                         } }
                         tbody {
-                            @for key in keys.iter().rev() { (key_row(user, key)) }
+                            @for key in keys.iter().rev() { (key_row(user, key, defaults)) }
                         }
                     }
                 }
@@ -71,7 +74,7 @@ pub fn keys_page(
     Page::signed_in("API keys", user, "keys", body)
 }
 
-fn key_row(user: &ConsoleUser, key: &AccountKey) -> Markup {
+fn key_row(user: &ConsoleUser, key: &AccountKey, defaults: RateLimits) -> Markup {
     let live = key.revoked_at.is_none();
     let limits = key.limits();
     let name = key_name(key);
@@ -95,6 +98,18 @@ fn key_row(user: &ConsoleUser, key: &AccountKey) -> Markup {
                     (limits.cap.map_or("none".to_string(), usd))
                 }
             }
+            td.rates {
+                @if live {
+                    form.rates-form method="post" action={ "/console/keys/" (key.id) "/rates" } {
+                        (csrf_field(&user.csrf_token))
+                        (rate_field(key, "submits", "jobs", key.rates.submits_per_minute, defaults.submits_per_minute))
+                        (rate_field(key, "reads", "other", key.rates.reads_per_minute, defaults.reads_per_minute))
+                        button.secondary type="submit" { "Set rates" span.visually-hidden { " of " (name) } }
+                    }
+                } @else {
+                    "–"
+                }
+            }
             td.status { @if live { "active" } @else { "revoked" } }
             td.actions {
                 @if live {
@@ -104,6 +119,18 @@ fn key_row(user: &ConsoleUser, key: &AccountKey) -> Markup {
                 }
             }
         }
+    }
+}
+
+/// One rate input: the key's own rate, or empty with the service's as the placeholder.
+fn rate_field(key: &AccountKey, name: &str, shown: &str, own: Option<u32>, default: u32) -> Markup {
+    let id = format!("{name}-{}", key.id);
+    let service_rate = if default == 0 { "no limit".to_string() } else { default.to_string() };
+    html! {
+        label for=(id) { (shown) " " }
+        input id=(id) type="number" name={ (name) "_per_minute" } min="1" max=[(default > 0).then_some(default)]
+            size="6" placeholder=(service_rate) value=[own];
+        " "
     }
 }
 
@@ -197,6 +224,17 @@ pub enum Action {
     Revoke,
     /// Give the key a new secret.
     Rotate,
+}
+
+/// Parses a rate typed in a form: empty is the service's.
+pub fn parse_rate(text: &str) -> Result<Option<u32>, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse::<u32>()
+        .map(Some)
+        .map_err(|_| format!("a rate is a whole number of requests per minute, such as 60 (got {text:?})"))
 }
 
 /// Parses a spend cap typed in a form: empty is no cap.
