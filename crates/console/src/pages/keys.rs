@@ -59,8 +59,7 @@ pub fn keys_page(
                     table #keys {
                         thead { tr {
                             th scope="col" { "Label" } th scope="col" { "Key" } th scope="col" { "Created" }
-                            th scope="col" { "Last used" } th scope="col" .num { "Spent" } th scope="col" { "Cap" }
-                            th scope="col" { "Requests per minute" }
+                            th scope="col" { "Last used" } th scope="col" .num { "Spent" } th scope="col" { "Limits" }
                             th scope="col" { "Status" } th scope="col" { span.visually-hidden { "Actions" } }
                         } }
                         tbody {
@@ -85,29 +84,23 @@ fn key_row(user: &ConsoleUser, key: &AccountKey, defaults: RateLimits) -> Markup
             td { (when(key.created_at)) }
             td { (key.last_used_at.map_or("never".to_string(), when)) }
             td.num { (usd(limits.spent)) }
-            td.cap {
+            td.limits {
                 @if live {
                     form.cap-form method="post" action={ "/console/keys/" (key.id) "/cap" } {
                         (csrf_field(&user.csrf_token))
-                        label.visually-hidden for={ "cap-" (key.id) } { "Spend cap of " (name) " in USD" }
+                        label for={ "cap-" (key.id) } { "cap $" }
                         input id={ "cap-" (key.id) } type="text" name="spend_cap" inputmode="decimal" size="8"
                             placeholder="no cap" value=[limits.cap.map(|c| c.to_string())];
-                        button.secondary type="submit" { "Set cap" }
+                        button.secondary type="submit" { "Set cap" span.visually-hidden { " of " (name) } }
                     }
-                } @else {
-                    (limits.cap.map_or("none".to_string(), usd))
-                }
-            }
-            td.rates {
-                @if live {
                     form.rates-form method="post" action={ "/console/keys/" (key.id) "/rates" } {
                         (csrf_field(&user.csrf_token))
-                        (rate_field(key, "submits", "jobs", key.rates.submits_per_minute, defaults.submits_per_minute))
-                        (rate_field(key, "reads", "other", key.rates.reads_per_minute, defaults.reads_per_minute))
+                        (rate_field(key, "submits", "jobs/min", key.rates.submits_per_minute, defaults.submits_per_minute))
+                        (rate_field(key, "reads", "other/min", key.rates.reads_per_minute, defaults.reads_per_minute))
                         button.secondary type="submit" { "Set rates" span.visually-hidden { " of " (name) } }
                     }
                 } @else {
-                    "–"
+                    (limits.cap.map_or("no cap".to_string(), |cap| format!("cap {}", usd(cap))))
                 }
             }
             td.status { @if live { "active" } @else { "revoked" } }
