@@ -447,6 +447,22 @@ async function step5_generateWithApi() {
   log(`    task succeeded, cost ${task.cost_usd} USD`);
 }
 
+async function step5b_lowerRates() {
+  const { page } = state.desktop;
+  await page.goto(url('/console/keys'));
+  const form = keyRow(page, state.keyId).locator('form.rates-form');
+  await form.locator('input[name=reads_per_minute]').fill('2000');
+  await form.locator('[type=submit]').click();
+  await expectPath(page, '/console/keys', 'after setting the rates');
+  const reads = keyRow(page, state.keyId).locator('input[name=reads_per_minute]');
+  assert.equal(await reads.inputValue(), '2000', "the key's own read rate is shown");
+  // The API enforces it at once: the answers' policy names the key's rate.
+  const response = await fetchWithTimeout(url('/v1/usage'), { headers: { Authorization: `Bearer ${state.secret}` } });
+  assert.equal(response.status, 200, 'GET /v1/usage after lowering the rates');
+  assert.equal(response.headers.get('ratelimit-policy'), '2000;w=60;burst=333', 'RateLimit-Policy');
+  log(`    reads lowered to 2000/min; the API answers with RateLimit-Policy ${response.headers.get('ratelimit-policy')}`);
+}
+
 async function step6_usagePage() {
   const { page } = state.desktop;
   await page.goto(url('/console/usage'));
@@ -678,6 +694,7 @@ const STEPS = [
   step3_createKey,
   step4_reloadHidesSecret,
   step5_generateWithApi,
+  step5b_lowerRates,
   step6_usagePage,
   step7_mcpThroughConnectorUrl,
   step8_accountPage,

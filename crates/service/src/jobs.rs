@@ -225,13 +225,17 @@ impl Service {
             self.job_queued().notify_one();
         }
         tracing::info!(task = %record.id, key = %caller.key_id, model = %record.engine, price = %record.price(), "job accepted");
-        let queued = QueuedTask {
+        Ok(Enqueued { queued: self.queued_answer(space, record), replayed: false })
+    }
+
+    /// The 202 answer of an accepted job: always `queued`, as it was at acceptance.
+    fn queued_answer(&self, space: IdSpace, record: TaskRecord) -> QueuedTask {
+        QueuedTask {
             poll_url: self.poll_url(space, &record.id),
+            price_usd: record.price(),
             id: record.id,
             status: TaskStatus::Queued,
-            price_usd: Usd::from_units(record.price_units),
-        };
-        Ok(Enqueued { queued, replayed: false })
+        }
     }
 
     /// The answer to a retry: the task the first try created, as that try's answer showed it.
@@ -245,13 +249,7 @@ impl Service {
         }
         let record = self.record_in(caller, space, &earlier.task_id).await?;
         tracing::info!(task = %record.id, key = %caller.key_id, "retry answered with its earlier task");
-        let queued = QueuedTask {
-            poll_url: self.poll_url(space, &record.id),
-            id: record.id,
-            status: TaskStatus::Queued,
-            price_usd: Usd::from_units(record.price_units),
-        };
-        Ok(Enqueued { queued, replayed: true })
+        Ok(Enqueued { queued: self.queued_answer(space, record), replayed: true })
     }
 
     /// `job` as stored on task `id`: each `data:` input longer than [`INLINE_INPUT_MAX`] is

@@ -82,6 +82,13 @@ struct Lease {
     refused_until: Option<Instant>,
 }
 
+impl Lease {
+    /// No tokens, expired: the next request asks the bucket.
+    fn empty(now: Instant) -> Lease {
+        Lease { tokens: 0, used: 0, size: 1, expires: now, bucket_remaining: 0, reset_at: now, refused_until: None }
+    }
+}
+
 /// What the lease says about a request.
 enum FromLease {
     Admitted(RateStatus),
@@ -125,44 +132,21 @@ impl RateLimiter {
     fn refuse(&self, key: (String, RateClass), retry_after_ms: i64, now: Instant) {
         let mut leases = self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let until = now + Duration::from_millis(u64::try_from(retry_after_ms).unwrap_or(0));
-        let lease = leases.entry(key).or_insert_with(|| Lease {
-            tokens: 0,
-            used: 0,
-            size: 1,
-            expires: now,
-            bucket_remaining: 0,
-            reset_at: now,
-            refused_until: None,
-        });
-        lease.refused_until = Some(until);
+        leases.entry(key).or_insert_with(|| Lease::empty(now)).refused_until = Some(until);
     }
 
-    fn store(
-        &self,
-        key: (String, RateClass),
-        size: u32,
-        granted: u32,
-        grant: &domain::rate_limit::Grant,
-        now: Instant,
-    ) {
+    /// Keeps the tokens of `grant` (asked for `size`), but the one the current request takes.
+    fn store(&self, key: (String, RateClass), size: u32, grant: &domain::rate_limit::Grant, now: Instant) {
         let mut leases = self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if leases.len() >= LEASES_KEPT {
             leases.retain(|_, lease| lease.expires > now);
         }
         let reset_at = now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0));
-        let lease = leases.entry(key).or_insert(Lease {
-            tokens: 0,
-            used: 0,
-            size,
-            expires: now,
-            bucket_remaining: 0,
-            reset_at,
-            refused_until: None,
-        });
+        let lease = leases.entry(key).or_insert_with(|| Lease::empty(now));
         // Tokens a concurrent request leased meanwhile are kept, not lost.
         let kept = if lease.expires > now { lease.tokens } else { 0 };
         *lease = Lease {
-            tokens: kept + granted - 1,
+            tokens: kept + grant.granted - 1,
             used: 1,
             size,
             expires: now + LEASE_LIFETIME,
@@ -234,7 +218,7 @@ impl Api<'_> {
             limiter.refuse(key, grant.retry_after_ms, now);
             return Err(refused((grant.retry_after_ms.max(1) as u64).div_ceil(1000)));
         }
-        limiter.store(key, size, grant.granted, &grant, now);
+        limiter.store(key, size, &grant, now);
         let reset_at = now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0));
         Ok(Some(status(rate, grant.remaining + grant.granted - 1, reset_at, now)))
     }

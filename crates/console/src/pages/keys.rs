@@ -88,7 +88,7 @@ fn key_row(user: &ConsoleUser, key: &AccountKey, defaults: RateLimits) -> Markup
                 @if live {
                     form.cap-form method="post" action={ "/console/keys/" (key.id) "/cap" } {
                         (csrf_field(&user.csrf_token))
-                        label for={ "cap-" (key.id) } { "cap $" }
+                        label for={ "cap-" (key.id) } { "cap $" span.visually-hidden { " of " (name) } }
                         input id={ "cap-" (key.id) } type="text" name="spend_cap" inputmode="decimal" size="8"
                             placeholder="no cap" value=[limits.cap.map(|c| c.to_string())];
                         button.secondary type="submit" { "Set cap" span.visually-hidden { " of " (name) } }
@@ -120,7 +120,7 @@ fn rate_field(key: &AccountKey, name: &str, shown: &str, own: Option<u32>, defau
     let id = format!("{name}-{}", key.id);
     let service_rate = if default == 0 { "no limit".to_string() } else { default.to_string() };
     html! {
-        label for=(id) { (shown) " " }
+        label for=(id) { (shown) span.visually-hidden { " of " (key_name(key)) } " " }
         input id=(id) type="number" name={ (name) "_per_minute" } min="1" max=[(default > 0).then_some(default)]
             size="6" placeholder=(service_rate) value=[own];
         " "
