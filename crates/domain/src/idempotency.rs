@@ -9,27 +9,39 @@ use sha2::{Digest, Sha256};
 /// it, the key names a new request.
 pub const WINDOW_MILLIS: i64 = 24 * 60 * 60 * 1000;
 
-/// Longest key accepted (Stripe's limit; UUIDs and ULIDs fit with room to spare).
+/// Longest key accepted, in characters (Stripe's limit; UUIDs and ULIDs fit with room to spare).
 pub const MAX_CHARS: usize = 255;
 
-/// A valid idempotency key: 1 to [`MAX_CHARS`] visible ASCII characters.
+/// A valid idempotency key: 1 to [`MAX_CHARS`] characters, not all spaces, with no ASCII control
+/// characters. Keys are opaque: any such text a client can send in a header (or a tool argument)
+/// names a request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct IdempotencyKey(String);
 
 /// Why a presented idempotency key is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Idempotency-Key must be 1 to {MAX_CHARS} visible ASCII characters (a UUID is a good choice)")]
+#[error("Idempotency-Key must be 1 to {MAX_CHARS} characters without control characters (a UUID is a good choice)")]
 pub struct InvalidIdempotencyKey;
 
 impl IdempotencyKey {
     /// Checks a key as a client sent it.
     pub fn parse(raw: &str) -> Result<IdempotencyKey, InvalidIdempotencyKey> {
-        let valid = !raw.is_empty() && raw.len() <= MAX_CHARS && raw.bytes().all(|b| b.is_ascii_graphic());
+        let length = raw.chars().count();
+        let valid = (1..=MAX_CHARS).contains(&length)
+            && !raw.chars().all(|c| c == ' ')
+            // Line breaks and other C0 controls would forge log lines; C1 controls (ISO-8859-1
+            // bytes 0x80 to 0x9F) are harmless text.
+            && !raw.chars().any(|c| (c < ' ' && c != '\t') || c == '\u{7f}');
         if valid {
             Ok(IdempotencyKey(raw.to_string()))
         } else {
             Err(InvalidIdempotencyKey)
         }
+    }
+
+    /// A key from an HTTP header's bytes, read as ISO-8859-1 as HTTP reads field values.
+    pub fn from_header_bytes(bytes: &[u8]) -> Result<IdempotencyKey, InvalidIdempotencyKey> {
+        IdempotencyKey::parse(&bytes.iter().map(|&b| char::from(b)).collect::<String>())
     }
 
     /// The key as sent.
@@ -87,12 +99,15 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn keys_are_visible_ascii_of_bounded_length() {
-        assert!(IdempotencyKey::parse("4f1c2a9e-7b1d-4c55-9a0e-2d8f6b1e3c77").is_ok());
-        assert!(IdempotencyKey::parse(&"k".repeat(MAX_CHARS)).is_ok());
-        for bad in ["", " ", "a b", "tab\there", "é", &"k".repeat(MAX_CHARS + 1)] {
+    fn keys_are_bounded_text_without_control_characters() {
+        for good in ["4f1c2a9e-7b1d-4c55-9a0e-2d8f6b1e3c77", "order 42 / try", "é", &"k".repeat(MAX_CHARS)] {
+            assert!(IdempotencyKey::parse(good).is_ok(), "{good:?}");
+        }
+        for bad in ["", "   ", "line\nbreak", "nul\0", "del\u{7f}", &"k".repeat(MAX_CHARS + 1)] {
             assert_eq!(IdempotencyKey::parse(bad), Err(InvalidIdempotencyKey), "{bad:?}");
         }
+        // Header bytes are ISO-8859-1: 0xE9 is é.
+        assert_eq!(IdempotencyKey::from_header_bytes(b"caf\xe9").unwrap().as_str(), "café");
     }
 
     #[test]

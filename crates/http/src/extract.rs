@@ -159,11 +159,12 @@ pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -
 #[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Header)]
 pub(crate) struct Idempotency {
-    /// A unique value per request, such as a UUID (1 to 255 visible ASCII characters). A retry
+    /// A unique value per request, such as a UUID (1 to 255 characters, no control characters). A retry
     /// with the same key and body within 24 hours returns the original task, with nothing held or
     /// queued again, even while the first try is still in flight; the same key with a different
     /// body is a 422. Errors (400, 401, 402, ...) are not remembered: their retries run afresh.
-    #[param(rename = "Idempotency-Key", value_type = Option<String>, min_length = 1, max_length = 255)]
+    // Declared as a UUID, the recommended form; the server takes any key of the documented shape.
+    #[param(rename = "Idempotency-Key", value_type = Option<String>, format = "uuid")]
     pub key: Option<IdempotencyKey>,
 }
 
@@ -175,12 +176,9 @@ impl FromRequest for Idempotency {
         let header = req.headers().get("idempotency-key");
         std::future::ready(match header {
             None => Ok(Idempotency { key: None }),
-            Some(value) => value
-                .to_str()
-                .ok()
-                .and_then(|text| IdempotencyKey::parse(text).ok())
+            Some(value) => IdempotencyKey::from_header_bytes(value.as_bytes())
                 .map(|key| Idempotency { key: Some(key) })
-                .ok_or_else(|| ApiError::new(ErrorCode::InvalidInput, InvalidIdempotencyKey.to_string())),
+                .map_err(|e: InvalidIdempotencyKey| ApiError::new(ErrorCode::InvalidInput, e.to_string())),
         })
     }
 }

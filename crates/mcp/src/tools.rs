@@ -58,7 +58,7 @@ struct ReelStatusArgs {
 // Only its schema is used: `spending_arguments` takes the argument out before the request is read.
 #[allow(dead_code)]
 struct SpendingArgs {
-    /// A unique value per request, such as a UUID (1 to 255 visible ASCII characters). Calling
+    /// A unique value per request, such as a UUID (1 to 255 characters, no control characters). Calling
     /// again with the same key and arguments within 24 hours returns the original task, with nothing
     /// held or queued again (safe to retry after a timeout); the same key with other arguments is
     /// refused.
