@@ -81,26 +81,27 @@ struct Tool {
     name: &'static str,
     title: &'static str,
     description: String,
-    /// Starts a billed job (changes state, reaches outside to fetch inputs).
-    billed: bool,
     input: Value,
     output: Value,
 }
 
 impl Tool {
     fn definition(self) -> Value {
+        // A billed tool changes state and reaches outside to fetch inputs; it takes an idempotency key.
+        let billed = SPENDING_TOOLS.contains(&self.name);
+        let input = if billed { spending_schema(self.input) } else { self.input };
         json!({
             "name": self.name,
             "title": self.title,
             "description": self.description,
-            "inputSchema": self.input,
+            "inputSchema": input,
             "outputSchema": self.output,
             "annotations": {
                 "title": self.title,
-                "readOnlyHint": !self.billed,
-                "idempotentHint": !self.billed,
+                "readOnlyHint": !billed,
+                "idempotentHint": !billed,
                 "destructiveHint": false,
-                "openWorldHint": self.billed,
+                "openWorldHint": billed,
             },
         })
     }
@@ -130,7 +131,6 @@ pub(crate) fn list(service: &Service) -> Value {
             description: "Lists the live media-generation engines: id, family (image_generation, image_to_video, \
                 text_to_speech, ...), which inputs each needs (prompt, image_url, video_url, audio_url), its params \
                 with ranges and defaults, and its price rule. Free; never billed. Call it to choose a model for generate.".into(),
-            billed: false,
             input: json_schema::<ListModelsArgs>(),
             output: json_schema::<ModelList>(),
         },
@@ -141,8 +141,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 inputs, params and price) and returns the queued task at once. Poll task_status with its id until \
                 the status is succeeded (output URLs included) or failed. The price is held at submit and billed \
                 only on success.".into(),
-            billed: true,
-            input: spending_schema(generate_schema(service)),
+            input: generate_schema(service),
             output: json_schema::<QueuedTask>(),
         },
         Tool {
@@ -152,8 +151,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 (white balance, exposure, local contrast, colour, optional vertical correction), exported for MLS \
                 (default: JPEG, long edge 2048 px, under 3 MB), web or print. Billed; returns the queued task at \
                 once; poll task_status with its id, whose result lists every adjustment made.".into(),
-            billed: true,
-            input: spending_schema(json_schema::<ListingEnhanceRequest>()),
+            input: json_schema::<ListingEnhanceRequest>(),
             output: json_schema::<QueuedTask>(),
         },
         Tool {
@@ -166,8 +164,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 params.zoom (web-mercator tiles), or params.bounds. Billed; answers with the result when done \
                 (usually within seconds), otherwise with the queued task to poll with task_status. Approximate; \
                 not a survey.".into(),
-            billed: true,
-            input: spending_schema(json_schema::<LotTraceRequest>()),
+            input: json_schema::<LotTraceRequest>(),
             output: synchronous_schema::<LotTraceResult>(),
         },
         Tool {
@@ -180,8 +177,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 checked against Fair Housing rules (42 U.S.C. 3604(c)): flagged phrases are rewritten or dropped and \
                 listed in fair_housing.findings. Mark virtually staged photos with staged: true. Billed; answers with \
                 the kit when done (usually within seconds), otherwise with the queued task to poll with task_status."),
-            billed: true,
-            input: spending_schema(json_schema::<ListingKitRequest>()),
+            input: json_schema::<ListingKitRequest>(),
             output: synchronous_schema::<ListingKitResult>(),
         },
         Tool {
@@ -193,8 +189,7 @@ pub(crate) fn list(service: &Service) -> Value {
                 safe zone, an end card with the agent's contact, and optional voiceover and music. Also a cover JPEG \
                 and the captions as SRT and WebVTT. Billed; returns the queued reel at once; poll reel_status with \
                 its reel_id (not task_status)."),
-            billed: true,
-            input: spending_schema(json_schema::<ReelRequest>()),
+            input: json_schema::<ReelRequest>(),
             output: json_schema::<QueuedReel>(),
         },
         Tool {
@@ -204,7 +199,6 @@ pub(crate) fn list(service: &Service) -> Value {
                 cover and caption files in output, the billed cost and the captions with their times in result) \
                 or failed (with the reason in error). Output URLs are signed and work without the API key until their \
                 expires_at.".into(),
-            billed: false,
             input: json_schema::<ReelStatusArgs>(),
             output: json_schema::<ReelView>(),
         },
@@ -215,7 +209,6 @@ pub(crate) fn list(service: &Service) -> Value {
                 running, succeeded (with the files in output, each with its url and type: image, video, audio, text \
                 or document; the billed cost; and, for recipes, their result) or failed (with the reason in error). \
                 Output URLs are signed and work without the API key until their expires_at.".into(),
-            billed: false,
             input: json_schema::<TaskStatusArgs>(),
             output: json_schema::<TaskView>(),
         },
@@ -274,7 +267,8 @@ impl From<ServiceError> for ToolError {
     }
 }
 
-/// The tools that start billed work.
+/// The tools that start billed work: their definitions say so, and each call is counted against
+/// the key's rate of spending requests.
 const SPENDING_TOOLS: [&str; 5] = ["generate", "listing_enhance", "lot_trace", "listing_kit", "reel"];
 
 /// Runs `tools/call`.
