@@ -5,20 +5,11 @@
 
 mod common;
 
-use common::{terminate, Deployment};
+use common::{terminate, Deployment, Killed};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 async fn stats(client: &reqwest::Client, sim: &str) -> Value {
     client.get(format!("{sim}/_sim/stats")).send().await.unwrap().json().await.unwrap()

@@ -48,6 +48,9 @@ pub(crate) fn codes_of(status: StatusCode) -> Vec<ErrorCode> {
     ErrorCode::ALL.into_iter().filter(|code| status_of(*code) == status).collect()
 }
 
+/// The `Retry-After` of a 503: a database restart or failover takes seconds.
+const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 2;
+
 /// An error answered as `{"error": "...", "code": "..."}` with the status of its code.
 #[derive(Debug)]
 pub struct ApiError {
@@ -78,6 +81,8 @@ impl From<ServiceError> for ApiError {
         }
         let retry_after_secs = match &e {
             ServiceError::TooManyRequests { retry_after_secs, .. } => Some(*retry_after_secs),
+            // The database is restarting or failing over: worth another try in a moment.
+            ServiceError::Unavailable(_) => Some(UNAVAILABLE_RETRY_AFTER_SECS),
             _ => None,
         };
         ApiError { retry_after_secs, ..ApiError::new(e.code(), e.to_string()) }

@@ -104,7 +104,14 @@ impl JobRunner<'_> {
             Err(failure) => return self.service.fail_as(claimed, &failure.message, failure.kind).await,
         };
         let stored = match finished.outputs {
-            Outputs::Files(files) => self.service.store_outputs(claimed, files).await?,
+            Outputs::Files(files) => match self.service.store_outputs(claimed, files).await {
+                Ok(stored) => stored,
+                Err(ServiceError::Internal(detail)) => {
+                    let failure = JobFailure::unstored(&task.id, &detail);
+                    return self.service.fail_as(claimed, &failure.message, failure.kind).await;
+                }
+                Err(other) => return Err(other),
+            },
             Outputs::Stored(stored) => stored,
         };
         let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());

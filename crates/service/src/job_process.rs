@@ -398,10 +398,9 @@ pub(crate) async fn produce_in_child(
         );
         crate::metrics::job_peak_memory(&kind.to_string(), done.peak_rss_kib);
         let failed = |message: String| Ok(Err(JobFailure::job(message)));
-        // A store that failed is our own failure, whatever the child did: another attempt runs
-        // the job again.
+        // A store that failed (after its own retries) fails the job, whatever the child did.
         if let Err(e) = uploaded {
-            return Err(ServiceError::Internal(format!("storing the job's output failed: {e}")));
+            return Ok(Err(JobFailure::unstored(task, &e.to_string())));
         }
         let crash = match done.ending {
             Ending::Exited(0) | Ending::OutputRefused => match reply {

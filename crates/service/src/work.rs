@@ -49,6 +49,20 @@ impl JobFailure {
         JobFailure { message, kind: FailureKind::Input }
     }
 
+    /// The job's output could not be written to the output store (`detail`, the store's own
+    /// error, goes to the log only: it names paths and buckets). Nothing is billed for an output
+    /// that was not kept; the job fails at once rather than running again into the same store.
+    pub(crate) fn unstored(task_id: &str, detail: &str) -> JobFailure {
+        tracing::error!(task = %task_id, error = %detail, "the job's output could not be stored");
+        let full = ["No space left", "os error 28", "Disk quota", "os error 122", "QuotaExceeded"];
+        let why = if full.iter().any(|sign| detail.contains(sign)) {
+            "the output store is full"
+        } else {
+            "the output store refused the write"
+        };
+        JobFailure::job(format!("the job's output could not be stored ({why}); nothing was billed"))
+    }
+
     /// A job of `kind` ran past its `deadline`.
     pub(crate) fn past_deadline(kind: JobKind, deadline: std::time::Duration) -> JobFailure {
         JobFailure::job(format!("the job ran past its deadline ({kind}: {} s) and was stopped", deadline.as_secs()))

@@ -105,6 +105,13 @@ impl r2d2::ManageConnection for Connector {
     }
 }
 
+/// How long a request waits for a PostgreSQL connection (a free one from the pool, or a new one
+/// while the server is away) before it is answered 503.
+const POSTGRES_CONNECTION_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The PostgreSQL advisory lock held while migrations are applied (any number unique to them).
+const MIGRATION_LOCK: i64 = 0x6d65_6469_615f_6d69;
+
 /// A pooled handle to the service's database; cheap to clone.
 #[derive(Clone)]
 pub struct Database {
@@ -126,7 +133,9 @@ impl Database {
         let max = max_connections.max(1);
         let backend = Self::backend_of_url(url).ok_or_else(|| StorageError::UnsupportedUrl(url_scheme(url)))?;
         let (target, connection_timeout) = match backend {
-            Backend::Postgres => (url.to_string(), Duration::from_secs(10)),
+            // Short, so a request that meets a database restart is answered 503 within seconds
+            // (a restart shorter than this is ridden out), not held for as long as a client waits.
+            Backend::Postgres => (url.to_string(), POSTGRES_CONNECTION_TIMEOUT),
             Backend::Sqlite => {
                 let path = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or_default();
                 if path.is_empty() {
@@ -154,7 +163,14 @@ impl Database {
     pub fn migrate(&self) -> StorageResult<()> {
         let result = match &mut *self.pool.get()? {
             AnyConnection::Sqlite(conn) => conn.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
-            AnyConnection::Postgres(conn) => conn.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ()),
+            AnyConnection::Postgres(conn) => {
+                // Processes started together (a deploy's api-servers and workers) take turns: the
+                // first applies the migrations, the others then find nothing pending.
+                conn.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))?;
+                let applied = conn.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ());
+                conn.batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))?;
+                applied
+            }
         };
         result.map_err(|e| StorageError::Migration(e.to_string()))
     }

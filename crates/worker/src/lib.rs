@@ -60,6 +60,36 @@ impl WorkerConfig {
     }
 }
 
+/// The longest wait between tries while the database stays away.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Waits between tries of a step that keeps failing (the database restarting, a failover): from the
+/// poll interval, doubling up to [`MAX_BACKOFF`], and from the start again after a success, so a
+/// long outage is neither hammered nor logged many times a second, and recovery is noticed within
+/// seconds.
+struct Backoff {
+    first: Duration,
+    next: Duration,
+}
+
+impl Backoff {
+    fn new(first: Duration) -> Backoff {
+        let first = first.min(MAX_BACKOFF);
+        Backoff { first, next: first }
+    }
+
+    /// The wait after another failure.
+    fn failed(&mut self) -> Duration {
+        let wait = self.next;
+        self.next = (self.next * 2).min(MAX_BACKOFF);
+        wait
+    }
+
+    fn succeeded(&mut self) {
+        self.next = self.first;
+    }
+}
+
 /// Resolves on SIGTERM or Ctrl-C: the cue for a graceful shutdown.
 pub async fn termination_signal() {
     use tokio::signal::unix::{signal, SignalKind};
@@ -91,6 +121,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     let tracker = tokio::spawn(track(service.clone(), config.clone(), shutdown.clone()));
     let sweeper = tokio::spawn(sweep(service.clone(), shutdown.clone()));
     tracing::info!(worker = %config.worker_id, concurrency = config.concurrency, "worker started");
+    let mut backoff = Backoff::new(config.poll_interval);
     loop {
         let permit = tokio::select! {
             biased;
@@ -117,10 +148,16 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
             }
             Err(e) => {
                 drop(permit);
-                tracing::warn!(error = %e, "claiming a job failed; retrying");
-                tokio::time::sleep(config.poll_interval).await;
+                let wait = backoff.failed();
+                tracing::warn!(error = %e, "claiming a job failed; retrying in {} ms", wait.as_millis());
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = shutdown_requested(&mut shutdown) => break,
+                }
+                continue;
             }
         }
+        backoff.succeeded();
     }
     tracing::info!(worker = %config.worker_id, running = running.len(), "worker stopping");
     while running.join_next().await.is_some() {}
@@ -167,6 +204,7 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     let idle =
         if service.engines().upstream().any_configured() { config.poll_interval } else { IDLE_WITHOUT_PROVIDERS };
+    let mut backoff = Backoff::new(config.poll_interval);
     loop {
         while looking.try_join_next().is_some() {}
         let free = tokio::select! {
@@ -199,10 +237,16 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
                 }
             }
             Err(e) => {
-                tracing::warn!(error = %e, "claiming tracked tasks failed; retrying");
-                tokio::time::sleep(config.poll_interval).await;
+                let wait = backoff.failed();
+                tracing::warn!(error = %e, "claiming tracked tasks failed; retrying in {} ms", wait.as_millis());
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = shutdown_requested(&mut shutdown) => break,
+                }
+                continue;
             }
         }
+        backoff.succeeded();
     }
     while looking.join_next().await.is_some() {}
 }
@@ -281,5 +325,19 @@ fn log_outcome(task_id: &str, outcome: Result<JobOutcome, service::ServiceError>
         Ok(JobOutcome::Waiting) => tracing::debug!(task = %task_id, "still at its provider"),
         // Our own fault (store or database): leave the lease to lapse so another attempt runs it.
         Err(e) => tracing::error!(task = %task_id, error = %e, "job could not be finalised; it will be retried"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_to_its_ceiling_and_starts_over_after_a_success() {
+        let mut backoff = Backoff::new(Duration::from_millis(500));
+        let waits: Vec<u128> = (0..6).map(|_| backoff.failed().as_millis()).collect();
+        assert_eq!(waits, [500, 1000, 2000, 4000, 5000, 5000]);
+        backoff.succeeded();
+        assert_eq!(backoff.failed(), Duration::from_millis(500));
     }
 }

@@ -164,34 +164,33 @@ async fn postgres_notifications_wake_workers_of_other_processes() {
     running.stop().await;
 }
 
-/// A fault of ours (the output store cannot write) must neither fail nor bill the job: it stays
-/// running, its lease lapses, and once the store works again another attempt finishes it once.
+/// An output store that cannot write fails the job at once with a reason that says so, and bills
+/// nothing (the job's work is lost with its output); it is not run again into the same store. Once
+/// the store works again, the next job succeeds and is billed once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn store_failure_retries_without_billing() {
+async fn an_unwritable_store_fails_the_job_unbilled() {
     let f = fixture(storage::Backend::Sqlite).await;
     // A file where the store needs a directory: every write fails, even for root.
     let blocker = f.output_dir.join("tasks");
     std::fs::write(&blocker, b"not a directory").unwrap();
-    let queued =
-        f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "retry me"}))).await.unwrap();
+    let lost =
+        f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "lost"}))).await.unwrap();
     let mut config = worker_config(Duration::from_millis(300), Duration::from_secs(5));
     config.max_attempts = 50;
     let running = start_worker(f.service.clone(), config);
-    for _ in 0..100 {
-        if f.service.database().task(&queued.id).unwrap().unwrap().attempt >= 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let record = f.service.database().task(&queued.id).unwrap().unwrap();
-    assert_eq!(record.status, "running", "{record:?}");
-    assert!(record.attempt >= 2, "the failed attempt's lease lapsed and the job was claimed again");
-    assert!(f.service.database().task_ledger(&queued.id).unwrap().iter().all(|e| e.kind == "hold"), "nothing settled");
+    let task = wait_terminal(&f.service, &f.caller, &lost.id).await;
+    assert_eq!(task.status, domain::TaskStatus::Failed);
+    let error = task.error.unwrap_or_default();
+    assert!(error.contains("could not be stored (the output store refused the write)"), "{error}");
+    assert_eq!(f.service.database().task(&lost.id).unwrap().unwrap().attempt, 1, "not run again");
+    assert!(f.service.database().task_ledger(&lost.id).unwrap().iter().all(|e| e.kind != "capture"), "nothing billed");
 
     std::fs::remove_file(&blocker).unwrap();
-    let task = wait_terminal(&f.service, &f.caller, &queued.id).await;
+    let kept =
+        f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "kept"}))).await.unwrap();
+    let task = wait_terminal(&f.service, &f.caller, &kept.id).await;
     assert_eq!(task.status, domain::TaskStatus::Succeeded);
-    let ledger = f.service.database().task_ledger(&queued.id).unwrap();
+    let ledger = f.service.database().task_ledger(&kept.id).unwrap();
     assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1);
     assert_eq!(f.service.operator().verify_ledger().await.unwrap(), vec![]);
     running.stop().await;

@@ -108,7 +108,7 @@ impl Drop for Deployment {
     }
 }
 
-fn rand_suffix() -> u128 {
+pub fn rand_suffix() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
 }
 
@@ -123,4 +123,144 @@ pub fn terminate(child: &mut Child) -> std::process::ExitStatus {
         assert!(started.elapsed() < Duration::from_secs(30), "server ignored SIGTERM");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A child process killed (SIGKILL) and reaped when dropped, so a failing test leaves nothing behind.
+pub struct Killed(pub Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Deployment {
+    /// Starts a standalone `worker` process of this deployment; its log joins the servers'.
+    pub fn spawn_worker(&self, env: &[(&str, &str)]) -> Child {
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(self.log_path()).unwrap();
+        self.sibling("worker").envs(env.iter().copied()).stdout(Stdio::null()).stderr(log).spawn().unwrap()
+    }
+
+    /// Creates an account with a card on file and a key of its own; returns the key's secret.
+    pub fn account_key(&self, account: &str) -> String {
+        assert!(self.admin(&["account", "create", account, "--card-on-file"]).0);
+        let (ok, out) = self.admin(&["key", "create", "--account", account]);
+        assert!(ok, "{out}");
+        out.lines().last().unwrap().to_string()
+    }
+}
+
+/// A PostgreSQL server of a test's own (initdb in a temporary directory, its own port), so the
+/// test can stop and restart it without touching the shared one other tests use.
+pub struct PrivatePostgres {
+    dir: PathBuf,
+    bin: PathBuf,
+    pub port: u16,
+}
+
+impl PrivatePostgres {
+    /// Creates and starts the server. Needs the PostgreSQL server binaries (`pg_ctl`, `initdb`).
+    pub fn start() -> PrivatePostgres {
+        let bin = postgres_bin_dir().expect("the PostgreSQL server binaries (apt-get install postgresql)");
+        let dir = std::env::temp_dir().join(format!("private-pg-{}-{}", std::process::id(), rand_suffix()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let postgres = PrivatePostgres { dir, bin, port };
+        // PostgreSQL refuses to run as root: as root, its files belong to the `postgres` user.
+        if running_as_root() {
+            assert!(Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&postgres.dir)
+                .status()
+                .unwrap()
+                .success());
+        }
+        let data = postgres.data_dir();
+        let initdb = postgres
+            .as_server_user("initdb")
+            .args(["-U", "postgres", "--auth=trust", "-E", "UTF8", "-D"])
+            .arg(&data)
+            .output()
+            .unwrap();
+        assert!(initdb.status.success(), "initdb: {}", String::from_utf8_lossy(&initdb.stderr));
+        postgres.start_again();
+        postgres
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    fn as_server_user(&self, tool: &str) -> Command {
+        let tool = self.bin.join(tool);
+        if running_as_root() {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(tool);
+            command
+        } else {
+            Command::new(tool)
+        }
+    }
+
+    fn pg_ctl(&self, args: &[&str]) {
+        let output = self
+            .as_server_user("pg_ctl")
+            .arg("-D")
+            .arg(self.data_dir())
+            .args(args)
+            .stdout(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "pg_ctl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+
+    /// Starts the (stopped) server and waits until it accepts connections.
+    pub fn start_again(&self) {
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+            self.port,
+            self.dir.display()
+        );
+        let log = self.dir.join("postgres.log");
+        self.pg_ctl(&["-w", "-t", "30", "-o", &options, "-l", &log.to_string_lossy(), "start"]);
+    }
+
+    /// Stops the server the way an operator's restart does (`-m fast`: sessions are cut, nothing
+    /// committed is lost).
+    pub fn stop(&self) {
+        self.pg_ctl(&["-w", "-t", "30", "-m", "fast", "stop"]);
+    }
+
+    pub fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+}
+
+impl Drop for PrivatePostgres {
+    fn drop(&mut self) {
+        let _ = self.as_server_user("pg_ctl").arg("-D").arg(self.data_dir()).args(["-m", "immediate", "stop"]).output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn running_as_root() -> bool {
+    Command::new("id").arg("-u").output().map(|o| o.stdout.trim_ascii() == b"0").unwrap_or(false)
+}
+
+/// The newest installed PostgreSQL's server binaries: `pg_config --bindir`, else Debian's
+/// `/usr/lib/postgresql/<version>/bin`.
+fn postgres_bin_dir() -> Option<PathBuf> {
+    let debian = std::fs::read_dir("/usr/lib/postgresql").ok().and_then(|versions| {
+        versions
+            .filter_map(Result::ok)
+            .map(|v| v.path().join("bin"))
+            .filter(|bin| bin.join("pg_ctl").exists())
+            .max_by_key(|bin| bin.parent().and_then(|v| v.file_name()).and_then(|n| n.to_str()?.parse::<u32>().ok()))
+    });
+    debian.or_else(|| {
+        let output = Command::new("pg_config").arg("--bindir").output().ok()?;
+        let bin = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
+        bin.join("pg_ctl").exists().then_some(bin)
+    })
 }
