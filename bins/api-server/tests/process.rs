@@ -162,3 +162,52 @@ async fn a_crash_while_a_lot_trace_waits_loses_nothing_and_bills_once() {
     let (ok, out) = deployment.admin(&["verify-ledger"]);
     assert!(ok, "{out}");
 }
+
+/// The job processes `parent` runs now (their pids).
+fn job_processes(parent: u32) -> Vec<String> {
+    let out =
+        std::process::Command::new("pgrep").args(["-P", &parent.to_string(), "-f", service::CHILD_COMMAND]).output();
+    out.map(|o| String::from_utf8_lossy(&o.stdout).split_whitespace().map(str::to_string).collect()).unwrap_or_default()
+}
+
+/// A client's cancel of a job running in its own process ends that process, not only the record:
+/// the worker finds its lease gone as soon as the task ends and kills the job's process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_running_job_has_its_process_stopped_and_is_not_billed() {
+    let deployment = Deployment::new();
+    let (mut server, key) = deployment.start();
+    let key = key.expect("first-start key");
+    let client = reqwest::Client::new();
+    let long =
+        json!({"model": "lambda-t2v", "prompt": "a long tour", "params": {"duration": 10, "resolution": "720p"}});
+    let queued: Value = client
+        .post(deployment.url("/v1/generate"))
+        .bearer_auth(&key)
+        .json(&long)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = queued["id"].as_str().unwrap().to_string();
+    let started = Instant::now();
+    while job_processes(server.id()).is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the job's process never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let cancelled =
+        client.post(deployment.url(&format!("/v1/tasks/{id}/cancel"))).bearer_auth(&key).send().await.unwrap();
+    assert_eq!(cancelled.status(), 200);
+    let task: Value = cancelled.json().await.unwrap();
+    assert_eq!(task["error"], "cancelled by client", "{task}");
+    let stopping = Instant::now();
+    while !job_processes(server.id()).is_empty() {
+        assert!(stopping.elapsed() < Duration::from_secs(20), "the cancelled job's process still runs");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    eprintln!("the job's process ended {} ms after the cancel", stopping.elapsed().as_millis());
+    let (ok, ledger) = deployment.admin(&["account", "ledger", "dev"]);
+    assert!(ok && !ledger.contains("capture") && ledger.contains("release"), "{ledger}");
+    assert!(terminate(&mut server).success());
+}

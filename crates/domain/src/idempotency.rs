@@ -12,26 +12,29 @@ pub const WINDOW_MILLIS: i64 = 24 * 60 * 60 * 1000;
 /// Longest key accepted, in characters (Stripe's limit; UUIDs and ULIDs fit with room to spare).
 pub const MAX_CHARS: usize = 255;
 
-/// A valid idempotency key: 1 to [`MAX_CHARS`] characters, not all spaces, with no ASCII control
-/// characters. Keys are opaque: any such text a client can send in a header (or a tool argument)
-/// names a request.
+/// A valid idempotency key: 1 to [`MAX_CHARS`] visible ASCII characters or spaces, not all spaces
+/// (the pattern [`PATTERN`]). Keys are opaque: any such text names a request. UUIDs and ULIDs are
+/// the usual choice; the same rule holds in a header and in a tool argument.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct IdempotencyKey(String);
 
+/// The rule of [`IdempotencyKey`] as a JSON Schema pattern (ECMA-262), for the documents that
+/// describe it.
+pub const PATTERN: &str = "^[ -~]*[!-~][ -~]*$";
+
 /// Why a presented idempotency key is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Idempotency-Key must be 1 to {MAX_CHARS} characters without control characters (a UUID is a good choice)")]
+#[error("Idempotency-Key must be 1 to {MAX_CHARS} visible ASCII characters or spaces, not all spaces (a UUID is a good choice)")]
 pub struct InvalidIdempotencyKey;
 
 impl IdempotencyKey {
     /// Checks a key as a client sent it.
     pub fn parse(raw: &str) -> Result<IdempotencyKey, InvalidIdempotencyKey> {
-        let length = raw.chars().count();
-        let valid = (1..=MAX_CHARS).contains(&length)
-            && !raw.chars().all(|c| c == ' ')
-            // Line breaks and other C0 controls would forge log lines; C1 controls (ISO-8859-1
-            // bytes 0x80 to 0x9F) are harmless text.
-            && !raw.chars().any(|c| (c < ' ' && c != '\t') || c == '\u{7f}');
+        // Visible ASCII only: line breaks and other controls would forge log lines, and other
+        // text reads differently in a header (ISO-8859-1) than in JSON (UTF-8).
+        let valid = (1..=MAX_CHARS).contains(&raw.len())
+            && raw.bytes().all(|b| (b' '..=b'~').contains(&b))
+            && raw.bytes().any(|b| b != b' ');
         if valid {
             Ok(IdempotencyKey(raw.to_string()))
         } else {
@@ -39,9 +42,9 @@ impl IdempotencyKey {
         }
     }
 
-    /// A key from an HTTP header's bytes, read as ISO-8859-1 as HTTP reads field values.
+    /// Checks a key as its header's bytes arrived.
     pub fn from_header_bytes(bytes: &[u8]) -> Result<IdempotencyKey, InvalidIdempotencyKey> {
-        IdempotencyKey::parse(&bytes.iter().map(|&b| char::from(b)).collect::<String>())
+        std::str::from_utf8(bytes).map_err(|_| InvalidIdempotencyKey).and_then(IdempotencyKey::parse)
     }
 
     /// The key as sent.
@@ -49,6 +52,27 @@ impl IdempotencyKey {
         &self.0
     }
 }
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for IdempotencyKey {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .min_length(Some(1))
+            .max_length(Some(MAX_CHARS))
+            .pattern(Some(PATTERN))
+            .description(Some(
+                "A unique value per request, such as a UUID: 1 to 255 visible ASCII characters or spaces. \
+                 The same key and request within 24 hours returns the original task, with nothing held or \
+                 queued again (safe to retry after a timeout); the same key with another request is refused.",
+            ))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for IdempotencyKey {}
 
 /// What identifies a request under an idempotency key: SHA-256 (hex) of the endpoint and the body
 /// in a canonical JSON form (object keys sorted), so a retry that orders its fields differently is
@@ -99,15 +123,21 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn keys_are_bounded_text_without_control_characters() {
-        for good in ["4f1c2a9e-7b1d-4c55-9a0e-2d8f6b1e3c77", "order 42 / try", "é", &"k".repeat(MAX_CHARS)] {
-            assert!(IdempotencyKey::parse(good).is_ok(), "{good:?}");
+    fn keys_are_bounded_visible_ascii_matching_their_pattern() {
+        let pattern = |key: &str| {
+            // PATTERN, spelled out: visible ASCII or spaces, at least one visible.
+            key.bytes().all(|b| (b' '..=b'~').contains(&b)) && key.bytes().any(|b| b != b' ')
+        };
+        for good in ["4f1c2a9e-7b1d-4c55-9a0e-2d8f6b1e3c77", "order 42 / try", " x ", &"k".repeat(MAX_CHARS)] {
+            assert!(IdempotencyKey::parse(good).is_ok() && pattern(good), "{good:?}");
         }
-        for bad in ["", "   ", "line\nbreak", "nul\0", "del\u{7f}", &"k".repeat(MAX_CHARS + 1)] {
+        for bad in ["", "   ", "line\nbreak", "tab\t", "nul\0", "del\u{7f}", "é", &"k".repeat(MAX_CHARS + 1)] {
             assert_eq!(IdempotencyKey::parse(bad), Err(InvalidIdempotencyKey), "{bad:?}");
         }
-        // Header bytes are ISO-8859-1: 0xE9 is é.
-        assert_eq!(IdempotencyKey::from_header_bytes(b"caf\xe9").unwrap().as_str(), "café");
+        assert_eq!(PATTERN, "^[ -~]*[!-~][ -~]*$");
+        // Header bytes outside ASCII are refused, not reinterpreted.
+        assert!(IdempotencyKey::from_header_bytes(b"caf\xe9").is_err());
+        assert_eq!(IdempotencyKey::from_header_bytes(b"retry-7").unwrap().as_str(), "retry-7");
     }
 
     #[test]

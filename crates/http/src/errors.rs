@@ -34,6 +34,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ErrorCode::AlreadyFinished => StatusCode::CONFLICT,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
         ErrorCode::Expired => StatusCode::GONE,

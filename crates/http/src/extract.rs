@@ -159,12 +159,12 @@ pub(crate) fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &Bytes) -
 #[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Header)]
 pub(crate) struct Idempotency {
-    /// A unique value per request, such as a UUID (1 to 255 characters, no control characters). A retry
-    /// with the same key and body within 24 hours returns the original task, with nothing held or
-    /// queued again, even while the first try is still in flight; the same key with a different
-    /// body is a 422. Errors (400, 401, 402, ...) are not remembered: their retries run afresh.
-    // Declared as a UUID, the recommended form; the server takes any key of the documented shape.
-    #[param(rename = "Idempotency-Key", value_type = Option<String>, format = "uuid")]
+    /// A unique value per request, such as a UUID (1 to 255 visible ASCII characters or spaces). A
+    /// retry with the same key and body within 24 hours returns the original task, with nothing
+    /// held or queued again, even while the first try is still in flight; the same key with a
+    /// different body is a 422. Errors (400, 401, 402, ...) are not remembered: their retries run
+    /// afresh.
+    #[param(rename = "Idempotency-Key", value_type = Option<IdempotencyKey>)]
     pub key: Option<IdempotencyKey>,
 }
 

@@ -156,6 +156,7 @@ pub(crate) async fn reel(
         (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 404, description = "No such reel for this key (task ids are not reels)", body = ErrorBody),
+        (status = 410, description = "The reel finished longer ago than the retention period and was removed", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
@@ -177,6 +178,7 @@ pub(crate) async fn get_reel(
         (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 404, description = "No such task for this key", body = ErrorBody),
+        (status = 410, description = "The task finished longer ago than the retention period and was removed", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
@@ -186,6 +188,54 @@ pub(crate) async fn get_task(
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(service.api().task(&caller, &id).await?))
+}
+
+/// Cancel a task: a queued one at once, a running one by stopping its process or cancelling it at
+/// its provider. It ends `failed` with `error: "cancelled by client"`, its hold released and
+/// nothing billed.
+#[utoipa::path(
+    post, path = "/v1/tasks/{id}/cancel", tag = "Generation",
+    params(("id" = String, Path, description = "Task id returned by a submit call")),
+    responses(
+        (status = 200, description = "The task, cancelled", body = TaskView),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 404, description = "No such task for this key", body = ErrorBody),
+        (status = 409, description = "The task already ended; the message names its state", body = ErrorBody),
+        (status = 410, description = "The task finished longer ago than the retention period and was removed", body = ErrorBody),
+        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn cancel_task(
+    Authenticated(caller): Authenticated,
+    id: web::Path<String>,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(service.api().cancel_task(&caller, &id).await?))
+}
+
+/// Cancel a reel, as a task is cancelled.
+#[utoipa::path(
+    post, path = "/v1/recipes/reel/{reel_id}/cancel", tag = "Recipes",
+    params(("reel_id" = String, Path, description = "Reel id returned by `POST /v1/recipes/reel`")),
+    responses(
+        (status = 200, description = "The reel, cancelled", body = ReelView),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+        (status = 404, description = "No such reel for this key (task ids are not reels)", body = ErrorBody),
+        (status = 409, description = "The reel already ended; the message names its state", body = ErrorBody),
+        (status = 410, description = "The reel finished longer ago than the retention period and was removed", body = ErrorBody),
+        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn cancel_reel(
+    Authenticated(caller): Authenticated,
+    reel_id: web::Path<String>,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(service.api().cancel_reel(&caller, &reel_id).await?))
 }
 
 /// List the live models with their inputs, parameters and price rules.
@@ -337,24 +387,28 @@ pub(crate) async fn ready(service: Data<Service>) -> HttpResponse {
     response.insert_header((header::CACHE_CONTROL, "no-store")).json(readiness)
 }
 
-/// Prometheus metrics (text format), for the bearer of `METRICS_TOKEN`; 404 when none is set.
+/// Prometheus metrics (text format), for the bearer of `METRICS_TOKEN`; 401 without a token, 404
+/// when the operator set none.
 #[utoipa::path(get, path = "/metrics", tag = "Operations", responses(
     (status = 200, description = "Metrics in the Prometheus text format", content_type = "text/plain"),
     (status = 401, description = "Missing or wrong metrics token", body = ErrorBody),
     (status = 404, description = "Metrics are off (no `METRICS_TOKEN`)", body = ErrorBody),
 ), security(("bearer" = [])))]
 pub(crate) async fn metrics(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
+    let token = crate::extract::bearer_token(&req);
+    let refused =
+        || ApiError::new(ErrorCode::Unauthorized, "send the metrics token: Authorization: Bearer <METRICS_TOKEN>");
+    if token.is_none() {
+        return Err(refused());
+    }
     if service.config().metrics_token.is_none() {
         return Err(ApiError::new(
             ErrorCode::NotFound,
             "metrics are off: the operator sets METRICS_TOKEN to serve them",
         ));
     }
-    if !service.operator().metrics_token_matches(crate::extract::bearer_token(&req)) {
-        return Err(ApiError::new(
-            ErrorCode::Unauthorized,
-            "send the metrics token: Authorization: Bearer <METRICS_TOKEN>",
-        ));
+    if !service.operator().metrics_token_matches(token) {
+        return Err(refused());
     }
     let text = service.operator().metrics().await?;
     Ok(HttpResponse::Ok()

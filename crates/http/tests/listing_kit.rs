@@ -1,7 +1,7 @@
 //! The listing-kit recipe over HTTP, black-box on SQLite and PostgreSQL: 200 with the kit (every
 //! named piece a signed, downloadable file of the right type and size), the captions and the Fair
-//! Housing findings; billed once, only on success; 400 for bad input and 502 for a photo that
-//! cannot be used, both unbilled; and the connector's `listing_kit` tool.
+//! Housing findings; billed once, only on success; 400 for bad input and for a photo that cannot
+//! be used, unbilled; and the connector's `listing_kit` tool.
 
 mod common;
 
@@ -124,12 +124,17 @@ async fn bad_kits_are_refused_or_failed_and_never_billed() {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
         assert!(body["error"].as_str().unwrap().contains("details"), "{body}");
 
-        // A photo that cannot be used (not an image; an address the service may not fetch) is a
-        // 502 naming it, with nothing billed or held.
-        for bad in ["data:image/png;base64,aGVsbG8gd29ybGQ=", "http://127.0.0.1:9/photo.jpg"] {
+        // A photo that cannot be used (not an image; an address the service may not fetch; a host
+        // that does not resolve) is a 400 naming it, with nothing billed or held.
+        let unusable = [
+            "data:image/png;base64,aGVsbG8gd29ybGQ=",
+            "http://127.0.0.1:9/photo.jpg",
+            "https://no-such-host.invalid/a.jpg",
+        ];
+        for bad in unusable {
             let (status, body) =
                 server.post(&key, "/v1/recipes/listing-kit", with(json!({"photos": [photo("coffee.jpg"), bad]}))).await;
-            assert_eq!(status, StatusCode::BAD_GATEWAY, "{body}");
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
             assert!(body["error"].as_str().unwrap().contains("photos[1]"), "{body}");
         }
         assert_eq!(spent(&server, &key).await, ("0.0000".into(), "0.0000".into()));

@@ -190,7 +190,8 @@ async fn tools_are_metered_like_the_api() {
             "listing_kit",
             "reel",
             "reel_status",
-            "task_status"
+            "task_status",
+            "cancel_task"
         ]
     );
     for tool in &tools {
@@ -199,10 +200,16 @@ async fn tools_are_metered_like_the_api() {
         assert_eq!(tool["outputSchema"]["type"], "object");
         let billed = ["generate", "listing_enhance", "lot_trace", "listing_kit", "reel"]
             .contains(&tool["name"].as_str().unwrap());
+        let destructive = tool["name"] == "cancel_task";
         let hints = &tool["annotations"];
         assert_eq!(hints["title"], tool["title"]);
-        assert_eq!((&hints["readOnlyHint"], &hints["idempotentHint"]), (&json!(!billed), &json!(!billed)), "{tool}");
-        assert_eq!((&hints["destructiveHint"], &hints["openWorldHint"]), (&json!(false), &json!(billed)), "{tool}");
+        let read_only = !billed && !destructive;
+        assert_eq!((&hints["readOnlyHint"], &hints["idempotentHint"]), (&json!(read_only), &json!(!billed)), "{tool}");
+        assert_eq!(
+            (&hints["destructiveHint"], &hints["openWorldHint"]),
+            (&json!(destructive), &json!(billed)),
+            "{tool}"
+        );
     }
     assert_eq!(tools[1]["inputSchema"]["properties"]["model"]["enum"].as_array().unwrap().len(), 41);
 
@@ -357,7 +364,8 @@ async fn spending_tools_take_an_idempotency_key() {
     for tool in &tools {
         let takes_key = tool["inputSchema"]["properties"]["idempotency_key"]["type"].is_string()
             || tool["inputSchema"]["properties"]["idempotency_key"].is_object();
-        assert_eq!(takes_key, tool["annotations"]["readOnlyHint"] == false, "{}", tool["name"]);
+        // The billed tools (open-world: they fetch inputs and spend) and no other.
+        assert_eq!(takes_key, tool["annotations"]["openWorldHint"] == true, "{}", tool["name"]);
     }
     let call = json!({"model": "tts", "prompt": "Corner lot.", "idempotency_key": "agent-try-1"});
     let first = mcp.tool("generate", call.clone()).await;
@@ -386,5 +394,46 @@ async fn spending_tools_take_an_idempotency_key() {
     );
     let bad = mcp.tool("generate", json!({"model": "tts", "prompt": "Other.", "idempotency_key": ""})).await;
     assert_eq!(bad["structuredContent"]["code"], "invalid_input", "{bad}");
+    server.stop().await;
+}
+
+/// `cancel_task` ends a queued task or reel unbilled and answers in the shape its status tool
+/// does; a finished one is refused with `already_finished`, another key's with `not_found`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cancel_task_ends_a_task_or_reel_unbilled() {
+    let server =
+        TestServer::start_with(storage::Backend::Sqlite, common::Options { worker: false, ..Default::default() }).await;
+    let key = server.key(None, true).await;
+    let mcp = Mcp { key: key.clone(), server: &server };
+    let queued = mcp.tool("generate", json!({"model": "tts", "prompt": "never spoken"})).await;
+    let id = queued["structuredContent"]["id"].as_str().unwrap().to_string();
+    let cancelled = mcp.tool("cancel_task", json!({"id": id})).await;
+    assert_eq!(cancelled["isError"], false, "{cancelled}");
+    let task = &cancelled["structuredContent"];
+    assert_eq!((task["id"].as_str(), task["status"].as_str()), (Some(id.as_str()), Some("failed")));
+    assert_eq!(task["error"], "cancelled by client");
+    assert_eq!(
+        *task,
+        mcp.tool("task_status", json!({"id": id})).await["structuredContent"],
+        "the status reads the same"
+    );
+    assert_eq!(server.get(&key, "/v1/usage").await.1["held_usd"], "0.0000");
+
+    let again = mcp.tool("cancel_task", json!({"id": id})).await;
+    assert_eq!(
+        (again["isError"].as_bool(), again["structuredContent"]["code"].as_str()),
+        (Some(true), Some("already_finished"))
+    );
+    let other = Mcp { key: server.key(None, true).await, server: &server };
+    let queued = mcp.tool("generate", json!({"model": "tts", "prompt": "mine"})).await;
+    let mine = queued["structuredContent"]["id"].as_str().unwrap();
+    let refused = other.tool("cancel_task", json!({"id": mine})).await;
+    assert_eq!(refused["structuredContent"]["code"], "not_found", "{refused}");
+
+    let reel = mcp.tool("reel", json!({"photos": [common::png_data_uri(64, 48)]})).await;
+    let reel_id = reel["structuredContent"]["reel_id"].as_str().unwrap().to_string();
+    let cancelled = mcp.tool("cancel_task", json!({"id": reel_id})).await;
+    assert_eq!(cancelled["structuredContent"]["reel_id"], reel_id.as_str(), "{cancelled}");
+    assert_eq!(cancelled["structuredContent"]["error"], "cancelled by client");
     server.stop().await;
 }

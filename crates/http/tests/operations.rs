@@ -345,8 +345,11 @@ async fn metrics_are_served_to_the_token_holder_only() {
     }
     // Without a token, metrics are off.
     let server = TestServer::start(storage::Backend::Sqlite).await;
-    let (status, body) = read(server.client.get(format!("{}/metrics", server.base)).send().await.unwrap()).await;
+    let metrics = server.client.get(format!("{}/metrics", server.base));
+    let (status, body) = read(metrics.try_clone().unwrap().bearer_auth("any-token").send().await.unwrap()).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(body["error"].as_str().unwrap().contains("METRICS_TOKEN"), "{body}");
+    // With no token at all it is a 401 either way, as the document's security says.
+    assert_eq!(read(metrics.send().await.unwrap()).await.0, StatusCode::UNAUTHORIZED);
     server.stop().await;
 }

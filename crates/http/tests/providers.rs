@@ -555,3 +555,40 @@ async fn a_thousand_requests_are_tracked_at_once_without_a_slot_each() {
     assert_eq!(usage["held_usd"], "0.0000", "{usage}");
     server.stop().await;
 }
+
+/// A client's cancel of a job running at a provider: the task fails "cancelled by client" at once,
+/// unbilled, and the provider is asked to stop (fal's and Replicate's cancel), on both backends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_client_cancel_reaches_the_provider_and_bills_nothing() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let sim = Simulator::start(SimConfig::default()).await.expect("simulator");
+        // Long enough at the provider to be cancelled there.
+        sim.set_faults(Faults { queue_ms: 50, run_ms: 20_000, ..Faults::default() });
+        let server = server_with(backend, &sim, &format!("{IMAGE},zeta=replicate:acme/zeta"), 2, |_| {}).await;
+        let key = server.key(None, true).await;
+        for job in [image_job(), json!({"model": "zeta", "prompt": "a porch at dusk"})] {
+            let queued = server.submit(&key, job).await;
+            let id = queued["id"].as_str().unwrap();
+            let started = tokio::time::Instant::now();
+            while server.get(&key, &format!("/v1/tasks/{id}")).await.1["status"] != "running" {
+                assert!(started.elapsed() < Duration::from_secs(30));
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let cancels = sim.stats().cancels;
+            let (status, task) = server.post(&key, &format!("/v1/tasks/{id}/cancel"), json!({})).await;
+            assert_eq!(status, StatusCode::OK, "{task}");
+            assert_eq!(
+                (task["status"].as_str(), task["error"].as_str()),
+                (Some("failed"), Some("cancelled by client"))
+            );
+            assert_eq!(sim.stats().cancels, cancels + 1, "the provider saw the cancel: {task}");
+            // It stays cancelled: the tracker does not bring the provider's answer back.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            assert_eq!(server.get(&key, &format!("/v1/tasks/{id}")).await.1["error"], "cancelled by client");
+        }
+        let usage = usage(&server, &key).await;
+        assert_eq!((usage["held_usd"].as_str(), usage["spent_usd"].as_str()), (Some("0.0000"), Some("0.0000")));
+        assert!(server.service.operator().verify_ledger().await.unwrap().is_empty());
+        server.stop().await;
+    }
+}

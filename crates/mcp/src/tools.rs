@@ -53,17 +53,21 @@ struct ReelStatusArgs {
     reel_id: String,
 }
 
+/// Arguments of `cancel_task`.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct CancelArgs {
+    /// The `id` of a task (from generate, listing_enhance, lot_trace or listing_kit) or the
+    /// `reel_id` of a reel.
+    id: String,
+}
+
 /// The argument every tool that spends takes beside its request.
 #[derive(ToSchema)]
 // Only its schema is used: `spending_arguments` takes the argument out before the request is read.
 #[allow(dead_code)]
 struct SpendingArgs {
-    /// A unique value per request, such as a UUID (1 to 255 characters, no control characters). Calling
-    /// again with the same key and arguments within 24 hours returns the original task, with nothing
-    /// held or queued again (safe to retry after a timeout); the same key with other arguments is
-    /// refused.
-    #[schema(min_length = 1, max_length = 255)]
-    idempotency_key: Option<String>,
+    idempotency_key: Option<IdempotencyKey>,
 }
 
 /// `schema` (a request's) with the [`SpendingArgs`] properties added.
@@ -89,6 +93,7 @@ impl Tool {
     fn definition(self) -> Value {
         // A billed tool changes state and reaches outside to fetch inputs; it takes an idempotency key.
         let billed = SPENDING_TOOLS.contains(&self.name);
+        let destructive = DESTRUCTIVE_TOOLS.contains(&self.name);
         let input = if billed { spending_schema(self.input) } else { self.input };
         json!({
             "name": self.name,
@@ -98,9 +103,9 @@ impl Tool {
             "outputSchema": self.output,
             "annotations": {
                 "title": self.title,
-                "readOnlyHint": !billed,
+                "readOnlyHint": !billed && !destructive,
                 "idempotentHint": !billed,
-                "destructiveHint": false,
+                "destructiveHint": destructive,
                 "openWorldHint": billed,
             },
         })
@@ -212,6 +217,16 @@ pub(crate) fn list(service: &Service) -> Value {
             input: json_schema::<TaskStatusArgs>(),
             output: json_schema::<TaskView>(),
         },
+        Tool {
+            name: "cancel_task",
+            title: "Cancel a task or reel",
+            description: "Cancels a queued or running task or reel of this key: it ends failed with the error \
+                \"cancelled by client\", its hold is released and nothing is billed. Returns it as it ended (a reel \
+                in reel_status's shape). A task that already succeeded or failed cannot be cancelled (code \
+                already_finished).".into(),
+            input: json_schema::<CancelArgs>(),
+            output: any_of([json_schema::<TaskView>(), json_schema::<ReelView>()]),
+        },
     ];
     json!({ "tools": tools.into_iter().map(Tool::definition).collect::<Vec<_>>() })
 }
@@ -271,6 +286,9 @@ impl From<ServiceError> for ToolError {
 /// the key's rate of spending requests.
 const SPENDING_TOOLS: [&str; 5] = ["generate", "listing_enhance", "lot_trace", "listing_kit", "reel"];
 
+/// The tools that end something the key started (a cancelled job cannot be resumed).
+const DESTRUCTIVE_TOOLS: [&str; 1] = ["cancel_task"];
+
 /// Runs `tools/call`.
 pub(crate) async fn call(
     service: &Service,
@@ -296,6 +314,7 @@ pub(crate) async fn call(
         (Ok(()), "reel") => reel(service, caller, arguments).await,
         (Ok(()), "reel_status") => reel_status(service, caller, arguments).await,
         (Ok(()), "task_status") => task_status(service, caller, arguments).await,
+        (Ok(()), "cancel_task") => cancel_task(service, caller, arguments).await,
         (Ok(()), other) => return Err(invalid_params(format!("unknown tool {other:?}; tools/list names the tools"))),
     };
     Ok(match outcome {
@@ -417,5 +436,15 @@ async fn task_status(service: &Service, caller: &Caller, value: Value) -> Result
             Err(ToolError { message, code: ErrorCode::NotFound })
         }
         Err(other) => Err(other.into()),
+    }
+}
+
+async fn cancel_task(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
+    let args: CancelArgs = arguments("cancel_task", value)?;
+    let api = service.api();
+    if args.id.starts_with("reel_") {
+        Answer::of(api.cancel_reel(caller, &args.id).await?)
+    } else {
+        Answer::of(api.cancel_task(caller, &args.id).await?)
     }
 }

@@ -65,15 +65,6 @@ impl RecipeJob {
         urls.into_iter().map(|(label, url)| (label, url.to_string())).collect()
     }
 
-    /// What an input that cannot be fetched means for this recipe: the client's error for most; a
-    /// failed recipe (502) for the listing kit, whose contract says so.
-    pub fn unfetchable_input(&self, error: FetchError) -> RecipeError {
-        match self {
-            RecipeJob::ListingKit(_) => RecipeError::Failed(error.to_string()),
-            _ => RecipeError::from(error),
-        }
-    }
-
     /// The recipe's name, as in its endpoint (`lot-trace`).
     pub fn name(&self) -> &'static str {
         self.kind().name()

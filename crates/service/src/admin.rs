@@ -99,10 +99,7 @@ impl Operator<'_> {
             self.service.discard_inputs(task_id).await;
         }
         for stored in &revoked.upstream {
-            let Ok(handle) = serde_json::from_str::<providers::Handle>(stored) else { continue };
-            if let Err(e) = self.service.engines().upstream().cancel(&handle).await {
-                tracing::warn!(error = %e, request = %handle.request_id, "could not cancel a revoked key's request at its provider");
-            }
+            self.service.cancel_upstream(stored).await;
         }
         Ok(revoked.key.into())
     }

@@ -34,6 +34,8 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     /// Too many attempts in a short time; retry after `Retry-After` (429).
     RateLimited,
+    /// The task already ended (succeeded or failed), so it cannot be cancelled (409).
+    AlreadyFinished,
     /// The `Idempotency-Key` was already used with a different request (422).
     IdempotencyKeyReused,
     /// The task finished longer ago than the retention period and was removed (410).
@@ -50,7 +52,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the order of their statuses.
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::InvalidInput,
         ErrorCode::UnknownModel,
         ErrorCode::Unauthorized,
@@ -61,6 +63,7 @@ impl ErrorCode {
         ErrorCode::MethodNotAllowed,
         ErrorCode::PayloadTooLarge,
         ErrorCode::UnsupportedMediaType,
+        ErrorCode::AlreadyFinished,
         ErrorCode::RateLimited,
         ErrorCode::IdempotencyKeyReused,
         ErrorCode::Expired,
@@ -92,6 +95,9 @@ pub enum ServiceError {
     /// A download signature is wrong or expired.
     #[error("{0}")]
     Forbidden(String),
+    /// A cancel of a task that already ended; the message names its state.
+    #[error("{0}")]
+    AlreadyFinished(String),
     /// An idempotency key sent again with a different request.
     #[error("{0}")]
     IdempotencyKeyReused(String),
@@ -131,6 +137,7 @@ impl ServiceError {
             ServiceError::PaymentRequired(BillingRefusal::AllowanceUsedUp { .. }) => ErrorCode::FreeAllowanceUsed,
             ServiceError::NotFound(_) => ErrorCode::NotFound,
             ServiceError::Forbidden(_) => ErrorCode::Forbidden,
+            ServiceError::AlreadyFinished(_) => ErrorCode::AlreadyFinished,
             ServiceError::IdempotencyKeyReused(_) => ErrorCode::IdempotencyKeyReused,
             ServiceError::Expired(_) => ErrorCode::Expired,
             ServiceError::TooManyRequests { .. } => ErrorCode::RateLimited,
@@ -206,13 +213,14 @@ mod tests {
             ErrorCode::MethodNotAllowed => 7,
             ErrorCode::PayloadTooLarge => 8,
             ErrorCode::UnsupportedMediaType => 9,
-            ErrorCode::RateLimited => 10,
-            ErrorCode::IdempotencyKeyReused => 11,
-            ErrorCode::Expired => 12,
-            ErrorCode::Internal => 13,
-            ErrorCode::ProviderFailed => 14,
-            ErrorCode::RecipeFailed => 15,
-            ErrorCode::Unavailable => 16,
+            ErrorCode::AlreadyFinished => 10,
+            ErrorCode::RateLimited => 11,
+            ErrorCode::IdempotencyKeyReused => 12,
+            ErrorCode::Expired => 13,
+            ErrorCode::Internal => 14,
+            ErrorCode::ProviderFailed => 15,
+            ErrorCode::RecipeFailed => 16,
+            ErrorCode::Unavailable => 17,
         };
         let mut names = std::collections::BTreeSet::new();
         for (index, code) in ErrorCode::ALL.into_iter().enumerate() {

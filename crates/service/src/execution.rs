@@ -196,7 +196,7 @@ impl Service {
         let inputs =
             match job_inputs::fetch(self.engines().fetcher(), &self.config().inputs, &name, job.input_urls()).await {
                 Ok(inputs) => inputs,
-                Err(job_inputs::InputsError::Unfetchable(error)) => return Ok(Err(unfetchable_input(&job, error))),
+                Err(job_inputs::InputsError::Unfetchable(error)) => return Ok(Err(unfetchable_input(error))),
                 Err(job_inputs::InputsError::Keeping(failure)) => return Ok(Err(failure)),
             };
         match &self.config().isolation {

@@ -7,7 +7,7 @@ use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, Tas
 use crate::{rfc3339, Api, Caller, Service, ServiceError};
 use domain::{idempotency, keys, GenerateRequest, IdempotencyKey, TaskStatus, Usd, ValidatedJob};
 use engines::StoreError;
-use storage::{new_id, now_millis, EarlierRequest, IdempotencyClaim, NewTask, SubmitError, TaskRecord};
+use storage::{new_id, now_millis, Cancellation, EarlierRequest, IdempotencyClaim, NewTask, SubmitError, TaskRecord};
 
 const MISSING_KEY: &str = "missing or invalid API key: send the header `Authorization: Bearer <API_KEY>`";
 
@@ -133,6 +133,15 @@ impl Api<'_> {
     /// The task `id` as its owner sees it; other keys, and ids of other spaces (reels), get 404.
     pub async fn task(&self, caller: &Caller, id: &str) -> Result<TaskView, ServiceError> {
         let record = self.service.record_in(caller, IdSpace::Task, id).await?;
+        self.service.task_view(&record)
+    }
+
+    /// Cancels the caller's task `id`: a queued one at once, a running one as its worker next
+    /// looks (it stops the job's process) or at its provider. The task ends `failed` with
+    /// "cancelled by client", its hold released and nothing billed. A task that already ended is
+    /// a 409 naming its state; another key's task, or a reel's id, is a 404.
+    pub async fn cancel_task(&self, caller: &Caller, id: &str) -> Result<TaskView, ServiceError> {
+        let record = self.service.cancel(caller, IdSpace::Task, id).await?;
         self.service.task_view(&record)
     }
 
@@ -316,6 +325,35 @@ impl Service {
             )));
         }
         Ok(record)
+    }
+
+    /// Cancels the caller's job `id` of `space` (see [`Api::cancel_task`]) and returns it as
+    /// it ended.
+    pub(crate) async fn cancel(&self, caller: &Caller, space: IdSpace, id: &str) -> Result<TaskRecord, ServiceError> {
+        self.record_in(caller, space, id).await?;
+        let (task_id, key_id) = (id.to_string(), caller.key_id.clone());
+        let cancellation = self.db(move |db| db.cancel_task(&task_id, &key_id)).await?;
+        match cancellation {
+            Cancellation::NotFound => {
+                return Err(ServiceError::NotFound(format!("no {} {id:?} for this key", space.prefix())))
+            }
+            Cancellation::AlreadyFinished(status) => {
+                return Err(ServiceError::AlreadyFinished(format!(
+                    "{} {id:?} already {status}; only a queued or running job can be cancelled",
+                    space.prefix()
+                )))
+            }
+            Cancellation::Cancelled { was_running, upstream } => {
+                tracing::info!(task = %id, was_running, "job cancelled by its client");
+                // Waiters on it (a synchronous recipe, the worker running it) look now.
+                self.inner.finished.notify_waiters();
+                self.discard_inputs(id).await;
+                if let Some(stored) = upstream {
+                    self.cancel_upstream(&stored).await;
+                }
+            }
+        }
+        self.record_in(caller, space, id).await
     }
 
     pub(crate) fn task_view(&self, record: &TaskRecord) -> Result<TaskView, ServiceError> {

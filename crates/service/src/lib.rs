@@ -260,6 +260,12 @@ impl Service {
         &self.inner.queued
     }
 
+    /// Signalled whenever a task ends (in this process, or in any on PostgreSQL): a cancelled
+    /// job's worker looks at its lease at once instead of at its next heartbeat.
+    pub fn task_ended(&self) -> &Notify {
+        &self.inner.finished
+    }
+
     /// Signalled when a tracked task is due early, so this process's tracker looks at once.
     pub fn tracked_due(&self) -> &Notify {
         &self.inner.tracked_due

@@ -85,6 +85,12 @@ impl Api<'_> {
         let record = self.service.record_in(caller, IdSpace::Reel, reel_id).await?;
         Ok(self.service.task_view(&record)?.into())
     }
+
+    /// Cancels the caller's reel, as [`crate::Api::cancel_task`] cancels a task.
+    pub async fn cancel_reel(&self, caller: &Caller, reel_id: &str) -> Result<ReelView, ServiceError> {
+        let record = self.service.cancel(caller, IdSpace::Reel, reel_id).await?;
+        Ok(self.service.task_view(&record)?.into())
+    }
 }
 
 impl Service {

@@ -207,6 +207,18 @@ impl Api<'_> {
 }
 
 impl Service {
+    /// Asks the provider to cancel a request (its handle as stored on the task) whose task was
+    /// cancelled here; the task is already failed and unbilled, so a refusal is only logged.
+    pub(crate) async fn cancel_upstream(&self, stored: &str) {
+        let Ok(handle) = serde_json::from_str::<providers::Handle>(stored) else {
+            tracing::warn!("a cancelled task's provider handle does not read; not cancelled upstream");
+            return;
+        };
+        if let Err(e) = self.engines().upstream().cancel(&handle).await {
+            tracing::warn!(error = %e, request = %handle.request_id, "could not cancel a request at its provider");
+        }
+    }
+
     /// Submits a job whose task and hold were just written to its route's provider, and records
     /// the request on the task. On a refusal, an error status or no answer the task is failed at
     /// once (its hold released, nothing billed; it can never run) and the provider's reason is

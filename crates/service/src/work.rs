@@ -105,13 +105,10 @@ pub(crate) fn recipe_failure(error: RecipeError) -> JobFailure {
     }
 }
 
-/// What an input of `job` that cannot be fetched means: the client's error, or a failed recipe
-/// where the recipe's contract says so.
-pub(crate) fn unfetchable_input(job: &StoredJob, error: engines::FetchError) -> JobFailure {
-    match job {
-        StoredJob::Recipe(recipe) => recipe_failure(recipe.unfetchable_input(error)),
-        StoredJob::Engine(_) => JobFailure::input(client_message(&EngineError::Fetch(error))),
-    }
+/// An input that cannot be fetched (a host that does not resolve, a refused or failed download):
+/// the client's error, for engines and recipes alike (HTTP 400 where a client waits).
+pub(crate) fn unfetchable_input(error: engines::FetchError) -> JobFailure {
+    JobFailure::input(error.to_string())
 }
 
 fn client_message(error: &EngineError) -> String {

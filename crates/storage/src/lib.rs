@@ -9,6 +9,7 @@
 //! a blocking thread.
 
 mod accounts;
+mod cancellation;
 mod connection;
 mod console;
 mod dialect;
@@ -32,6 +33,7 @@ mod tracking;
 mod verification;
 
 pub use accounts::Account;
+pub use cancellation::{Cancellation, CANCELLED_BY_CLIENT};
 pub use connection::{Backend, Database};
 pub use console::{AttemptRefused, DailySpend, InviteError, Login, SessionRecord};
 pub use figures::OperatingFigures;

@@ -60,6 +60,9 @@ impl WorkerConfig {
     }
 }
 
+/// How often at most a running job looks whether it was ended elsewhere (cancelled) when tasks end.
+const ENDED_LOOK_INTERVAL: Duration = Duration::from_millis(250);
+
 /// The longest wait between tries while the database stays away.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
@@ -276,19 +279,31 @@ async fn supervise(
     let mut heartbeat = tokio::time::interval(config.heartbeat);
     heartbeat.tick().await;
     let mut grace_deadline: Option<tokio::time::Instant> = None;
+    let (mut last_look, mut look_at) = (tokio::time::Instant::now(), None);
     loop {
-        let grace = async {
-            match grace_deadline {
-                Some(deadline) => tokio::time::sleep_until(deadline).await,
-                None => std::future::pending().await,
-            }
-        };
+        let grace = sleep_until_or_never(grace_deadline);
+        let look = sleep_until_or_never(look_at);
         tokio::select! {
             outcome = &mut job => {
                 log_outcome(&task_id, outcome);
                 return;
             }
+            // Some task ended (one of many): if it was this one (cancelled, or its key revoked),
+            // the lease is gone and the job's process is stopped now. Looked at most a few times
+            // a second, so a busy queue does not turn into a query per job per finished task.
+            _ = service.task_ended().notified(), if look_at.is_none() => {
+                look_at = Some((last_look + ENDED_LOOK_INTERVAL).max(tokio::time::Instant::now()));
+            }
+            _ = look, if look_at.is_some() => {
+                look_at = None;
+                last_look = tokio::time::Instant::now();
+                if let Ok(false) = service.runner().renew_lease(claimed, lease_ms).await {
+                    tracing::info!(task = %task_id, "the job ended elsewhere (cancelled); stopping it");
+                    return;
+                }
+            }
             _ = heartbeat.tick() => {
+                last_look = tokio::time::Instant::now();
                 match service.runner().renew_lease(claimed, lease_ms).await {
                     Ok(true) => {}
                     Ok(false) => {
@@ -309,6 +324,14 @@ async fn supervise(
                 return;
             }
         }
+    }
+}
+
+/// Sleeps until `deadline`, or forever without one.
+async fn sleep_until_or_never(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
     }
 }
 

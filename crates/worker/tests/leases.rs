@@ -173,8 +173,7 @@ async fn an_unwritable_store_fails_the_job_unbilled() {
     // A file where the store needs a directory: every write fails, even for root.
     let blocker = f.output_dir.join("tasks");
     std::fs::write(&blocker, b"not a directory").unwrap();
-    let lost =
-        f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "lost"}))).await.unwrap();
+    let lost = f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "lost"}))).await.unwrap();
     let mut config = worker_config(Duration::from_millis(300), Duration::from_secs(5));
     config.max_attempts = 50;
     let running = start_worker(f.service.clone(), config);
@@ -186,8 +185,7 @@ async fn an_unwritable_store_fails_the_job_unbilled() {
     assert!(f.service.database().task_ledger(&lost.id).unwrap().iter().all(|e| e.kind != "capture"), "nothing billed");
 
     std::fs::remove_file(&blocker).unwrap();
-    let kept =
-        f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "kept"}))).await.unwrap();
+    let kept = f.service.api().submit(&f.caller, request("tts", serde_json::json!({"prompt": "kept"}))).await.unwrap();
     let task = wait_terminal(&f.service, &f.caller, &kept.id).await;
     assert_eq!(task.status, domain::TaskStatus::Succeeded);
     let ledger = f.service.database().task_ledger(&kept.id).unwrap();

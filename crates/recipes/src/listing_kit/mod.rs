@@ -146,9 +146,9 @@ fn check_listing(listing: &mut Listing, policy: Policy, findings: &mut Vec<Findi
 }
 
 /// Fetches the photos and the logo, then lays out, renders and writes the kit. A photo or logo
-/// that cannot be fetched or decoded fails the kit (HTTP 502), unbilled.
+/// that cannot be fetched or decoded is the client's input (HTTP 400), unbilled.
 pub async fn run(engines: &Engines, job: &ListingKitJob) -> Result<RecipeOutput, RecipeError> {
-    let unusable = |field: String| move |e: engines::FetchError| RecipeError::Failed(format!("{field}: {e}"));
+    let unusable = |field: String| move |e: engines::FetchError| RecipeError::InvalidInput(format!("{field}: {e}"));
     // One photo is fetched and decoded at a time, so memory holds one at full size.
     let mut photos = photos::Photos::default();
     for (i, photo) in job.photos.iter().enumerate() {
@@ -282,8 +282,9 @@ fn content(listing: &Listing, captions: &Captions, staged: bool) -> Content {
 /// The logo decoded, reduced and re-encoded as PNG (transparency kept); client bytes are never
 /// placed as they came.
 fn prepare_logo(bytes: &[u8]) -> Result<Logo, RecipeError> {
-    let image = media::codecs::decode_image(bytes)
-        .map_err(|e| RecipeError::Failed(format!("params.brand.logo_url: not a usable PNG or JPEG image ({e})")))?;
+    let image = media::codecs::decode_image(bytes).map_err(|e| {
+        RecipeError::InvalidInput(format!("params.brand.logo_url: not a usable PNG or JPEG image ({e})"))
+    })?;
     let image = if image.width().max(image.height()) > LOGO_SIDE {
         image.resize(LOGO_SIDE, LOGO_SIDE, image::imageops::FilterType::CatmullRom)
     } else {

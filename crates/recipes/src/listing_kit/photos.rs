@@ -47,7 +47,7 @@ impl Photos {
     pub fn add(&mut self, bytes: Vec<u8>) -> Result<(), RecipeError> {
         let i = self.images.len();
         let image = media::codecs::decode_image(&bytes)
-            .map_err(|e| RecipeError::Failed(format!("photos[{i}]: not a usable PNG or JPEG image ({e})")))?;
+            .map_err(|e| RecipeError::InvalidInput(format!("photos[{i}]: not a usable PNG or JPEG image ({e})")))?;
         drop(bytes);
         self.images.push(reduce(image.into_rgb8(), if i == 0 { HERO_NEEDS } else { OTHER_NEEDS }));
         Ok(())
