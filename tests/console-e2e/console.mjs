@@ -494,6 +494,37 @@ async function step6_usagePage() {
   log(`    row shows ${ENGINE}, succeeded, ${cost}; output ${type}`);
 }
 
+async function step6b_cancelFromUsage() {
+  const { page } = state.desktop;
+  // A long video: still queued or running when the page shows it.
+  const response = await fetchWithTimeout(url('/v1/generate'), {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${state.secret}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: 'lambda-t2v', prompt: 'a slow walkthrough', params: { duration: 10, resolution: '720p' } }),
+  });
+  const queued = await readJson(response, 'POST /v1/generate (a long job)');
+  assert.equal(response.status, 202, `POST /v1/generate answered ${response.status}: ${JSON.stringify(queued)}`);
+  await page.goto(url('/console/usage'));
+  const row = page.locator(`table#recent-tasks tr[data-task-id="${queued.id}"]`);
+  const status = (await text(row.locator('td.status'), 'the long job td.status')).toLowerCase();
+  assert.ok(['queued', 'running'].includes(status), `the long job is ${status}`);
+  const cancel = row.locator('form.cancel-job button');
+  await expectVisible(cancel, 'the Cancel button of an unfinished job');
+  await screenshot(page, 'usage-cancel');
+  // The form posts, the console answers 303, and the browser loads the usage page again.
+  await Promise.all([page.waitForEvent('framenavigated', { timeout: ACTION_TIMEOUT }), cancel.click()]);
+  await page.waitForLoadState('load');
+  await expectPath(page, '/console/usage', 'the usage page after cancelling');
+  const after = page.locator(`table#recent-tasks tr[data-task-id="${queued.id}"]`);
+  assert.equal((await text(after.locator('td.status'), 'the cancelled job td.status')).toLowerCase(), 'failed');
+  const reason = await text(after.locator('td.outputs'), 'the cancelled job td.outputs');
+  assert.ok(reason.includes('cancelled by client'), `the row says why: ${JSON.stringify(reason)}`);
+  assert.equal(await after.locator('form.cancel-job').count(), 0, 'no Cancel on an ended job');
+  const done = state.desktop.page.locator(`table#recent-tasks tr[data-task-id="${state.taskId}"] form.cancel-job`);
+  assert.equal(await done.count(), 0, 'no Cancel on a succeeded job');
+  log(`    ${queued.id} was ${status}; cancelled from the usage page, it reads failed: cancelled by client`);
+}
+
 async function step7_mcpThroughConnectorUrl() {
   const connectorUrl = state.clipboardConnectorUrl;
   assert.equal(connectorUrl, state.connectorUrl, 'the copied connector URL');
@@ -696,6 +727,7 @@ const STEPS = [
   step5_generateWithApi,
   step5b_lowerRates,
   step6_usagePage,
+  step6b_cancelFromUsage,
   step7_mcpThroughConnectorUrl,
   step8_accountPage,
   step9_revokeKey,

@@ -62,6 +62,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/keys/{id}/rotate", web::get().to(|s, r, id| confirm(s, r, id, Action::Rotate)))
             .route("/keys/{id}/rotate", web::post().to(|s, r, id, f| act(s, r, id, f, Action::Rotate)))
             .route("/usage", web::get().to(reports::usage))
+            .route("/jobs/{id}/cancel", web::post().to(reports::cancel_job))
             .route("/account", web::get().to(reports::account))
             .default_service(web::to(not_found)),
     );

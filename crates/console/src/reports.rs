@@ -29,6 +29,31 @@ pub async fn usage(service: web::Data<Service>, req: HttpRequest) -> HttpRespons
     }
 }
 
+/// The cancel form of a job.
+#[derive(serde::Deserialize)]
+pub struct CancelForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `POST /console/jobs/{id}/cancel`: cancels a queued or running job of the account, unbilled,
+/// then shows the usage page again.
+pub async fn cancel_job(
+    service: web::Data<Service>,
+    req: HttpRequest,
+    job_id: web::Path<String>,
+    form: web::Form<CancelForm>,
+) -> HttpResponse {
+    let user = match session::signed_in_form(&service, &req, &form.csrf).await {
+        Ok(user) => user,
+        Err(refused) => return refused,
+    };
+    match service.console().cancel_account_job(&user.account_id, &job_id).await {
+        Ok(()) => session::see_other("/console/usage"),
+        Err(e) => pages::service_error(e),
+    }
+}
+
 /// `GET /console/account`.
 pub async fn account(service: web::Data<Service>, req: HttpRequest) -> HttpResponse {
     let user = match session::signed_in(&service, &req).await {

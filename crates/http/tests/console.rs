@@ -674,3 +674,34 @@ async fn a_distributed_guesser_does_not_lock_the_owner_out_of_their_own_address(
     owner_again.forwarded_for = Some("198.51.100.1".into());
     assert_eq!(owner_again.sign_in(&email, PASSWORD).await.status, StatusCode::SEE_OTHER, "the owner's address");
 }
+
+/// The usage page offers Cancel on unfinished jobs: the owner's cancel ends the job unbilled, and
+/// another account's (with its own valid form token) is a 404 that leaves the job alone.
+#[tokio::test]
+async fn the_usage_page_cancels_an_unfinished_job_of_the_account_only() {
+    let options = common::Options { worker: false, ..Default::default() };
+    let server = TestServer::start_with(Backend::Sqlite, options).await;
+    let (mut owner, _) = signed_up(&server).await;
+    let (_, secret, _) = owner.create_key("owner's", "").await;
+    let queued = server.submit(&secret, serde_json::json!({"model": "tts", "prompt": "a long read"})).await;
+    let id = queued["id"].as_str().unwrap();
+    let page = owner.get("/console/usage").await.body;
+    let action = format!("/console/jobs/{id}/cancel");
+    assert!(page.contains(&format!("action=\"{action}\"")), "the queued job has its Cancel form");
+
+    let (mut intruder, _) = signed_up(&server).await;
+    let token = intruder.form_token("/console/usage").await;
+    assert_eq!(intruder.post(&action, &[("csrf", &token)]).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(server.get(&secret, &format!("/v1/tasks/{id}")).await.1["status"], "queued", "untouched");
+    assert_eq!(owner.post(&action, &[("csrf", "forged")]).await.status, StatusCode::FORBIDDEN);
+
+    let token = owner.form_token("/console/usage").await;
+    let answer = owner.post(&action, &[("csrf", &token)]).await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER);
+    let task = server.get(&secret, &format!("/v1/tasks/{id}")).await.1;
+    assert_eq!((task["status"].as_str(), task["error"].as_str()), (Some("failed"), Some("cancelled by client")));
+    assert_eq!(server.get(&secret, "/v1/usage").await.1["held_usd"], "0.0000");
+    let page = owner.get("/console/usage").await.body;
+    assert!(!page.contains(&format!("action=\"{action}\"")), "no Cancel once ended");
+    assert_eq!(owner.post(&action, &[("csrf", &token)]).await.status, StatusCode::CONFLICT);
+}

@@ -7,6 +7,7 @@
 //! adds the ownership check (another account's key is "not found").
 
 use crate::rate_limit::KeyRates;
+use crate::stored_job::IdSpace;
 use crate::views::TaskView;
 use crate::{AccountKey, Console, NewKey, Service, ServiceError};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -350,6 +351,17 @@ impl Console<'_> {
             .iter()
             .map(|record| Ok(RecentJob { view: self.service.task_view(record)?, key_id: record.key_id.clone() }))
             .collect()
+    }
+
+    /// Cancels a queued or running job of any of the account's keys (as the key's own cancel
+    /// does); a job of another account is a 404, an ended one a 409.
+    pub async fn cancel_account_job(&self, account_id: &str, job_id: &str) -> Result<(), ServiceError> {
+        let id = job_id.to_string();
+        let record = self.service.db(move |db| db.task(&id)).await?;
+        let record = record
+            .filter(|record| record.account_id == account_id)
+            .ok_or_else(|| ServiceError::NotFound(format!("no job {job_id:?} in this account")))?;
+        self.service.cancel_of_key(&record.key_id, IdSpace::of(job_id), job_id).await
     }
 
     /// The ready-made MCP connector URL of a secret. The URL is itself a secret.

@@ -331,7 +331,14 @@ impl Service {
     /// it ended.
     pub(crate) async fn cancel(&self, caller: &Caller, space: IdSpace, id: &str) -> Result<TaskRecord, ServiceError> {
         self.record_in(caller, space, id).await?;
-        let (task_id, key_id) = (id.to_string(), caller.key_id.clone());
+        self.cancel_of_key(&caller.key_id, space, id).await?;
+        self.record_in(caller, space, id).await
+    }
+
+    /// Cancels job `id` of `space` queued by `key_id`: released unbilled, its waiters woken, its
+    /// stored inputs removed and its provider request cancelled.
+    pub(crate) async fn cancel_of_key(&self, key_id: &str, space: IdSpace, id: &str) -> Result<(), ServiceError> {
+        let (task_id, key_id) = (id.to_string(), key_id.to_string());
         let cancellation = self.db(move |db| db.cancel_task(&task_id, &key_id)).await?;
         match cancellation {
             Cancellation::NotFound => {
@@ -353,7 +360,7 @@ impl Service {
                 }
             }
         }
-        self.record_in(caller, space, id).await
+        Ok(())
     }
 
     pub(crate) fn task_view(&self, record: &TaskRecord) -> Result<TaskView, ServiceError> {

@@ -203,7 +203,7 @@ pub fn service_error(error: ServiceError) -> HttpResponse {
 }
 
 /// The status of a page that shows an error with `code`. Console actions (sign-up, sign-in, keys,
-/// usage, invites) meet only these codes; anything else is our fault. The API's table is
+/// usage, cancelling a job, invites) meet only these codes; anything else is our fault. The API's table is
 /// `http_api::status_of`, which the console cannot use: the HTTP crate mounts the console.
 fn page_status(code: ErrorCode) -> StatusCode {
     match code {
@@ -211,6 +211,7 @@ fn page_status(code: ErrorCode) -> StatusCode {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
         ErrorCode::Forbidden => StatusCode::FORBIDDEN,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::AlreadyFinished => StatusCode::CONFLICT,
         ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,

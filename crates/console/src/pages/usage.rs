@@ -1,7 +1,7 @@
 //! The usage page: spend per day per key, recent jobs with their outputs, and a first-call example.
 
 use super::chart::{self, Series, PALETTE};
-use super::{copy_button, key_name, usd, when_rfc3339, Page};
+use super::{copy_button, csrf_field, key_name, usd, when_rfc3339, Page};
 use domain::{TaskStatus, Usd};
 use maud::{html, Markup};
 use service::console::{ConsoleUser, DailySpendReport, RecentJob};
@@ -50,7 +50,7 @@ pub fn usage_page(
                             th scope="col" { "Key" } th scope="col" { "Status" } th scope="col" .num { "Price" }
                             th scope="col" .num { "Cost" } th scope="col" .num { "Time" } th scope="col" { "Outputs" }
                         } }
-                        tbody { @for job in jobs { (job_row(job, &name_of(&job.key_id))) } }
+                        tbody { @for job in jobs { (job_row(job, &name_of(&job.key_id), &user.csrf_token)) } }
                     }
                 }
                 p.hint { "Price is what was held when the job was accepted; cost is what was billed. Output links expire; reload the page for fresh ones." }
@@ -67,7 +67,7 @@ pub fn usage_page(
     Page::signed_in("Usage", user, "usage", body)
 }
 
-fn job_row(job: &RecentJob, key_name: &str) -> Markup {
+fn job_row(job: &RecentJob, key_name: &str, csrf_token: &str) -> Markup {
     let view = &job.view;
     let outputs = view.output.as_deref().unwrap_or_default();
     html! {
@@ -81,6 +81,12 @@ fn job_row(job: &RecentJob, key_name: &str) -> Markup {
             td.cost.num { @if let Some(cost) = view.cost_usd { (usd(cost)) } @else { "—" } }
             td.num { (duration(view.started_at.as_deref(), view.finished_at.as_deref())) }
             td.outputs {
+                @if matches!(view.status, TaskStatus::Queued | TaskStatus::Running) {
+                    form.cancel-job method="post" action={ "/console/jobs/" (view.id) "/cancel" } {
+                        (csrf_field(csrf_token))
+                        button.secondary type="submit" { "Cancel" span.visually-hidden { " job " (view.id) } }
+                    }
+                }
                 @if view.status == TaskStatus::Failed {
                     span.error-text { (view.error.as_deref().unwrap_or("failed")) }
                 }
