@@ -75,3 +75,61 @@ async fn request_ids_reach_the_answers_and_the_json_logs_and_readiness_sees_the_
     assert!(messages.iter().any(|m| m.contains("POST /v1/generate")), "{messages:?}");
     assert!(made_lines.iter().any(|l| l["fields"]["task"] == task["id"]), "{made_lines:?}");
 }
+
+/// A standalone worker answers its own probes and serves the metrics of the jobs it ran, to the
+/// bearer of the metrics token only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standalone_worker_serves_probes_and_the_metrics_of_its_jobs() {
+    let deployment = Deployment::with_env(&[("METRICS_TOKEN", "scrape-7f3a9c"), ("WORKER_POLL_MS", "100")]);
+    let (server, key) = deployment.start_with(&["serve", "--no-worker"]);
+    let mut server = common::Killed(server);
+    let key = key.expect("first key");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut worker = common::Killed(deployment.spawn_worker(&[("WORKER_HTTP_ADDR", &addr)]));
+    let client = reqwest::Client::new();
+    let at = |path: &str| format!("http://{addr}{path}");
+    let started = std::time::Instant::now();
+    while client.get(at("/healthz")).send().await.is_err() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "the worker never listened");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(client.get(at("/readyz")).send().await.unwrap().status(), 200);
+
+    let queued: Value = client
+        .post(deployment.url("/v1/generate"))
+        .bearer_auth(&key)
+        .json(&json!({"model": "tts", "prompt": "A quiet street."}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = queued["id"].as_str().unwrap();
+    loop {
+        let task: Value = client
+            .get(deployment.url(&format!("/v1/tasks/{id}")))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if task["status"] == "succeeded" {
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{task}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(client.get(at("/metrics")).send().await.unwrap().status(), 401);
+    let metrics = client.get(at("/metrics")).bearer_auth("scrape-7f3a9c").send().await.unwrap();
+    assert_eq!(metrics.status(), 200);
+    let text = metrics.text().await.unwrap();
+    assert!(text.contains(r#"jobs_finished_total{engine="tts",outcome="succeeded"} 1"#), "{text}");
+    assert!(text.contains("job_peak_memory_bytes"), "{text}");
+    assert_eq!(client.get(at("/v1/usage")).bearer_auth(&key).send().await.unwrap().status(), 404, "no API here");
+    assert!(terminate(&mut worker.0).success(), "the worker and its listener stop on SIGTERM");
+    assert!(terminate(&mut server.0).success());
+}

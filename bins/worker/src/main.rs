@@ -17,6 +17,19 @@ fn main() -> Result<std::process::ExitCode> {
             tracing::info!("config {line}");
         }
         let service = config.build_service()?;
+        // Probes and Prometheus reach a standalone worker here, when the operator asks for it.
+        let operations = match &config.worker_http_addr {
+            Some(addr) => {
+                let listener = std::net::TcpListener::bind(addr)
+                    .map_err(|e| anyhow::anyhow!("WORKER_HTTP_ADDR={addr}: cannot listen: {e}"))?;
+                tracing::info!(addr = %addr, "serving /healthz, /readyz and /metrics");
+                let server = http::serve_operations(service.clone(), listener)?;
+                let handle = server.handle();
+                tokio::spawn(server);
+                Some(handle)
+            }
+            None => None,
+        };
         let worker_config =
             worker::WorkerConfig::from_app_config(&config, format!("worker-{}-{}", hostname(), std::process::id()));
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
@@ -25,6 +38,9 @@ fn main() -> Result<std::process::ExitCode> {
         tracing::info!("shutting down: no new jobs are claimed");
         let _ = shutdown_tx.send(true);
         let _ = running.await;
+        if let Some(operations) = operations {
+            operations.stop(true).await;
+        }
         Ok(())
     });
     // Unfinished jobs are back in the queue; do not wait on media work that cannot be interrupted.

@@ -64,6 +64,25 @@ fn endpoint(path: &str, allow: &'static str, route: actix_web::Route) -> actix_w
         .default_service(web::to(move |req, service| routes::wrong_method(req, service, allow)))
 }
 
+/// Serves only the operational endpoints (`/healthz`, `/readyz`, `/metrics`, each as the API
+/// serves it) on `listener`: what a standalone worker answers its orchestrator and Prometheus.
+pub fn serve_operations(service: Service, listener: std::net::TcpListener) -> std::io::Result<actix_web::dev::Server> {
+    service::metrics::install();
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(ErrorHandlers::new().default_handler(errors::json_error_body))
+            .app_data(web::Data::new(service.clone()))
+            .service(endpoint("/healthz", "GET", web::get().to(routes::health)))
+            .service(endpoint("/readyz", "GET", web::get().to(routes::ready)))
+            .service(endpoint("/metrics", "GET", web::get().to(routes::metrics)))
+    })
+    .workers(1)
+    .shutdown_timeout(1)
+    .disable_signals()
+    .listen(listener)?;
+    Ok(server.run())
+}
+
 /// Serves the API on an already bound `listener` with `workers` HTTP threads; await the returned
 /// server to run it.
 pub fn serve(

@@ -170,6 +170,9 @@ pub struct AppConfig {
     /// `METRICS_TOKEN`: the bearer token Prometheus sends to `GET /metrics` (default none:
     /// `/metrics` answers 404).
     pub metrics_token: Option<String>,
+    /// `WORKER_HTTP_ADDR`: where a standalone `worker` answers `/healthz`, `/readyz` and
+    /// `/metrics` (default none: it serves nothing).
+    pub worker_http_addr: Option<String>,
 }
 
 /// Where jobs run (`JOB_ISOLATION`).
@@ -495,6 +498,7 @@ impl AppConfig {
             rate_limit_burst_secs: src.parse("RATE_LIMIT_BURST_SECS", 10, "a whole number of seconds")?,
             task_retention_days: src.parse("TASK_RETENTION_DAYS", 30, "a whole number of days (0: forever)")?,
             metrics_token: src.string("METRICS_TOKEN"),
+            worker_http_addr: src.string("WORKER_HTTP_ADDR"),
             database_url,
             bind_addr,
             public_base_url,
@@ -592,6 +596,7 @@ impl AppConfig {
             format!("RATE_LIMIT_BURST_SECS={}", self.rate_limit_burst_secs),
             format!("TASK_RETENTION_DAYS={}", self.task_retention_days),
             format!("METRICS_TOKEN={}", if self.metrics_token.is_some() { "***" } else { "(none: /metrics off)" }),
+            format!("WORKER_HTTP_ADDR={}", self.worker_http_addr.as_deref().unwrap_or("(none)")),
         ]
     }
 
