@@ -87,6 +87,19 @@ impl TestDatabase {
         Ok(updated == 1)
     }
 
+    /// Forgets that the newest migration was applied (its schema stays), as a database an older
+    /// release migrated would look to this one; or records it again.
+    pub fn set_newest_migration_recorded(&self, recorded: bool) -> StorageResult<()> {
+        use diesel::connection::SimpleConnection;
+        let statement = if recorded {
+            "UPDATE __diesel_schema_migrations SET version = substr(version, 2) WHERE version LIKE 'x%'"
+        } else {
+            "UPDATE __diesel_schema_migrations SET version = 'x' || version \
+             WHERE version = (SELECT MAX(version) FROM __diesel_schema_migrations)"
+        };
+        self.db.write(|conn| conn.batch_execute(statement))
+    }
+
     /// Moves a finished task's end `days` into the past, as if that much time had gone by.
     pub fn age_task(&self, task_id: &str, days: i64) -> StorageResult<bool> {
         use crate::schema::tasks;
