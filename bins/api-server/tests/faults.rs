@@ -20,30 +20,6 @@ struct Answer {
     body: Value,
 }
 
-async fn read_task(client: &reqwest::Client, deployment: &Deployment, key: &str, id: &str) -> Value {
-    let url = deployment.url(&format!("/v1/tasks/{id}"));
-    client.get(url).bearer_auth(key).send().await.unwrap().json().await.unwrap()
-}
-
-/// Polls `id` until it ends; panics after `limit`.
-async fn finished_task(
-    client: &reqwest::Client,
-    deployment: &Deployment,
-    key: &str,
-    id: &str,
-    limit: Duration,
-) -> Value {
-    let started = Instant::now();
-    loop {
-        let task = read_task(client, deployment, key, id).await;
-        if task["status"] == "succeeded" || task["status"] == "failed" {
-            return task;
-        }
-        assert!(started.elapsed() < limit, "task {id} did not end: {task}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 fn captures(deployment: &Deployment, account: &str) -> usize {
     let (ok, ledger) = deployment.admin(&["account", "ledger", account]);
     assert!(ok, "{ledger}");
@@ -152,7 +128,7 @@ async fn postgres_restarted_under_load_answers_503_quickly_and_loses_no_accepted
     let ids: Vec<String> =
         answers.iter().filter(|a| a.status == 202).map(|a| a.body["id"].as_str().unwrap().to_string()).collect();
     for id in &ids {
-        let task = finished_task(&client, &deployment, &key, id, Duration::from_secs(180)).await;
+        let task = deployment.finished(&client, &key, id, Duration::from_secs(180)).await;
         assert_eq!(task["status"], "succeeded", "{task}");
     }
     assert_eq!(captures(&deployment, "acme"), ids.len(), "one capture per accepted task");
@@ -181,7 +157,7 @@ async fn a_worker_stopped_with_sigterm_finishes_or_hands_back_its_job() {
         let (client, deployment, key) = (&client, &deployment, &key);
         async move {
             let started = Instant::now();
-            while read_task(client, deployment, key, &id).await["status"] != "running" {
+            while deployment.task(client, key, &id).await["status"] != "running" {
                 assert!(started.elapsed() < Duration::from_secs(30));
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
@@ -189,14 +165,14 @@ async fn a_worker_stopped_with_sigterm_finishes_or_hands_back_its_job() {
     };
 
     // With a grace long enough, the job finishes before the worker exits.
-    let id = submit(&client, &deployment, &key, &long_job).await;
+    let id = deployment.submit(&client, &key, &long_job).await;
     let mut graceful = Killed(deployment.spawn_worker(&[("SHUTDOWN_GRACE_SECS", "120")]));
     wait_running(id.clone()).await;
-    let queued_meanwhile = submit(&client, &deployment, &key, &long_job).await;
+    let queued_meanwhile = deployment.submit(&client, &key, &long_job).await;
     assert!(terminate(&mut graceful.0).success(), "graceful exit");
-    assert_eq!(read_task(&client, &deployment, &key, &id).await["status"], "succeeded", "finished before exiting");
+    assert_eq!(deployment.task(&client, &key, &id).await["status"], "succeeded", "finished before exiting");
     assert_eq!(
-        read_task(&client, &deployment, &key, &queued_meanwhile).await["status"],
+        deployment.task(&client, &key, &queued_meanwhile).await["status"],
         "queued",
         "not claimed after SIGTERM"
     );
@@ -210,7 +186,7 @@ async fn a_worker_stopped_with_sigterm_finishes_or_hands_back_its_job() {
     assert!(terminate(&mut hasty.0).success(), "exit without grace");
     assert!(deployment.log().contains("released to the queue at shutdown"), "{}", deployment.log());
     let _next = Killed(deployment.spawn_worker(&[]));
-    let task = finished_task(&client, &deployment, &key, &queued_meanwhile, Duration::from_secs(120)).await;
+    let task = deployment.finished(&client, &key, &queued_meanwhile, Duration::from_secs(120)).await;
     assert_eq!(task["status"], "succeeded", "{task}");
     assert_eq!(captures(&deployment, "dev"), 2, "each job billed once");
     let (ok, out) = deployment.admin(&["verify-ledger"]);
@@ -273,8 +249,8 @@ async fn a_full_disk_fails_the_job_unbilled_and_room_again_lets_it_succeed() {
     let client = reqwest::Client::new();
 
     let filler = fill(&small.0, 16 * 1024);
-    let id = submit(&client, &deployment, &key, &big_image()).await;
-    let task = finished_task(&client, &deployment, &key, &id, Duration::from_secs(120)).await;
+    let id = deployment.submit(&client, &key, &big_image()).await;
+    let task = deployment.finished(&client, &key, &id, Duration::from_secs(120)).await;
     assert_eq!(task["status"], "failed", "{task}");
     let error = task["error"].as_str().unwrap_or_default();
     assert!(error.contains("could not be stored (the output store is full)"), "{task}");
@@ -282,8 +258,8 @@ async fn a_full_disk_fails_the_job_unbilled_and_room_again_lets_it_succeed() {
     assert_eq!(captures(&deployment, "dev"), 0, "nothing billed: {task}");
 
     std::fs::remove_file(filler).unwrap();
-    let id = submit(&client, &deployment, &key, &big_image()).await;
-    let task = finished_task(&client, &deployment, &key, &id, Duration::from_secs(120)).await;
+    let id = deployment.submit(&client, &key, &big_image()).await;
+    let task = deployment.finished(&client, &key, &id, Duration::from_secs(120)).await;
     assert_eq!(task["status"], "succeeded", "{task}");
     let image = client.get(task["output"][0]["url"].as_str().unwrap()).send().await.unwrap().bytes().await.unwrap();
     assert_eq!(image::load_from_memory(&image).unwrap().width(), 1024);
@@ -312,8 +288,8 @@ async fn an_unwritable_store_fails_the_job_unbilled_and_readiness_says_so() {
     let readiness: Value = readiness.json().await.unwrap();
     assert_ne!(readiness["checks"]["store"], "ok", "{readiness}");
 
-    let id = submit(&client, &deployment, &key, &big_image()).await;
-    let task = finished_task(&client, &deployment, &key, &id, Duration::from_secs(120)).await;
+    let id = deployment.submit(&client, &key, &big_image()).await;
+    let task = deployment.finished(&client, &key, &id, Duration::from_secs(120)).await;
     assert_eq!(task["status"], "failed", "{task}");
     assert!(task["error"].as_str().is_some_and(|e| e.contains("could not be stored")), "{task}");
 
@@ -321,8 +297,8 @@ async fn an_unwritable_store_fails_the_job_unbilled_and_readiness_says_so() {
     std::fs::remove_file(&store).unwrap();
     std::fs::rename(deployment.dir.join("outputs-aside"), &store).unwrap();
     assert_eq!(client.get(deployment.url("/readyz")).send().await.unwrap().status(), 200);
-    let id = submit(&client, &deployment, &key, &big_image()).await;
-    let task = finished_task(&client, &deployment, &key, &id, Duration::from_secs(120)).await;
+    let id = deployment.submit(&client, &key, &big_image()).await;
+    let task = deployment.finished(&client, &key, &id, Duration::from_secs(120)).await;
     assert_eq!(task["status"], "succeeded", "{task}");
     assert_eq!(captures(&deployment, "dev"), 1, "the lost output was not billed, the kept one once");
     let (ok, out) = deployment.admin(&["verify-ledger"]);
@@ -332,10 +308,4 @@ async fn an_unwritable_store_fails_the_job_unbilled_and_readiness_says_so() {
 
 fn big_image() -> Value {
     json!({"model": "alpha-schnell", "prompt": "a wide lawn", "params": {"width": 1024, "height": 1024}})
-}
-
-async fn submit(client: &reqwest::Client, deployment: &Deployment, key: &str, job: &Value) -> String {
-    let answer = client.post(deployment.url("/v1/generate")).bearer_auth(key).json(job).send().await.unwrap();
-    assert_eq!(answer.status(), 202);
-    answer.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string()
 }

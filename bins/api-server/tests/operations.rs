@@ -96,33 +96,9 @@ async fn a_standalone_worker_serves_probes_and_the_metrics_of_its_jobs() {
     }
     assert_eq!(client.get(at("/readyz")).send().await.unwrap().status(), 200);
 
-    let queued: Value = client
-        .post(deployment.url("/v1/generate"))
-        .bearer_auth(&key)
-        .json(&json!({"model": "tts", "prompt": "A quiet street."}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = queued["id"].as_str().unwrap();
-    loop {
-        let task: Value = client
-            .get(deployment.url(&format!("/v1/tasks/{id}")))
-            .bearer_auth(&key)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if task["status"] == "succeeded" {
-            break;
-        }
-        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{task}");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    let id = deployment.submit(&client, &key, &json!({"model": "tts", "prompt": "A quiet street."})).await;
+    let task = deployment.finished(&client, &key, &id, std::time::Duration::from_secs(60)).await;
+    assert_eq!(task["status"], "succeeded", "{task}");
     assert_eq!(client.get(at("/metrics")).send().await.unwrap().status(), 401);
     let metrics = client.get(at("/metrics")).bearer_auth("scrape-7f3a9c").send().await.unwrap();
     assert_eq!(metrics.status(), 200);

@@ -180,17 +180,7 @@ async fn a_cancelled_running_job_has_its_process_stopped_and_is_not_billed() {
     let client = reqwest::Client::new();
     let long =
         json!({"model": "lambda-t2v", "prompt": "a long tour", "params": {"duration": 10, "resolution": "720p"}});
-    let queued: Value = client
-        .post(deployment.url("/v1/generate"))
-        .bearer_auth(&key)
-        .json(&long)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = queued["id"].as_str().unwrap().to_string();
+    let id = deployment.submit(&client, &key, &long).await;
     let started = Instant::now();
     while job_processes(server.id()).is_empty() {
         assert!(started.elapsed() < Duration::from_secs(30), "the job's process never started");

@@ -57,8 +57,6 @@ fn origin_allowed(req: &HttpRequest, public_base_url: &str) -> bool {
         (status = 202, description = "Notification or client response accepted; no body"),
         (status = 400, description = "Malformed JSON-RPC message, or unsupported MCP-Protocol-Version", body = Object),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 403, description = "Foreign Origin", body = ErrorBody),
     ),
     security(("bearer" = []))

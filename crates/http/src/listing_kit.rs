@@ -23,8 +23,6 @@ use service::Service;
         (status = 202, description = "Still running when the wait ran out; poll `poll_url`", body = QueuedTask),
         (status = 400, description = "Missing or invalid input: no photos or more than 10, no details, a bad colour, an unknown field (the message names it; nothing billed)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
         (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),

@@ -25,8 +25,6 @@ fn accepted(queued: QueuedTask) -> HttpResponse {
         (status = 202, description = "Job accepted; poll `poll_url`", body = QueuedTask),
         (status = 400, description = "Unknown or unavailable model, or bad input (the message names the field)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
         (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
@@ -53,8 +51,6 @@ pub(crate) async fn generate(
         (status = 202, description = "Job accepted; poll `poll_url`", body = QueuedTask),
         (status = 400, description = "Missing or invalid input (the message names the field)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
         (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
@@ -87,8 +83,6 @@ pub(crate) async fn listing_enhance(
             headers(("Location" = String, description = "The poll URL"))),
         (status = 400, description = "Missing or invalid input, including points outside the image or an undecodable photo (nothing billed)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
         (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
@@ -128,8 +122,6 @@ pub(crate) fn synchronous<R: serde::Serialize>(outcome: SyncOutcome<R>) -> HttpR
             headers(("Location" = String, description = "The poll URL"))),
         (status = 400, description = "Missing or invalid input, such as no photos or more than 3 (the message names the field)", body = ErrorBody),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 402, description = "Spend cap reached, or free allowance used up with no card on file", body = ErrorBody),
         (status = 422, description = "The `Idempotency-Key` was used with a different request", body = ErrorBody),
         (status = 413, description = "Body too large", body = ErrorBody),
@@ -153,8 +145,6 @@ pub(crate) async fn reel(
     responses(
         (status = 200, description = "The reel", body = ReelView),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 404, description = "No such reel for this key (task ids are not reels)", body = ErrorBody),
         (status = 410, description = "The reel finished longer ago than the retention period and was removed", body = ErrorBody),
     ),
@@ -175,8 +165,6 @@ pub(crate) async fn get_reel(
     responses(
         (status = 200, description = "The task", body = TaskView),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
         (status = 404, description = "No such task for this key", body = ErrorBody),
         (status = 410, description = "The task finished longer ago than the retention period and was removed", body = ErrorBody),
     ),
@@ -202,8 +190,6 @@ pub(crate) async fn get_task(
         (status = 404, description = "No such task for this key", body = ErrorBody),
         (status = 409, description = "The task already ended; the message names its state", body = ErrorBody),
         (status = 410, description = "The task finished longer ago than the retention period and was removed", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
     ),
     security(("bearer" = []))
 )]
@@ -225,8 +211,6 @@ pub(crate) async fn cancel_task(
         (status = 404, description = "No such reel for this key (task ids are not reels)", body = ErrorBody),
         (status = 409, description = "The reel already ended; the message names its state", body = ErrorBody),
         (status = 410, description = "The reel finished longer ago than the retention period and was removed", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
     ),
     security(("bearer" = []))
 )]
@@ -244,8 +228,6 @@ pub(crate) async fn cancel_reel(
     responses(
         (status = 200, description = "The live engines", body = ModelList),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
     ),
     security(("bearer" = []))
 )]
@@ -259,8 +241,6 @@ pub(crate) async fn list_models(_: Authenticated, service: Data<Service>) -> Res
     responses(
         (status = 200, description = "Usage of this key", body = UsageView),
         (status = 401, description = "Invalid or missing API key", body = ErrorBody),
-        (status = 429, description = "The key's request rate is used up (or, on a submit, its unfinished jobs hold too many stored inputs); retry after `Retry-After` seconds", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Seconds until a retry can succeed"))),
     ),
     security(("bearer" = []))
 )]

@@ -177,8 +177,9 @@ pub(crate) fn describe_recipe_rules(doc: &mut Value) {
 }
 
 /// What every operation shares and the annotations leave out: the `WWW-Authenticate` challenge
-/// of each 401, the `Location` of each 202 that carries a poll URL, the 503 of an operation
-/// that reaches the database while it is unreachable, and the error codes each status carries.
+/// of each 401, the `Location` of each 202 that carries a poll URL, the 429 of an operation a
+/// key's rate limits (every authenticated one), the 503 of an operation that reaches the database
+/// while it is unreachable, and the error codes each status carries.
 pub(crate) fn describe_common_responses(doc: &mut Value) {
     let Some(paths) = doc.pointer_mut("/paths").and_then(Value::as_object_mut) else {
         return;
@@ -205,14 +206,25 @@ pub(crate) fn describe_common_responses(doc: &mut Value) {
                     set_header(accepted, "Location", location);
                 }
             }
-            if responses.contains_key("401") && !responses.contains_key("503") {
-                responses.insert(
-                    "503".into(),
+            if responses.contains_key("401") {
+                let retry_after = |description: &str| {
+                    json!({"Retry-After": {"description": description, "schema": {"type": "integer", "minimum": 0}}})
+                };
+                responses.entry("429").or_insert_with(|| {
                     json!({
-                        "description": "The database is unreachable for a moment; retry with backoff",
-                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
-                    }),
-                );
+                        "description": "The key's request rate is used up (or, on a submit, its unfinished jobs hold \
+                                        too many stored inputs); retry after `Retry-After` seconds",
+                        "headers": retry_after("Seconds until a retry can succeed"),
+                        "content": {"application/json": {"schema": {"$ref": ERROR_BODY}}},
+                    })
+                });
+                responses.entry("503").or_insert_with(|| {
+                    json!({
+                        "description": "The database is unreachable for a moment; retry after `Retry-After` seconds, with backoff",
+                        "headers": retry_after("Seconds worth waiting before a retry"),
+                        "content": {"application/json": {"schema": {"$ref": ERROR_BODY}}},
+                    })
+                });
             }
             for (status, response) in responses.iter_mut() {
                 narrow_error_codes(status, response);

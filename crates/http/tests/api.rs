@@ -351,10 +351,7 @@ async fn a_stalling_input_server_does_not_starve_other_keys() {
         flood.push(queued["id"].as_str().expect("id").to_string());
     }
     // The flood's first job has a worker slot and is stuck on its input.
-    let first = format!("/v1/tasks/{}", flood[0]);
-    while server.get(&flooder, &first).await.1["status"] != "running" {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    server.wait_running(&flooder, &flood[0]).await;
     let done = server.run(&other, generate("beta-image", json!({"prompt": "a porch at dusk"}))).await;
     assert_eq!(done["status"], "succeeded");
     let mut statuses = Vec::new();
@@ -387,9 +384,7 @@ async fn revoking_a_key_stops_its_running_job_unbilled() {
     let key_id = server.service.api().authenticate(Some(&secret)).await.expect("key").key_id;
     let queued = server.submit(&secret, json!({"model": "bg-remove", "image_url": stalling})).await;
     let id = queued["id"].as_str().expect("id").to_string();
-    while server.get(&secret, &format!("/v1/tasks/{id}")).await.1["status"] != "running" {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    server.wait_running(&secret, &id).await;
     server.service.operator().revoke_key(&key_id).await.expect("revoke");
     let row = server.service.database().task(&id).unwrap().unwrap();
     assert_eq!(row.status, "failed");

@@ -85,11 +85,7 @@ async fn a_running_job_is_stopped_and_its_worker_slot_freed() {
             generate("lambda-t2v", json!({"prompt": "a long tour", "params": {"duration": 5, "resolution": "720p"}}));
         let queued = server.submit(&key, long).await;
         let id = queued["id"].as_str().unwrap();
-        let started = tokio::time::Instant::now();
-        while server.get(&key, &format!("/v1/tasks/{id}")).await.1["status"] != "running" {
-            assert!(started.elapsed() < Duration::from_secs(30));
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        server.wait_running(&key, id).await;
         let (status, task) = cancel(&server, &key, &format!("/v1/tasks/{id}")).await;
         assert_eq!(status, StatusCode::OK, "{task}");
         assert_eq!(task["error"], "cancelled by client");

@@ -569,11 +569,7 @@ async fn a_client_cancel_reaches_the_provider_and_bills_nothing() {
         for job in [image_job(), json!({"model": "zeta", "prompt": "a porch at dusk"})] {
             let queued = server.submit(&key, job).await;
             let id = queued["id"].as_str().unwrap();
-            let started = tokio::time::Instant::now();
-            while server.get(&key, &format!("/v1/tasks/{id}")).await.1["status"] != "running" {
-                assert!(started.elapsed() < Duration::from_secs(30));
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            server.wait_running(&key, id).await;
             let cancels = sim.stats().cancels;
             let (status, task) = server.post(&key, &format!("/v1/tasks/{id}/cancel"), json!({})).await;
             assert_eq!(status, StatusCode::OK, "{task}");

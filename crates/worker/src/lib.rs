@@ -227,7 +227,10 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
                     looking.spawn(async move {
                         let runner = service.runner();
                         let look = runner.track(&claimed);
-                        supervise(&service, &config, &claimed, look, shutdown).await;
+                        // A tracked job cancelled meanwhile is seen at its next look: with
+                        // thousands tracked at once, waking each on every task's end would cost a
+                        // query per tracked job per end.
+                        supervise(&service, &config, &claimed, look, shutdown, EndedElsewhere::AtHeartbeat).await;
                         drop(permit);
                     });
                 }
@@ -261,7 +264,17 @@ async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedJob, 
         return;
     }
     let runner = service.runner();
-    supervise(service, config, &claimed, runner.execute(&claimed), shutdown).await;
+    supervise(service, config, &claimed, runner.execute(&claimed), shutdown, EndedElsewhere::Promptly).await;
+}
+
+/// When a supervised job notices that its task ended elsewhere (cancelled by its client, its key
+/// revoked).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EndedElsewhere {
+    /// Within [`ENDED_LOOK_INTERVAL`]: the job runs here and holds a worker slot and a process.
+    Promptly,
+    /// At its next lease renewal.
+    AtHeartbeat,
 }
 
 /// Drives `job` (running or looking at `claimed`) to its end while renewing the lease; on
@@ -272,6 +285,7 @@ async fn supervise(
     claimed: &ClaimedJob,
     job: impl std::future::Future<Output = Result<JobOutcome, service::ServiceError>>,
     mut shutdown: watch::Receiver<bool>,
+    ended: EndedElsewhere,
 ) {
     let task_id = claimed.id().to_string();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
@@ -291,7 +305,7 @@ async fn supervise(
             // Some task ended (one of many): if it was this one (cancelled, or its key revoked),
             // the lease is gone and the job's process is stopped now. Looked at most a few times
             // a second, so a busy queue does not turn into a query per job per finished task.
-            _ = service.task_ended().notified(), if look_at.is_none() => {
+            _ = service.task_ended().notified(), if ended == EndedElsewhere::Promptly && look_at.is_none() => {
                 look_at = Some((last_look + ENDED_LOOK_INTERVAL).max(tokio::time::Instant::now()));
             }
             _ = look, if look_at.is_some() => {

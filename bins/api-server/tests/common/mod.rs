@@ -142,6 +142,33 @@ impl Deployment {
         self.sibling("worker").envs(env.iter().copied()).stdout(Stdio::null()).stderr(log).spawn().unwrap()
     }
 
+    /// Submits `job` to `/v1/generate` with `key`, expects 202, and returns the task's id.
+    pub async fn submit(&self, client: &reqwest::Client, key: &str, job: &serde_json::Value) -> String {
+        let answer = client.post(self.url("/v1/generate")).bearer_auth(key).json(job).send().await.unwrap();
+        assert_eq!(answer.status(), 202);
+        let queued: serde_json::Value = answer.json().await.unwrap();
+        queued["id"].as_str().unwrap().to_string()
+    }
+
+    /// The task `id` as `key` polls it now.
+    pub async fn task(&self, client: &reqwest::Client, key: &str, id: &str) -> serde_json::Value {
+        let url = self.url(&format!("/v1/tasks/{id}"));
+        client.get(url).bearer_auth(key).send().await.unwrap().json().await.unwrap()
+    }
+
+    /// Polls task `id` until it ends (succeeded or failed); panics after `limit`.
+    pub async fn finished(&self, client: &reqwest::Client, key: &str, id: &str, limit: Duration) -> serde_json::Value {
+        let started = Instant::now();
+        loop {
+            let task = self.task(client, key, id).await;
+            if task["status"] == "succeeded" || task["status"] == "failed" {
+                return task;
+            }
+            assert!(started.elapsed() < limit, "task {id} did not end: {task}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Creates an account with a card on file and a key of its own; returns the key's secret.
     pub fn account_key(&self, account: &str) -> String {
         assert!(self.admin(&["account", "create", account, "--card-on-file"]).0);

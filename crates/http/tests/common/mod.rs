@@ -224,6 +224,15 @@ impl TestServer {
         }
     }
 
+    /// Polls task `id` until a worker (or a provider) runs it; panics after 30 s.
+    pub async fn wait_running(&self, key: &str, id: &str) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while self.get(key, &format!("/v1/tasks/{id}")).await.1["status"] != "running" {
+            assert!(tokio::time::Instant::now() < deadline, "task {id} never ran");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Submits, waits, and expects success.
     pub async fn run(&self, key: &str, body: Value) -> Value {
         let queued = self.submit(key, body).await;

@@ -6,7 +6,8 @@ Connects over streamable HTTP (authenticating with the bearer header, or with th
 URL), lets the SDK negotiate (it probes the newer discovery method first and falls back to the
 initialize handshake), lists the tools, calls generate on a local engine, polls task_status until the
 task succeeds and downloads the output, then runs listing_enhance on it the same way, lot_trace on it
-synchronously, and a listing kit (whose PDF is a `document` output) read back with task_status. The
+synchronously, a listing kit (whose PDF is a `document` output) read back with task_status, and a long
+video cancelled with cancel_task. The
 SDK checks every successful result against the tool's output schema; the answers are the HTTP API's
 views (`id`, `output`). Exits non-zero on any mismatch.
 """
@@ -20,7 +21,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-EXPECTED_TOOLS = ["list_models", "generate", "listing_enhance", "lot_trace", "listing_kit", "reel", "reel_status", "task_status"]
+EXPECTED_TOOLS = [
+    "list_models", "generate", "listing_enhance", "lot_trace", "listing_kit", "reel", "reel_status", "task_status",
+    "cancel_task",
+]
 
 
 def check(condition: bool, message: str) -> None:
@@ -111,6 +115,20 @@ async def main(base_url: str, key: str, mode: str) -> None:
         kinds = sorted({o["type"] for o in status["output"]})
         check("document" in kinds, f"listing kit outputs {kinds}")
         print(f"[{mode}] listing_kit succeeded, outputs {kinds}")
+
+        # A long video, cancelled before it ends: failed, "cancelled by client", and a second cancel
+        # is refused with already_finished (the SDK checks the answer against the output schema).
+        long = await client.call_tool(
+            "generate", {"model": "lambda-t2v", "prompt": "a slow walkthrough", "params": {"duration": 10}}
+        )
+        check(not long.is_error, f"generate failed: {long.content}")
+        cancelled = await client.call_tool("cancel_task", {"id": long.structured_content["id"]})
+        check(not cancelled.is_error, f"cancel_task failed: {cancelled.content}")
+        ended = cancelled.structured_content
+        check(ended["status"] == "failed" and ended["error"] == "cancelled by client", f"cancelled {ended}")
+        again = await client.call_tool("cancel_task", {"id": long.structured_content["id"]})
+        check(again.is_error, "a second cancel is refused")
+        print(f"[{mode}] cancel_task ended {ended['id']}: {ended['error']}")
 
         bad = await client.call_tool("generate", {"model": "alpha-schnell"})
         check(bad.is_error, "a generate without a prompt is a tool error")
