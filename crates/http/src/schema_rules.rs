@@ -207,9 +207,7 @@ pub(crate) fn describe_common_responses(doc: &mut Value) {
                 }
             }
             if responses.contains_key("401") {
-                let retry_after = |description: &str| {
-                    json!({"Retry-After": {"description": description, "schema": {"type": "integer", "minimum": 0}}})
-                };
+                let retry_after = |description: &str| json!({"Retry-After": {"description": description, "schema": {"type": "integer", "minimum": 0}}});
                 responses.entry("429").or_insert_with(|| {
                     json!({
                         "description": "The key's request rate is used up (or, on a submit, its unfinished jobs hold \
