@@ -12,7 +12,8 @@ use std::process::Command;
 
 const REQUIREMENTS: &str = "crates/http/tests/contract/requirements.txt";
 const CONFIG: &str = "crates/http/tests/contract/schemathesis.toml";
-/// Where the coverage phase's hooks live (a Python module on `PYTHONPATH`).
+/// Where the runs' hooks live (Python modules on `PYTHONPATH`): `contract_hooks` for every run,
+/// `coverage_hooks` (which includes it) for the coverage phase.
 const HOOKS_DIR: &str = "crates/http/tests/contract";
 /// Examples per operation and phase.
 const EXAMPLES: &str = "25";
@@ -37,12 +38,13 @@ pub fn run() -> Result<()> {
         "--seed".into(),
         SEED.into(),
     ];
-    crate::run(Command::new(&schemathesis).args(&base).args([
-        "--phases",
-        "examples,fuzzing,stateful",
-        "--max-examples",
-        EXAMPLES,
-    ]))?;
+    crate::run(
+        Command::new(&schemathesis)
+            .args(&base)
+            .args(["--phases", "examples,fuzzing,stateful", "--max-examples", EXAMPLES])
+            .env("SCHEMATHESIS_HOOKS", "contract_hooks")
+            .env("PYTHONPATH", HOOKS_DIR),
+    )?;
     crate::run(
         Command::new("timeout")
             .args(["--kill-after=10", COVERAGE_LIMIT_SECS, &schemathesis])

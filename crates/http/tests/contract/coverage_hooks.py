@@ -9,6 +9,9 @@ limits are tested at their size by the Rust suite (the bounded-jobs and hostile-
 
 import schemathesis
 
+# The hooks of every run apply here too.
+import contract_hooks  # noqa: F401
+
 MAX_LENGTH = 64 * 1024
 MAX_PATTERNED_LENGTH = 1024
 
