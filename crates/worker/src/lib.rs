@@ -91,6 +91,22 @@ impl Backoff {
     fn succeeded(&mut self) {
         self.next = self.first;
     }
+
+    /// Logs that `what` failed with `error` and waits the next backoff; false when shutdown was
+    /// asked for meanwhile.
+    async fn wait_after(
+        &mut self,
+        what: &str,
+        error: &service::ServiceError,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> bool {
+        let wait = self.failed();
+        tracing::warn!(%error, "{what} failed; retrying in {} ms", wait.as_millis());
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => true,
+            _ = shutdown_requested(shutdown) => false,
+        }
+    }
 }
 
 /// Resolves on SIGTERM or Ctrl-C: the cue for a graceful shutdown.
@@ -151,11 +167,8 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
             }
             Err(e) => {
                 drop(permit);
-                let wait = backoff.failed();
-                tracing::warn!(error = %e, "claiming a job failed; retrying in {} ms", wait.as_millis());
-                tokio::select! {
-                    _ = tokio::time::sleep(wait) => {}
-                    _ = shutdown_requested(&mut shutdown) => break,
+                if !backoff.wait_after("claiming a job", &e, &mut shutdown).await {
+                    break;
                 }
                 continue;
             }
@@ -243,11 +256,8 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
                 }
             }
             Err(e) => {
-                let wait = backoff.failed();
-                tracing::warn!(error = %e, "claiming tracked tasks failed; retrying in {} ms", wait.as_millis());
-                tokio::select! {
-                    _ = tokio::time::sleep(wait) => {}
-                    _ = shutdown_requested(&mut shutdown) => break,
+                if !backoff.wait_after("claiming tracked tasks", &e, &mut shutdown).await {
+                    break;
                 }
                 continue;
             }
