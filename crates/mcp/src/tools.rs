@@ -441,10 +441,5 @@ async fn task_status(service: &Service, caller: &Caller, value: Value) -> Result
 
 async fn cancel_task(service: &Service, caller: &Caller, value: Value) -> Result<Answer, ToolError> {
     let args: CancelArgs = arguments("cancel_task", value)?;
-    let api = service.api();
-    if args.id.starts_with("reel_") {
-        Answer::of(api.cancel_reel(caller, &args.id).await?)
-    } else {
-        Answer::of(api.cancel_task(caller, &args.id).await?)
-    }
+    Answer::of(service.api().cancel_job(caller, &args.id).await?)
 }

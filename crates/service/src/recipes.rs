@@ -5,7 +5,7 @@
 
 use crate::jobs::Queueing;
 use crate::stored_job::{IdSpace, StoredJob};
-use crate::views::{ListingKitResult, LotTraceResult, QueuedReel, QueuedTask, ReelView, TaskView};
+use crate::views::{CancelledJob, ListingKitResult, LotTraceResult, QueuedReel, QueuedTask, ReelView, TaskView};
 use crate::{Api, Caller, Service, ServiceError};
 use domain::{FailureKind, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest, TaskStatus, Usd};
 use recipes::{listing_enhance, listing_kit, lot_trace, reel, RecipeJob};
@@ -90,6 +90,15 @@ impl Api<'_> {
     pub async fn cancel_reel(&self, caller: &Caller, reel_id: &str) -> Result<ReelView, ServiceError> {
         let record = self.service.cancel(caller, IdSpace::Reel, reel_id).await?;
         Ok(self.service.task_view(&record)?.into())
+    }
+
+    /// Cancels the caller's task or reel, whichever `id` names, for front ends that take either
+    /// (the connector's `cancel_task`).
+    pub async fn cancel_job(&self, caller: &Caller, id: &str) -> Result<CancelledJob, ServiceError> {
+        Ok(match IdSpace::of(id) {
+            IdSpace::Reel => CancelledJob::Reel(self.cancel_reel(caller, id).await?),
+            IdSpace::Task => CancelledJob::Task(self.cancel_task(caller, id).await?),
+        })
     }
 }
 

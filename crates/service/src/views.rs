@@ -369,3 +369,13 @@ pub struct ReadinessChecks {
     /// The output store takes a write and a delete (`ok`, `not writable`, `timed out`).
     pub store: String,
 }
+
+/// A job as its cancel left it: a task, or a reel in its own shape (whichever the id names).
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum CancelledJob {
+    /// A `task_...` id.
+    Task(TaskView),
+    /// A `reel_...` id.
+    Reel(ReelView),
+}

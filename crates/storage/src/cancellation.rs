@@ -4,7 +4,6 @@
 use crate::task_record::TaskRecord;
 use crate::{dialect, now_millis, settlement, Database, StorageError, StorageResult};
 use diesel::prelude::*;
-use domain::FailureKind;
 
 /// The error a cancelled task ends with (the contract has no state but `failed` for it).
 pub const CANCELLED_BY_CLIENT: &str = "cancelled by client";
@@ -48,12 +47,11 @@ impl Database {
                     .get_result(conn)
                     .optional()?;
             let Some(task) = task else { return Ok(Cancellation::NotFound) };
-            if task.status != "queued" && task.status != "running" {
+            if task.status()?.is_terminal() {
                 return Ok(Cancellation::AlreadyFinished(task.status));
             }
-            let was_running = task.status == "running" || task.provider_handle.is_some();
-            settlement::settle_failed(conn, &task, CANCELLED_BY_CLIENT, FailureKind::Job, now)?;
-            Ok::<_, StorageError>(Cancellation::Cancelled { was_running, upstream: task.provider_handle.clone() })
+            let stopped = settlement::cancel_unfinished(conn, &task, CANCELLED_BY_CLIENT, now)?;
+            Ok::<_, StorageError>(Cancellation::Cancelled { was_running: stopped.was_running, upstream: stopped.upstream })
         })
     }
 }

@@ -5,7 +5,7 @@ use crate::schema::api_keys;
 use crate::task_record::TaskRecord;
 use crate::{dialect, now_millis, settlement, Database, StorageError, StorageResult};
 use diesel::prelude::*;
-use domain::FailureKind;
+use domain::TaskStatus;
 
 /// Why a job queued by a key that was then revoked did not run.
 pub(crate) const REVOKED_KEY_JOB: &str = "cancelled: the API key that queued this job was revoked before it started";
@@ -52,11 +52,10 @@ impl Database {
                 .bind::<diesel::sql_types::Text, _>(key_id)
                 .load(conn)?;
                 for task in &unfinished {
-                    let started = task.status == "running" || task.provider_handle.is_some();
+                    let started = task.status == TaskStatus::Running.as_str() || task.provider_handle.is_some();
                     let why = if started { REVOKED_KEY_RUNNING_JOB } else { REVOKED_KEY_JOB };
-                    settlement::settle_failed(conn, task, why, FailureKind::Job, now)?;
+                    upstream.extend(settlement::cancel_unfinished(conn, task, why, now)?.upstream);
                     cancelled.push(task.id.clone());
-                    upstream.extend(task.provider_handle.clone());
                 }
             }
             Ok::<_, StorageError>((cancelled, upstream))

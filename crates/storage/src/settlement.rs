@@ -112,6 +112,29 @@ pub(crate) fn settle_succeeded(
     Ok(capture)
 }
 
+/// How a cancelled task stood when it was cancelled.
+pub(crate) struct Stopped {
+    /// A worker or a provider had started it (so its worker must stop, or its provider cancel).
+    pub(crate) was_running: bool,
+    /// The provider's request (its handle as stored), when a provider was running it.
+    pub(crate) upstream: Option<String>,
+}
+
+/// Cancels the locked, unfinished `task` (its client's cancel, or its key's revocation): failed
+/// with `why`, its hold released, nothing billed. Its worker, if any, finds the lease gone.
+pub(crate) fn cancel_unfinished(
+    conn: &mut AnyConnection,
+    task: &TaskRecord,
+    why: &str,
+    now: i64,
+) -> StorageResult<Stopped> {
+    settle_failed(conn, task, why, FailureKind::Job, now)?;
+    Ok(Stopped {
+        was_running: task.status == TaskStatus::Running.as_str() || task.provider_handle.is_some(),
+        upstream: task.provider_handle.clone(),
+    })
+}
+
 /// Marks the locked `task` failed with `error` of `kind` and releases its whole hold.
 pub(crate) fn settle_failed(
     conn: &mut AnyConnection,
