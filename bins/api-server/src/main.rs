@@ -143,6 +143,25 @@ enum KeyCmd {
         #[arg(long)]
         reads_per_minute: Option<u32>,
     },
+    /// Show or change a key's webhooks: its default target (used by its jobs that name no
+    /// `webhook_url`) and its signing secret. With no option, shows them.
+    Webhook {
+        /// Key id.
+        key_id: String,
+        /// Default webhook URL of the key's jobs.
+        #[arg(long, conflicts_with = "clear")]
+        url: Option<String>,
+        /// With `--url`: send `running` too, not only terminal states.
+        #[arg(long, requires = "url")]
+        running: bool,
+        /// Remove the default webhook.
+        #[arg(long)]
+        clear: bool,
+        /// Make a new signing secret, printed alone on the last line once; the old one keeps
+        /// signing beside it for 24 hours.
+        #[arg(long)]
+        rotate_secret: bool,
+    },
 }
 
 fn main() -> Result<std::process::ExitCode> {
@@ -191,6 +210,9 @@ async fn serve(config: AppConfig, args: ServeArgs) -> Result<()> {
                 "First start: created account \"dev\" with key {} (free allowance {} USD).",
                 new_key.key.id, config.free_allowance
             );
+            if let Some(webhook_secret) = &new_key.webhook_secret {
+                println!("Its webhook signing secret (shown only now): {webhook_secret}");
+            }
             println!("Its secret is shown only now; keep it:");
             println!("{}", new_key.secret);
         }
@@ -265,6 +287,9 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             let new_key = service.operator().create_key(&account, spend_cap, label.as_deref()).await?;
             let cap = spend_cap.map_or("none".to_string(), |c| format!("{c} USD"));
             println!("created key {} for account {account} (spend cap: {cap})", new_key.key.id);
+            if let Some(webhook_secret) = &new_key.webhook_secret {
+                println!("webhook signing secret (shown only now): {webhook_secret}");
+            }
             println!("secret (shown only now):");
             println!("{}", new_key.secret);
         }
@@ -300,6 +325,29 @@ async fn run_admin(service: &Service, admin: Admin) -> Result<()> {
             service.operator().set_key_rates(&key_id, rates).await?;
             let shown = |rate: Option<u32>| rate.map_or("the default".to_string(), |r| format!("{r}/min"));
             println!("key {key_id}: submits {}, reads {}", shown(submits_per_minute), shown(reads_per_minute));
+        }
+        Admin::Key(KeyCmd::Webhook { key_id, url, running, clear, rotate_secret }) => {
+            let operator = service.operator();
+            // First, so a key without a secret can be given a default in the same call.
+            let new_secret = if rotate_secret { Some(operator.rotate_webhook_secret(&key_id).await?) } else { None };
+            if url.is_some() || clear {
+                operator.set_default_webhook(&key_id, url.as_deref(), running).await?;
+            }
+            let settings = operator.key_webhook(&key_id).await?;
+            match &settings.default {
+                Some(default) => println!(
+                    "key {key_id}: default webhook {} ({})",
+                    default.url,
+                    if default.on_running { "running and completed" } else { "completed" }
+                ),
+                None => println!("key {key_id}: no default webhook"),
+            }
+            if let Some(secret) = new_secret {
+                println!("new webhook signing secret (shown only now; the previous one signs too for 24 hours):");
+                println!("{secret}");
+            } else if !settings.has_secret {
+                println!("no webhook signing secret yet: make one with --rotate-secret");
+            }
         }
         Admin::Margin { days } => {
             println!(

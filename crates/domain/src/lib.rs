@@ -1,5 +1,6 @@
 //! Pure rules of the media-generation service, with no I/O: money, the engine catalog's types and
-//! request validation, price quotes, the task lifecycle, billing decisions, API-key hashing and idempotency keys.
+//! request validation, price quotes, the task lifecycle, billing decisions, API-key hashing, idempotency keys and
+//! webhook requests.
 //!
 //! Every other crate builds on these types; keeping them free of databases and networks lets the
 //! rules be tested exhaustively on their own.
@@ -17,6 +18,7 @@ pub mod recipe;
 pub mod reel;
 pub mod task;
 pub mod validation;
+pub mod webhook;
 
 pub use billing::{AccountLimits, BillingRefusal, Capture, Hold, KeyLimits};
 pub use catalog::{EngineSpec, Family, InputRequirement, ParamRule, PriceRule};
@@ -28,3 +30,4 @@ pub use recipe::{ListingEnhanceRequest, LotTraceRequest};
 pub use reel::ReelRequest;
 pub use task::{FailureKind, OutputKind, TaskStatus};
 pub use validation::{GenerateRequest, ValidatedJob, ValidationError};
+pub use webhook::{TaskWebhook, WebhookEvent};

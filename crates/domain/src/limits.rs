@@ -111,6 +111,10 @@ pub mod schema {
             .item(text(MAX_DATA_URI_CHARS).pattern(Some("^data:[^,\\s]*;base64,[A-Za-z0-9+/=\\s]*$")))
     );
     marker!(
+        /// A webhook receiver: an absolute http(s) URL.
+        WebhookUrl => text(MAX_URL_CHARS).pattern(Some(format!("^https?://{HOST}(:{PORT})?(/[^\\s]*)?$")))
+    );
+    marker!(
         /// A prompt: something besides white space (it is trimmed before use).
         Prompt => text(MAX_PROMPT_CHARS).pattern(Some("\\S"))
     );

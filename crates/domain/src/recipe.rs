@@ -24,6 +24,17 @@ pub struct ListingEnhanceRequest {
     /// Export and correction settings.
     #[serde(default)]
     pub params: ListingEnhanceParams,
+    /// Where to POST this task's JSON (what its poll returns) when it ends, and when it starts if
+    /// `webhook_events` lists `running`: an absolute http(s) URL on a public address. Signed by the
+    /// Standard Webhooks convention with the key's `whsec_` secret. Default: the key's default
+    /// webhook, if one is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::WebhookUrl>, inline))]
+    pub webhook_url: Option<String>,
+    /// The events sent to `webhook_url`: `completed` (the terminal state, always sent) and
+    /// `running`. Default: `["completed"]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_events: Option<Vec<crate::WebhookEvent>>,
 }
 
 /// `params` of listing-enhance.

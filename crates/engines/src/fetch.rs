@@ -202,6 +202,28 @@ impl Resolve for PublicOnlyResolver {
     }
 }
 
+/// A resolver for HTTP clients that must reach public addresses only: a name resolving to no
+/// public address fails to connect. (Address literals bypass resolvers: check them first.)
+pub fn public_only_resolver(network: Network) -> Arc<impl Resolve + 'static> {
+    Arc::new(PublicOnlyResolver(network))
+}
+
+/// Checks that `url` points at a public address on `network`, resolving its name: the check a
+/// URL the service will call later (a webhook receiver) gets when a client hands it over, so a
+/// private target is refused at once. The call itself goes through [`public_only_resolver`]
+/// again, in case the name changed meanwhile.
+pub async fn check_public_target(url: &reqwest::Url, network: &Network) -> Result<(), String> {
+    if host_is_forbidden_literal(url, network.forbidden) {
+        return Err("points at a private, loopback or reserved address".into());
+    }
+    let Some(url::Host::Domain(host)) = url.host() else { return Ok(()) };
+    let resolved = (network.lookup)(host.to_string()).await.unwrap_or_default();
+    if resolved.is_empty() || resolved.iter().all(|ip| (network.forbidden)(*ip)) {
+        return Err(format!("{host} resolves to no public address"));
+    }
+    Ok(())
+}
+
 fn host_is_forbidden_literal(url: &reqwest::Url, forbidden: fn(IpAddr) -> bool) -> bool {
     match url.host() {
         Some(url::Host::Ipv4(ip)) => forbidden(IpAddr::V4(ip)),

@@ -12,8 +12,8 @@ pub mod upstream;
 
 pub use catalog::{Catalog, CatalogError};
 pub use fetch::{
-    is_forbidden_address, FetchError, FetchPolicy, FetcherSetupError, InputFetcher, Lookup, Network, PrefetchedInputs,
-    STORED_INPUT_PREFIX,
+    check_public_target, is_forbidden_address, public_only_resolver, FetchError, FetchPolicy, FetcherSetupError,
+    InputFetcher, Lookup, Network, PrefetchedInputs, STORED_INPUT_PREFIX,
 };
 pub use store::{OutputStore, StoreError, StoreWriter, StoredObject};
 

@@ -42,6 +42,7 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(endpoint("/v1/tasks/{id}", "GET", web::get().to(routes::get_task)))
             .service(endpoint("/v1/tasks/{id}/cancel", "POST", web::post().to(routes::cancel_task)))
             .service(endpoint("/v1/usage", "GET", web::get().to(routes::usage)))
+            .service(endpoint("/v1/webhooks/deliveries", "GET", web::get().to(routes::webhook_deliveries)))
             .service(endpoint("/v1/recipes/listing-enhance", "POST", web::post().to(routes::listing_enhance)))
             .service(endpoint("/v1/recipes/lot-trace", "POST", web::post().to(routes::lot_trace)))
             .service(endpoint("/v1/recipes/listing-kit", "POST", web::post().to(listing_kit::listing_kit)))

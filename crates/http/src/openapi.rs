@@ -7,13 +7,17 @@ use domain::listing_kit::{KitBrand, KitFont, KitParams, KitPhoto, Paper};
 use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
 use domain::reel::{BrandColors, ListingDetails, ReelParams, ReelPhoto};
 use domain::EngineSpec;
-use domain::{GenerateRequest, IdempotencyKey, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest};
+use domain::{
+    GenerateRequest, IdempotencyKey, ListingEnhanceRequest, ListingKitRequest, LotTraceRequest, ReelRequest,
+    WebhookEvent,
+};
 use recipes::listing_kit::captions::Captions;
 use recipes::listing_kit::fair_housing::{Category, Finding};
 use recipes::lot_trace::measure::{CentroidView, Measurement, Side};
 use service::views::{
     ChargeView, FairHousingReport, FlyerPieces, ListingKitResult, LotTraceResult, ModelList, ModelView, OutputView,
     PriceView, QueuedReel, QueuedTask, ReadinessChecks, ReadinessView, ReelView, SocialPieces, TaskView, UsageView,
+    WebhookAttemptView, WebhookDeliveryList, WebhookDeliveryView,
 };
 use service::ErrorCode;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -45,14 +49,15 @@ impl Modify for BearerScheme {
             (202 with a task id), poll the task until `succeeded` or `failed`, then download the outputs."
     ),
     paths(
-        routes::generate, routes::listing_enhance, routes::lot_trace, listing_kit::listing_kit, routes::reel, routes::get_reel, routes::cancel_reel, routes::get_task, routes::cancel_task, routes::list_models, routes::usage, routes::download,
+        routes::generate, routes::listing_enhance, routes::lot_trace, listing_kit::listing_kit, routes::reel, routes::get_reel, routes::cancel_reel, routes::get_task, routes::cancel_task, routes::list_models, routes::usage, routes::webhook_deliveries, routes::download,
         connector::post, routes::provider_callback, routes::health, routes::ready, routes::metrics
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
         LotTraceParams, PixelPoint, LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
         ListingKitRequest, KitPhoto, KitParams, KitBrand, KitFont, Paper, ListingKitResult, Captions, Finding, Category,
-        FlyerPieces, SocialPieces, FairHousingReport, ErrorBody, ErrorCode, ReadinessView, ReadinessChecks, IdempotencyKey
+        FlyerPieces, SocialPieces, FairHousingReport, ErrorBody, ErrorCode, ReadinessView, ReadinessChecks, IdempotencyKey,
+        WebhookDeliveryList, WebhookDeliveryView, WebhookAttemptView, WebhookEvent
     )),
     modifiers(&BearerScheme),
     tags(

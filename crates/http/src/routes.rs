@@ -8,7 +8,10 @@ use actix_web::{HttpRequest, HttpResponse};
 use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
 use futures::StreamExt;
 use serde::Deserialize;
-use service::views::{LotTraceResult, ModelList, QueuedReel, QueuedTask, ReadinessView, ReelView, TaskView, UsageView};
+use service::views::{
+    LotTraceResult, ModelList, QueuedReel, QueuedTask, ReadinessView, ReelView, TaskView, UsageView,
+    WebhookDeliveryList,
+};
 use service::{ErrorCode, Service, SyncOutcome};
 
 /// 202 for an accepted job, with `Location` pointing at its poll URL.
@@ -249,6 +252,49 @@ pub(crate) async fn usage(
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(service.api().usage(&caller).await?))
+}
+
+/// The filters of the webhook delivery log.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DeliveriesQuery {
+    /// Only the deliveries of this task or reel (its `id` or `reel_id`).
+    #[param(max_length = 64)]
+    task_id: Option<String>,
+    /// How many to list, newest first (default 50).
+    #[param(minimum = 1, maximum = 100)]
+    limit: Option<i64>,
+}
+
+/// The webhook delivery log of this key, newest first: each message (its `webhook-id`, event,
+/// receiver and status) with every attempt's time, status code or error, and the next try.
+#[utoipa::path(
+    get, path = "/v1/webhooks/deliveries", tag = "Generation",
+    params(DeliveriesQuery),
+    responses(
+        (status = 200, description = "The deliveries", body = WebhookDeliveryList),
+        (status = 400, description = "A filter is not valid", body = ErrorBody),
+        (status = 401, description = "Invalid or missing API key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn webhook_deliveries(
+    Authenticated(caller): Authenticated,
+    req: HttpRequest,
+    service: Data<Service>,
+) -> Result<HttpResponse, ApiError> {
+    let query = web::Query::<DeliveriesQuery>::from_query(req.query_string())
+        .map_err(|e| ApiError::from(service::ServiceError::BadRequest(format!("query: {e}"))))?
+        .into_inner();
+    if query.limit.is_some_and(|limit| !(1..=service::MAX_LISTED_DELIVERIES).contains(&limit)) {
+        return Err(service::ServiceError::BadRequest(format!(
+            "limit: between 1 and {}",
+            service::MAX_LISTED_DELIVERIES
+        ))
+        .into());
+    }
+    Ok(HttpResponse::Ok().json(service.api().webhook_deliveries(&caller, query.task_id.as_deref(), query.limit).await?))
 }
 
 #[derive(Deserialize)]

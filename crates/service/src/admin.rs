@@ -57,6 +57,9 @@ pub struct NewKey {
     pub key: AccountKey,
     /// The secret to hand to the user once.
     pub secret: String,
+    /// The webhook signing secret (`whsec_...`) made with a new key, also handed over once; `None`
+    /// when an existing key got a new API secret (its webhook secret is rotated apart).
+    pub webhook_secret: Option<String>,
 }
 
 impl Operator<'_> {
@@ -187,12 +190,15 @@ impl Service {
         let (account_id, hash, prefix) =
             (account_id.to_string(), keys::hash_secret(&secret), keys::display_prefix(&secret));
         let label = label.map(str::to_string);
+        let webhook_secret = webhooks::SigningSecret::generate().to_string();
+        let stored_webhook_secret = webhook_secret.clone();
         let key = self
             .db(move |db| {
-                let stored = NewKeySecret { hash: &hash, prefix: Some(&prefix) };
+                let stored =
+                    NewKeySecret { hash: &hash, prefix: Some(&prefix), webhook_secret: Some(&stored_webhook_secret) };
                 db.create_account_key(&account_id, &stored, label.as_deref(), spend_cap)
             })
             .await?;
-        Ok(NewKey { key: key.into(), secret })
+        Ok(NewKey { key: key.into(), secret, webhook_secret: Some(webhook_secret) })
     }
 }

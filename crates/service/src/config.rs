@@ -170,6 +170,15 @@ pub struct AppConfig {
     /// `METRICS_TOKEN`: the bearer token Prometheus sends to `GET /metrics` (default none:
     /// `/metrics` answers 404).
     pub metrics_token: Option<String>,
+    /// `ALLOW_PRIVATE_WEBHOOK_URLS`: let clients' webhooks go to private and loopback addresses
+    /// (default false; for closed networks and tests).
+    pub allow_private_webhook_urls: bool,
+    /// `WEBHOOK_TIMEOUT_SECS`: time limit of one webhook delivery attempt (default 10).
+    pub webhook_timeout: Duration,
+    /// `WEBHOOK_RETRY_DELAYS`: the waits before each retry of a refused webhook, comma-separated
+    /// durations such as `5s,30s,2m` (default `5s,30s,2m,10m,30m,1h,3h,6h,12h`: ten attempts over
+    /// about 23 hours).
+    pub webhook_retry_delays: Vec<Duration>,
     /// `WORKER_HTTP_ADDR`: where a standalone `worker` answers `/healthz`, `/readyz` and
     /// `/metrics` (default none: it serves nothing).
     pub worker_http_addr: Option<String>,
@@ -498,6 +507,20 @@ impl AppConfig {
             rate_limit_burst_secs: src.parse("RATE_LIMIT_BURST_SECS", 10, "a whole number of seconds")?,
             task_retention_days: src.parse("TASK_RETENTION_DAYS", 30, "a whole number of days (0: forever)")?,
             metrics_token: src.string("METRICS_TOKEN"),
+            allow_private_webhook_urls: src.flag("ALLOW_PRIVATE_WEBHOOK_URLS", false)?,
+            webhook_timeout: src.secs("WEBHOOK_TIMEOUT_SECS", 10)?,
+            webhook_retry_delays: match src.string("WEBHOOK_RETRY_DELAYS") {
+                None => domain::webhook::RETRY_DELAYS.to_vec(),
+                Some(value) => value
+                    .split(',')
+                    .map(|part| humantime::parse_duration(part.trim()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|_| ConfigError::Invalid {
+                        name: "WEBHOOK_RETRY_DELAYS",
+                        value,
+                        expected: "comma-separated durations such as 5s,30s,2m",
+                    })?,
+            },
             worker_http_addr: src.string("WORKER_HTTP_ADDR"),
             database_url,
             bind_addr,
@@ -596,6 +619,16 @@ impl AppConfig {
             format!("RATE_LIMIT_BURST_SECS={}", self.rate_limit_burst_secs),
             format!("TASK_RETENTION_DAYS={}", self.task_retention_days),
             format!("METRICS_TOKEN={}", if self.metrics_token.is_some() { "***" } else { "(none: /metrics off)" }),
+            format!("ALLOW_PRIVATE_WEBHOOK_URLS={}", self.allow_private_webhook_urls),
+            format!("WEBHOOK_TIMEOUT_SECS={}", self.webhook_timeout.as_secs()),
+            format!(
+                "WEBHOOK_RETRY_DELAYS={}",
+                self.webhook_retry_delays
+                    .iter()
+                    .map(|d| humantime::format_duration(*d).to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
             format!("WORKER_HTTP_ADDR={}", self.worker_http_addr.as_deref().unwrap_or("(none)")),
         ]
     }
@@ -654,6 +687,14 @@ impl AppConfig {
                 per_account: self.jobs_running_per_account,
             },
             inputs: crate::InputSettings { dir: self.job_input_dir.clone(), budget: self.input_fetch_budget },
+            webhooks: crate::WebhookSettings {
+                sender: webhooks::Sender::new(webhooks::SenderSettings {
+                    timeout: self.webhook_timeout,
+                    allow_private: self.allow_private_webhook_urls,
+                })
+                .map_err(|e| ConfigError::Setup(e.to_string()))?,
+                retry_delays: self.webhook_retry_delays.clone(),
+            },
         };
         Ok(Service::new(db, self.build_engines_only()?, store, UrlSigner::new(secret.as_bytes()), config))
     }

@@ -298,10 +298,15 @@ impl Console<'_> {
             (key_id.to_string(), domain::keys::hash_secret(&secret), domain::keys::display_prefix(&secret));
         let key = self
             .service
-            .db(move |db| db.replace_key_secret(&key_id, &storage::NewKeySecret { hash: &hash, prefix: Some(&prefix) }))
+            .db(move |db| {
+                db.replace_key_secret(
+                    &key_id,
+                    &storage::NewKeySecret { hash: &hash, prefix: Some(&prefix), webhook_secret: None },
+                )
+            })
             .await?
             .ok_or_else(|| ServiceError::BadRequest("a revoked key cannot be rotated; create a new key".into()))?;
-        Ok(NewKey { key: key.into(), secret })
+        Ok(NewKey { key: key.into(), secret, webhook_secret: None })
     }
 
     /// One of the account's keys; another account's key is not found.

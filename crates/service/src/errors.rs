@@ -182,6 +182,12 @@ impl From<SubmitError> for ServiceError {
                 earlier.task_id
             )),
             SubmitError::Revoked => ServiceError::Unauthorized("invalid or revoked API key".into()),
+            SubmitError::NoWebhookSecret => ServiceError::BadRequest(
+                "webhook_url: this API key has no webhook signing secret yet (keys made before webhooks \
+                 existed); make one in the console's Keys page (Webhooks) or with `api-server admin key \
+                 webhook KEY_ID --rotate-secret`, then submit again"
+                    .into(),
+            ),
             SubmitError::InputsOverLimit { held, limit } => ServiceError::TooManyRequests {
                 message: format!(
                     "this key's unfinished jobs hold {} MB of inputs and at most {} MB may wait at once; \

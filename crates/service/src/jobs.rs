@@ -7,7 +7,9 @@ use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, Tas
 use crate::{rfc3339, Api, Caller, Service, ServiceError};
 use domain::{idempotency, keys, GenerateRequest, IdempotencyKey, TaskStatus, Usd, ValidatedJob};
 use engines::StoreError;
-use storage::{new_id, now_millis, Cancellation, EarlierRequest, IdempotencyClaim, NewTask, SubmitError, TaskRecord};
+use storage::{
+    new_id, now_millis, Cancellation, EarlierRequest, IdempotencyClaim, NewTask, SubmitError, TaskRecord, WebhookChoice,
+};
 
 const MISSING_KEY: &str = "missing or invalid API key: send the header `Authorization: Bearer <API_KEY>`";
 
@@ -24,6 +26,8 @@ pub(crate) struct Queueing<'a> {
     pub provider: Option<&'a str>,
     /// The client's idempotency key and the fingerprint of its request.
     pub idempotency: Option<IdempotencyClaim>,
+    /// Where the task's webhooks go.
+    pub webhook: WebhookChoice,
 }
 
 /// A job held and queued, or the one an earlier try of the same request queued.
@@ -100,6 +104,8 @@ impl Api<'_> {
     pub async fn submit(&self, caller: &Caller, request: GenerateRequest) -> Result<QueuedTask, ServiceError> {
         let idempotency = self.idempotency_claim("generate", &request)?;
         let job = self.validate(&request)?;
+        let webhook =
+            self.service.requested_webhook(request.webhook_url.as_deref(), request.webhook_events.as_deref()).await?;
         let (engine, price) = (job.model.clone(), job.price);
         // Only a routed engine's entry is copied: local submits, the common case, copy nothing.
         let routed =
@@ -107,7 +113,7 @@ impl Api<'_> {
         let upstream = routed.map(|spec| (spec, job.clone()));
         let provider = upstream.as_ref().and_then(|(spec, _)| spec.route.provider());
         let stored = StoredJob::Engine(job);
-        let queueing = Queueing { engine: &engine, job: &stored, price, priority: 0, provider, idempotency };
+        let queueing = Queueing { engine: &engine, job: &stored, price, priority: 0, provider, idempotency, webhook };
         let Enqueued { queued, replayed } = self.service.enqueue(caller, queueing).await?;
         let (Some((spec, job)), false) = (upstream, replayed) else { return Ok(queued) };
         // Run apart from the request, so a client that hangs up cannot stop the submission between
@@ -212,6 +218,7 @@ impl Service {
             input_bytes,
             key_input_limit: self.config().stored_input_bytes_per_key,
             idempotency: queueing.idempotency,
+            webhook: queueing.webhook,
         };
         let submitted = self.inner.db.clone();
         let outcome = tokio::task::spawn_blocking(move || submitted.submit_task(&new))

@@ -1,7 +1,7 @@
 //! The use-cases of the media-generation service, shared by every front end: authenticate a key,
 //! list models, submit a job (validated, priced and held in one step), read a task, report usage,
 //! serve signed output files, run a claimed job to its billed end, submit jobs to upstream
-//! providers and track them to theirs, the operator's account and key administration, and the
+//! providers and track them to theirs, deliver completion webhooks, the operator's account and key administration, and the
 //! developer console's accounts, sessions and key management.
 //!
 //! The HTTP API, the MCP connector and the console are thin layers over [`Service`]; no business rule lives in
@@ -33,6 +33,7 @@ mod stored_job;
 mod upstream;
 pub mod urls;
 pub mod views;
+mod webhook_delivery;
 mod work;
 
 pub use admin::{AccountKey, NewKey};
@@ -46,6 +47,7 @@ pub use job_process::{ChildJobs, JobIsolation, CHILD_COMMAND};
 pub use recipes::SyncOutcome;
 pub use retention::Swept;
 pub use signing::UrlSigner;
+pub use webhook_delivery::{KeyWebhookSettings, WebhookSettings, MAX_LISTED as MAX_LISTED_DELIVERIES};
 
 use domain::Usd;
 use engines::{Engines, OutputStore};
@@ -97,6 +99,8 @@ pub struct ServiceConfig {
     /// Whether submissions to providers ask them to call back at `/v1/webhooks/...` (the
     /// provider must be able to reach `public_base_url`).
     pub provider_webhooks: bool,
+    /// How clients' completion webhooks are sent.
+    pub webhooks: WebhookSettings,
 }
 
 /// The authenticated caller of a use-case.

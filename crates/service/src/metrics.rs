@@ -58,6 +58,14 @@ pub(crate) fn provider_call(provider: &str, operation: &'static str, ok: bool, e
         .record(elapsed.as_secs_f64());
 }
 
+/// Counts a webhook delivery attempt and its time, by outcome (`delivered`, `refused`: a non-2xx
+/// answer, a timeout or no connection).
+pub(crate) fn webhook_attempt(delivered: bool, elapsed: Duration) {
+    let outcome = if delivered { "delivered" } else { "refused" };
+    metrics::counter!("webhook_attempts_total", "outcome" => outcome).increment(1);
+    metrics::histogram!("webhook_attempt_duration_seconds").record(elapsed.as_secs_f64());
+}
+
 /// Counts an answered HTTP request and its time, by route pattern, method and status.
 pub fn http_request(route: &str, method: &str, status: u16, elapsed: Duration) {
     let (route, method) = (route.to_string(), method.to_string());

@@ -11,7 +11,7 @@ use domain::{FailureKind, ListingEnhanceRequest, ListingKitRequest, LotTraceRequ
 use recipes::{listing_enhance, listing_kit, lot_trace, reel, RecipeJob};
 use serde::de::DeserializeOwned;
 use std::time::Duration;
-use storage::IdempotencyClaim;
+use storage::{IdempotencyClaim, WebhookChoice};
 use tokio::time::Instant;
 
 /// Claim priority of background work.
@@ -21,6 +21,14 @@ const WAITED_ON: i32 = 10;
 /// How often a waiting caller re-reads its task when no notification arrives (a safety net: the
 /// end of a task is signalled in-process and, on PostgreSQL, across processes).
 const WAIT_POLL: Duration = Duration::from_millis(500);
+
+/// How a recipe's job is queued: its claim priority, the client's idempotency claim and its
+/// webhook (none for synchronous recipes, whose caller waits for the answer).
+struct Queued {
+    priority: i32,
+    idempotency: Option<IdempotencyClaim>,
+    webhook: WebhookChoice,
+}
 
 /// How a synchronous recipe call ended, `R` being the recipe's answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,8 +48,11 @@ impl Api<'_> {
         request: ListingEnhanceRequest,
     ) -> Result<QueuedTask, ServiceError> {
         let idempotency = self.idempotency_claim("listing-enhance", &request)?;
+        let webhook =
+            self.service.requested_webhook(request.webhook_url.as_deref(), request.webhook_events.as_deref()).await?;
         let job = listing_enhance::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        self.service.enqueue_recipe(caller, RecipeJob::ListingEnhance(job), BACKGROUND, idempotency).await
+        let queueing = Queued { priority: BACKGROUND, idempotency, webhook };
+        self.service.enqueue_recipe(caller, RecipeJob::ListingEnhance(job), queueing).await
     }
 
     /// The lot-trace recipe, synchronous: the measured, rendered parcel, or the queued task when
@@ -53,7 +64,8 @@ impl Api<'_> {
     ) -> Result<SyncOutcome<LotTraceResult>, ServiceError> {
         let idempotency = self.idempotency_claim("lot-trace", &request)?;
         let job = lot_trace::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        let queued = self.service.enqueue_recipe(caller, RecipeJob::LotTrace(job), WAITED_ON, idempotency).await?;
+        let queueing = Queued { priority: WAITED_ON, idempotency, webhook: WebhookChoice::Off };
+        let queued = self.service.enqueue_recipe(caller, RecipeJob::LotTrace(job), queueing).await?;
         self.service.await_result(caller, queued).await
     }
 
@@ -68,7 +80,8 @@ impl Api<'_> {
         let job = listing_kit::prepare(request, self.service.config().fair_housing)
             .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
         let kit = RecipeJob::ListingKit(Box::new(job));
-        let queued = self.service.enqueue_recipe(caller, kit, WAITED_ON, idempotency).await?;
+        let queueing = Queued { priority: WAITED_ON, idempotency, webhook: WebhookChoice::Off };
+        let queued = self.service.enqueue_recipe(caller, kit, queueing).await?;
         self.service.await_result(caller, queued).await
     }
 
@@ -76,8 +89,11 @@ impl Api<'_> {
     /// 202) and polled at `GET /v1/recipes/reel/{reel_id}`.
     pub async fn reel(&self, caller: &Caller, request: ReelRequest) -> Result<QueuedReel, ServiceError> {
         let idempotency = self.idempotency_claim("reel", &request)?;
+        let webhook =
+            self.service.requested_webhook(request.webhook_url.as_deref(), request.webhook_events.as_deref()).await?;
         let job = reel::prepare(request).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        Ok(self.service.enqueue_recipe(caller, RecipeJob::Reel(Box::new(job)), BACKGROUND, idempotency).await?.into())
+        let queueing = Queued { priority: BACKGROUND, idempotency, webhook };
+        Ok(self.service.enqueue_recipe(caller, RecipeJob::Reel(Box::new(job)), queueing).await?.into())
     }
 
     /// The reel `reel_id` as its owner sees it; other keys, and task ids, get 404.
@@ -107,9 +123,9 @@ impl Service {
         &self,
         caller: &Caller,
         job: RecipeJob,
-        priority: i32,
-        idempotency: Option<IdempotencyClaim>,
+        queued: Queued,
     ) -> Result<QueuedTask, ServiceError> {
+        let Queued { priority, idempotency, webhook } = queued;
         let name = job.name();
         let spec = self
             .engines()
@@ -118,7 +134,7 @@ impl Service {
             .ok_or_else(|| ServiceError::Internal(format!("the engine catalog has no {name} recipe entry")))?;
         let price: Usd = domain::billing::recipe_quote(&spec.price);
         let job = StoredJob::Recipe(job);
-        let queueing = Queueing { engine: name, job: &job, price, priority, provider: None, idempotency };
+        let queueing = Queueing { engine: name, job: &job, price, priority, provider: None, idempotency, webhook };
         Ok(self.enqueue(caller, queueing).await?.queued)
     }
 

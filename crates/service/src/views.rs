@@ -379,3 +379,54 @@ pub enum CancelledJob {
     /// A `reel_...` id.
     Reel(ReelView),
 }
+
+/// One webhook message of a task (`GET /v1/webhooks/deliveries`): its id (the `webhook-id`
+/// header), where it goes, and every attempt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct WebhookDeliveryView {
+    /// The message id, sent as `webhook-id` on every attempt: the receiver's dedup key.
+    pub id: String,
+    /// The task (or reel) it announces.
+    pub task_id: String,
+    /// `running` or `completed`.
+    pub event: String,
+    /// The receiver.
+    pub url: String,
+    /// `pending` (another attempt is due at `next_attempt_at`), `delivered` (a 2xx answer) or
+    /// `failed` (every attempt refused; given up).
+    pub status: String,
+    /// The attempts so far, oldest first.
+    pub attempts: Vec<WebhookAttemptView>,
+    /// When the next attempt is due, while pending (RFC 3339).
+    pub next_attempt_at: Option<String>,
+    /// When the event happened (RFC 3339).
+    pub created_at: String,
+    /// When it was delivered or given up (RFC 3339).
+    pub finished_at: Option<String>,
+}
+
+/// One attempt of a webhook delivery.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct WebhookAttemptView {
+    /// Its number, from 1.
+    pub attempt: i32,
+    /// When it was sent (RFC 3339).
+    pub at: String,
+    /// The receiver's HTTP status, when it answered.
+    pub status_code: Option<i32>,
+    /// Why it did not count as delivered (the answer's status and start, a timeout, no
+    /// connection); null for a 2xx.
+    pub error: Option<String>,
+    /// How long it took, milliseconds.
+    pub duration_ms: i64,
+}
+
+/// The caller's webhook deliveries, newest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct WebhookDeliveryList {
+    /// The deliveries.
+    pub deliveries: Vec<WebhookDeliveryView>,
+}

@@ -58,6 +58,7 @@ async fn fixture_with(provider: MockRunner, deadlines: Deadlines) -> Fixture {
         allowances_per_address_range: 3,
         stored_input_bytes_per_key: i64::MAX,
         inputs: service::InputSettings { dir: dir.join("inputs"), budget: std::time::Duration::from_secs(60) },
+        webhooks: service::WebhookSettings::standard().unwrap(),
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);

@@ -1,7 +1,7 @@
 //! API keys: only the hash of each secret is stored.
 
 use crate::schema::api_keys;
-use crate::{new_id, now_millis, Database, StorageError, StorageResult};
+use crate::{new_id, now_millis, webhooks, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use domain::{KeyLimits, Usd};
 
@@ -72,7 +72,8 @@ impl Database {
         spend_cap: Option<Usd>,
     ) -> StorageResult<ApiKey> {
         let account = self.account_by_name(account_name)?;
-        self.create_account_key(&account.id, &NewKeySecret { hash: secret_hash, prefix: None }, label, spend_cap)
+        let secret = NewKeySecret { hash: secret_hash, prefix: None, webhook_secret: None };
+        self.create_account_key(&account.id, &secret, label, spend_cap)
     }
 
     /// Stores a new key for the account `account_id`.
@@ -98,7 +99,7 @@ impl Database {
             submit_rate_per_minute: None,
             read_rate_per_minute: None,
         };
-        self.read(|conn| {
+        self.write(|conn| {
             diesel::insert_into(api_keys::table)
                 .values((
                     api_keys::id.eq(&key.id),
@@ -109,7 +110,11 @@ impl Database {
                     api_keys::created_at.eq(key.created_at),
                     api_keys::prefix.eq(&key.prefix),
                 ))
-                .execute(conn)
+                .execute(conn)?;
+            if let Some(webhook_secret) = secret.webhook_secret {
+                webhooks::set_secret(conn, &key.id, webhook_secret, key.created_at)?;
+            }
+            Ok(())
         })?;
         Ok(key)
     }
@@ -204,4 +209,6 @@ pub struct NewKeySecret<'a> {
     pub hash: &'a str,
     /// Its first characters, for display.
     pub prefix: Option<&'a str>,
+    /// The key's webhook signing secret (`whsec_...`), made with it.
+    pub webhook_secret: Option<&'a str>,
 }

@@ -1,5 +1,5 @@
 //! Persistence of the service: accounts, API keys, tasks (which double as the job queue), the
-//! billing ledger and the developer console's logins and sessions, over SQLite (the embedded
+//! billing ledger, completion webhooks and the developer console's logins and sessions, over SQLite (the embedded
 //! default) or PostgreSQL, chosen by the database URL.
 //!
 //! Every operation is a plain function over one connection type for both backends (diesel's
@@ -31,6 +31,7 @@ mod tasks;
 pub mod test_support;
 mod tracking;
 mod verification;
+mod webhooks;
 
 pub use accounts::Account;
 pub use cancellation::{Cancellation, CANCELLED_BY_CLIENT};
@@ -48,6 +49,10 @@ pub use task_record::TaskRecord;
 pub use tasks::{NewTask, SubmitError};
 pub use tracking::{ProviderMargin, SUBMISSION_WINDOW_MS};
 pub use verification::{AllowanceGrant, LinkPurpose, Verified};
+pub use webhooks::{
+    delivery_status, AttemptResult, DeliveriesOf, KeyWebhook, WebhookAttempt, WebhookChoice, WebhookDelivery,
+    PREVIOUS_SECRET_GRACE_MS,
+};
 
 /// A failure of the storage layer.
 #[derive(Debug, thiserror::Error)]

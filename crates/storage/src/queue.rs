@@ -5,10 +5,11 @@ use crate::dialect;
 use crate::schema::tasks;
 use crate::settlement::{self, Holding, Success};
 use crate::task_record::TaskRecord;
+use crate::webhooks;
 use crate::{now_millis, Database, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Text};
-use domain::{Capture, FailureKind, TaskStatus, Usd};
+use domain::{Capture, FailureKind, TaskStatus, Usd, WebhookEvent};
 
 /// A task a worker has claimed, with the attempt number that fences its finalisation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +73,7 @@ impl Database {
             // Claims run one at a time, so two workers never both see a key under its share and
             // both take one of its tasks.
             dialect::lock_name(conn, "claim")?;
-            dialect::sql_query(conn, CLAIM)
+            let claimed = dialect::sql_query(conn, CLAIM)
                 .bind::<Text, _>(worker_id)
                 .bind::<BigInt, _>(lease_ms)
                 .bind::<BigInt, _>(now)
@@ -80,7 +81,11 @@ impl Database {
                 .bind::<BigInt, _>(i64::from(shares.per_key))
                 .bind::<BigInt, _>(i64::from(shares.per_account))
                 .get_result::<TaskRecord>(conn)
-                .optional()
+                .optional()?;
+            if let Some(task) = &claimed {
+                webhooks::announce(conn, &task.id, WebhookEvent::Running, now)?;
+            }
+            Ok(claimed)
         })?;
         Ok(claimed.map(ClaimedTask::from))
     }

@@ -161,3 +161,51 @@ diesel::table! {
         next_free_at -> BigInt,
     }
 }
+
+diesel::table! {
+    key_webhooks (key_id) {
+        key_id -> Text,
+        secret -> Text,
+        previous_secret -> Nullable<Text>,
+        previous_until -> Nullable<BigInt>,
+        default_url -> Nullable<Text>,
+        default_on_running -> Bool,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    task_webhooks (task_id) {
+        task_id -> Text,
+        url -> Text,
+        on_running -> Bool,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Text,
+        task_id -> Text,
+        key_id -> Text,
+        event -> Text,
+        url -> Text,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Nullable<BigInt>,
+        last_status_code -> Nullable<Integer>,
+        last_error -> Nullable<Text>,
+        created_at -> BigInt,
+        finished_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    webhook_attempts (delivery_id, attempt) {
+        delivery_id -> Text,
+        attempt -> Integer,
+        at -> BigInt,
+        status_code -> Nullable<Integer>,
+        error -> Nullable<Text>,
+        duration_ms -> BigInt,
+    }
+}

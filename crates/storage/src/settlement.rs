@@ -9,10 +9,11 @@ use crate::ledger;
 use crate::listener::FINISHED_CHANNEL;
 use crate::schema::{accounts, api_keys, tasks};
 use crate::task_record::TaskRecord;
+use crate::webhooks;
 use crate::{StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::{Integer, Text};
-use domain::{billing, Capture, FailureKind, TaskStatus, Usd};
+use domain::{billing, Capture, FailureKind, TaskStatus, Usd, WebhookEvent};
 
 /// What a successful job is finalised with.
 #[derive(Clone, Debug, Default)]
@@ -108,6 +109,7 @@ pub(crate) fn settle_succeeded(
         .execute(conn)?;
     ledger::append(conn, task, "capture", capture.cost, capture.from_allowance, now)?;
     ledger::append(conn, task, "release", capture.released, capture.released_from_allowance, now)?;
+    webhooks::announce(conn, &task.id, WebhookEvent::Completed, now)?;
     dialect::notify(conn, FINISHED_CHANNEL)?;
     Ok(capture)
 }
@@ -163,6 +165,7 @@ pub(crate) fn settle_failed(
         .set(api_keys::held_units.eq(api_keys::held_units - hold.total.units()))
         .execute(conn)?;
     ledger::append(conn, task, "release", hold.total, hold.from_allowance, now)?;
+    webhooks::announce(conn, &task.id, WebhookEvent::Completed, now)?;
     dialect::notify(conn, FINISHED_CHANNEL)?;
     Ok(())
 }

@@ -7,6 +7,7 @@ use crate::keys::ApiKey;
 use crate::listener::JOBS_CHANNEL;
 use crate::schema::{accounts, api_keys, ledger, tasks};
 use crate::task_record::{PolledColumns, TaskRecord};
+use crate::webhooks::{self, WebhookChoice};
 use crate::{dialect, ledger as ledger_rows, now_millis, tracking, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
@@ -39,6 +40,8 @@ pub struct NewTask {
     pub key_input_limit: i64,
     /// The client's idempotency key for this request, if it sent one.
     pub idempotency: Option<IdempotencyClaim>,
+    /// Where the task's webhooks go.
+    pub webhook: WebhookChoice,
 }
 
 /// Why a task was not created.
@@ -66,6 +69,9 @@ pub enum SubmitError {
     /// is answered with that task, another request under the key is refused.
     #[error("this idempotency key was used by an earlier request (task {})", .0.task_id)]
     AlreadySubmitted(EarlierRequest),
+    /// The request names a webhook, and its key has no signing secret to sign it with.
+    #[error("this API key has no webhook signing secret")]
+    NoWebhookSecret,
 }
 
 impl From<diesel::result::Error> for SubmitError {
@@ -187,6 +193,9 @@ impl Database {
                 // Not looked at by trackers while the submission is under way (see
                 // `Database::record_submission`).
                 tracking::hold_for_submission(conn, &record.id)?;
+            }
+            if !webhooks::record_for_task(conn, &record.id, &key.id, &new.webhook)? {
+                return Err(SubmitError::NoWebhookSecret);
             }
             ledger_rows::append(conn, &record, "hold", hold.total, hold.from_allowance, now)?;
             if let Some(claim) = &new.idempotency {

@@ -8,10 +8,11 @@ use crate::listener::JOBS_CHANNEL;
 use crate::queue::ClaimedTask;
 use crate::settlement::{self, Holding, Success};
 use crate::task_record::TaskRecord;
+use crate::webhooks;
 use crate::{now_millis, Database, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Text};
-use domain::{Capture, FailureKind};
+use domain::{Capture, FailureKind, WebhookEvent};
 
 /// How long a task stays out of the trackers' reach while the api-server submits it: longer than
 /// any submission can take, so only a submission whose server died is ever looked at early.
@@ -135,7 +136,7 @@ impl Database {
     pub fn reschedule_tracked(&self, task_id: &str, attempt: i32, delay_ms: i64, started: bool) -> StorageResult<bool> {
         let now = now_millis();
         let updated = self.write(|conn| {
-            dialect::sql_query(conn, RESCHEDULE)
+            let updated = dialect::sql_query(conn, RESCHEDULE)
                 .bind::<BigInt, _>(delay_ms)
                 .bind::<BigInt, _>(now)
                 .bind::<Bool, _>(started)
@@ -143,7 +144,11 @@ impl Database {
                 .bind::<BigInt, _>(now)
                 .bind::<Text, _>(task_id)
                 .bind::<Integer, _>(attempt)
-                .execute(conn)
+                .execute(conn)?;
+            if updated == 1 && started {
+                webhooks::announce(conn, task_id, WebhookEvent::Running, now)?;
+            }
+            Ok(updated)
         })?;
         Ok(updated == 1)
     }

@@ -27,6 +27,7 @@ fn rand_bytes() -> [u8; 32] {
 fn new_task(db: &Database, key_id: &str, price: &str) -> NewTask {
     NewTask {
         idempotency: None,
+        webhook: storage::WebhookChoice::Off,
         id: new_id("task"),
         key_id: key_id.to_string(),
         account_id: db.key(key_id).expect("key").account_id,

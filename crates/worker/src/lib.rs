@@ -2,6 +2,7 @@
 //! a job runs, finalises it through the service (which bills it), and shuts down gracefully.
 //! Beside the jobs it tracks requests at upstream providers: those wait as timers in the
 //! database and take no job slot; due ones are claimed in batches and looked at concurrently.
+//! It also sends clients' completion webhooks as they come due.
 //!
 //! Runs in-process inside `api-server` (embedded deployments) or as the standalone `worker`
 //! binary; any number of workers may share one PostgreSQL database.
@@ -139,6 +140,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     });
     let tracker = tokio::spawn(track(service.clone(), config.clone(), shutdown.clone()));
     let sweeper = tokio::spawn(sweep(service.clone(), shutdown.clone()));
+    let webhooks = tokio::spawn(deliver_webhooks(service.clone(), config.poll_interval, shutdown.clone()));
     tracing::info!(worker = %config.worker_id, concurrency = config.concurrency, "worker started");
     let mut backoff = Backoff::new(config.poll_interval);
     loop {
@@ -179,7 +181,42 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     while running.join_next().await.is_some() {}
     let _ = tracker.await;
     let _ = sweeper.await;
+    let _ = webhooks.await;
     tracing::info!(worker = %config.worker_id, "worker stopped");
+}
+
+/// Longest wait between looks for due webhook deliveries: a retry comes due by time, not by
+/// any event a worker hears of.
+const WEBHOOK_LOOK_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Sends due webhook deliveries until `shutdown`: at once when a task ends (its message was
+/// written with its status), otherwise every [`WEBHOOK_LOOK_INTERVAL`]. A delivery under way at
+/// shutdown finishes its attempt (bounded by the attempt's time limit).
+async fn deliver_webhooks(service: Service, poll_interval: Duration, mut shutdown: watch::Receiver<bool>) {
+    let mut backoff = Backoff::new(poll_interval);
+    loop {
+        let ended = service.task_ended().notified();
+        tokio::pin!(ended);
+        ended.as_mut().enable();
+        match service.runner().deliver_webhooks().await {
+            Ok(sent) if sent > 0 => {
+                backoff.succeeded();
+                continue;
+            }
+            Ok(_) => backoff.succeeded(),
+            Err(e) => {
+                if !backoff.wait_after("sending webhooks", &e, &mut shutdown).await {
+                    return;
+                }
+                continue;
+            }
+        }
+        tokio::select! {
+            _ = ended => {}
+            _ = tokio::time::sleep(WEBHOOK_LOOK_INTERVAL) => {}
+            _ = shutdown_requested(&mut shutdown) => return,
+        }
+    }
 }
 
 /// How often a worker runs the retention sweep (see `JobRunner::sweep`).

@@ -176,6 +176,7 @@ async fn engine_audio(
         video_url: None,
         audio_url: None,
         params: params.as_object().cloned(),
+        ..GenerateRequest::default()
     };
     let job = spec.validate(&request).map_err(|e| RecipeError::Failed(format!("{engine}: {e}")))?;
     let output = engines.run(&job).await?;
