@@ -123,20 +123,33 @@ impl Deployment {
         Ok(())
     }
 
+    /// Kills the standalone worker with SIGKILL, as a crash or an OOM kill would.
+    pub fn kill_worker(&mut self) -> Result<()> {
+        if let Some(mut worker) = self.worker.take() {
+            worker.kill()?;
+            worker.wait()?;
+        }
+        Ok(())
+    }
+
     fn command(&self, binary: &str) -> Command {
         let mut command = Command::new(self.binaries.join(binary));
         command.envs(self.env.iter().map(|(k, v)| (k, v)));
         command
     }
 
-    /// Runs `api-server admin ARGS` and returns the last line it printed.
     /// Runs `api-server admin ARGS` on this deployment; its last line of output.
     pub fn admin(&self, args: &[&str]) -> Result<String> {
+        Ok(self.admin_lines(args)?.pop().unwrap_or_default())
+    }
+
+    /// Runs `api-server admin ARGS` on this deployment; every line it printed.
+    pub fn admin_lines(&self, args: &[&str]) -> Result<Vec<String>> {
         let output = self.command("api-server").arg("admin").args(args).output()?;
         if !output.status.success() {
             bail!("admin {args:?}: {}", String::from_utf8_lossy(&output.stderr));
         }
-        Ok(String::from_utf8_lossy(&output.stdout).lines().last().unwrap_or_default().to_string())
+        Ok(String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect())
     }
 }
 

@@ -1,4 +1,5 @@
-//! Project tasks: `cargo xtask ci | dev | bench | openapi | contract | mcp-e2e | s3-e2e | console-e2e`.
+//! Project tasks: `cargo xtask ci | dev | bench | openapi | contract | mcp-e2e | s3-e2e | console-e2e |
+//! webhooks-e2e`.
 
 mod bench;
 mod console_e2e;
@@ -8,6 +9,7 @@ mod log_secrets;
 mod mcp_e2e;
 mod module_cycles;
 mod s3_e2e;
+mod webhooks_e2e;
 
 use anyhow::{bail, Context, Result};
 use std::process::Command;
@@ -16,11 +18,13 @@ const USAGE: &str = "usage: cargo xtask <command>
 
   ci        everything CI checks: rustfmt, unused dependencies (cargo-machete), modules that
             import each other, clippy (warnings
-            are errors), rustdoc (warnings are errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e, s3-e2e, console-e2e
-            and contract
+            are errors), rustdoc (warnings are errors), the whole test suite on SQLite and PostgreSQL, mcp-e2e, s3-e2e, console-e2e,
+            webhooks-e2e and contract
   contract  schemathesis with every check against the service's own OpenAPI document (part of ci)
   mcp-e2e   the MCP connector end to end with the official MCP Python SDK (part of ci)
   s3-e2e    outputs in an S3-compatible bucket, end to end (part of ci)
+  webhooks-e2e  completion webhooks verified by the Standard Webhooks reference implementation,
+            with the worker killed mid-schedule (part of ci)
   console-e2e  the developer console in headless Chromium (playwright-core), end to end (part of ci)
   dev       run the service locally (embedded SQLite, local files, in-process worker)
   cycles    list modules that import each other, directly or round a loop (part of ci)
@@ -36,6 +40,7 @@ fn main() -> Result<()> {
         Some("mcp-e2e") => mcp_e2e::run(),
         Some("s3-e2e") => s3_e2e::run(),
         Some("console-e2e") => console_e2e::run(),
+        Some("webhooks-e2e") => webhooks_e2e::run(),
         Some("contract") => contract::run(),
         Some("cycles") => module_cycles::check(),
         Some("openapi") => run(cargo().args(["run", "--quiet", "--package", "api-server", "--", "openapi"])),
@@ -83,6 +88,7 @@ fn ci() -> Result<()> {
     log_secrets::check(&logs)?;
     mcp_e2e::run()?;
     s3_e2e::run()?;
+    webhooks_e2e::run()?;
     console_e2e::run()?;
     contract::run()
 }

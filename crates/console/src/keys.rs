@@ -178,6 +178,7 @@ async fn keys_answer(
         connector_url: &connector_url,
         generate_url: &generate_url,
         rotated,
+        webhook_secret: new_key.webhook_secret.as_deref(),
     };
     view::keys_page(user, &keys, service.config().rate_limits, Some(&revealed), error)
         .replace_url("/console/keys")

@@ -16,6 +16,7 @@ mod keys;
 mod pages;
 mod reports;
 mod session;
+mod webhooks;
 
 pub use session::client_address;
 pub use session::{FORM_COOKIE, HOST_FORM_COOKIE, SESSION_COOKIE};
@@ -61,6 +62,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/keys/{id}/revoke", web::post().to(|s, r, id, f| act(s, r, id, f, Action::Revoke)))
             .route("/keys/{id}/rotate", web::get().to(|s, r, id| confirm(s, r, id, Action::Rotate)))
             .route("/keys/{id}/rotate", web::post().to(|s, r, id, f| act(s, r, id, f, Action::Rotate)))
+            .route("/keys/{id}/webhook", web::post().to(webhooks::set_target))
+            .route("/keys/{id}/webhook-secret", web::post().to(webhooks::rotate_secret))
+            .route("/webhooks", web::get().to(webhooks::page))
             .route("/usage", web::get().to(reports::usage))
             .route("/jobs/{id}/cancel", web::post().to(reports::cancel_job))
             .route("/account", web::get().to(reports::account))

@@ -96,6 +96,10 @@ impl Operator<'_> {
         metrics::gauge!("queue_oldest_queued_age_seconds").set(figures.oldest_queued_age_ms as f64 / 1000.0);
         metrics::gauge!("billing_held_usd").set(usd(figures.held_units));
         metrics::gauge!("billing_captured_usd").set(usd(figures.spent_units));
+        metrics::gauge!("webhook_deliveries", "status" => "pending").set(figures.webhooks_pending as f64);
+        metrics::gauge!("webhook_deliveries", "status" => "delivered").set(figures.webhooks_delivered as f64);
+        metrics::gauge!("webhook_deliveries", "status" => "failed").set(figures.webhooks_failed as f64);
+        metrics::gauge!("webhook_oldest_due_age_seconds").set(figures.oldest_due_webhook_ms as f64 / 1000.0);
         Ok(handle.render())
     }
 }

@@ -1,7 +1,8 @@
-//! Operating figures for monitoring: the queue's depth and age, and the money held and captured,
-//! read in one snapshot.
+//! Operating figures for monitoring: the queue's depth and age, the money held and captured, and
+//! clients' webhook messages, read in one snapshot.
 
-use crate::schema::tasks;
+use crate::schema::{tasks, webhook_deliveries};
+use crate::webhooks::delivery_status;
 use crate::{now_millis, Database, StorageResult};
 use diesel::dsl::{count_star, min};
 use diesel::prelude::*;
@@ -31,6 +32,14 @@ pub struct OperatingFigures {
     pub held_units: i64,
     /// Money captured (billed) so far, ten-thousandths of a dollar.
     pub spent_units: i64,
+    /// Clients' webhook messages waiting for an attempt.
+    pub webhooks_pending: i64,
+    /// Clients' webhook messages delivered.
+    pub webhooks_delivered: i64,
+    /// Clients' webhook messages given up.
+    pub webhooks_failed: i64,
+    /// How late the most overdue pending webhook message is, milliseconds (0: none is).
+    pub oldest_due_webhook_ms: i64,
 }
 
 impl Database {
@@ -63,7 +72,20 @@ impl Database {
                  CAST(COALESCE(SUM(spent_units), 0) AS BIGINT) AS spent FROM api_keys",
             )
             .get_result(conn)?;
+            let webhooks: Vec<(String, i64)> = webhook_deliveries::table
+                .group_by(webhook_deliveries::status)
+                .select((webhook_deliveries::status, count_star()))
+                .load(conn)?;
+            let webhooks_of = |status: &str| webhooks.iter().find(|(s, _)| s == status).map_or(0, |(_, n)| *n);
+            let oldest_due: Option<i64> = webhook_deliveries::table
+                .filter(webhook_deliveries::status.eq(delivery_status::PENDING))
+                .select(min(webhook_deliveries::next_attempt_at))
+                .first::<Option<i64>>(conn)?;
             Ok(OperatingFigures {
+                webhooks_pending: webhooks_of(delivery_status::PENDING),
+                webhooks_delivered: webhooks_of(delivery_status::DELIVERED),
+                webhooks_failed: webhooks_of(delivery_status::FAILED),
+                oldest_due_webhook_ms: oldest_due.map_or(0, |due| (now - due).max(0)),
                 queued: count_of(TaskStatus::Queued),
                 running: count_of(TaskStatus::Running),
                 at_provider,

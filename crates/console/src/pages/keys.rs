@@ -20,6 +20,8 @@ pub struct Revealed<'a> {
     pub generate_url: &'a str,
     /// Whether the key was rotated rather than created.
     pub rotated: bool,
+    /// The webhook signing secret made with a new key.
+    pub webhook_secret: Option<&'a str>,
 }
 
 /// The keys page; `revealed` is shown only in the answer to a create or rotate.
@@ -140,6 +142,14 @@ fn reveal(revealed: &Revealed<'_>) -> Markup {
             div.secret-row {
                 code #secret .secret { (revealed.secret) }
                 (copy_button("copy-secret", "secret", "Copy secret"))
+            }
+            @if let Some(webhook_secret) = revealed.webhook_secret {
+                h3 { "Webhook signing secret" }
+                p { "Verify the " code { "webhook-signature" } " of this key's webhooks with it (Standard Webhooks).                      Also shown only now; the Webhooks page makes a new one." }
+                div.secret-row {
+                    code #new-key-webhook-secret .secret { (webhook_secret) }
+                    (copy_button("copy-new-key-webhook-secret", "new-key-webhook-secret", "Copy signing secret"))
+                }
             }
             h3 { "MCP connector URL" }
             p { "Add this URL as a connector in an AI agent to give it the API's tools." }

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod chart;
 pub mod keys;
 pub mod usage;
+pub mod webhooks;
 
 use actix_web::http::{header, StatusCode};
 use actix_web::HttpResponse;
@@ -78,7 +79,8 @@ pub fn secured(mut builder: actix_web::HttpResponseBuilder) -> actix_web::HttpRe
     builder
 }
 
-const NAV: [(&str, &str); 3] = [("keys", "API keys"), ("usage", "Usage"), ("account", "Account")];
+const NAV: [(&str, &str); 4] =
+    [("keys", "API keys"), ("webhooks", "Webhooks"), ("usage", "Usage"), ("account", "Account")];
 
 fn layout(page: Page) -> Markup {
     html! {
