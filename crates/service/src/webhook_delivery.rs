@@ -35,7 +35,7 @@ impl WebhookSettings {
 /// that died mid-attempt hands the delivery to another within about this.
 const DELIVERY_LEASE_MARGIN: Duration = Duration::from_secs(20);
 /// Deliveries one worker sends at once.
-pub const DELIVERIES_AT_ONCE: i64 = 32;
+const DELIVERIES_AT_ONCE: i64 = 32;
 /// Most deliveries listed at once.
 pub const MAX_LISTED: i64 = 100;
 
@@ -147,7 +147,7 @@ fn next_attempt_in(delays: &[Duration], made: i32) -> Option<i64> {
 }
 
 impl JobRunner<'_> {
-    /// Sends the webhook deliveries that are due (up to [`DELIVERIES_AT_ONCE`], concurrently),
+    /// Sends the webhook deliveries that are due (up to 32, concurrently),
     /// one attempt each; returns how many were due.
     pub async fn deliver_webhooks(&self) -> Result<usize, ServiceError> {
         let lease = self.service.config().webhooks.sender.timeout() + DELIVERY_LEASE_MARGIN;
@@ -279,7 +279,8 @@ impl Operator<'_> {
         self.service.key_webhook_settings(key_id).await
     }
 
-    /// Gives key `key_id` a new webhook signing secret (see [`Service::rotate_webhook_secret`]).
+    /// Gives key `key_id` a new webhook signing secret, returned once; the old one keeps signing
+    /// beside it for a day.
     pub async fn rotate_webhook_secret(&self, key_id: &str) -> Result<String, ServiceError> {
         let key_id = key_id.to_string();
         let key = key_id.clone();
