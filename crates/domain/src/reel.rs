@@ -30,8 +30,9 @@ pub struct ReelRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::limits::schema::WebhookUrl>, inline))]
     pub webhook_url: Option<String>,
-    /// The events sent to `webhook_url`: `completed` (the terminal state, always sent) and
-    /// `running`. Default: `["completed"]`.
+    /// The events sent to `webhook_url` (or, without it, to the key's default webhook):
+    /// `completed` (the terminal state, always sent) and `running`. Default: `["completed"]`, or
+    /// the key default's own events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_events: Option<Vec<crate::WebhookEvent>>,
 }

@@ -37,17 +37,19 @@ pub struct TaskWebhook {
 }
 
 impl TaskWebhook {
-    /// The webhook a request asks for: its `url` and its `events` (`None`: terminal states only).
+    /// The webhook a request names: its `url` and its `events` (`None`: terminal states only);
+    /// `None` when it names no `url`.
     pub fn requested(url: Option<&str>, events: Option<&[WebhookEvent]>) -> Result<Option<TaskWebhook>, String> {
-        match (url, events) {
-            (None, None) => Ok(None),
-            (None, Some(_)) => Err("webhook_events: give webhook_url too".into()),
-            (Some(url), events) => Ok(Some(TaskWebhook {
-                url: check_webhook_url(url)?,
-                on_running: events.is_some_and(|events| events.contains(&WebhookEvent::Running)),
-            })),
+        match url {
+            None => Ok(None),
+            Some(url) => Ok(Some(TaskWebhook { url: check_webhook_url(url)?, on_running: sends_running(events) })),
         }
     }
+}
+
+/// Whether `events` ask for `running` too.
+pub fn sends_running(events: Option<&[WebhookEvent]>) -> bool {
+    events.is_some_and(|events| events.contains(&WebhookEvent::Running))
 }
 
 /// Checks the form of a webhook URL: absolute http(s), with a host, at most [`MAX_URL_CHARS`].
@@ -103,7 +105,7 @@ mod tests {
     #[test]
     fn requests_name_a_url_and_events() {
         assert_eq!(TaskWebhook::requested(None, None), Ok(None));
-        assert!(TaskWebhook::requested(None, Some(&[WebhookEvent::Running])).is_err());
+        assert_eq!(TaskWebhook::requested(None, Some(&[WebhookEvent::Running])), Ok(None), "the key's default's");
         let hook = TaskWebhook::requested(Some(" https://example.com/hook "), Some(&[WebhookEvent::Running]));
         assert_eq!(hook, Ok(Some(TaskWebhook { url: "https://example.com/hook".into(), on_running: true })));
         let hook = TaskWebhook::requested(Some("https://example.com/hook"), Some(&[WebhookEvent::Completed]));

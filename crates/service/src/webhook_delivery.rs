@@ -41,14 +41,15 @@ pub const MAX_LISTED: i64 = 100;
 
 impl Service {
     /// The webhook a request asks for: its own (`url` checked for form and for a public
-    /// address), or the key's default when it names none.
+    /// address), or the key's default when it names none (its `events`, when given, deciding
+    /// whether the default sends `running`).
     pub(crate) async fn requested_webhook(
         &self,
         url: Option<&str>,
         events: Option<&[WebhookEvent]>,
     ) -> Result<WebhookChoice, ServiceError> {
         let Some(webhook) = TaskWebhook::requested(url, events).map_err(ServiceError::BadRequest)? else {
-            return Ok(WebhookChoice::KeyDefault);
+            return Ok(WebhookChoice::KeyDefault(events.map(|events| domain::webhook::sends_running(Some(events)))));
         };
         self.check_webhook_target(&webhook.url).await?;
         Ok(WebhookChoice::Requested(webhook))

@@ -141,8 +141,8 @@ pub enum WebhookChoice {
     Off,
     /// The one the request named.
     Requested(TaskWebhook),
-    /// The key's default, if it has one.
-    KeyDefault,
+    /// The key's default, if it has one; `Some` overrides whether it sends `running`.
+    KeyDefault(Option<bool>),
 }
 
 /// Records task `task_id`'s webhook, in its submit transaction. A requested webhook needs the
@@ -170,13 +170,14 @@ pub(crate) fn record_for_task(
                 .execute(conn)?;
             Ok(true)
         }
-        WebhookChoice::KeyDefault => {
+        WebhookChoice::KeyDefault(on_running) => {
             dialect::sql_query(
                 conn,
-                "INSERT INTO task_webhooks (task_id, url, on_running) SELECT ?, default_url, default_on_running \
-                 FROM key_webhooks WHERE key_id = ? AND default_url IS NOT NULL",
+                "INSERT INTO task_webhooks (task_id, url, on_running) SELECT ?, default_url, \
+                 COALESCE(?, default_on_running) FROM key_webhooks WHERE key_id = ? AND default_url IS NOT NULL",
             )
             .bind::<Text, _>(task_id)
+            .bind::<diesel::sql_types::Nullable<Bool>, _>(*on_running)
             .bind::<Text, _>(key_id)
             .execute(conn)?;
             Ok(true)
