@@ -37,4 +37,7 @@ pub struct Faults {
     pub expire_media: bool,
     /// Milliseconds each media download waits before it is answered (a slow file host).
     pub media_delay_ms: u64,
+    /// Zero bytes appended to every media file downloaded (a result far larger than its media:
+    /// readers of the format stop at its end).
+    pub media_padding_bytes: u64,
 }

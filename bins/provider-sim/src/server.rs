@@ -188,7 +188,15 @@ async fn media(shared: &Shared, method: &Method, path: &str) -> Response<Body> {
 /// sees that it expired.
 async fn serve_media(shared: &Shared, name: &str, use_up: bool) -> Response<Body> {
     match shared.media.download(name, shared.faults().expire_media, use_up).await {
-        Ok(file) => raw(StatusCode::OK, file.content_type, file.bytes.clone()),
+        Ok(file) => match usize::try_from(shared.faults().media_padding_bytes) {
+            Ok(0) | Err(_) => raw(StatusCode::OK, file.content_type, file.bytes.clone()),
+            Ok(padding) => {
+                let mut padded = Vec::with_capacity(file.bytes.len() + padding);
+                padded.extend_from_slice(&file.bytes);
+                padded.resize(file.bytes.len() + padding, 0);
+                raw(StatusCode::OK, file.content_type, Bytes::from(padded))
+            }
+        },
         Err(crate::media::DownloadError::NotFound) => {
             raw(StatusCode::NOT_FOUND, "text/plain", Bytes::from_static(b"Not Found"))
         }

@@ -319,7 +319,6 @@ impl InputFetcher {
     /// in errors.
     pub async fn fetch(&self, label: &str, url: &str) -> Result<Vec<u8>, FetchError> {
         let fail = |reason: String| FetchError { url_label: label.to_string(), reason, transient: false };
-        let passing = |reason: String| FetchError { transient: true, ..fail(reason) };
         if let (Some(prefetched), true) = (&self.prefetched, needs_fetching(url)) {
             let file =
                 prefetched.files.get(url).ok_or_else(|| fail("the input was not fetched before the job".into()))?;
@@ -345,6 +344,51 @@ impl InputFetcher {
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(fail("only http(s) URLs and data: URIs can be fetched".into()));
         }
+        let mut body = Vec::new();
+        self.download(label, parsed, &mut body).await?;
+        Ok(body)
+    }
+
+    /// The bytes behind `url`, as [`InputFetcher::fetch`] has them, written to `sink` as they
+    /// arrive: an http(s) download is never held in memory whole. Returns the bytes written.
+    pub async fn fetch_to<W: tokio::io::AsyncWrite + Unpin>(
+        &self,
+        label: &str,
+        url: &str,
+        sink: &mut W,
+    ) -> Result<u64, FetchError> {
+        use tokio::io::AsyncWriteExt;
+        let parsed = reqwest::Url::parse(url).ok().filter(|u| matches!(u.scheme(), "http" | "https"));
+        let written = match parsed {
+            Some(parsed) if self.prefetched.is_none() => self.download(label, parsed, sink).await?,
+            _ => {
+                let bytes = self.fetch(label, url).await?;
+                sink.write_all(&bytes).await.map_err(|e| self.sink_failed(label, &e))?;
+                bytes.len() as u64
+            }
+        };
+        sink.flush().await.map_err(|e| self.sink_failed(label, &e))?;
+        Ok(written)
+    }
+
+    fn sink_failed(&self, label: &str, error: &std::io::Error) -> FetchError {
+        FetchError {
+            url_label: label.to_string(),
+            reason: format!("writing the download here: {error}"),
+            transient: true,
+        }
+    }
+
+    /// Downloads the http(s) `parsed` into `sink` under the policy; the bytes written.
+    async fn download<W: tokio::io::AsyncWrite + Unpin>(
+        &self,
+        label: &str,
+        parsed: reqwest::Url,
+        sink: &mut W,
+    ) -> Result<u64, FetchError> {
+        use tokio::io::AsyncWriteExt;
+        let fail = |reason: String| FetchError { url_label: label.to_string(), reason, transient: false };
+        let passing = |reason: String| FetchError { transient: true, ..fail(reason) };
         let client = if self.is_own_output(&parsed) {
             &self.own_outputs
         } else if self.policy.allow_private {
@@ -375,16 +419,17 @@ impl InputFetcher {
         if response.content_length().is_some_and(|n| n > self.policy.max_bytes as u64) {
             return Err(fail(format!("larger than the {} byte input limit", self.policy.max_bytes)));
         }
-        let mut body = Vec::new();
+        let mut written = 0usize;
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|e| passing(format!("download failed: {}", describe(&e))))?;
-            if body.len() + chunk.len() > self.policy.max_bytes {
+            written += chunk.len();
+            if written > self.policy.max_bytes {
                 return Err(fail(format!("larger than the {} byte input limit", self.policy.max_bytes)));
             }
-            body.extend_from_slice(&chunk);
+            sink.write_all(&chunk).await.map_err(|e| self.sink_failed(label, &e))?;
         }
-        Ok(body)
+        Ok(written as u64)
     }
 }
 

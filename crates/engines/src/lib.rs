@@ -292,6 +292,45 @@ impl Engines {
         upstream::output_file(bytes).map_err(DownloadError::Fatal)
     }
 
+    /// Streams a provider's file at `url` into a new file at `path` (at most
+    /// [`UPSTREAM_FILE_MAX_BYTES`], never whole in memory) and reads what it is from there: the
+    /// worker's way of taking in a finished provider request with bounded memory.
+    pub async fn download_upstream_to(
+        &self,
+        url: &str,
+        path: &std::path::Path,
+    ) -> Result<upstream::FileInfo, DownloadError> {
+        let scratch = |e: std::io::Error| DownloadError::Retryable(format!("a scratch file for the download: {e}"));
+        let mut file = tokio::fs::File::create(path).await.map_err(scratch)?;
+        if self.upstream.trusts(url) {
+            match self.upstream.download_to(url, UPSTREAM_FILE_MAX_BYTES, &mut file).await {
+                Ok(_) => {}
+                Err(e) if e.is_retryable() => return Err(DownloadError::Retryable(e.to_string())),
+                Err(e) => return Err(DownloadError::Fatal(e.to_string())),
+            }
+        } else {
+            self.upstream_files.fetch_to("provider output", url, &mut file).await.map_err(|e| {
+                if e.transient {
+                    DownloadError::Retryable(e.to_string())
+                } else {
+                    DownloadError::Fatal(e.to_string())
+                }
+            })?;
+        }
+        drop(file);
+        let path = path.to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            let file = std::fs::File::open(&path).map_err(scratch)?;
+            // SAFETY: the file is this process's own scratch file, which nothing else writes
+            // while it is mapped. Mapped pages are the page cache's, read as the probe needs them
+            // and dropped under pressure, not the worker's heap.
+            let mapped = unsafe { memmap2::Mmap::map(&file) }.map_err(scratch)?;
+            upstream::probe(&mapped).map_err(DownloadError::Fatal)
+        })
+        .await
+        .map_err(|e| DownloadError::Retryable(format!("reading the downloaded file: {e}")))?
+    }
+
     /// These engines, reading inputs moved to `store` at submit (see
     /// [`fetch::STORED_INPUT_PREFIX`]).
     pub fn with_stored_inputs(self, store: OutputStore) -> Engines {

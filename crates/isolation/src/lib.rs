@@ -12,6 +12,7 @@
 //! [`confine`] is the other half: what the child does to itself before it touches its work.
 
 pub mod confine;
+pub mod pids;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -36,6 +37,10 @@ pub struct Limits {
     /// Processes and threads of its user (`RLIMIT_NPROC`; the kernel counts the whole user's, and
     /// does not hold a privileged user to it); `None` leaves the inherited limit.
     pub processes: Option<u64>,
+    /// Processes and threads of the child and everything it starts, held by a group of the
+    /// kernel's pids controller when this process may make one (it runs as root, where
+    /// `processes` does not apply; see [`pids`]); `None`: no group.
+    pub job_processes: Option<u64>,
 }
 
 impl Limits {
@@ -49,6 +54,7 @@ impl Limits {
             open_files: None,
             file_size_bytes: None,
             processes: None,
+            job_processes: None,
         }
     }
 }
@@ -228,11 +234,15 @@ fn run_blocking<W: Write + Send>(
         (libc::RLIMIT_CORE, Some(0)),
     ];
     command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    // SAFETY: only async-signal-safe calls (setpgid, setrlimit, prctl, getppid) run between fork and exec.
+    // Kept until the child is reaped, then removed.
+    let group = limits.job_processes.and_then(pids::PidsGroup::create);
+    let procs_fd = group.as_ref().map(pids::PidsGroup::procs_fd);
+    // SAFETY: only async-signal-safe calls (setpgid, write, setrlimit, prctl, getppid) run between
+    // fork and exec.
     unsafe {
         use std::os::unix::process::CommandExt;
         let parent = libc::getpid();
-        command.pre_exec(move || limit_self(&rlimits, parent));
+        command.pre_exec(move || limit_self(&rlimits, procs_fd, parent));
     }
     if watch.lock().cancelled {
         return Err(IsolationError::Watcher("cancelled before start".into()));
@@ -287,10 +297,13 @@ type ResourceLimit = (libc::__rlimit_resource_t, Option<u64>);
 
 /// In the child, before `exec`: its own process group, its resource limits (no core files), and
 /// death with the parent thread.
-fn limit_self(limits: &[ResourceLimit], parent: libc::pid_t) -> std::io::Result<()> {
+fn limit_self(limits: &[ResourceLimit], pids_group: Option<libc::c_int>, parent: libc::pid_t) -> std::io::Result<()> {
     // SAFETY: plain system call.
     if unsafe { libc::setpgid(0, 0) } != 0 {
         return Err(std::io::Error::last_os_error());
+    }
+    if let Some(procs_fd) = pids_group {
+        pids::join(procs_fd)?;
     }
     for &(resource, value) in limits {
         let Some(value) = value else { continue };
@@ -606,6 +619,32 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_file(&secret);
+    }
+
+    #[tokio::test]
+    async fn a_child_cannot_start_processes_past_its_cap_even_as_root() {
+        if !pids::available() {
+            // SAFETY: plain system call.
+            let root = unsafe { libc::geteuid() } == 0;
+            eprintln!("no writable pids hierarchy (root: {root}): RLIMIT_NPROC is the only process limit here");
+            return;
+        }
+        let forks = "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do sleep 1 & done; wait";
+        let capped = Limits { job_processes: Some(8), ..limits(30_000) };
+        let (done, _) = run(shell(forks), Vec::new(), capped, Vec::new()).await.unwrap();
+        assert_eq!(done.ending, Ending::Exited(2), "{done:?}");
+        assert!(done.stderr_tail.contains("fork"), "{done:?}");
+        // The same script runs to its end without the cap, and no group is left behind.
+        let (done, _) = run(shell(forks), Vec::new(), limits(30_000), Vec::new()).await.unwrap();
+        assert_eq!(done.ending, Ending::Exited(0), "{done:?}");
+        let leftover = ["/sys/fs/cgroup/pids/media-jobs", "/sys/fs/cgroup/media-jobs"]
+            .iter()
+            .filter_map(|dir| std::fs::read_dir(dir).ok())
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with(&format!("{}-", std::process::id())))
+            .count();
+        assert_eq!(leftover, 0, "groups are removed with their child");
     }
 
     #[tokio::test]

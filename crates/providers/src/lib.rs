@@ -317,6 +317,25 @@ impl Providers {
     /// Downloads a produced file from a provider's own origin (see [`Providers::trusts`]), at
     /// most `max_bytes`; returns its bytes and stated MIME type.
     pub async fn download(&self, url: &str, max_bytes: usize) -> Result<(bytes::Bytes, Option<String>), ProviderError> {
+        let provider = self.origin_of(url)?;
+        self.inner.transport.download(provider, url, max_bytes).await
+    }
+
+    /// Streams a produced file from a provider's own origin into `sink` as it arrives, at most
+    /// `max_bytes`, so taking in a large result costs no more memory than a read buffer; returns
+    /// the bytes written and the stated MIME type.
+    pub async fn download_to<W: tokio::io::AsyncWrite + Unpin>(
+        &self,
+        url: &str,
+        max_bytes: usize,
+        sink: &mut W,
+    ) -> Result<(u64, Option<String>), ProviderError> {
+        let provider = self.origin_of(url)?;
+        self.inner.transport.download_to(provider, url, max_bytes, sink).await
+    }
+
+    /// The provider whose origin serves `url`; a URL on neither is refused.
+    fn origin_of(&self, url: &str) -> Result<ProviderName, ProviderError> {
         let provider = if self.inner.settings.fal.as_ref().is_some_and(|f| transport::same_origin(&f.queue_url, url)) {
             ProviderName::Fal
         } else {
@@ -328,7 +347,7 @@ impl Providers {
                 reason: format!("{url} is not on the provider's origin"),
             });
         }
-        self.inner.transport.download(provider, url, max_bytes).await
+        Ok(provider)
     }
 
     /// Checks a callback's signature (fal: ED25519 with the keys of its JWKS; Replicate: a

@@ -95,6 +95,46 @@ impl Transport {
         url: &str,
         max_bytes: usize,
     ) -> Result<(Bytes, Option<String>), ProviderError> {
+        let response = self.download_response(provider, url).await?;
+        let content_type = content_type(&response);
+        Ok((read_limited(provider, response, max_bytes).await?, content_type))
+    }
+
+    /// Streams a produced file into `sink` as it arrives, at most `max_bytes`; returns the bytes
+    /// written and the stated MIME type.
+    pub(crate) async fn download_to<W: tokio::io::AsyncWrite + Unpin>(
+        &self,
+        provider: ProviderName,
+        url: &str,
+        max_bytes: usize,
+        sink: &mut W,
+    ) -> Result<(u64, Option<String>), ProviderError> {
+        use tokio::io::AsyncWriteExt;
+        let response = self.download_response(provider, url).await?;
+        let content_type = content_type(&response);
+        let too_large =
+            || ProviderError::Malformed { provider, reason: format!("the file is larger than {max_bytes} bytes") };
+        if response.content_length().is_some_and(|n| n > max_bytes as u64) {
+            return Err(too_large());
+        }
+        let mut written = 0u64;
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| outage(provider, &e))?;
+            written += chunk.len() as u64;
+            if written > max_bytes as u64 {
+                return Err(too_large());
+            }
+            sink.write_all(&chunk).await.map_err(|e| ProviderError::Unavailable {
+                provider,
+                reason: format!("writing the downloaded file here: {e}"),
+            })?;
+        }
+        sink.flush().await.map_err(|e| ProviderError::Unavailable { provider, reason: e.to_string() })?;
+        Ok((written, content_type))
+    }
+
+    async fn download_response(&self, provider: ProviderName, url: &str) -> Result<reqwest::Response, ProviderError> {
         let response = self.client.get(url).send().await.map_err(|e| outage(provider, &e))?;
         let status = response.status();
         if !status.is_success() {
@@ -105,12 +145,7 @@ impl Transport {
                 ProviderError::Refused { provider, status: status.as_u16(), reason }
             });
         }
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| v.split(';').next().unwrap_or(v).trim().to_ascii_lowercase());
-        Ok((read_limited(provider, response, max_bytes).await?, content_type))
+        Ok(response)
     }
 
     /// A plain GET of a public document (fal's JWKS), JSON.
@@ -147,6 +182,15 @@ fn without_url(error: &reqwest::Error) -> String {
 }
 
 /// The body of `response`, refused once it passes `limit` bytes (stated or received).
+/// The MIME type an answer states, lower-case, without parameters.
+fn content_type(response: &reqwest::Response) -> Option<String> {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or(v).trim().to_ascii_lowercase())
+}
+
 async fn read_limited(
     provider: ProviderName,
     response: reqwest::Response,

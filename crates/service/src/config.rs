@@ -645,9 +645,17 @@ impl AppConfig {
         let store = self.build_store()?;
         let secret = match &self.url_signing_secret {
             Some(secret) => secret.clone(),
-            None => db
-                .setting_or_insert("url_signing_secret", || hex::encode(rand::random::<[u8; 32]>()))
-                .map_err(|e| ConfigError::Setup(e.to_string()))?,
+            None => {
+                if db.backend() == Backend::Postgres {
+                    tracing::warn!(
+                        "URL_SIGNING_SECRET is not set: the generated download-signing key is kept in the \
+                         database, where whoever can read the database can sign download URLs; set it from a \
+                         secret store"
+                    );
+                }
+                db.setting_or_insert("url_signing_secret", || hex::encode(rand::random::<[u8; 32]>()))
+                    .map_err(|e| ConfigError::Setup(e.to_string()))?
+            }
         };
         let isolation = match self.job_isolation {
             IsolationMode::Inline => JobIsolation::InProcess,

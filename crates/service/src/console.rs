@@ -27,9 +27,14 @@ pub const PASSWORD_MIN_CHARS: usize = 10;
 pub const PASSWORD_MAX_CHARS: usize = 256;
 /// Window over which failed sign-ins are counted.
 pub const SIGN_IN_WINDOW_MS: i64 = 15 * 60_000;
-/// Sign-in tries to one account from one address within the window before it refuses further
-/// tries from there.
+/// Sign-in tries to one account from one address (over the day) with no wait between them; each
+/// further try must wait [`SIGN_IN_FIRST_DELAY_MS`] after the one before, doubling with every
+/// further try up to [`SIGN_IN_LONGEST_DELAY_MS`]. The owner's success clears them.
 pub const SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS: i64 = 5;
+/// The wait before the first sign-in try past the free ones, from one address to one account.
+pub const SIGN_IN_FIRST_DELAY_MS: i64 = 30_000;
+/// The longest wait between sign-in tries from one address to one account.
+pub const SIGN_IN_LONGEST_DELAY_MS: i64 = 3_600_000;
 /// Sign-in tries to one account from anywhere within the window before it refuses further tries.
 pub const SIGN_IN_FAILURES_PER_ACCOUNT: i64 = 100;
 /// Failed sign-ins from one address within the window before it refuses further tries.
@@ -110,9 +115,10 @@ impl Console<'_> {
     }
 
     /// Checks an email and password and opens a new session. Every try is counted before the
-    /// password is checked, atomically, per address, per email from that address, and per email
-    /// from anywhere (a far higher limit): past a limit every try is refused for the rest of the
-    /// window. The per-email limit does not apply at an address the owner signed in from within
+    /// password is checked, atomically, per address and per email from anywhere (a far higher
+    /// limit), past which every try is refused for the rest of the window, and per email from that
+    /// address, where past five tries each must wait longer after the last (30 s, doubling up to
+    /// an hour). The per-email limit does not apply at an address the owner signed in from within
     /// the day, so tries spread over many addresses never lock the owner out of their own.
     pub async fn sign_in(&self, email: &str, password: &str, address: &str) -> Result<NewSession, ServiceError> {
         const WRONG: &str = "wrong email or password";
@@ -124,14 +130,12 @@ impl Console<'_> {
         let since = now_millis() - ATTEMPTS_KEPT_MS;
         let lookup = known.clone();
         let owners_address = self.service.db(move |db| db.happened_since(&lookup, since)).await?;
-        let mut limits = vec![
-            (format!("sign-in:{address}"), SIGN_IN_FAILURES_PER_ADDRESS),
-            (from_here.clone(), SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS),
-        ];
+        let mut limits = vec![(format!("sign-in:{address}"), SIGN_IN_FAILURES_PER_ADDRESS)];
         if !owners_address {
             limits.push((format!("sign-in:{email}"), SIGN_IN_FAILURES_PER_ACCOUNT));
         }
-        self.service.count_attempt(limits, SIGN_IN_WINDOW_MS, "too many failed sign-ins").await?;
+        let delay = Some(from_here.clone());
+        self.service.count_attempt(limits, SIGN_IN_WINDOW_MS, delay, "too many failed sign-ins").await?;
         let lookup = email.clone();
         let login = self.service.db(move |db| db.login_by_email(&lookup)).await?;
         // An unknown email costs the same hashing time as a wrong password, so timing does not
@@ -376,13 +380,14 @@ impl Console<'_> {
 }
 
 impl Service {
-    /// 429 when `subject` has `limit` attempts within `window_ms`, saying when to try again.
-    /// Counts an attempt against each `(subject, limit)` over `window_ms`, or refuses it (429,
-    /// saying `what` and when to try again) when a subject is at its limit.
+    /// Counts an attempt against each `(subject, limit)` over `window_ms`, and against `delay`'s
+    /// subject under the sign-in's growing delay, or refuses it (429, saying `what` and when to
+    /// try again) when a subject is at its limit or has not waited its delay.
     pub(crate) async fn count_attempt(
         &self,
         limits: Vec<(String, i64)>,
         window_ms: i64,
+        delay: Option<String>,
         what: &str,
     ) -> Result<(), ServiceError> {
         let now = now_millis();
@@ -390,15 +395,25 @@ impl Service {
             .db(move |db| {
                 let limits: Vec<(&str, i64)> =
                     limits.iter().map(|(subject, limit)| (subject.as_str(), *limit)).collect();
-                db.count_attempt(&limits, now - window_ms, ATTEMPTS_KEPT_MS)
+                let delay = delay.as_deref().map(|subject| storage::GrowingDelay {
+                    subject,
+                    free: SIGN_IN_FAILURES_PER_ACCOUNT_AND_ADDRESS,
+                    first_ms: SIGN_IN_FIRST_DELAY_MS,
+                    longest_ms: SIGN_IN_LONGEST_DELAY_MS,
+                });
+                db.count_attempt(&limits, now - window_ms, ATTEMPTS_KEPT_MS, delay)
             })
             .await?;
         let Err(refused) = counted else { return Ok(()) };
-        let retry_after_ms = refused.oldest.map_or(window_ms, |at| at + window_ms - now).max(1000);
-        let minutes = retry_after_ms / 60_000 + 1;
+        let retry_after_ms = u64::try_from(refused.until - now_millis()).unwrap_or(0).max(1000);
+        let wait = if retry_after_ms < 60_000 {
+            format!("{} seconds", retry_after_ms.div_ceil(1000))
+        } else {
+            format!("{} minutes", retry_after_ms.div_ceil(60_000))
+        };
         Err(ServiceError::TooManyRequests {
-            message: format!("{what}; try again in {minutes} minutes"),
-            retry_after_secs: u64::try_from(retry_after_ms / 1000).unwrap_or(1),
+            message: format!("{what}; try again in {wait}"),
+            retry_after_secs: retry_after_ms.div_ceil(1000),
         })
     }
 

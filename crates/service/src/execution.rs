@@ -164,20 +164,13 @@ impl Service {
         let mut stored = Vec::with_capacity(files.len());
         for (index, file) in files.into_iter().enumerate() {
             let path = output_path(&claimed.task.id, claimed.attempt, index, file.extension);
-            let content_type = file.content_type().to_string();
+            let info = file.info();
             let bytes = bytes::Bytes::from(file.bytes);
             retrying_own_failures("storing an output", || async {
                 self.inner.store.put(&path, bytes.clone()).await.map_err(|e| ServiceError::Internal(e.to_string()))
             })
             .await?;
-            stored.push(StoredOutput {
-                path,
-                kind: file.kind,
-                content_type,
-                width: file.width,
-                height: file.height,
-                duration_secs: file.duration_secs,
-            });
+            stored.push(StoredOutput::of(path, &info));
         }
         Ok(stored)
     }

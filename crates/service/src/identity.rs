@@ -40,7 +40,9 @@ impl Console<'_> {
         check_password(password, &email)?;
         if let Some(limit) = self.service.config().console_sign_ups_per_address {
             let limits = vec![(format!("sign-up:{address}"), i64::from(limit.get()))];
-            self.service.count_attempt(limits, ATTEMPTS_KEPT_MS, "too many new accounts from this address").await?;
+            self.service
+                .count_attempt(limits, ATTEMPTS_KEPT_MS, None, "too many new accounts from this address")
+                .await?;
         }
         // Hashed whatever happens next, so the time taken does not tell the cases apart.
         let hash = hash_password(password.to_string()).await?;
@@ -73,7 +75,7 @@ impl Console<'_> {
         let email = normalize_email(email)?;
         let limits =
             vec![(format!("reset:{address}"), RESETS_PER_ADDRESS), (format!("reset:{email}"), RESETS_PER_EMAIL)];
-        self.service.count_attempt(limits, RESET_WINDOW_MS, "too many password resets").await?;
+        self.service.count_attempt(limits, RESET_WINDOW_MS, None, "too many password resets").await?;
         let lookup = email.clone();
         let Some(login) = self.service.db(move |db| db.login_by_email(&lookup)).await? else { return Ok(()) };
         let token = self.new_link(LinkPurpose::Reset, &login.account_id, RESET_LINK_TTL_MS).await?;

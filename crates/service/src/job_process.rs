@@ -90,6 +90,10 @@ const CHILD_OPEN_FILES: u64 = 256;
 /// user's, and does not hold a privileged user to it): room for the service's own threads, not
 /// for a fork bomb.
 const CHILD_USER_PROCESSES: u64 = 4096;
+/// Processes and threads of one job's process and what it starts (eSpeak NG), held by a pids
+/// group where the service runs as root (which `RLIMIT_NPROC` does not hold): room for the job's
+/// runtime threads and its helpers, none for a fork bomb.
+const CHILD_JOB_PROCESSES: u64 = 256;
 
 /// The command that starts a job's process: `child`'s program with an environment of its own
 /// that holds no setting of the service (so no secret), only what programs need to run.
@@ -121,6 +125,7 @@ pub(crate) fn child_limits(child: &ChildJobs, deadline: Duration) -> Limits {
         open_files: Some(CHILD_OPEN_FILES),
         file_size_bytes: Some(memory_bytes),
         processes: Some(CHILD_USER_PROCESSES),
+        job_processes: Some(CHILD_JOB_PROCESSES),
         ..Limits::new(deadline, 0)
     }
 }

@@ -25,6 +25,20 @@ pub(crate) struct StoredOutput {
     pub(crate) duration_secs: Option<f64>,
 }
 
+impl StoredOutput {
+    /// The record of a file of `info` stored at `path`.
+    pub(crate) fn of(path: String, info: &engines::upstream::FileInfo) -> StoredOutput {
+        StoredOutput {
+            path,
+            kind: info.kind,
+            content_type: info.content_type().to_string(),
+            width: info.width,
+            height: info.height,
+            duration_secs: info.duration_secs,
+        }
+    }
+}
+
 /// Where output `index` (with `extension`) of `attempt` of a task is stored. Each attempt writes
 /// its own names, so a late writer of an old attempt never overwrites the outputs a client reads.
 pub(crate) fn output_path(task_id: &str, attempt: i32, index: usize, extension: &str) -> String {

@@ -4,9 +4,10 @@
 //! provider's verified callbacks.
 
 use crate::execution::{retrying_own_failures, ClaimedJob, JobOutcome};
-use crate::stored_job::StoredJob;
+use crate::stored_job::{output_path, StoredJob, StoredOutput};
 use crate::{Api, JobRunner, Service, ServiceError};
 use domain::{billing, EngineSpec, FailureKind, ValidatedJob};
+use engines::upstream::FileInfo;
 use engines::DownloadError;
 use providers::{Completion, Handle, Next, PollPolicy, ProviderName};
 use std::time::Duration;
@@ -17,6 +18,8 @@ const MAX_FILES: usize = 16;
 /// Results taken in at once by one process (the others wait their turn, their leases renewed):
 /// this bounds the memory the files of many requests finishing together can take.
 pub(crate) const RESULTS_TAKEN_IN_AT_ONCE: usize = 4;
+/// Bytes read from a scratch file at a time while it is copied into the store.
+const READ_CHUNK_BYTES: usize = 1 << 20;
 
 /// What our callback URL's token signs.
 fn callback_subject(provider: &str, task_id: &str) -> String {
@@ -320,21 +323,15 @@ impl Service {
         }
         // The semaphore is never closed.
         let _intake = self.inner.intake.acquire().await.ok();
-        let mut files = Vec::with_capacity(completion.media.len());
-        for media in &completion.media {
-            match self.engines().download_upstream(&media.url).await {
-                Ok(file) => files.push(file),
-                Err(DownloadError::Retryable(e)) if !past_deadline => {
-                    tracing::warn!(task = %task.id, error = %e, "downloading a result failed; trying again later");
-                    return self.look_again(claimed, POLL.next_look(age), true).await;
-                }
-                Err(e) => {
-                    return self.fail_tracked(claimed, &format!("the provider's result cannot be used: {e}")).await
-                }
+        let (stored, files) = match self.take_in(claimed, &completion).await {
+            Ok(taken) => taken,
+            Err(DownloadError::Retryable(e)) if !past_deadline => {
+                tracing::warn!(task = %task.id, error = %e, "downloading a result failed; trying again later");
+                return self.look_again(claimed, POLL.next_look(age), true).await;
             }
-        }
+            Err(e) => return self.fail_tracked(claimed, &format!("the provider's result cannot be used: {e}")).await,
+        };
         let produced = engines::upstream::produced(job, &files);
-        let stored = self.store_outputs(claimed, files).await?;
         let spec = self.engines().catalog().get_any(&job.model);
         let cost = billing::job_cost(job.price, spec.map(|spec| (&spec.price, &produced)));
         let rate = spec.and_then(|spec| spec.provider_input.get(task.provider.as_deref()?)?.cost_per_second);
@@ -361,6 +358,76 @@ impl Service {
             Some(capture) => JobOutcome::Succeeded(capture.cost),
             None => JobOutcome::Superseded,
         })
+    }
+
+    /// Copies a finished request's files into the store one at a time, each streamed through a
+    /// scratch file (see [`engines::Engines::download_upstream_to`]), so a result of any size
+    /// costs the worker no more memory than a store part. What was stored is removed again when a
+    /// later file fails.
+    async fn take_in(
+        &self,
+        claimed: &ClaimedTask,
+        completion: &Completion,
+    ) -> Result<(Vec<StoredOutput>, Vec<FileInfo>), DownloadError> {
+        let scratch = self.config().inputs.dir.join(format!("intake-{}-{}", claimed.task.id, claimed.attempt));
+        let outcome = async {
+            tokio::fs::create_dir_all(&scratch)
+                .await
+                .map_err(|e| DownloadError::Retryable(format!("a scratch folder for the result: {e}")))?;
+            let (mut stored, mut infos) = (Vec::new(), Vec::new());
+            for (index, media) in completion.media.iter().enumerate() {
+                let file = scratch.join(index.to_string());
+                let taken = async {
+                    let info = self.engines().download_upstream_to(&media.url, &file).await?;
+                    let path = output_path(&claimed.task.id, claimed.attempt, index, info.extension);
+                    self.store_file(&path, &file).await.map_err(|e| DownloadError::Retryable(e.to_string()))?;
+                    Ok::<_, DownloadError>((StoredOutput::of(path, &info), info))
+                }
+                .await;
+                let _ = tokio::fs::remove_file(&file).await;
+                match taken {
+                    Ok((output, info)) => {
+                        stored.push(output);
+                        infos.push(info);
+                    }
+                    Err(e) => {
+                        for output in &stored {
+                            let _ = self.inner.store.delete(&output.path).await;
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            Ok((stored, infos))
+        }
+        .await;
+        let _ = tokio::fs::remove_dir_all(&scratch).await;
+        outcome
+    }
+
+    /// Streams the file at `file` into the store under `path`, a part at a time.
+    async fn store_file(&self, path: &str, file: &std::path::Path) -> Result<(), ServiceError> {
+        use tokio::io::AsyncReadExt;
+        retrying_own_failures("storing an output", || async {
+            let internal = |e: String| ServiceError::Internal(e);
+            let mut source = tokio::fs::File::open(file).await.map_err(|e| internal(e.to_string()))?;
+            let mut writer = self.inner.store.writer(path).map_err(|e| internal(e.to_string()))?;
+            loop {
+                let mut chunk = vec![0u8; READ_CHUNK_BYTES];
+                let read = match source.read(&mut chunk).await {
+                    Ok(0) => break,
+                    Ok(read) => read,
+                    Err(e) => {
+                        writer.abort().await;
+                        return Err(internal(e.to_string()));
+                    }
+                };
+                chunk.truncate(read);
+                writer.write(bytes::Bytes::from(chunk)).await.map_err(|e| internal(e.to_string()))?;
+            }
+            writer.finish().await.map_err(|e| internal(e.to_string()))
+        })
+        .await
     }
 
     async fn look_again(

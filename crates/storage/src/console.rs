@@ -101,14 +101,41 @@ fn insert_login(
 
 const DAY_MS: i64 = 86_400_000;
 
-/// An attempt refused by [`Database::count_attempt`]: the subject at its limit, and its oldest
-/// counted attempt in the window.
+/// An attempt refused by [`Database::count_attempt`]: the subject at its limit, and when a try
+/// can next be counted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AttemptRefused {
     /// The subject at its limit.
     pub subject: String,
-    /// Its oldest attempt in the window, Unix milliseconds.
-    pub oldest: Option<i64>,
+    /// When the next try of the subject can be counted, Unix milliseconds.
+    pub until: i64,
+}
+
+/// A subject whose tries, past the first `free` among the attempts kept, must each wait longer
+/// after the one before: `first_ms`, doubling with every further try, up to `longest_ms`. An
+/// attacker is slowed more and more; the owner, who needs one try, waits at most the current
+/// delay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GrowingDelay<'a> {
+    /// The subject.
+    pub subject: &'a str,
+    /// Tries with no wait.
+    pub free: i64,
+    /// The wait before the first try past the free ones.
+    pub first_ms: i64,
+    /// The longest wait.
+    pub longest_ms: i64,
+}
+
+impl GrowingDelay<'_> {
+    /// The wait after the last of `tries` tries before another is counted.
+    pub fn wait_after(&self, tries: i64) -> i64 {
+        if tries < self.free {
+            return 0;
+        }
+        let doublings = u32::try_from(tries - self.free).unwrap_or(u32::MAX).min(40);
+        self.first_ms.saturating_mul(1_i64 << doublings).min(self.longest_ms)
+    }
 }
 
 impl Database {
@@ -291,20 +318,24 @@ impl Database {
         })
     }
 
-    /// Counts one attempt against each `(subject, limit)`, in one transaction, unless a subject
-    /// already has `limit` attempts since `since`: then nothing is counted and the refusal names
-    /// it. Concurrent attempts on one subject are serialised, so together they never pass its
-    /// limit. Attempts older than `keep_ms` are removed on the way.
+    /// Counts one attempt against each `(subject, limit)` and the `delay`'s subject, in one
+    /// transaction, unless a subject already has `limit` attempts since `since`, or the delay's
+    /// subject has not waited its [`GrowingDelay`] since its last try: then nothing is counted
+    /// and the refusal names the subject. Concurrent attempts on one subject are serialised, so
+    /// together they never pass its limit. Attempts older than `keep_ms` are removed on the way.
     pub fn count_attempt(
         &self,
         limits: &[(&str, i64)],
         since: i64,
         keep_ms: i64,
+        delay: Option<GrowingDelay<'_>>,
     ) -> StorageResult<Result<(), AttemptRefused>> {
         let now = now_millis();
-        let mut subjects: Vec<&str> = limits.iter().map(|(subject, _)| *subject).collect();
+        let mut subjects: Vec<&str> =
+            limits.iter().map(|(subject, _)| *subject).chain(delay.map(|d| d.subject)).collect();
         // One order for every caller, so two attempts never wait on each other's locks.
         subjects.sort_unstable();
+        subjects.dedup();
         self.write(|conn| {
             for subject in &subjects {
                 dialect::lock_name(conn, &format!("attempts:{subject}"))?;
@@ -316,7 +347,19 @@ impl Database {
                     .select((diesel::dsl::count_star(), diesel::dsl::min(console_attempts::at)))
                     .first(conn)?;
                 if count >= *limit {
-                    return Ok(Err(AttemptRefused { subject: subject.to_string(), oldest }));
+                    let until = oldest.map_or(now, |oldest| oldest + (now - since));
+                    return Ok(Err(AttemptRefused { subject: subject.to_string(), until }));
+                }
+            }
+            if let Some(delay) = delay {
+                let (tries, last): (i64, Option<i64>) = console_attempts::table
+                    .filter(console_attempts::subject.eq(delay.subject))
+                    .filter(console_attempts::at.ge(now.saturating_sub(keep_ms)))
+                    .select((diesel::dsl::count_star(), diesel::dsl::max(console_attempts::at)))
+                    .first(conn)?;
+                let until = last.map_or(now, |last| last + delay.wait_after(tries));
+                if until > now {
+                    return Ok(Err(AttemptRefused { subject: delay.subject.to_string(), until }));
                 }
             }
             for subject in &subjects {

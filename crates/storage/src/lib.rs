@@ -36,7 +36,7 @@ mod webhooks;
 pub use accounts::Account;
 pub use cancellation::{Cancellation, CANCELLED_BY_CLIENT};
 pub use connection::{Backend, Database};
-pub use console::{AttemptRefused, DailySpend, InviteError, Login, SessionRecord};
+pub use console::{AttemptRefused, DailySpend, GrowingDelay, InviteError, Login, SessionRecord};
 pub use figures::OperatingFigures;
 pub use idempotency::{EarlierRequest, IdempotencyClaim};
 pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
