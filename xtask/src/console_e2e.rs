@@ -1,7 +1,8 @@
 //! `cargo xtask console-e2e`: the developer console end to end in headless Chromium, driven by
 //! `playwright-core` (pinned in `tests/console-e2e/package-lock.json`), against a scratch
 //! api-server. Installs Debian's Chromium when it is missing; skips, saying why, only where it
-//! cannot be installed. Screenshots of every page land in `target/console-screenshots`.
+//! cannot be installed. Screenshots of every page land in `target/console-screenshots`. Then an
+//! agent connects through OAuth with the official MCP Python SDK, its consent given in Chromium.
 
 use crate::deployment::Deployment;
 use anyhow::{Context, Result};
@@ -10,6 +11,8 @@ use std::process::Command;
 
 const SCRIPT_DIR: &str = "tests/console-e2e";
 const SCREENSHOTS: &str = "target/console-screenshots";
+const MCP_REQUIREMENTS: &str = "crates/mcp/tests/e2e/requirements.txt";
+const OAUTH_CLIENT: &str = "crates/mcp/tests/e2e/oauth_client.py";
 
 pub fn run() -> Result<()> {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -48,7 +51,27 @@ pub fn run() -> Result<()> {
     }
     let _ = std::fs::remove_file(&log);
     let _ = std::fs::remove_dir_all(&mail);
-    result
+    result?;
+    agent_connects_with_oauth(&chromium)
+}
+
+/// The connector's OAuth flow with the official MCP Python SDK, its consent and a disconnection
+/// driven in Chromium (`crates/mcp/tests/e2e/oauth_client.py`). Access tokens last 2 s here, so
+/// the SDK's refresh is exercised.
+fn agent_connects_with_oauth(chromium: &str) -> Result<()> {
+    const EMAIL: &str = "oauth-e2e@example.com";
+    let python = crate::deployment::python_with(MCP_REQUIREMENTS)?;
+    let settings = [("OAUTH_ACCESS_TOKEN_SECS", "2".to_string())];
+    let deployment = Deployment::start("debug", false, &settings).context("starting api-server")?;
+    let invite = deployment.admin(&["account", "invite", "e2e", EMAIL])?;
+    let screenshots = std::fs::canonicalize(SCREENSHOTS)?.join("oauth");
+    std::fs::create_dir_all(&screenshots)?;
+    crate::run(
+        Command::new(python)
+            .args([OAUTH_CLIENT, &deployment.base, &invite, EMAIL])
+            .arg(&screenshots)
+            .env("CHROMIUM", chromium),
+    )
 }
 
 fn install_chromium() -> bool {

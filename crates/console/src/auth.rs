@@ -15,6 +15,9 @@ use service::{Service, ServiceError};
 pub struct Credentials {
     #[serde(default)]
     email: String,
+    /// Where to go once signed in.
+    #[serde(default)]
+    next: Option<String>,
     #[serde(default)]
     password: String,
     #[serde(default)]
@@ -38,11 +41,28 @@ pub async fn home(service: web::Data<Service>, req: HttpRequest) -> HttpResponse
 
 /// `GET /console/sign-in`.
 pub async fn sign_in_page(service: web::Data<Service>, req: HttpRequest) -> HttpResponse {
+    let next = next_page(&req);
     if let Ok(_user) = session::signed_in(&service, &req).await {
-        return session::see_other("/console/keys");
+        return session::see_other(next.as_deref().unwrap_or("/console/keys"));
     }
     let open = service.console().sign_up_open();
-    session::with_form_token(&service, |token| auth::sign_in(token, &FormState::default(), open))
+    let state = FormState { next: next.as_deref(), ..FormState::default() };
+    session::with_form_token(&service, |token| auth::sign_in(token, &state, open))
+}
+
+/// The page to go to after signing in, from the `next` query parameter: only an agent's consent
+/// page or a console page, so the link cannot send anyone elsewhere.
+fn next_page(req: &HttpRequest) -> Option<String> {
+    let next = url::form_urlencoded::parse(req.query_string().as_bytes()).find(|(k, _)| k == "next")?.1.into_owned();
+    safe_next(&next).then_some(next)
+}
+
+/// Whether `next` is a page of this service a sign-in may continue to.
+pub(crate) fn safe_next(next: &str) -> bool {
+    (next.starts_with("/oauth/authorize?") || next.starts_with("/console/"))
+        && !next.contains("//")
+        && !next.contains('\\')
+        && next.chars().all(|c| !c.is_control())
 }
 
 /// `POST /console/sign-in`.
@@ -51,9 +71,10 @@ pub async fn sign_in(service: web::Data<Service>, req: HttpRequest, form: web::F
         return session::forged();
     }
     let address = session::client_address(&service, &req);
+    let next = form.next.as_deref().filter(|next| safe_next(next));
     match service.console().sign_in(&form.email, &form.password, &address).await {
-        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
-        Err(error) => refused(&service, &error, &form.email, auth::sign_in),
+        Ok(new_session) => signed_in_response(&service, &req, new_session, next).await,
+        Err(error) => refused(&service, &error, &form.email, next, auth::sign_in),
     }
 }
 
@@ -76,7 +97,7 @@ pub async fn sign_up(service: web::Data<Service>, req: HttpRequest, form: web::F
             "Follow the link in it to finish creating your account.",
         )
         .respond(),
-        Err(error) => refused(&service, &error, &form.email, auth::sign_up),
+        Err(error) => refused(&service, &error, &form.email, None, auth::sign_up),
     }
 }
 
@@ -97,7 +118,7 @@ pub async fn verify(
     }
     let address = session::client_address(&service, &req);
     match service.console().verify_email(&token, &address).await {
-        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
+        Ok(new_session) => signed_in_response(&service, &req, new_session, None).await,
         Err(e) => pages::service_error(e),
     }
 }
@@ -125,7 +146,7 @@ pub async fn reset_request(
             "If an account uses this address, the mail has a link to choose a new password; it works for an hour.",
         )
         .respond(),
-        Err(error) => refused(&service, &error, &form.email, auth::reset_request),
+        Err(error) => refused(&service, &error, &form.email, None, auth::reset_request),
     }
 }
 
@@ -146,7 +167,7 @@ pub async fn reset(
     }
     let address = session::client_address(&service, &req);
     match service.console().reset_password(&token, &form.password, &address).await {
-        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
+        Ok(new_session) => signed_in_response(&service, &req, new_session, None).await,
         Err(ServiceError::BadRequest(message)) => session::with_form_token(&service, |form_token| {
             auth::reset_form(form_token, &token, Some(&message)).status(StatusCode::BAD_REQUEST)
         }),
@@ -249,7 +270,7 @@ pub async fn accept_invite(
         return session::forged();
     }
     match service.console().accept_invite(&token, &form.password).await {
-        Ok(new_session) => signed_in_response(&service, &req, new_session).await,
+        Ok(new_session) => signed_in_response(&service, &req, new_session, None).await,
         Err(ServiceError::BadRequest(message)) => session::with_form_token(&service, |form_token| {
             auth::invite(form_token, &token, &form.email, Some(&message)).status(StatusCode::BAD_REQUEST)
         }),
@@ -292,12 +313,13 @@ fn refused(
     service: &Service,
     error: &ServiceError,
     email: &str,
+    next: Option<&str>,
     form: fn(&str, &FormState<'_>, bool) -> pages::Page,
 ) -> HttpResponse {
     let (status, message) = status_of(error);
     let open = service.console().sign_up_open();
     let mut response = session::with_form_token(service, |token| {
-        form(token, &FormState { email, error: Some(&message) }, open).status(status)
+        form(token, &FormState { email, error: Some(&message), next }, open).status(status)
     });
     if let ServiceError::TooManyRequests { retry_after_secs, .. } = error {
         response.headers_mut().insert(header::RETRY_AFTER, (*retry_after_secs).into());
@@ -314,13 +336,18 @@ fn signed_out(service: &Service) -> HttpResponse {
 /// Sets the new session's cookie and sends the user to their keys. A session the browser brought
 /// along is ended first: a fresh id at every sign-in, so a planted cookie never becomes a
 /// signed-in session.
-async fn signed_in_response(service: &Service, req: &HttpRequest, new_session: NewSession) -> HttpResponse {
+async fn signed_in_response(
+    service: &Service,
+    req: &HttpRequest,
+    new_session: NewSession,
+    next: Option<&str>,
+) -> HttpResponse {
     if let Some(old) = session::session_token(req) {
         if let Err(e) = service.console().sign_out(&old).await {
             tracing::warn!(error = %e, "could not end the session replaced at sign-in");
         }
     }
-    let mut response = session::see_other("/console/keys");
+    let mut response = session::see_other(next.unwrap_or("/console/keys"));
     let _ = response.add_cookie(&session::session_cookie(service, &new_session));
     let _ = response.add_cookie(&session::form_cookie_removal(service));
     response

@@ -1,6 +1,7 @@
 //! The developer console: server-rendered pages at `/console` where developers sign up, create,
 //! cap, rotate and revoke their API keys (the secret and its MCP connector URL shown once), and
-//! see their balance, daily spend and recent jobs.
+//! see their balance, daily spend and recent jobs, manage webhooks, and connect AI agents through
+//! the connector's OAuth consent page.
 //!
 //! Like the HTTP API and the MCP connector, it is a thin front end over [`service::Service`]:
 //! handlers read forms and render [maud](https://maud.lambda.xyz) templates; every rule lives in
@@ -11,6 +12,7 @@
 // `Err` of their checks; it is built once per request, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+mod agents;
 mod auth;
 mod keys;
 mod pages;
@@ -65,6 +67,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/keys/{id}/webhook", web::post().to(webhooks::set_target))
             .route("/keys/{id}/webhook-secret", web::post().to(webhooks::rotate_secret))
             .route("/webhooks", web::get().to(webhooks::page))
+            .route("/agents", web::get().to(agents::list))
+            .route("/agents/{id}/disconnect", web::post().to(agents::disconnect))
             .route("/usage", web::get().to(reports::usage))
             .route("/jobs/{id}/cancel", web::post().to(reports::cancel_job))
             .route("/account", web::get().to(reports::account))
@@ -72,9 +76,22 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     );
 }
 
+/// Registers the connector's OAuth authorization endpoint, `/oauth/authorize`: a console page.
+pub fn configure_authorization(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/oauth/authorize")
+            .app_data(web::FormConfig::default().limit(16 * 1024).error_handler(|error, _req| {
+                let page = pages::error_page(StatusCode::BAD_REQUEST, &format!("The form could not be read: {error}"));
+                actix_web::error::InternalError::from_response(error, page).into()
+            }))
+            .route(web::get().to(agents::authorize_page))
+            .route(web::post().to(agents::authorize)),
+    );
+}
+
 /// Whether a request path belongs to the console (whose errors are pages, not JSON).
 pub fn is_console_path(path: &str) -> bool {
-    path == "/console" || path.starts_with("/console/")
+    path == "/console" || path.starts_with("/console/") || path == "/oauth/authorize"
 }
 
 async fn confirm(service: web::Data<Service>, req: HttpRequest, id: web::Path<String>, action: Action) -> HttpResponse {

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod limits;
 pub mod listing_kit;
 pub mod money;
+pub mod oauth;
 pub mod rate_limit;
 pub mod recipe;
 pub mod reel;

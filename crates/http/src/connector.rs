@@ -70,12 +70,16 @@ pub(crate) async fn post(
     if !origin_allowed(&req, &service.config().public_base_url) {
         return Err(ApiError::new(ErrorCode::Forbidden, "requests from this Origin are not allowed"));
     }
-    // Only a bad key is a 401; an outage stays a 503 (an agent must not drop a good key).
-    let caller = service.api().authenticate(connector_token(&req).as_deref()).await.map_err(|e| match e {
+    // Only a bad key or token is a 401; an outage stays a 503 (an agent must not drop a good key).
+    // The 401 points OAuth clients at the connector's protected resource metadata.
+    let caller = service.api().authenticate_connector(connector_token(&req).as_deref()).await.map_err(|e| match e {
         ServiceError::Unauthorized(_) => ApiError::new(
             ErrorCode::Unauthorized,
-            "missing or invalid API key: send `Authorization: Bearer <API_KEY>` or use the connector URL with ?key=<API_KEY>",
-        ),
+            "missing or invalid credentials: send `Authorization: Bearer <API_KEY or OAuth access token>` or use \
+             the connector URL with ?key=<API_KEY>; OAuth clients discover the authorization server from this \
+             answer's WWW-Authenticate header",
+        )
+        .with_resource_metadata(service.authorization().resource_metadata_url()),
         other => ApiError::from(other),
     })?;
     crate::extract::admit(&req, &service, &caller, RateClass::Read).await?;
@@ -101,8 +105,9 @@ pub(crate) async fn post(
     })
 }
 
-/// Query parameters whose values are secrets: API keys, URL signatures and callback tokens.
-const SECRET_PARAMETERS: [&str; 3] = ["key", "sig", "token"];
+/// Query parameters whose values are secrets: API keys, URL signatures, callback tokens and OAuth
+/// codes.
+const SECRET_PARAMETERS: [&str; 4] = ["key", "sig", "token", "code"];
 
 /// Paths whose last segment is a secret (an invite link's token).
 const SECRET_PATH_PREFIXES: [&str; 3] = ["/console/invite/", "/console/verify/", "/console/reset/"];

@@ -59,12 +59,19 @@ pub struct ApiError {
     message: String,
     /// Seconds until a refused attempt may succeed, sent as `Retry-After`.
     retry_after_secs: Option<u64>,
+    /// On a 401 of a protected resource: where its metadata is (RFC 9728 §5.1).
+    resource_metadata: Option<String>,
 }
 
 impl ApiError {
     /// An error with `code` and `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError { code, message: message.into(), retry_after_secs: None }
+        ApiError { code, message: message.into(), retry_after_secs: None, resource_metadata: None }
+    }
+
+    /// This error, whose 401 challenge points OAuth clients at `metadata_url`.
+    pub fn with_resource_metadata(self, metadata_url: String) -> ApiError {
+        ApiError { resource_metadata: Some(metadata_url), ..self }
     }
 }
 
@@ -98,7 +105,11 @@ impl ResponseError for ApiError {
     fn error_response(&self) -> HttpResponse {
         let mut response = HttpResponse::build(self.status_code());
         if self.code == ErrorCode::Unauthorized {
-            response.insert_header((header::WWW_AUTHENTICATE, format!("Bearer realm=\"{REALM}\"")));
+            let challenge = match &self.resource_metadata {
+                Some(url) => format!("Bearer realm=\"{REALM}\", resource_metadata=\"{url}\""),
+                None => format!("Bearer realm=\"{REALM}\""),
+            };
+            response.insert_header((header::WWW_AUTHENTICATE, challenge));
         }
         if let Some(seconds) = self.retry_after_secs {
             response.insert_header((header::RETRY_AFTER, seconds));

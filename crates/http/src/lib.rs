@@ -1,7 +1,8 @@
 //! The HTTP front end: the actix-web routes of the public API, bearer authentication, the one
 //! mapping of service errors to JSON error bodies, signed file downloads, the OpenAPI 3.1
 //! description generated from the code, the transport of the MCP connector at `/api/mcp`, and
-//! the developer console's pages at `/console` (crate `console`).
+//! the connector's OAuth 2.1 authorization server endpoints, and the developer console's pages at
+//! `/console` (crate `console`).
 //!
 //! Handlers only translate between HTTP and [`service::Service`]; no business rule lives here.
 
@@ -10,6 +11,7 @@ mod connector;
 mod errors;
 mod extract;
 mod listing_kit;
+mod oauth;
 mod openapi;
 mod request_log;
 mod routes;
@@ -53,7 +55,18 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(endpoint("/api/mcp", "POST", web::post().to(connector::post)))
             .service(endpoint("/files/{path:.+}", "GET", web::get().to(routes::download)))
             .service(endpoint("/v1/webhooks/{provider}/{task_id}", "POST", web::post().to(routes::provider_callback)))
+            .service(endpoint("/.well-known/oauth-authorization-server", "GET", web::get().to(oauth::server_metadata)))
+            .service(endpoint("/.well-known/oauth-protected-resource", "GET", web::get().to(oauth::resource_metadata)))
+            .service(endpoint(
+                "/.well-known/oauth-protected-resource/api/mcp",
+                "GET",
+                web::get().to(oauth::resource_metadata),
+            ))
+            .service(endpoint("/oauth/register", "POST", web::post().to(oauth::register)))
+            .service(endpoint("/oauth/token", "POST", web::post().to(oauth::token)))
+            .service(endpoint("/oauth/revoke", "POST", web::post().to(oauth::revoke)))
             .configure(console::configure)
+            .configure(console::configure_authorization)
             .default_service(web::to(routes::fallback));
     }
 }

@@ -1,9 +1,10 @@
 //! The OpenAPI 3.1 description, generated from the handlers and types.
 
 use crate::errors::ErrorBody;
-use crate::{connector, listing_kit, routes, schema_rules};
+use crate::{connector, listing_kit, oauth, routes, schema_rules};
 use actix_web::HttpResponse;
 use domain::listing_kit::{KitBrand, KitFont, KitParams, KitPhoto, Paper};
+use domain::oauth::{ClientRegistration, OAuthError};
 use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceParams, LotTraceParams, PixelPoint};
 use domain::reel::{BrandColors, ListingDetails, ReelParams, ReelPhoto};
 use domain::EngineSpec;
@@ -14,6 +15,7 @@ use domain::{
 use recipes::listing_kit::captions::Captions;
 use recipes::listing_kit::fair_housing::{Category, Finding};
 use recipes::lot_trace::measure::{CentroidView, Measurement, Side};
+use service::oauth::{AuthorizationServerMetadata, ProtectedResourceMetadata, RegisteredClient, TokenResponse};
 use service::views::{
     ChargeView, FairHousingReport, FlyerPieces, ListingKitResult, LotTraceResult, ModelList, ModelView, OutputView,
     PriceView, QueuedReel, QueuedTask, ReadinessChecks, ReadinessView, ReelView, SocialPieces, TaskView, UsageView,
@@ -50,13 +52,14 @@ impl Modify for BearerScheme {
     ),
     paths(
         routes::generate, routes::listing_enhance, routes::lot_trace, listing_kit::listing_kit, routes::reel, routes::get_reel, routes::cancel_reel, routes::get_task, routes::cancel_task, routes::list_models, routes::usage, routes::webhook_deliveries, routes::download,
-        connector::post, routes::provider_callback, routes::health, routes::ready, routes::metrics
+        connector::post, oauth::server_metadata, oauth::resource_metadata, oauth::register, oauth::token, oauth::revoke, routes::provider_callback, routes::health, routes::ready, routes::metrics
     ),
     components(schemas(
         GenerateRequest, ListingEnhanceRequest, ListingEnhanceParams, ExportPreset, ImageFormat, LotTraceRequest,
         LotTraceParams, PixelPoint, LotTraceResult, ReelRequest, ReelPhoto, ListingDetails, ReelParams, BrandColors, QueuedReel, ReelView, Measurement, Side, CentroidView, QueuedTask, TaskView, OutputView, ModelList, ModelView, PriceView, UsageView, ChargeView,
         ListingKitRequest, KitPhoto, KitParams, KitBrand, KitFont, Paper, ListingKitResult, Captions, Finding, Category,
-        FlyerPieces, SocialPieces, FairHousingReport, ErrorBody, ErrorCode, ReadinessView, ReadinessChecks, IdempotencyKey,
+        FlyerPieces, SocialPieces, FairHousingReport, ErrorBody, ErrorCode, ReadinessView, ReadinessChecks, IdempotencyKey, ClientRegistration, OAuthError, RegisteredClient, TokenResponse,
+        AuthorizationServerMetadata, ProtectedResourceMetadata,
         WebhookDeliveryList, WebhookDeliveryView, WebhookAttemptView, WebhookEvent
     )),
     modifiers(&BearerScheme),

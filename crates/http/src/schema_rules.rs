@@ -191,7 +191,7 @@ pub(crate) fn describe_common_responses(doc: &mut Value) {
             };
             if let Some(unauthorized) = responses.get_mut("401") {
                 let challenge = json!({
-                    "description": "The Bearer challenge: `Bearer realm=\"media-gateway\"`",
+                    "description": "The Bearer challenge: `Bearer realm=\"media-gateway\"`; on `/api/mcp` also `resource_metadata=\"<the connector's protected resource metadata>\"` (RFC 9728)",
                     "schema": {"type": "string"},
                 });
                 set_header(unauthorized, "WWW-Authenticate", challenge);

@@ -157,7 +157,15 @@ async fn authentication_both_ways() {
 
     let response = server.client.post(&url).json(&ping).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
-    assert_eq!(response.headers()["www-authenticate"], "Bearer realm=\"media-gateway\"");
+    // The challenge also points OAuth clients at the connector's protected resource metadata.
+    assert_eq!(
+        response.headers()["www-authenticate"],
+        format!(
+            "Bearer realm=\"media-gateway\", resource_metadata=\"{}/.well-known/oauth-protected-resource/api/mcp\"",
+            server.base
+        )
+        .as_str()
+    );
     let body: Value = response.json().await.unwrap();
     assert!(body["error"].as_str().unwrap().contains("key"));
 

@@ -179,6 +179,9 @@ pub struct AppConfig {
     /// durations such as `5s,30s,2m` (default `5s,30s,2m,10m,30m,1h,3h,6h,12h`: ten attempts over
     /// about 23 hours).
     pub webhook_retry_delays: Vec<Duration>,
+    /// `OAUTH_ACCESS_TOKEN_SECS`: how long the connector's OAuth access tokens work (default
+    /// 3600; refresh tokens work 30 days and are used once).
+    pub oauth_access_token: Duration,
     /// `WORKER_HTTP_ADDR`: where a standalone `worker` answers `/healthz`, `/readyz` and
     /// `/metrics` (default none: it serves nothing).
     pub worker_http_addr: Option<String>,
@@ -508,6 +511,7 @@ impl AppConfig {
             task_retention_days: src.parse("TASK_RETENTION_DAYS", 30, "a whole number of days (0: forever)")?,
             metrics_token: src.string("METRICS_TOKEN"),
             allow_private_webhook_urls: src.flag("ALLOW_PRIVATE_WEBHOOK_URLS", false)?,
+            oauth_access_token: src.secs("OAUTH_ACCESS_TOKEN_SECS", 3600)?,
             webhook_timeout: src.secs("WEBHOOK_TIMEOUT_SECS", 10)?,
             webhook_retry_delays: match src.string("WEBHOOK_RETRY_DELAYS") {
                 None => domain::webhook::RETRY_DELAYS.to_vec(),
@@ -629,6 +633,7 @@ impl AppConfig {
                     .collect::<Vec<_>>()
                     .join(",")
             ),
+            format!("OAUTH_ACCESS_TOKEN_SECS={}", self.oauth_access_token.as_secs()),
             format!("WORKER_HTTP_ADDR={}", self.worker_http_addr.as_deref().unwrap_or("(none)")),
         ]
     }
@@ -703,6 +708,7 @@ impl AppConfig {
                 .map_err(|e| ConfigError::Setup(e.to_string()))?,
                 retry_delays: self.webhook_retry_delays.clone(),
             },
+            oauth_access_token_secs: i64::try_from(self.oauth_access_token.as_secs()).unwrap_or(i64::MAX / 2000),
         };
         Ok(Service::new(db, self.build_engines_only()?, store, UrlSigner::new(secret.as_bytes()), config))
     }

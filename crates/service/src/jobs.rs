@@ -69,16 +69,21 @@ impl Api<'_> {
         };
         let hash = keys::hash_secret(token);
         let found = self.service.db(move |db| db.authenticate(&hash)).await?;
-        found
-            .map(|k| Caller {
-                key_id: k.key_id,
-                account_id: k.account_id,
-                rates: KeyRates {
-                    submits_per_minute: k.submit_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
-                    reads_per_minute: k.read_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
-                },
-            })
-            .ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
+        found.map(caller_of).ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
+    }
+
+    /// Resolves the connector's bearer token to its caller: an API key, or an access token the
+    /// connector's authorization server issued (see [`crate::oauth`]).
+    pub async fn authenticate_connector(&self, token: Option<&str>) -> Result<Caller, ServiceError> {
+        match token.map(str::trim) {
+            Some(token) if crate::oauth::is_access_token(token) => self
+                .service
+                .authorization()
+                .caller_of_token(token)
+                .await?
+                .ok_or_else(|| ServiceError::Unauthorized("invalid, expired or revoked access token".into())),
+            other => self.authenticate(other).await,
+        }
     }
 
     /// The live engines.
@@ -196,6 +201,18 @@ impl Api<'_> {
                 })
                 .collect(),
         })
+    }
+}
+
+/// The caller a verified key acts as.
+pub(crate) fn caller_of(key: storage::AuthenticatedKey) -> Caller {
+    Caller {
+        key_id: key.key_id,
+        account_id: key.account_id,
+        rates: KeyRates {
+            submits_per_minute: key.submit_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
+            reads_per_minute: key.read_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
+        },
     }
 }
 

@@ -24,6 +24,7 @@ mod jobs;
 pub mod logging;
 pub mod mail;
 pub mod metrics;
+pub mod oauth;
 pub mod rate_limit;
 mod readiness;
 mod recipes;
@@ -101,6 +102,8 @@ pub struct ServiceConfig {
     pub provider_webhooks: bool,
     /// How clients' completion webhooks are sent.
     pub webhooks: WebhookSettings,
+    /// How long the connector's OAuth access tokens work, seconds.
+    pub oauth_access_token_secs: i64,
 }
 
 /// The authenticated caller of a use-case.

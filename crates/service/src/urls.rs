@@ -18,6 +18,16 @@ impl<'a> PublicUrls<'a> {
         self.base
     }
 
+    /// The connector, which is also the OAuth protected resource its tokens are for.
+    pub fn connector(&self) -> String {
+        format!("{}/api/mcp", self.base)
+    }
+
+    /// An OAuth endpoint, such as `/oauth/token`.
+    pub fn oauth(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
     /// Where task `id` is polled.
     pub fn task(&self, id: &str) -> String {
         format!("{}/v1/tasks/{id}", self.base)

@@ -59,6 +59,7 @@ async fn fixture_with(provider: MockRunner, deadlines: Deadlines) -> Fixture {
         stored_input_bytes_per_key: i64::MAX,
         inputs: service::InputSettings { dir: dir.join("inputs"), budget: std::time::Duration::from_secs(60) },
         webhooks: service::WebhookSettings::standard().unwrap(),
+        oauth_access_token_secs: 3600,
     };
     let store = OutputStore::local_dir(&dir.display().to_string()).expect("store");
     let service = Service::new(db.db.clone(), engines, store, UrlSigner::new(b"test"), config);

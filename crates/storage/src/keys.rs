@@ -84,39 +84,7 @@ impl Database {
         label: Option<&str>,
         spend_cap: Option<Usd>,
     ) -> StorageResult<ApiKey> {
-        let key = ApiKey {
-            id: new_id("key"),
-            account_id: account_id.to_string(),
-            secret_hash: secret.hash.to_string(),
-            label: label.map(str::to_string),
-            spend_cap_units: spend_cap.map(Usd::units),
-            spent_units: 0,
-            held_units: 0,
-            created_at: now_millis(),
-            revoked_at: None,
-            prefix: secret.prefix.map(str::to_string),
-            last_used_at: None,
-            submit_rate_per_minute: None,
-            read_rate_per_minute: None,
-        };
-        self.write(|conn| {
-            diesel::insert_into(api_keys::table)
-                .values((
-                    api_keys::id.eq(&key.id),
-                    api_keys::account_id.eq(&key.account_id),
-                    api_keys::secret_hash.eq(&key.secret_hash),
-                    api_keys::label.eq(&key.label),
-                    api_keys::spend_cap_units.eq(key.spend_cap_units),
-                    api_keys::created_at.eq(key.created_at),
-                    api_keys::prefix.eq(&key.prefix),
-                ))
-                .execute(conn)?;
-            if let Some(webhook_secret) = secret.webhook_secret {
-                webhooks::set_secret(conn, &key.id, webhook_secret, key.created_at)?;
-            }
-            Ok(())
-        })?;
-        Ok(key)
+        self.write(|conn| insert_key(conn, account_id, secret, label, spend_cap))
     }
 
     /// Gives a live key a new secret: the old one authenticates nothing from now on, while the
@@ -201,7 +169,6 @@ impl Database {
         })
     }
 }
-
 /// The stored parts of a new secret.
 #[derive(Clone, Copy, Debug)]
 pub struct NewKeySecret<'a> {
@@ -211,4 +178,44 @@ pub struct NewKeySecret<'a> {
     pub prefix: Option<&'a str>,
     /// The key's webhook signing secret (`whsec_...`), made with it.
     pub webhook_secret: Option<&'a str>,
+}
+
+/// Inserts a new key of account `account_id` in the caller's transaction.
+pub(crate) fn insert_key(
+    conn: &mut crate::connection::AnyConnection,
+    account_id: &str,
+    secret: &NewKeySecret<'_>,
+    label: Option<&str>,
+    spend_cap: Option<Usd>,
+) -> diesel::QueryResult<ApiKey> {
+    let key = ApiKey {
+        id: new_id("key"),
+        account_id: account_id.to_string(),
+        secret_hash: secret.hash.to_string(),
+        label: label.map(str::to_string),
+        spend_cap_units: spend_cap.map(Usd::units),
+        spent_units: 0,
+        held_units: 0,
+        created_at: now_millis(),
+        revoked_at: None,
+        prefix: secret.prefix.map(str::to_string),
+        last_used_at: None,
+        submit_rate_per_minute: None,
+        read_rate_per_minute: None,
+    };
+    diesel::insert_into(api_keys::table)
+        .values((
+            api_keys::id.eq(&key.id),
+            api_keys::account_id.eq(&key.account_id),
+            api_keys::secret_hash.eq(&key.secret_hash),
+            api_keys::label.eq(&key.label),
+            api_keys::spend_cap_units.eq(key.spend_cap_units),
+            api_keys::created_at.eq(key.created_at),
+            api_keys::prefix.eq(&key.prefix),
+        ))
+        .execute(conn)?;
+    if let Some(webhook_secret) = secret.webhook_secret {
+        webhooks::set_secret(conn, &key.id, webhook_secret, key.created_at)?;
+    }
+    Ok(key)
 }

@@ -1,5 +1,6 @@
 //! Persistence of the service: accounts, API keys, tasks (which double as the job queue), the
-//! billing ledger, completion webhooks and the developer console's logins and sessions, over SQLite (the embedded
+//! billing ledger, completion webhooks, the connector's OAuth clients and tokens and the developer
+//! console's logins and sessions, over SQLite (the embedded
 //! default) or PostgreSQL, chosen by the database URL.
 //!
 //! Every operation is a plain function over one connection type for both backends (diesel's
@@ -18,6 +19,7 @@ mod idempotency;
 mod keys;
 mod ledger;
 mod listener;
+mod oauth;
 mod queue;
 mod rate_limits;
 mod retention;
@@ -42,6 +44,7 @@ pub use idempotency::{EarlierRequest, IdempotencyClaim};
 pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
 pub use listener::Listener;
+pub use oauth::{token_kind, AgentConnection, AgentGrant, CodeRecord, NewToken, OAuthClient, Redemption, RefreshGrant};
 pub use queue::{ClaimedTask, RunningShares};
 pub use revocation::Revoked;
 pub use settlement::Success;

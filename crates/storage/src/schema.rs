@@ -209,3 +209,54 @@ diesel::table! {
         duration_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    oauth_clients (id) {
+        id -> Text,
+        secret_hash -> Nullable<Text>,
+        name -> Text,
+        redirect_uris -> Text,
+        auth_method -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    oauth_connections (key_id) {
+        key_id -> Text,
+        client_id -> Text,
+        account_id -> Text,
+        scope -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    oauth_codes (code_hash) {
+        code_hash -> Text,
+        key_id -> Text,
+        client_id -> Text,
+        redirect_uri -> Text,
+        code_challenge -> Text,
+        resource -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        used_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    oauth_tokens (token_hash) {
+        token_hash -> Text,
+        kind -> Text,
+        key_id -> Text,
+        client_id -> Text,
+        resource -> Text,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        used_at -> Nullable<BigInt>,
+        revoked_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(oauth_connections, oauth_clients);

@@ -11,6 +11,8 @@ pub struct FormState<'a> {
     pub email: &'a str,
     /// Why the form was refused.
     pub error: Option<&'a str>,
+    /// Where to go once signed in (a page of this service, such as an agent's consent page).
+    pub next: Option<&'a str>,
 }
 
 /// The sign-in form.
@@ -21,6 +23,7 @@ pub fn sign_in(form_token: &str, state: &FormState<'_>, sign_up_open: bool) -> P
             form.card method="post" action="/console/sign-in" novalidate {
                 (alert(state.error))
                 (csrf_field(form_token))
+                @if let Some(next) = state.next { input type="hidden" name="next" value=(next); }
                 (email_field(state.email))
                 label for="password" { "Password" }
                 input #password type="password" name="password" autocomplete="current-password" required

@@ -2,6 +2,7 @@
 //! Pages are maud templates, escaped by construction.
 
 pub mod account;
+pub mod agents;
 pub mod auth;
 pub mod chart;
 pub mod keys;
@@ -28,12 +29,22 @@ pub struct Page {
     user: Option<ConsoleUser>,
     current: Option<&'static str>,
     replace_url: Option<&'static str>,
+    /// A source its forms may also submit to, or be redirected to (an agent's redirect URI).
+    form_target: Option<String>,
 }
 
 impl Page {
     /// A page titled `title` for a signed-out visitor.
     pub fn public(title: &str, body: Markup) -> Page {
-        Page { status: StatusCode::OK, title: title.into(), body, user: None, current: None, replace_url: None }
+        Page {
+            status: StatusCode::OK,
+            title: title.into(),
+            body,
+            user: None,
+            current: None,
+            replace_url: None,
+            form_target: None,
+        }
     }
 
     /// A page of the signed-in console; `current` is the nav entry it belongs to.
@@ -54,12 +65,34 @@ impl Page {
         self
     }
 
+    /// Lets the page's forms lead to `source` (a CSP source such as `https://app.example.com` or
+    /// `com.example.app:`): a consent's answer redirects there, and browsers hold redirects after
+    /// a form to the page's `form-action`.
+    pub fn form_target(mut self, source: String) -> Page {
+        self.form_target = Some(source);
+        self
+    }
+
     /// The HTTP response, with the console's security headers.
     pub fn respond(self) -> HttpResponse {
         let status = self.status;
+        let form_target = self.form_target.clone();
         let markup = layout(self);
-        secured(HttpResponse::build(status)).content_type("text/html; charset=utf-8").body(markup.into_string())
+        let mut builder = secured(HttpResponse::build(status));
+        if let Some(source) = form_target {
+            builder
+                .insert_header((header::CONTENT_SECURITY_POLICY, content_security_policy(&format!("'self' {source}"))));
+        }
+        builder.content_type("text/html; charset=utf-8").body(markup.into_string())
     }
+}
+
+/// The console's content security policy, its forms allowed to lead to `form_action`.
+fn content_security_policy(form_action: &str) -> String {
+    format!(
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; \
+         form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
+    )
 }
 
 /// Adds the headers every console response carries: no caching (pages show secrets and
@@ -68,19 +101,15 @@ impl Page {
 pub fn secured(mut builder: actix_web::HttpResponseBuilder) -> actix_web::HttpResponseBuilder {
     builder
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; \
-             form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        ))
+        .insert_header((header::CONTENT_SECURITY_POLICY, content_security_policy("'self'")))
         .insert_header((header::X_FRAME_OPTIONS, "DENY"))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .insert_header((header::REFERRER_POLICY, "no-referrer"));
     builder
 }
 
-const NAV: [(&str, &str); 4] =
-    [("keys", "API keys"), ("webhooks", "Webhooks"), ("usage", "Usage"), ("account", "Account")];
+const NAV: [(&str, &str); 5] =
+    [("keys", "API keys"), ("webhooks", "Webhooks"), ("agents", "Agents"), ("usage", "Usage"), ("account", "Account")];
 
 fn layout(page: Page) -> Markup {
     html! {
