@@ -63,7 +63,7 @@ fn agent_connects_with_oauth(chromium: &str) -> Result<()> {
     let python = crate::deployment::python_with(MCP_REQUIREMENTS)?;
     let settings = [("OAUTH_ACCESS_TOKEN_SECS", "2".to_string())];
     let deployment = Deployment::start("debug", false, &settings).context("starting api-server")?;
-    let invite = deployment.admin(&["account", "invite", "e2e", EMAIL])?;
+    let invite = deployment.admin(&["account", "invite", "e2e", "--email", EMAIL])?;
     let screenshots = std::fs::canonicalize(SCREENSHOTS)?.join("oauth");
     std::fs::create_dir_all(&screenshots)?;
     crate::run(

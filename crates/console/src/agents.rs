@@ -11,7 +11,7 @@ use serde::Deserialize;
 use service::oauth::{AuthorizationParams, AuthorizeRefusal};
 use service::Service;
 
-/// `GET /oauth/authorize`: the consent page, after signing in.
+/// `GET /console/authorize`: the consent page, after signing in.
 pub async fn authorize_page(service: web::Data<Service>, req: HttpRequest) -> HttpResponse {
     let params: AuthorizationParams = match serde_urlencoded_params(req.query_string()) {
         Some(params) => params,
@@ -24,7 +24,7 @@ pub async fn authorize_page(service: web::Data<Service>, req: HttpRequest) -> Ht
     match session::signed_in(&service, &req).await {
         Ok(user) => consent_page(&user, &request, None).respond(),
         Err(_) => {
-            let next = format!("/oauth/authorize?{}", req.query_string());
+            let next = format!("/console/authorize?{}", req.query_string());
             let query: String =
                 url::form_urlencoded::Serializer::new(String::new()).append_pair("next", &next).finish();
             session::see_other(&format!("/console/sign-in?{query}"))
@@ -59,7 +59,7 @@ pub struct ConsentForm {
     csrf: String,
 }
 
-/// `POST /oauth/authorize`: the person's answer; the client is sent back with a code or with
+/// `POST /console/authorize`: the person's answer; the client is sent back with a code or with
 /// `access_denied`.
 pub async fn authorize(service: web::Data<Service>, req: HttpRequest, form: web::Form<ConsentForm>) -> HttpResponse {
     let form = form.into_inner();

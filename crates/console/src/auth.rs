@@ -50,8 +50,8 @@ pub async fn sign_in_page(service: web::Data<Service>, req: HttpRequest) -> Http
     session::with_form_token(&service, |token| auth::sign_in(token, &state, open))
 }
 
-/// The page to go to after signing in, from the `next` query parameter: only an agent's consent
-/// page or a console page, so the link cannot send anyone elsewhere.
+/// The page to go to after signing in, from the `next` query parameter: only a console page (such
+/// as an agent's consent page), so the link cannot send anyone elsewhere.
 fn next_page(req: &HttpRequest) -> Option<String> {
     let next = url::form_urlencoded::parse(req.query_string().as_bytes()).find(|(k, _)| k == "next")?.1.into_owned();
     safe_next(&next).then_some(next)
@@ -59,7 +59,7 @@ fn next_page(req: &HttpRequest) -> Option<String> {
 
 /// Whether `next` is a page of this service a sign-in may continue to.
 pub(crate) fn safe_next(next: &str) -> bool {
-    (next.starts_with("/oauth/authorize?") || next.starts_with("/console/"))
+    next.starts_with("/console/")
         && !next.contains("//")
         && !next.contains('\\')
         && next.chars().all(|c| !c.is_control())

@@ -67,6 +67,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route("/keys/{id}/webhook", web::post().to(webhooks::set_target))
             .route("/keys/{id}/webhook-secret", web::post().to(webhooks::rotate_secret))
             .route("/webhooks", web::get().to(webhooks::page))
+            // The connector's OAuth authorization endpoint: a console page, within the session
+            // cookie's path.
+            .route("/authorize", web::get().to(agents::authorize_page))
+            .route("/authorize", web::post().to(agents::authorize))
             .route("/agents", web::get().to(agents::list))
             .route("/agents/{id}/disconnect", web::post().to(agents::disconnect))
             .route("/usage", web::get().to(reports::usage))
@@ -76,22 +80,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     );
 }
 
-/// Registers the connector's OAuth authorization endpoint, `/oauth/authorize`: a console page.
-pub fn configure_authorization(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/oauth/authorize")
-            .app_data(web::FormConfig::default().limit(16 * 1024).error_handler(|error, _req| {
-                let page = pages::error_page(StatusCode::BAD_REQUEST, &format!("The form could not be read: {error}"));
-                actix_web::error::InternalError::from_response(error, page).into()
-            }))
-            .route(web::get().to(agents::authorize_page))
-            .route(web::post().to(agents::authorize)),
-    );
-}
-
 /// Whether a request path belongs to the console (whose errors are pages, not JSON).
 pub fn is_console_path(path: &str) -> bool {
-    path == "/console" || path.starts_with("/console/") || path == "/oauth/authorize"
+    path == "/console" || path.starts_with("/console/")
 }
 
 async fn confirm(service: web::Data<Service>, req: HttpRequest, id: web::Path<String>, action: Action) -> HttpResponse {

@@ -66,7 +66,6 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
             .service(endpoint("/oauth/token", "POST", web::post().to(oauth::token)))
             .service(endpoint("/oauth/revoke", "POST", web::post().to(oauth::revoke)))
             .configure(console::configure)
-            .configure(console::configure_authorization)
             .default_service(web::to(routes::fallback));
     }
 }

@@ -42,7 +42,7 @@ fn authorize_path(server: &TestServer, client_id: &str, redirect: &str, verifier
         .append_pair("scope", "mcp")
         .append_pair("resource", &format!("{}/api/mcp", server.base))
         .finish();
-    format!("/oauth/authorize?{query}")
+    format!("/console/authorize?{query}")
 }
 
 /// Consents in `browser` (signed in) with `cap`; returns the code.
@@ -56,7 +56,7 @@ async fn consent(browser: &mut Browser, server: &TestServer, client_id: &str, ca
     form.push(("spend_cap".into(), cap.into()));
     form.push(("decision".into(), "allow".into()));
     let fields: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let answer = browser.post("/oauth/authorize", &fields).await;
+    let answer = browser.post("/console/authorize", &fields).await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
     let location = answer.location.unwrap();
     assert!(location.starts_with(REDIRECT), "{location}");
@@ -152,7 +152,7 @@ async fn an_agent_connects_spends_within_its_limit_refreshes_and_is_disconnected
         forged.push(("decision".into(), "allow".into()));
         forged.push(("spend_cap".into(), "5".into()));
         let fields: Vec<(&str, &str)> = forged.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        let refused = browser.post("/oauth/authorize", &fields).await;
+        let refused = browser.post("/console/authorize", &fields).await;
         assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
 
         let code = consent(&mut browser, &server, &client_id, "0.05").await;
@@ -283,6 +283,6 @@ async fn bad_requests_are_refused_without_redirecting_where_they_should_not() {
     let mut stranger = Browser::new(&server);
     let answer = stranger.get(&authorize_path(&server, &client_id, REDIRECT, VERIFIER)).await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER);
-    assert!(answer.location.as_deref().unwrap().starts_with("/console/sign-in?next=%2Foauth%2Fauthorize%3F"));
+    assert!(answer.location.as_deref().unwrap().starts_with("/console/sign-in?next=%2Fconsole%2Fauthorize%3F"));
     server.stop().await;
 }

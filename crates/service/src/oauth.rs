@@ -226,7 +226,7 @@ impl AuthorizationServer<'_> {
         let auth_methods = strings(&["none", "client_secret_post", "client_secret_basic"]);
         AuthorizationServerMetadata {
             issuer: urls.base().to_string(),
-            authorization_endpoint: urls.oauth("/oauth/authorize"),
+            authorization_endpoint: urls.oauth("/console/authorize"),
             token_endpoint: urls.oauth("/oauth/token"),
             registration_endpoint: urls.oauth("/oauth/register"),
             revocation_endpoint: urls.oauth("/oauth/revoke"),

@@ -16,7 +16,7 @@ pub fn consent_page(user: &ConsoleUser, request: &AuthorizationRequest, error: O
         .unwrap_or_default();
     let hidden = |name: &str, value: &str| html! { input type="hidden" name=(name) value=(value); };
     let body = html! {
-        form #consent .card method="post" action="/oauth/authorize" {
+        form #consent .card method="post" action="/console/authorize" {
             (alert(error))
             (csrf_field(&user.csrf_token))
             (hidden("response_type", &params.response_type))

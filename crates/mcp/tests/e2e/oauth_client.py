@@ -84,7 +84,7 @@ async def connect(
     storage = MemoryStorage()
 
     async def redirect_handler(authorization_url: str) -> None:
-        check(authorization_url.startswith(f"{base_url}/oauth/authorize?"), authorization_url)
+        check(authorization_url.startswith(f"{base_url}/console/authorize?"), authorization_url)
         query = parse_qs(urlparse(authorization_url).query)
         check(query.get("code_challenge_method") == ["S256"], f"PKCE S256: {query}")
         result = await asyncio.to_thread(
