@@ -104,7 +104,6 @@ impl Database {
     /// Finds the live (not revoked) key whose secret hashes to `secret_hash`, and records its use
     /// (at most once a minute, so a busy key does not write on every request).
     pub fn authenticate(&self, secret_hash: &str) -> StorageResult<Option<AuthenticatedKey>> {
-        const USE_RECORD_INTERVAL_MS: i64 = 60_000;
         type Found = (String, String, Option<i64>, Option<i64>, Option<i64>);
         let found: Option<Found> = self.read(|conn| {
             api_keys::table
@@ -123,13 +122,21 @@ impl Database {
         let Some((key_id, account_id, last_used_at, submit_rate_per_minute, read_rate_per_minute)) = found else {
             return Ok(None);
         };
+        self.record_use(&key_id, last_used_at)?;
+        Ok(Some(AuthenticatedKey { key_id, account_id, submit_rate_per_minute, read_rate_per_minute }))
+    }
+
+    /// Records that key `key_id`, last used at `last_used_at`, was used now: at most once a
+    /// minute, so a busy key does not write on every request.
+    pub(crate) fn record_use(&self, key_id: &str, last_used_at: Option<i64>) -> StorageResult<()> {
+        const USE_RECORD_INTERVAL_MS: i64 = 60_000;
         let now = now_millis();
         if last_used_at.is_none_or(|at| now - at >= USE_RECORD_INTERVAL_MS) {
             self.read(|conn| {
-                diesel::update(api_keys::table.find(&key_id)).set(api_keys::last_used_at.eq(now)).execute(conn)
+                diesel::update(api_keys::table.find(key_id)).set(api_keys::last_used_at.eq(now)).execute(conn)
             })?;
         }
-        Ok(Some(AuthenticatedKey { key_id, account_id, submit_rate_per_minute, read_rate_per_minute }))
+        Ok(())
     }
 
     /// Looks a key up by id.

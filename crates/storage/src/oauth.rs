@@ -261,7 +261,11 @@ impl Database {
         })?;
         let Some(key_id) = key_id else { return Ok(None) };
         let key = self.key(&key_id)?;
-        Ok((key.revoked_at.is_none()).then_some(AuthenticatedKey {
+        if key.revoked_at.is_some() {
+            return Ok(None);
+        }
+        self.record_use(&key.id, key.last_used_at)?;
+        Ok(Some(AuthenticatedKey {
             key_id: key.id,
             account_id: key.account_id,
             submit_rate_per_minute: key.submit_rate_per_minute,

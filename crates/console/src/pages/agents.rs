@@ -40,8 +40,8 @@ pub fn consent_page(user: &ConsoleUser, request: &AuthorizationRequest, error: O
                 label for="spend_cap" { "Spend limit for this connection (USD)" }
                 input #spend_cap type="text" name="spend_cap" inputmode="decimal" value=(DEFAULT_CONNECTION_CAP)
                     aria-describedby="cap-hint" required;
-                p.hint #cap-hint { "Jobs past this total are refused (HTTP 402). Change it or disconnect the agent at any \
-                                   time under Agents." }
+                p.hint #cap-hint { "Jobs past this total are refused (HTTP 402). Change it under API keys, where the \
+                                   connection is listed as “agent: …”, or disconnect the agent under Agents." }
             }
             div.buttons {
                 button #allow .primary type="submit" name="decision" value="allow" { "Allow" }
