@@ -1,7 +1,6 @@
 //! Client-facing job use-cases: authenticate, list models, submit, read a task, usage, output
 //! downloads.
 
-use crate::rate_limit::KeyRates;
 use crate::stored_job::{IdSpace, StoredJob, StoredOutput};
 use crate::views::{ChargeView, ModelList, ModelView, OutputView, QueuedTask, TaskView, UsageView};
 use crate::{rfc3339, Api, Caller, Service, ServiceError};
@@ -69,7 +68,7 @@ impl Api<'_> {
         };
         let hash = keys::hash_secret(token);
         let found = self.service.db(move |db| db.authenticate(&hash)).await?;
-        found.map(caller_of).ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
+        found.map(Caller::from).ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
     }
 
     /// Resolves the connector's bearer token to its caller: an API key, or an access token the
@@ -201,18 +200,6 @@ impl Api<'_> {
                 })
                 .collect(),
         })
-    }
-}
-
-/// The caller a verified key acts as.
-pub(crate) fn caller_of(key: storage::AuthenticatedKey) -> Caller {
-    Caller {
-        key_id: key.key_id,
-        account_id: key.account_id,
-        rates: KeyRates {
-            submits_per_minute: key.submit_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
-            reads_per_minute: key.read_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
-        },
     }
 }
 

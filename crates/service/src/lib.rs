@@ -117,6 +117,20 @@ pub struct Caller {
     pub rates: rate_limit::KeyRates,
 }
 
+impl From<storage::AuthenticatedKey> for Caller {
+    /// The caller a verified key (or a connector token's key) acts as.
+    fn from(key: storage::AuthenticatedKey) -> Caller {
+        Caller {
+            key_id: key.key_id,
+            account_id: key.account_id,
+            rates: rate_limit::KeyRates {
+                submits_per_minute: key.submit_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
+                reads_per_minute: key.read_rate_per_minute.and_then(|r| u32::try_from(r).ok()),
+            },
+        }
+    }
+}
+
 /// The shared core of the service: its database, engines, output store and settings; cheap to
 /// clone. Its use-cases are grouped by who calls them, each group a small handle over the core:
 /// [`Service::api`] (the HTTP API and the MCP connector), [`Service::runner`] (workers),

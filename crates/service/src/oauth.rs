@@ -535,7 +535,7 @@ impl AuthorizationServer<'_> {
     pub async fn caller_of_token(&self, token: &str) -> Result<Option<Caller>, ServiceError> {
         let (hash, resource) = (hash_secret(token), self.resource());
         let found = self.service.db(move |db| db.access_token_key(&hash, &resource)).await?;
-        Ok(found.map(crate::jobs::caller_of))
+        Ok(found.map(Caller::from))
     }
 }
 
