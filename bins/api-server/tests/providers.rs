@@ -15,6 +15,19 @@ async fn stats(client: &reqwest::Client, sim: &str) -> Value {
     client.get(format!("{sim}/_sim/stats")).send().await.unwrap().json().await.unwrap()
 }
 
+/// The provider simulator on a port of its choosing, with `faults`; stopped when dropped.
+async fn simulator(client: &reqwest::Client, faults: Value) -> (Killed, String) {
+    let probe = Deployment::new();
+    let mut sim = probe.sibling("provider-sim");
+    let mut sim = Killed(sim.args(["--bind", "127.0.0.1:0"]).stdout(Stdio::piped()).spawn().unwrap());
+    let mut line = String::new();
+    BufReader::new(sim.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let sim_url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(sim_url.starts_with("http://127.0.0.1:"), "{line}");
+    assert!(client.post(format!("{sim_url}/_sim/faults")).json(&faults).send().await.unwrap().status().is_success());
+    (sim, sim_url)
+}
+
 async fn read_task(client: &reqwest::Client, deployment: &Deployment, key: &str, id: &str) -> Value {
     let url = deployment.url(&format!("/v1/tasks/{id}"));
     client.get(url).bearer_auth(key).send().await.unwrap().json().await.unwrap()
@@ -25,17 +38,8 @@ async fn a_worker_killed_mid_tracking_is_replaced_without_a_second_submission() 
     let database = storage::test_support::TestDatabase::postgres().expect("PostgreSQL for the scale-out test");
     let client = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
 
-    // The simulator, on a port of its choosing.
-    let probe = Deployment::new();
-    let mut sim = probe.sibling("provider-sim");
-    let mut sim = Killed(sim.args(["--bind", "127.0.0.1:0"]).stdout(Stdio::piped()).spawn().unwrap());
-    let mut line = String::new();
-    BufReader::new(sim.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let sim_url = line.trim().rsplit(' ').next().unwrap().to_string();
-    assert!(sim_url.starts_with("http://127.0.0.1:"), "{line}");
     // Each request runs 6 s at the provider: long enough to kill the tracking worker midway.
-    let faults = json!({"queue_ms": 200, "run_ms": 6000});
-    assert!(client.post(format!("{sim_url}/_sim/faults")).json(&faults).send().await.unwrap().status().is_success());
+    let (_sim, sim_url) = simulator(&client, json!({"queue_ms": 200, "run_ms": 6000})).await;
 
     let deployment = Deployment::with_env(&[
         ("DATABASE_URL", database.url.as_str()),
@@ -112,14 +116,7 @@ async fn a_large_result_is_taken_in_with_bounded_worker_memory() {
     const PADDING_MIB: u64 = 384;
     let database = storage::test_support::TestDatabase::postgres().expect("PostgreSQL for the intake test");
     let client = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
-    let probe = Deployment::new();
-    let mut sim = probe.sibling("provider-sim");
-    let mut sim = Killed(sim.args(["--bind", "127.0.0.1:0"]).stdout(Stdio::piped()).spawn().unwrap());
-    let mut line = String::new();
-    BufReader::new(sim.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let sim_url = line.trim().rsplit(' ').next().unwrap().to_string();
-    let faults = json!({"media_padding_bytes": PADDING_MIB << 20});
-    assert!(client.post(format!("{sim_url}/_sim/faults")).json(&faults).send().await.unwrap().status().is_success());
+    let (_sim, sim_url) = simulator(&client, json!({"media_padding_bytes": PADDING_MIB << 20})).await;
 
     let deployment = Deployment::with_env(&[
         ("DATABASE_URL", database.url.as_str()),

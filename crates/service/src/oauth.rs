@@ -457,11 +457,7 @@ impl AuthorizationServer<'_> {
                             },
                             &new,
                         )
-                        .map(|r| match r {
-                            Redemption::Redeemed(_) => Redemption::Redeemed(()),
-                            Redemption::Reused => Redemption::Reused,
-                            Redemption::Invalid => Redemption::Invalid,
-                        })
+                        .map(Redemption::discard)
                     })
                     .await?
             }
@@ -478,11 +474,7 @@ impl AuthorizationServer<'_> {
                             kind,
                             expires_at: *expires_at,
                         });
-                        db.rotate_refresh_token(&hash_secret(&presented), &client_id, &new).map(|r| match r {
-                            Redemption::Redeemed(_) => Redemption::Redeemed(()),
-                            Redemption::Reused => Redemption::Reused,
-                            Redemption::Invalid => Redemption::Invalid,
-                        })
+                        db.rotate_refresh_token(&hash_secret(&presented), &client_id, &new).map(Redemption::discard)
                     })
                     .await?
             }

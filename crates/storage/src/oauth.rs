@@ -97,6 +97,17 @@ pub enum Redemption<T> {
     Invalid,
 }
 
+impl<T> Redemption<T> {
+    /// The outcome without what was redeemed.
+    pub fn discard(self) -> Redemption<()> {
+        match self {
+            Redemption::Redeemed(_) => Redemption::Redeemed(()),
+            Redemption::Reused => Redemption::Reused,
+            Redemption::Invalid => Redemption::Invalid,
+        }
+    }
+}
+
 /// A token to store.
 #[derive(Clone, Copy, Debug)]
 pub struct NewToken<'a> {
