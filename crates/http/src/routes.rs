@@ -14,10 +14,23 @@ use service::views::{
 };
 use service::{ErrorCode, Service, SyncOutcome};
 
-/// 202 for an accepted job, with `Location` pointing at its poll URL.
+/// 202 for an accepted job, with `Location` pointing at its poll URL, and `Idempotent-Replayed:
+/// true` when a retry is answered with the task an earlier try made (as Stripe answers).
 fn accepted(queued: QueuedTask) -> HttpResponse {
-    HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued)
+    accepted_at(&queued.poll_url.clone(), queued.replayed, queued)
 }
+
+fn accepted_at(poll_url: &str, replayed: bool, body: impl serde::Serialize) -> HttpResponse {
+    let mut response = HttpResponse::Accepted();
+    response.insert_header((header::LOCATION, poll_url.to_string()));
+    if replayed {
+        response.insert_header((IDEMPOTENT_REPLAYED, "true"));
+    }
+    response.json(body)
+}
+
+/// The header of an answer to a retry under an idempotency key.
+pub(crate) const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
 
 /// Run an engine: validates, prices and holds the job, then queues it.
 #[utoipa::path(
@@ -138,7 +151,7 @@ pub(crate) async fn reel(
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
     let queued = service.api().with_idempotency_key(idempotency.key.as_ref()).reel(&call.caller, call.body).await?;
-    Ok(HttpResponse::Accepted().insert_header((header::LOCATION, queued.poll_url.clone())).json(queued))
+    Ok(accepted_at(&queued.poll_url.clone(), queued.replayed, queued))
 }
 
 /// Get a reel: its status and, once succeeded, the video, cover and captions, and the billed cost.

@@ -204,6 +204,12 @@ pub(crate) fn describe_common_responses(doc: &mut Value) {
                 if let Some(accepted) = responses.get_mut("202") {
                     let location = json!({"description": "The poll URL", "schema": {"type": "string"}});
                     set_header(accepted, "Location", location);
+                    let replayed = json!({
+                        "description": "`true` when the answer is the task an earlier try under the same \
+                                        `Idempotency-Key` made (nothing new was queued or held); absent otherwise",
+                        "schema": {"type": "string", "enum": ["true"]},
+                    });
+                    set_header(accepted, "Idempotent-Replayed", replayed);
                 }
             }
             if responses.contains_key("401") {

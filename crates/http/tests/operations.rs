@@ -24,6 +24,19 @@ async fn post_with_key(
     idempotency: &str,
     body: &str,
 ) -> (StatusCode, Value) {
+    let (status, _, answer) = post_replaying(server, base, key, path, idempotency, body).await;
+    (status, answer)
+}
+
+/// [`post_with_key`], with whether the answer said it replays an earlier try.
+async fn post_replaying(
+    server: &TestServer,
+    base: &str,
+    key: &str,
+    path: &str,
+    idempotency: &str,
+    body: &str,
+) -> (StatusCode, bool, Value) {
     let response = server
         .client
         .post(format!("{base}{path}"))
@@ -34,7 +47,9 @@ async fn post_with_key(
         .send()
         .await
         .expect("request");
-    read(response).await
+    let replayed = response.headers().get("idempotent-replayed").is_some_and(|v| v == "true");
+    let (status, answer) = read(response).await;
+    (status, replayed, answer)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 8)]
@@ -64,6 +79,10 @@ async fn retries_under_one_idempotency_key_create_one_task_and_one_charge() {
         }
         let (_, usage) = server.get(&key, "/v1/usage").await;
         assert_eq!(usd(&usage["held_usd"]), usd(&first["price_usd"]), "{backend:?}: one hold");
+        // A later retry says it is one (`Idempotent-Replayed: true`).
+        let (_, replayed, again) =
+            post_replaying(&server, &server.base, &key, "/v1/generate", "retry-7f3a", body).await;
+        assert!(replayed && again == *first, "{backend:?}: {again}");
 
         // The same key with another body is refused, naming the task it belongs to.
         let (status, refused) = post_with_key(
@@ -85,9 +104,11 @@ async fn retries_under_one_idempotency_key_create_one_task_and_one_charge() {
 
         // Keys are per API key: another key's identical request is its own task.
         let second_key = server.key(None, true).await;
-        let (status, own) = post_with_key(&server, &server.base, &second_key, "/v1/generate", "retry-7f3a", body).await;
+        let (status, replayed, own) =
+            post_replaying(&server, &server.base, &second_key, "/v1/generate", "retry-7f3a", body).await;
         assert_eq!(status, StatusCode::ACCEPTED);
         assert_ne!(own["id"], first["id"]);
+        assert!(!replayed, "{backend:?}: a first try is not a replay");
 
         server.start_worker();
         let task = server.wait(&key, first["id"].as_str().unwrap()).await;

@@ -245,16 +245,17 @@ impl Service {
             self.job_queued().notify_one();
         }
         tracing::info!(task = %record.id, key = %caller.key_id, model = %record.engine, price = %record.price(), "job accepted");
-        Ok(Enqueued { queued: self.queued_answer(space, record), replayed: false })
+        Ok(Enqueued { queued: self.queued_answer(space, record, false), replayed: false })
     }
 
     /// The 202 answer of an accepted job: always `queued`, as it was at acceptance.
-    fn queued_answer(&self, space: IdSpace, record: TaskRecord) -> QueuedTask {
+    fn queued_answer(&self, space: IdSpace, record: TaskRecord, replayed: bool) -> QueuedTask {
         QueuedTask {
             poll_url: self.poll_url(space, &record.id),
             price_usd: record.price(),
             id: record.id,
             status: TaskStatus::Queued,
+            replayed,
         }
     }
 
@@ -269,7 +270,7 @@ impl Service {
         }
         let record = self.record_in(caller, space, &earlier.task_id).await?;
         tracing::info!(task = %record.id, key = %caller.key_id, "retry answered with its earlier task");
-        Ok(Enqueued { queued: self.queued_answer(space, record), replayed: true })
+        Ok(Enqueued { queued: self.queued_answer(space, record, true), replayed: true })
     }
 
     /// `job` as stored on task `id`: each `data:` input longer than [`INLINE_INPUT_MAX`] is

@@ -20,6 +20,10 @@ pub struct QueuedTask {
     /// Address to poll.
     #[cfg_attr(feature = "openapi", schema(format = "uri"))]
     pub poll_url: String,
+    /// Whether this answers a retry under an idempotency key with the task an earlier try made
+    /// (HTTP sends it as `Idempotent-Replayed: true`; it is not part of the body).
+    #[serde(skip)]
+    pub replayed: bool,
 }
 
 /// Answer to an accepted reel (HTTP 202 of `POST /v1/recipes/reel`).
@@ -36,11 +40,20 @@ pub struct QueuedReel {
     /// Address to poll.
     #[cfg_attr(feature = "openapi", schema(format = "uri"))]
     pub poll_url: String,
+    /// As [`QueuedTask::replayed`].
+    #[serde(skip)]
+    pub replayed: bool,
 }
 
 impl From<QueuedTask> for QueuedReel {
     fn from(queued: QueuedTask) -> Self {
-        QueuedReel { reel_id: queued.id, status: queued.status, price_usd: queued.price_usd, poll_url: queued.poll_url }
+        QueuedReel {
+            reel_id: queued.id,
+            status: queued.status,
+            price_usd: queued.price_usd,
+            poll_url: queued.poll_url,
+            replayed: queued.replayed,
+        }
     }
 }
 
