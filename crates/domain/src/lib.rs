@@ -18,6 +18,7 @@ pub mod rate_limit;
 pub mod recipe;
 pub mod reel;
 pub mod task;
+pub mod url_host;
 pub mod validation;
 pub mod webhook;
 

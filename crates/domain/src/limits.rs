@@ -101,7 +101,7 @@ pub mod schema {
     /// A host the URL parser accepts: a dotted-quad IPv4 address, or names whose last label starts
     /// with a letter (a last label of digits, or `0x…`, makes the parser read an IPv4 address).
     /// Labels never have `-` in both their third and fourth places (the `xn--` of punycode, which
-    /// the URL parser refuses unless it decodes; see `validation::has_reserved_label`).
+    /// the URL parser refuses unless it decodes; see `url_host::has_reserved_label`).
     pub(crate) const HOST: &str = "(((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])|(([A-Za-z0-9-]{1,2}|[A-Za-z0-9-]{2}[A-Za-z0-9][A-Za-z0-9-]*|[A-Za-z0-9-]{2}-([A-Za-z0-9][A-Za-z0-9-]*)?)\\.)*([A-Za-z][A-Za-z0-9-]?|[A-Za-z][A-Za-z0-9-][A-Za-z0-9][A-Za-z0-9-]*|[A-Za-z][A-Za-z0-9-]-([A-Za-z0-9][A-Za-z0-9-]*)?))";
     /// A port in 0..=65535, as the URL parser accepts it.
     pub(crate) const PORT: &str = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})";

@@ -288,24 +288,10 @@ pub fn check_input_url(url: &str) -> Result<String, String> {
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none_or(str::is_empty) {
         return Err("must be an absolute http(s) URL or a data: URI".to_string());
     }
-    if has_reserved_label(&parsed) {
-        return Err(RESERVED_LABEL.to_string());
+    if crate::url_host::has_reserved_label(&parsed) {
+        return Err(crate::url_host::RESERVED_LABEL.to_string());
     }
     Ok(url.to_string())
-}
-
-/// Why a host with a reserved label is refused.
-pub(crate) const RESERVED_LABEL: &str =
-    "the host has a label with `--` in its third and fourth places (such as punycode `xn--`), which is not accepted";
-
-/// Whether `url`'s host name has a label with `-` in both its third and fourth places: the form
-/// reserved for punycode (`xn--`), which the published URL pattern leaves out, so the validator
-/// and the schema accept the same hosts.
-pub(crate) fn has_reserved_label(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(host)) => host.split('.').any(|label| label.get(2..4) == Some("--")),
-        _ => false,
-    }
 }
 
 fn check_params(spec: &EngineSpec, given: Option<&Map<String, Value>>) -> Result<Map<String, Value>, ValidationError> {

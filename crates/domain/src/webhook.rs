@@ -63,8 +63,8 @@ pub fn check_webhook_url(url: &str) -> Result<String, String> {
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none_or(str::is_empty) {
         return Err("webhook_url: must be an absolute http(s) URL".into());
     }
-    if crate::validation::has_reserved_label(&parsed) {
-        return Err(format!("webhook_url: {}", crate::validation::RESERVED_LABEL));
+    if crate::url_host::has_reserved_label(&parsed) {
+        return Err(format!("webhook_url: {}", crate::url_host::RESERVED_LABEL));
     }
     Ok(url.to_string())
 }
