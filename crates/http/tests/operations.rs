@@ -207,8 +207,12 @@ async fn rate_limits_are_shared_by_api_servers_and_answered_with_429_and_headers
         });
         let answers = join_all(submits).await;
         let accepted = answers.iter().filter(|(s, ..)| *s == StatusCode::ACCEPTED).count();
-        // The burst, and at most a token or two refilled while the requests ran.
-        assert!((10..=12).contains(&accepted), "{backend:?}: {accepted} accepted");
+        let statuses: Vec<u16> = answers.iter().map(|(s, ..)| s.as_u16()).collect();
+        // The burst, and at most a token or two refilled while the requests ran; less at most a
+        // lease (a quarter of the burst, 2 here) that one api-server took from the bucket and no
+        // longer had requests to spend on (the tokens return with its next lease).
+        assert!((8..=12).contains(&accepted), "{backend:?}: {accepted} accepted: {statuses:?}");
+        assert!(statuses.iter().all(|s| *s == 202 || *s == 429), "{backend:?}: {statuses:?}");
         for (status, answer, (retry_after, remaining), policy) in &answers {
             assert_eq!(policy.as_deref(), Some("60;w=60;burst=10"), "{backend:?}");
             if *status == StatusCode::TOO_MANY_REQUESTS {
