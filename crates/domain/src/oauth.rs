@@ -19,8 +19,9 @@ pub const MAX_REDIRECT_URI_CHARS: usize = 2_000;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClientRegistration {
-    /// Where the authorization server may send the client back, matched exactly.
+    /// Where the authorization server may send the client back, matched exactly: 1 to 10 URIs.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 10))]
     pub redirect_uris: Vec<String>,
     /// Shown on the consent page.
     #[serde(default)]
