@@ -13,7 +13,7 @@ use service::Service;
 
 /// `GET /console/authorize`: the consent page, after signing in.
 pub async fn authorize_page(service: web::Data<Service>, req: HttpRequest) -> HttpResponse {
-    let params: AuthorizationParams = match serde_urlencoded_params(req.query_string()) {
+    let params: AuthorizationParams = match authorization_params(req.query_string()) {
         Some(params) => params,
         None => return pages::error_page(StatusCode::BAD_REQUEST, "The authorization request could not be read."),
     };
@@ -108,7 +108,7 @@ fn refusal_answer(refusal: AuthorizeRefusal) -> HttpResponse {
     }
 }
 
-fn serde_urlencoded_params(query: &str) -> Option<AuthorizationParams> {
+fn authorization_params(query: &str) -> Option<AuthorizationParams> {
     web::Query::<AuthorizationParams>::from_query(query).ok().map(web::Query::into_inner)
 }
 

@@ -195,6 +195,11 @@ async fn refused_deliveries_are_retried_signed_and_taken_once() {
         }
         let events: Vec<&str> = log.iter().map(|d| d["event"].as_str().unwrap()).collect();
         assert!(events.contains(&"running") && events.contains(&"completed"), "{events:?}");
+        // Filters out of range are refused by the service, whichever front end asks.
+        for bad in ["limit=0", "limit=101", &format!("task_id={}", "t".repeat(65))] {
+            let (status, refusal) = server.get(&key, &format!("/v1/webhooks/deliveries?{bad}")).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {refusal}");
+        }
         // Another key sees none of them.
         let (other, _) = key_with_secret(&server).await;
         assert!(deliveries(&server, &other, id).await.is_empty());

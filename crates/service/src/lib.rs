@@ -48,7 +48,7 @@ pub use job_process::{ChildJobs, JobIsolation, CHILD_COMMAND};
 pub use recipes::SyncOutcome;
 pub use retention::Swept;
 pub use signing::UrlSigner;
-pub use webhook_delivery::{KeyWebhookSettings, WebhookSettings, MAX_LISTED as MAX_LISTED_DELIVERIES};
+pub use webhook_delivery::{KeyWebhookSettings, WebhookSettings};
 
 use domain::Usd;
 use engines::{Engines, OutputStore};

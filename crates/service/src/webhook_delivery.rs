@@ -36,8 +36,10 @@ impl WebhookSettings {
 const DELIVERY_LEASE_MARGIN: Duration = Duration::from_secs(20);
 /// Deliveries one worker sends at once.
 const DELIVERIES_AT_ONCE: i64 = 32;
-/// Most deliveries listed at once.
+/// Most deliveries listed at once (the `maximum` of the log's `limit`).
 pub const MAX_LISTED: i64 = 100;
+/// Longest task or reel id the log is filtered by (the `maxLength` of its `task_id`).
+pub const JOB_ID_FILTER_MAX: usize = 64;
 
 impl Service {
     /// The webhook a request asks for: its own (`url` checked for form and for a public
@@ -166,16 +168,25 @@ impl JobRunner<'_> {
 }
 
 impl Api<'_> {
-    /// The caller's webhook deliveries, newest first (at most `limit`, up to [`MAX_LISTED`]),
-    /// of one task or reel when `job_id` is given, each with its attempts.
+    /// The caller's webhook deliveries, newest first (at most `limit`, 1 to `MAX_LISTED`,
+    /// default half that), of one task or reel when `job_id` is given (at most
+    /// `JOB_ID_FILTER_MAX` characters), each with its attempts; a filter out of range is a 400.
     pub async fn webhook_deliveries(
         &self,
         caller: &Caller,
         job_id: Option<&str>,
         limit: Option<i64>,
     ) -> Result<WebhookDeliveryList, ServiceError> {
+        if job_id.is_some_and(|id| id.len() > JOB_ID_FILTER_MAX) {
+            return Err(ServiceError::BadRequest(format!(
+                "task_id: at most {JOB_ID_FILTER_MAX} characters (task and reel ids are shorter)"
+            )));
+        }
+        if limit.is_some_and(|limit| !(1..=MAX_LISTED).contains(&limit)) {
+            return Err(ServiceError::BadRequest(format!("limit: between 1 and {MAX_LISTED}")));
+        }
         let (key_id, job_id) = (caller.key_id.clone(), job_id.map(str::to_string));
-        let limit = limit.unwrap_or(MAX_LISTED / 2).clamp(1, MAX_LISTED);
+        let limit = limit.unwrap_or(MAX_LISTED / 2);
         let rows = self
             .service
             .db(move |db| {
