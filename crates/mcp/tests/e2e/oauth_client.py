@@ -63,8 +63,15 @@ class Callback:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
-                callback.query = parse_qs(urlparse(self.path).query)
-                callback.arrived.set()
+                # Only the redirect counts: the browser may also ask this origin for /favicon.ico.
+                target = urlparse(self.path)
+                if target.path != "/callback":
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                if not callback.arrived.is_set():
+                    callback.query = parse_qs(target.query)
+                    callback.arrived.set()
                 self.send_response(200)
                 self.end_headers()
                 self.wfile.write(b"connected; you may close this window")
