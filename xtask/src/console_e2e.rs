@@ -61,17 +61,28 @@ pub fn run() -> Result<()> {
 fn agent_connects_with_oauth(chromium: &str) -> Result<()> {
     const EMAIL: &str = "oauth-e2e@example.com";
     let python = crate::deployment::python_with(MCP_REQUIREMENTS)?;
-    let settings = [("OAUTH_ACCESS_TOKEN_SECS", "2".to_string())];
-    let deployment = Deployment::start("debug", false, &settings).context("starting api-server")?;
+    let settings = [("OAUTH_ACCESS_TOKEN_SECS", "2".to_string()), ("RUST_LOG", "info".to_string())];
+    // The access log of the whole flow is searched for tokens, codes and client secrets after it.
+    let logs = std::env::temp_dir().join(format!("oauth-e2e-logs-{}", std::process::id()));
+    crate::log_secrets::prepare(&logs)?;
+    let log = logs.join("api-server.log");
+    let deployment = Deployment::start_logged("debug", false, &settings, Some(&log)).context("starting api-server")?;
     let invite = deployment.admin(&["account", "invite", "e2e", "--email", EMAIL])?;
     let screenshots = std::fs::canonicalize(SCREENSHOTS)?.join("oauth");
     std::fs::create_dir_all(&screenshots)?;
-    crate::run(
+    let result = crate::run(
         Command::new(python)
             .args([OAUTH_CLIENT, &deployment.base, &invite, EMAIL])
             .arg(&screenshots)
             .env("CHROMIUM", chromium),
-    )
+    );
+    drop(deployment);
+    if result.is_err() {
+        eprintln!("oauth-e2e: server log follows\n{}", std::fs::read_to_string(&log).unwrap_or_default());
+    }
+    let searched = result.and_then(|()| crate::log_secrets::check(&logs));
+    let _ = std::fs::remove_dir_all(&logs);
+    searched
 }
 
 fn install_chromium() -> bool {

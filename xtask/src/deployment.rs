@@ -71,6 +71,9 @@ impl Deployment {
             ("BIND_ADDR", format!("127.0.0.1:{port}")),
             ("OUTPUT_DIR", scratch.join("outputs").display().to_string()),
             ("RUST_LOG", "warn".into()),
+            // Every process of the deployment shares one download-signing key, as a secret store
+            // would hand it out (required on PostgreSQL).
+            ("URL_SIGNING_SECRET", format!("scratch-deployment-signing-key-{}-{}", unique(), unique())),
         ];
         // `extra` wins over the scratch settings.
         let env = scratch_env

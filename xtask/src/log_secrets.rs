@@ -3,7 +3,7 @@
 //! servers of the HTTP tests and the real api-servers and workers of the process tests. Afterwards
 //! every line is searched for anything shaped like a secret the service handles: API keys,
 //! download signatures, callback tokens, console invite, confirmation and reset links, session
-//! cookies and webhook secrets. A redacted value (`REDACTED`) passes.
+//! cookies, webhook secrets and the connector's OAuth tokens, codes and client secrets. A redacted value (`REDACTED`) passes.
 
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
@@ -58,6 +58,16 @@ fn secret_in(line: &str) -> Option<&'static str> {
     if after("mgk_").any(|rest| hex_run(rest) >= 16) {
         return Some("an API key");
     }
+    for (prefix, what) in [
+        ("mat_", "a connector access token"),
+        ("mrt_", "a connector refresh token"),
+        ("mac_", "an authorization code"),
+        ("mcs_", "a connector client secret"),
+    ] {
+        if after(prefix).any(|rest| hex_run(rest) >= 16) {
+            return Some(what);
+        }
+    }
     if after("sig=").any(|rest| hex_run(rest) >= 32) {
         return Some("a download signature");
     }
@@ -96,6 +106,9 @@ mod tests {
         );
         assert_eq!(secret_in("POST /v1/webhooks/fal/task_1?token=abc123"), Some("a callback token"));
         assert_eq!(secret_in("GET /console/verify/Zx81"), Some("a confirmation link"));
+        let token = format!("Bearer mat_{}", "9f".repeat(32));
+        assert_eq!(secret_in(&token), Some("a connector access token"));
+        assert_eq!(secret_in(&format!("refresh mrt_{}", "9f".repeat(32))), Some("a connector refresh token"));
         assert_eq!(secret_in("GET /console/reset/abc HTTP/1.1"), Some("a password-reset link"));
         for clean in [
             "POST /v1/webhooks/fal/task_1?token=REDACTED",

@@ -37,6 +37,22 @@ async fn first_start_admin_cli_and_sigterm_lose_nothing() {
     let refused = client.post(deployment.url("/v1/generate")).bearer_auth(&secret).json(&tts).send().await.unwrap();
     assert_eq!(refused.status(), 402, "0.0150 does not fit a 0.01 cap");
     assert!(deployment.admin(&["key", "cap", &key_id, "--none"]).0);
+
+    // The key's webhooks from the CLI: a default target (a public receiver only), the signing
+    // secret rotated and shown once, then shown no more.
+    let receiver = "https://93.184.216.34/hooks/media";
+    let (ok, out) = deployment.admin(&["key", "webhook", &key_id, "--url", receiver, "--running", "--rotate-secret"]);
+    assert!(ok && out.contains(&format!("default webhook {receiver} (running and completed)")), "{out}");
+    assert!(out.lines().last().unwrap().starts_with("whsec_"), "{out}");
+    let (ok, shown) = deployment.admin(&["key", "webhook", &key_id]);
+    assert!(ok && shown.contains(receiver) && !shown.contains("whsec_"), "{shown}");
+    let (ok, _) = deployment.admin(&["key", "webhook", &key_id, "--url", "http://10.0.0.1/hooks"]);
+    assert!(!ok, "a private receiver is refused");
+    let (ok, cleared) = deployment.admin(&["key", "webhook", &key_id, "--clear"]);
+    assert!(ok && cleared.contains("no default webhook"), "{cleared}");
+    let (ok, rates) = deployment.admin(&["key", "rate", &key_id, "--submits-per-minute", "600"]);
+    assert!(ok && rates.contains("submits 600/min, reads the default"), "{rates}");
+
     let accepted = client.post(deployment.url("/v1/generate")).bearer_auth(&secret).json(&tts).send().await.unwrap();
     assert_eq!(accepted.status(), 202);
     assert!(deployment.admin(&["key", "revoke", &key_id]).0);
@@ -227,4 +243,59 @@ async fn a_cancel_reaches_a_standalone_workers_job_through_postgres() {
     cancel_and_see_the_process_end(&deployment, &key, worker.0.id(), "acme").await;
     assert!(terminate(&mut worker.0).success());
     assert!(terminate(&mut server.0).success());
+}
+
+/// A real job's process, read from `/proc` while it runs: none of the service's secrets in its
+/// environment, `no_new_privs` and a seccomp filter set, and limits on CPU time, memory, open
+/// files, file size and core dumps.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_jobs_process_holds_no_secret_and_is_confined() {
+    const SECRETS: [(&str, &str); 5] = [
+        ("FAL_KEY", "fal-key-that-must-not-reach-a-job"),
+        ("REPLICATE_API_TOKEN", "r8_token-that-must-not-reach-a-job"),
+        ("URL_SIGNING_SECRET", "signing-secret-that-must-not-reach-a-job-0123456789"),
+        ("AWS_SECRET_ACCESS_KEY", "aws-secret-that-must-not-reach-a-job"),
+        ("METRICS_TOKEN", "metrics-token-that-must-not-reach-a-job"),
+    ];
+    let deployment = Deployment::with_env(&SECRETS);
+    let (mut server, key) = deployment.start();
+    let key = key.expect("first-start key");
+    let client = reqwest::Client::new();
+    let long =
+        json!({"model": "lambda-t2v", "prompt": "a long tour", "params": {"duration": 10, "resolution": "720p"}});
+    let id = deployment.submit(&client, &key, &long).await;
+    let started = Instant::now();
+    let pid = loop {
+        if let Some(pid) = job_processes(server.id()).into_iter().next() {
+            break pid;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the job's process never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let proc_file = |name: &str| std::fs::read(format!("/proc/{pid}/{name}")).expect("the job's process is running");
+    let environment = String::from_utf8_lossy(&proc_file("environ")).replace('\0', "\n");
+    for (name, value) in SECRETS {
+        assert!(!environment.contains(value) && !environment.contains(name), "{name} reached the job: {environment}");
+    }
+    assert!(!environment.contains("DATABASE_URL"), "{environment}");
+    let status = String::from_utf8_lossy(&proc_file("status")).into_owned();
+    let field = |name: &str| {
+        status.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_string()).unwrap_or_default()
+    };
+    assert_eq!(field("NoNewPrivs:"), "1", "{status}");
+    assert_eq!(field("Seccomp:"), "2", "a seccomp filter: {status}");
+    let limits = String::from_utf8_lossy(&proc_file("limits")).into_owned();
+    let soft = |name: &str| {
+        let line = limits.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name}: {limits}"));
+        line[name.len()..].split_whitespace().next().unwrap_or_default().to_string()
+    };
+    for name in ["Max cpu time", "Max file size", "Max open files", "Max address space"] {
+        assert_ne!(soft(name), "unlimited", "{name}: {limits}");
+    }
+    assert!(soft("Max open files").parse::<u64>().unwrap() <= 1024, "{limits}");
+    assert_eq!(soft("Max core file size"), "0", "{limits}");
+    eprintln!("the job process {pid}: NoNewPrivs 1, Seccomp 2\n{limits}");
+    let cancelled = client.post(deployment.url(&format!("/v1/tasks/{id}/cancel"))).bearer_auth(&key).send().await;
+    assert_eq!(cancelled.unwrap().status(), 200);
+    assert!(terminate(&mut server).success());
 }

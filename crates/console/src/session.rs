@@ -1,6 +1,6 @@
 //! Cookies and CSRF: the session cookie, the signed-in user extracted from it, and the two kinds
-//! of form token (the session's own, and a double-submit cookie for the forms shown before
-//! sign-in, so a hostile page cannot sign a visitor in to an attacker's account).
+//! of form token (the session's own, and a signed, expiring double-submit cookie for the forms
+//! shown before sign-in, so a hostile page cannot sign a visitor in to an attacker's account).
 
 use crate::pages::{self, Page};
 use actix_web::cookie::{Cookie, SameSite};
@@ -80,11 +80,6 @@ pub async fn signed_in_form(service: &Service, req: &HttpRequest, token: &str) -
     Ok(user)
 }
 
-/// A fresh token for a signed-out form: the value goes in the form and in [`FORM_COOKIE`].
-pub fn new_form_token() -> String {
-    service::console::random_token()
-}
-
 /// The form-token cookie's name and path on this deployment.
 fn form_cookie_scope(service: &Service) -> (&'static str, &'static str) {
     if secure(service) {
@@ -113,10 +108,12 @@ pub fn form_cookie_removal(service: &Service) -> Cookie<'static> {
     cookie
 }
 
-/// Checks a signed-out form's token against its cookie.
+/// Checks a signed-out form's token against its cookie, and that the service signed it and it
+/// has not expired.
 pub fn check_form_token(service: &Service, req: &HttpRequest, sent: &str) -> bool {
     let (name, _) = form_cookie_scope(service);
     req.cookie(name).is_some_and(|cookie| !sent.is_empty() && equal(sent, cookie.value()))
+        && service.console().form_token_is_valid(sent)
 }
 
 /// The answer to a form without a valid token.
@@ -144,7 +141,7 @@ pub fn client_address(service: &Service, req: &HttpRequest) -> String {
 
 /// Renders a signed-out page with a fresh form token set in its cookie.
 pub fn with_form_token(service: &Service, render: impl FnOnce(&str) -> Page) -> HttpResponse {
-    let token = new_form_token();
+    let token = service.console().new_form_token();
     let mut response = render(&token).respond();
     let _ = response.add_cookie(&form_cookie(service, &token));
     response

@@ -75,6 +75,31 @@ async fn forms_without_their_csrf_token_are_refused() {
     let answer =
         stranger.post("/console/sign-in", &[("email", "a@b.co"), ("password", PASSWORD), ("csrf", &token)]).await;
     assert_eq!(answer.status, StatusCode::FORBIDDEN, "a token without its cookie");
+
+    // A cookie planted with a value of the planter's choosing (by a sibling host over plain HTTP)
+    // does not make its token valid: the service signed none of these, or its signature expired.
+    let random = "ab".repeat(32);
+    let expired = {
+        let (_, expires_and_signature) = token.split_once('.').unwrap();
+        let (expires, signature) = expires_and_signature.split_once('.').unwrap();
+        let earlier: i64 = expires.parse::<i64>().unwrap() - 3 * 3_600;
+        format!("{}.{earlier}.{signature}", &token[..64])
+    };
+    for planted in [random.clone(), format!("{random}.9999999999.{}", "00".repeat(32)), expired] {
+        let mut planted_browser = Browser::new(&server);
+        planted_browser.cookies.insert("mg_form".into(), planted.clone());
+        let answer = planted_browser
+            .post("/console/sign-in", &[("email", "a@b.co"), ("password", PASSWORD), ("csrf", &planted)])
+            .await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{planted}");
+    }
+    // The service's own token, with its cookie, passes (a wrong password then is a 401).
+    let mut visitor = Browser::new(&server);
+    let token = visitor.form_token("/console/sign-in").await;
+    assert_eq!(token.split('.').count(), 3, "{token}");
+    let answer =
+        visitor.post("/console/sign-in", &[("email", "a@b.co"), ("password", PASSWORD), ("csrf", &token)]).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
@@ -523,6 +548,35 @@ async fn deleting_an_account_stops_everything_it_had_running_or_queued() {
     assert_eq!(server.service.database().verify_ledger().unwrap(), vec![]);
 }
 
+/// Deleting an account with a job running on the only worker slot stops that job's process,
+/// unbilled, and the slot goes to the next account's job.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn deleting_an_account_stops_its_running_job_and_frees_the_worker() {
+    let server = TestServer::start_with(Backend::Sqlite, Options { worker_concurrency: 1, ..Options::default() }).await;
+    let (mut browser, _) = signed_up(&server).await;
+    let (_, secret, _) = browser.create_key("doomed", "").await;
+    let long = serde_json::json!({"model": "lambda-t2v", "prompt": "a long tour",
+        "params": {"duration": 5, "resolution": "720p"}});
+    let running = server.submit(&secret, long).await;
+    let id = running["id"].as_str().unwrap().to_string();
+    server.wait_running(&secret, &id).await;
+    let token = browser.form_token("/console/account").await;
+    let deleted = browser.post("/console/account/delete", &[("password", PASSWORD), ("csrf", &token)]).await;
+    assert_eq!(deleted.location.as_deref(), Some("/console/sign-in"), "{}", deleted.body);
+    let row = server.service.database().task(&id).unwrap().unwrap();
+    assert_eq!(row.status, "failed", "{row:?}");
+    // The only slot is free: another account's job runs now, not after the video.
+    let other = server.key(None, true).await;
+    let next = server.run(&other, serde_json::json!({"model": "tts", "prompt": "next in line"})).await;
+    assert_eq!(next["status"], "succeeded");
+    let row = server.service.database().task(&id).unwrap().unwrap();
+    assert_eq!(row.status, "failed", "stays failed: {row:?}");
+    let ledger = server.service.database().task_ledger(&id).unwrap();
+    assert!(ledger.iter().all(|entry| entry.kind != "capture"), "{ledger:?}");
+    assert_eq!(server.service.database().verify_ledger().unwrap(), vec![]);
+    server.stop().await;
+}
+
 /// Tries spread over many addresses fill an email's own limit, which then refuses every new
 /// address; the address its owner signed in from keeps working.
 #[tokio::test]
@@ -582,4 +636,65 @@ async fn the_usage_page_cancels_an_unfinished_job_of_the_account_only() {
     let page = owner.get("/console/usage").await.body;
     assert!(!page.contains(&format!("action=\"{action}\"")), "no Cancel once ended");
     assert_eq!(owner.post(&action, &[("csrf", &token)]).await.status, StatusCode::CONFLICT);
+}
+
+/// The Webhooks page: a new key's signing secret is shown once with the key; a default target set
+/// on the page is used by the key's jobs, signed with that secret; the delivery shows in the log;
+/// a rotated secret is shown once; another account cannot touch the key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_webhooks_page_sets_a_default_target_rotates_the_secret_and_shows_deliveries() {
+    let adjust: common::Adjust = Box::new(|config| config.allow_private_webhook_urls = true);
+    let server = TestServer::start_with(Backend::Sqlite, Options { adjust: Some(adjust), ..Options::default() }).await;
+    let receiver = common::receiver::Receiver::start(0);
+    let (mut browser, _) = signed_up(&server).await;
+    let (key_id, secret, created) = browser.create_key("hooks", "").await;
+    let made_with_key = between(&created.body, "id=\"new-key-webhook-secret\">", "</code>");
+    let signing = webhooks::SigningSecret::parse(&made_with_key).expect("a whsec_ secret with the new key");
+    let page = browser.get("/console/webhooks").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(!page.body.contains("whsec_") && page.body.contains("Signing secret: set"), "{}", page.body);
+    let token = csrf_of(&page.body);
+    let target = format!("/console/keys/{key_id}/webhook");
+
+    let refused = browser.post(&target, &[("url", "ftp://example.com/hooks"), ("csrf", &token)]).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(refused.body.contains("role=\"alert\"") && refused.body.contains("http(s)"), "{}", refused.body);
+    let saved = browser.post(&target, &[("url", &receiver.url), ("csrf", &token)]).await;
+    assert_eq!(saved.location.as_deref(), Some("/console/webhooks"), "{}", saved.body);
+    assert!(browser.get("/console/webhooks").await.body.contains(&format!("value=\"{}\"", receiver.url)));
+
+    // A job that names no webhook_url goes to the key's default, signed with the key's secret.
+    let queued = server.submit(&secret, serde_json::json!({"model": "tts", "prompt": "Open house."})).await;
+    let id = queued["id"].as_str().unwrap();
+    assert_eq!(server.wait(&secret, id).await["status"], "succeeded");
+    let message = receiver.taken("succeeded").await;
+    message.verify(&signing);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let page = browser.get("/console/webhooks").await.body;
+        if page.contains("data-delivery-id") && page.contains(id) && page.contains(">delivered<") {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{page}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
+    // Rotation shows the new secret once; the page's own address never shows it again.
+    let rotated = browser.post(&format!("/console/keys/{key_id}/webhook-secret"), &[("csrf", &token)]).await;
+    assert_eq!(rotated.status, StatusCode::OK);
+    let new_secret = between(&rotated.body, "id=\"webhook-secret\">", "</code>");
+    assert!(new_secret.starts_with("whsec_") && new_secret != made_with_key, "{new_secret}");
+    assert_eq!(rotated.headers["cache-control"], "no-store");
+    let after = browser.get("/console/webhooks").await.body;
+    assert!(!after.contains(&new_secret) && after.contains("previous one still signs until"), "{after}");
+
+    // Another account cannot set or rotate this key's webhooks.
+    let (mut intruder, _) = signed_up(&server).await;
+    let intruder_token = intruder.form_token("/console/webhooks").await;
+    let foreign = intruder.post(&target, &[("url", "https://93.184.216.34/x"), ("csrf", &intruder_token)]).await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND);
+    let foreign = intruder.post(&format!("/console/keys/{key_id}/webhook-secret"), &[("csrf", &intruder_token)]).await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND);
+    assert!(!intruder.get("/console/webhooks").await.body.contains(id), "deliveries are the account's own");
+    server.stop().await;
 }

@@ -6,93 +6,15 @@
 
 mod common;
 
-use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use common::receiver::{Received, Receiver};
 use common::{generate, Options, TestServer};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use storage::Backend;
 use webhooks::SigningSecret;
 
 const BACKENDS: [Backend; 2] = [Backend::Sqlite, Backend::Postgres];
-
-/// One request the receiver got.
-#[derive(Clone, Debug)]
-struct Received {
-    id: String,
-    timestamp: i64,
-    signature: String,
-    body: Vec<u8>,
-    answered: u16,
-}
-
-/// A webhook receiver on loopback that answers 503 to the first `refusals` attempts of each
-/// message (by `webhook-id`), then 200.
-struct Receiver {
-    url: String,
-    received: Arc<Mutex<Vec<Received>>>,
-    _server: actix_web::dev::ServerHandle,
-}
-
-impl Receiver {
-    fn start(refusals: usize) -> Receiver {
-        let received: Arc<Mutex<Vec<Received>>> = Arc::default();
-        let log = received.clone();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/hooks/media", listener.local_addr().unwrap());
-        let server = HttpServer::new(move || {
-            let log = log.clone();
-            App::new().default_service(web::to(move |req: HttpRequest, body: web::Bytes| {
-                let log = log.clone();
-                async move {
-                    let header = |name: &str| {
-                        req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string()
-                    };
-                    let mut log = log.lock().unwrap();
-                    let id = header("webhook-id");
-                    let earlier = log.iter().filter(|r| r.id == id).count();
-                    let answered = if earlier < refusals { 503 } else { 200 };
-                    log.push(Received {
-                        id,
-                        timestamp: header("webhook-timestamp").parse().unwrap_or(0),
-                        signature: header("webhook-signature"),
-                        body: body.to_vec(),
-                        answered,
-                    });
-                    HttpResponse::build(actix_web::http::StatusCode::from_u16(answered).unwrap())
-                        .body(if answered == 200 { "ok" } else { "busy, try later" })
-                }
-            }))
-        })
-        .workers(1)
-        .listen(listener)
-        .unwrap()
-        .run();
-        let handle = server.handle();
-        tokio::spawn(server);
-        Receiver { url, received, _server: handle }
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.received.lock().unwrap().clone()
-    }
-
-    /// Waits until a message whose body has `status` was taken (answered 200).
-    async fn taken(&self, status: &str) -> Received {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        loop {
-            let taken = self.received().into_iter().find(|r| {
-                r.answered == 200 && serde_json::from_slice::<Value>(&r.body).is_ok_and(|b| b["status"] == status)
-            });
-            if let Some(taken) = taken {
-                return taken;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "no {status} message taken: {:?}", self.received());
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-}
 
 /// A server whose webhooks may go to loopback and are retried after 200 ms, 400 ms, 800 ms.
 async fn server(backend: Backend, worker: bool) -> TestServer {
@@ -109,13 +31,6 @@ async fn key_with_secret(server: &TestServer) -> (String, SigningSecret) {
     server.service.operator().create_account(&name, true).await.unwrap();
     let new = server.service.operator().create_key(&name, None, None).await.unwrap();
     (new.secret, SigningSecret::parse(&new.webhook_secret.unwrap()).unwrap())
-}
-
-fn verify(secret: &SigningSecret, message: &Received) {
-    let expected = secret.sign(&message.id, message.timestamp, &message.body);
-    assert!(message.signature.split(' ').any(|s| s == expected), "{message:?}");
-    let now = storage::now_millis() / 1000;
-    assert!((now - message.timestamp).abs() < 60, "sent now: {message:?}");
 }
 
 async fn deliveries(server: &TestServer, key: &str, task_id: &str) -> Vec<Value> {
@@ -143,7 +58,7 @@ async fn refused_deliveries_are_retried_signed_and_taken_once() {
         let running = receiver.taken("running").await;
         let sent: Vec<Received> = receiver.received();
         for message in &sent {
-            verify(&secret, message);
+            message.verify(&secret);
         }
         // Each message came three times under one id (two refusals, then taken), and was taken
         // once: after dedup by id the receiver saw one running and one completed message.
@@ -251,7 +166,7 @@ async fn a_cancel_is_announced_and_a_key_default_is_used() {
         assert_eq!(status, StatusCode::OK, "{cancelled}");
         server.start_worker();
         let message = receiver.taken("failed").await;
-        verify(&secret, &message);
+        message.verify(&secret);
         let announced: Value = serde_json::from_slice(&message.body).unwrap();
         assert_eq!(announced, cancelled, "the cancelled task, as its poll shows it");
         assert_eq!(announced["error"], "cancelled by client");
@@ -285,4 +200,90 @@ async fn private_or_malformed_targets_are_refused_at_submit() {
     let (_, usage) = server.get(&key, "/v1/usage").await;
     assert_eq!(usage["held_usd"], "0.0000", "nothing held for a refused submit");
     server.stop().await;
+}
+
+/// Replaces every signed URL and its expiry in `value`, which are signed afresh on each read.
+fn unsigned(value: &mut Value) {
+    match value {
+        Value::Object(fields) => {
+            for (name, field) in fields.iter_mut() {
+                if name == "url" || name == "expires_at" || field.as_str().is_some_and(|s| s.contains("sig=")) {
+                    *field = json!("(signed)");
+                } else {
+                    unsigned(field);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unsigned),
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reel_and_a_connector_job_announce_what_their_own_polls_show() {
+    for backend in BACKENDS {
+        let server = server(backend, true).await;
+        let receiver = Receiver::start(1);
+        let (key, secret) = key_with_secret(&server).await;
+
+        // A reel: the message is the reel poll's JSON, under the reel's own id.
+        let reel = json!({
+            "photos": [common::photo("rocket.jpg")],
+            "details": {"price": 410000},
+            "params": {"duration": 6},
+            "webhook_url": receiver.url,
+        });
+        let (status, queued) = server.post(&key, "/v1/recipes/reel", reel).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+        let reel_id = queued["reel_id"].as_str().unwrap().to_string();
+        let polled = server.wait_at(&key, &format!("/v1/recipes/reel/{reel_id}")).await;
+        assert_eq!(polled["status"], "succeeded", "{polled}");
+        let message = receiver.taken("succeeded").await;
+        message.verify(&secret);
+        let mut announced: Value = serde_json::from_slice(&message.body).unwrap();
+        let (_, mut polled) = server.get(&key, &format!("/v1/recipes/reel/{reel_id}")).await;
+        unsigned(&mut announced);
+        unsigned(&mut polled);
+        assert_eq!(announced, polled, "the reel's message is its poll");
+        assert!(announced["result"].is_object(), "{announced}");
+        let log = deliveries(&server, &key, &reel_id).await;
+        assert_eq!(log.len(), 1, "{log:?}");
+
+        // The connector's generate tool takes a webhook_url too.
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "generate",
+            "arguments": {"model": "tts", "prompt": "Open house on Sunday.", "webhook_url": receiver.url}}});
+        let (status, answer) = server.post(&key, "/api/mcp", call).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        let id = answer["result"]["structuredContent"]["id"].as_str().unwrap().to_string();
+        let polled = server.wait(&key, &id).await;
+        assert_eq!(polled["status"], "succeeded", "{polled}");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        let message = loop {
+            let taken = receiver.received().into_iter().find(|r| {
+                r.answered == 200 && serde_json::from_slice::<Value>(&r.body).is_ok_and(|b| b["id"] == id.as_str())
+            });
+            if let Some(taken) = taken {
+                break taken;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{:?}", receiver.received());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        message.verify(&secret);
+        let mut announced: Value = serde_json::from_slice(&message.body).unwrap();
+        let (_, mut polled) = server.get(&key, &format!("/v1/tasks/{id}")).await;
+        unsigned(&mut announced);
+        unsigned(&mut polled);
+        assert_eq!(announced, polled);
+        // A private target named through the connector is refused like over HTTP.
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "generate",
+            "arguments": {"model": "tts", "prompt": "x", "webhook_url": "http://10.0.0.1/hook"}}});
+        server.stop().await;
+        let server = TestServer::start_with(backend, Options { worker: false, ..Default::default() }).await;
+        let (key, _) = key_with_secret(&server).await;
+        let (_, answer) = server.post(&key, "/api/mcp", call).await;
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        assert_eq!(answer["result"]["structuredContent"]["code"], "invalid_input", "{answer}");
+        server.stop().await;
+    }
 }

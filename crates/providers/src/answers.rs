@@ -74,29 +74,54 @@ fn is_file_url(text: &str) -> bool {
     url::Url::parse(text).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
 }
 
-/// fal's files in a result: every object with a `url` (`images[]`, `image`, `video`, `audio`,
-/// ...), in document order, with its `content_type`.
-pub(crate) fn fal_files(value: &Value, found: &mut Vec<MediaRef>) {
-    match value {
-        Value::Object(map) => match map.get("url").and_then(Value::as_str) {
-            Some(url) if is_file_url(url) => found.push(MediaRef {
-                url: url.to_string(),
-                content_type: map.get("content_type").and_then(Value::as_str).map(str::to_string),
-            }),
-            _ => map.values().for_each(|v| fal_files(v, found)),
-        },
-        Value::Array(items) => items.iter().for_each(|v| fal_files(v, found)),
-        _ => {}
+/// The fields of a result that name its media, as fal's and Replicate's media models answer
+/// them. Nothing else in a result is fetched: a URL in a `prompt`, a `seed` or a model's log is
+/// text, not a file.
+pub(crate) const MEDIA_FIELDS: [&str; 10] =
+    ["images", "image", "video", "videos", "audio", "audio_file", "audio_url", "file", "files", "output"];
+
+/// fal's files in a result: the `{url, content_type}` objects under its [`MEDIA_FIELDS`]
+/// (`images[]`, `image`, `video`, `audio`, ...), one object or a list of them, in field order.
+pub(crate) fn fal_files(result: &Value, found: &mut Vec<MediaRef>) {
+    let file = |value: &Value, found: &mut Vec<MediaRef>| {
+        let url = value.get("url").and_then(Value::as_str).filter(|url| is_file_url(url));
+        if let Some(url) = url {
+            let content_type = value.get("content_type").and_then(Value::as_str).map(str::to_string);
+            found.push(MediaRef { url: url.to_string(), content_type });
+        }
+    };
+    for field in MEDIA_FIELDS {
+        match result.get(field) {
+            Some(Value::Array(items)) => items.iter().for_each(|item| file(item, found)),
+            Some(value) => file(value, found),
+            None => {}
+        }
     }
 }
 
-/// Replicate's files in an `output`: a URL, a list of URLs, or an object holding them.
-pub(crate) fn output_urls(value: &Value, found: &mut Vec<MediaRef>) {
-    match value {
-        Value::String(url) if is_file_url(url) => found.push(MediaRef { url: url.clone(), content_type: None }),
-        Value::Array(items) => items.iter().for_each(|v| output_urls(v, found)),
-        Value::Object(map) => map.values().for_each(|v| output_urls(v, found)),
-        _ => {}
+/// Replicate's files in an `output`: a URL, a list of URLs, or an object whose
+/// [`MEDIA_FIELDS`] hold a URL or a list of them.
+pub(crate) fn output_urls(output: &Value, found: &mut Vec<MediaRef>) {
+    let urls = |value: &Value, found: &mut Vec<MediaRef>| {
+        let one = |value: &Value, found: &mut Vec<MediaRef>| {
+            if let Some(url) = value.as_str().filter(|url| is_file_url(url)) {
+                found.push(MediaRef { url: url.to_string(), content_type: None });
+            }
+        };
+        match value {
+            Value::Array(items) => items.iter().for_each(|item| one(item, found)),
+            other => one(other, found),
+        }
+    };
+    match output {
+        Value::Object(map) => {
+            for field in MEDIA_FIELDS {
+                if let Some(value) = map.get(field) {
+                    urls(value, found);
+                }
+            }
+        }
+        other => urls(other, found),
     }
 }
 
@@ -147,6 +172,25 @@ mod tests {
         let mut found = Vec::new();
         output_urls(&json!("https://replicate.delivery/v.mp4"), &mut found);
         assert_eq!(found.len(), 1);
+        // Only the media fields are read: a URL elsewhere in a result is text.
+        let mut found = Vec::new();
+        fal_files(
+            &json!({"images": [{"url": "https://v3.fal.media/a.png"}], "debug": {"url": "http://169.254.169.254/"},
+                    "timings": [{"url": "https://tracker.example/t"}], "image": {"nested": {"url": "https://x.example/n.png"}}}),
+            &mut found,
+        );
+        assert_eq!(found.iter().map(|f| f.url.as_str()).collect::<Vec<_>>(), ["https://v3.fal.media/a.png"]);
+        let mut found = Vec::new();
+        output_urls(
+            &json!({"video": "https://replicate.delivery/v.mp4", "caption": "https://tracker.example/c",
+                    "images": ["https://replicate.delivery/a.png", ["https://replicate.delivery/nested.png"]]}),
+            &mut found,
+        );
+        let urls: Vec<&str> = found.iter().map(|f| f.url.as_str()).collect();
+        assert_eq!(urls, ["https://replicate.delivery/a.png", "https://replicate.delivery/v.mp4"]);
+        let mut found = Vec::new();
+        output_urls(&json!([["https://replicate.delivery/deep.png"]]), &mut found);
+        assert!(found.is_empty(), "lists of lists are not a media shape");
         // Files answered inline; text that merely starts like one is not a file.
         let mut found = Vec::new();
         output_urls(&json!(["data:image/png;base64,iVBORw0KGgo=", "data: a caption", "data:;base64,AAAA"]), &mut found);

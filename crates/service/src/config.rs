@@ -52,7 +52,8 @@ pub struct AppConfig {
     /// `OUTPUT_STORE_URL`: an `s3://BUCKET[/PREFIX]` store instead of `OUTPUT_DIR` (credentials and
     /// endpoint from the standard `AWS_*` variables; default none).
     pub output_store_url: Option<String>,
-    /// `URL_SIGNING_SECRET`: HMAC key of download URLs (default: generated once, kept in the database).
+    /// `URL_SIGNING_SECRET`: HMAC key of download URLs (default on SQLite: generated once into
+    /// `url-signing.key` beside the database file; required on PostgreSQL).
     pub url_signing_secret: Option<String>,
     /// `OUTPUT_URL_TTL_SECS`: lifetime of a signed output URL (default 3600).
     pub output_url_ttl: Duration,
@@ -564,7 +565,7 @@ impl AppConfig {
             format!("OUTPUT_STORE_URL={}", self.output_store_url.as_deref().unwrap_or("(none: OUTPUT_DIR)")),
             format!(
                 "URL_SIGNING_SECRET={}",
-                if self.url_signing_secret.is_some() { "***" } else { "(kept in the database)" }
+                if self.url_signing_secret.is_some() { "***" } else { "(generated into url-signing.key)" }
             ),
             format!("OUTPUT_URL_TTL_SECS={}", self.output_url_ttl.as_secs()),
             format!("SYNC_RECIPE_WAIT_SECS={}", self.sync_recipe_wait.as_secs()),
@@ -649,18 +650,11 @@ impl AppConfig {
     pub fn build_service_on(&self, db: Database) -> Result<Service, ConfigError> {
         let store = self.build_store()?;
         let secret = match &self.url_signing_secret {
-            Some(secret) => secret.clone(),
-            None => {
-                if db.backend() == Backend::Postgres {
-                    tracing::warn!(
-                        "URL_SIGNING_SECRET is not set: the generated download-signing key is kept in the \
-                         database, where whoever can read the database can sign download URLs; set it from a \
-                         secret store"
-                    );
-                }
-                db.setting_or_insert("url_signing_secret", || hex::encode(rand::random::<[u8; 32]>()))
-                    .map_err(|e| ConfigError::Setup(e.to_string()))?
+            Some(secret) => {
+                crate::signing_key::forget_legacy_key(&db, secret).map_err(|e| ConfigError::Setup(e.to_string()))?;
+                secret.clone()
             }
+            None => crate::signing_key::generated_key(&db).map_err(|e| ConfigError::Setup(e.to_string()))?,
         };
         let isolation = match self.job_isolation {
             IsolationMode::Inline => JobIsolation::InProcess,

@@ -108,7 +108,32 @@ pub struct RecentJob {
     pub key_id: String,
 }
 
+/// How long a signed-out form's token is good for: a sign-in page left open this long is
+/// reloaded before it is sent.
+pub const FORM_TOKEN_TTL_SECS: i64 = 2 * 3_600;
+
 impl Console<'_> {
+    /// A token for a signed-out form (sign-in, sign-up, reset), kept in the form and in a cookie:
+    /// 32 random bytes, an expiry and the deployment's signature over both
+    /// (`random.expires.signature`), so a token the service did not make, or one past its two
+    /// hours, is refused even when a cookie of the same value was planted beside it.
+    pub fn new_form_token(&self) -> String {
+        let random = random_token();
+        let expires = now_millis() / 1_000 + FORM_TOKEN_TTL_SECS;
+        let signature = self.service.inner.signer.sign(&form_token_subject(&random), expires);
+        format!("{random}.{expires}.{signature}")
+    }
+
+    /// Whether `token` is one of [`Console::new_form_token`]'s, signed here and not expired.
+    pub fn form_token_is_valid(&self, token: &str) -> bool {
+        let mut parts = token.splitn(3, '.');
+        let (Some(random), Some(expires), Some(signature)) = (parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        let Ok(expires) = expires.parse::<i64>() else { return false };
+        self.service.inner.signer.verify(&form_token_subject(random), expires, signature, now_millis() / 1_000)
+    }
+
     /// Whether visitors may create accounts themselves.
     pub fn sign_up_open(&self) -> bool {
         self.service.config().console_sign_up
@@ -492,25 +517,58 @@ pub(crate) async fn hash_password(password: String) -> Result<String, ServiceErr
     .await
 }
 
-/// Password hashes computed at once: one per core. Each argon2 run takes tens of milliseconds of
-/// CPU and 19 MiB, so a flood of sign-ins waits its turn here instead of taking every blocking
-/// thread, the memory and the cores the API needs.
-fn hashing_slots() -> &'static tokio::sync::Semaphore {
-    static SLOTS: OnceLock<tokio::sync::Semaphore> = OnceLock::new();
-    SLOTS.get_or_init(|| {
-        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get))
+/// Threads that hash passwords: one fewer than the cores (at least one), and none of the runtime's
+/// blocking threads that the API's database calls use. Each argon2 run takes tens of milliseconds
+/// of CPU and 19 MiB, so a flood of sign-ins queues here instead of taking the threads, the
+/// memory and every core the API needs.
+fn hashing_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
+}
+
+type HashingWork = Box<dyn FnOnce() + Send>;
+
+/// The queue of the password-hashing pool, whose threads start on first use.
+fn hashing_pool() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<HashingWork>> {
+    static POOL: OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<HashingWork>>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let (queue, work) = std::sync::mpsc::channel::<HashingWork>();
+        let work = std::sync::Arc::new(std::sync::Mutex::new(work));
+        for n in 0..hashing_threads() {
+            let work = work.clone();
+            let spawned = std::thread::Builder::new().name(format!("password-hashing-{n}")).spawn(move || loop {
+                // The lock is held only while taking the next item, not while hashing.
+                let next = match work.lock() {
+                    Ok(queue) => queue.recv(),
+                    Err(_) => return,
+                };
+                match next {
+                    Ok(job) => job(),
+                    Err(_) => return,
+                }
+            });
+            if let Err(e) = spawned {
+                tracing::error!(error = %e, "a password-hashing thread could not start");
+            }
+        }
+        std::sync::Mutex::new(queue)
     })
 }
 
-/// Runs password-hashing `work` on a blocking thread once one of the [`hashing_slots`] is free.
+/// Runs password-hashing `work` on the [`hashing_pool`] and waits for it without blocking the
+/// runtime.
 async fn on_hashing_pool<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ServiceError> + Send + 'static,
 ) -> Result<T, ServiceError> {
-    let _slot =
-        hashing_slots().acquire().await.map_err(|e| ServiceError::Internal(format!("password hashing: {e}")))?;
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ServiceError::Internal(format!("password hashing crashed: {e}")))?
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let job: HashingWork = Box::new(move || {
+        let _ = answer.send(work());
+    });
+    hashing_pool()
+        .lock()
+        .map_err(|_| ServiceError::Internal("password hashing: the pool is poisoned".into()))?
+        .send(job)
+        .map_err(|_| ServiceError::Internal("password hashing: the pool has stopped".into()))?;
+    answered.await.map_err(|_| ServiceError::Internal("password hashing crashed".into()))?
 }
 
 /// Checks a password against a stored hash; with no stored hash, checks it against a decoy so the
@@ -534,6 +592,12 @@ pub(crate) async fn verify_password(password: String, stored: Option<String>) ->
     .await
 }
 
+/// What a signed-out form's token signs: its random part, in a namespace no download path or
+/// callback shares.
+fn form_token_subject(random: &str) -> String {
+    format!("console-form:{random}")
+}
+
 /// 32 bytes of operating-system randomness, hex encoded: session, form and invite tokens.
 pub fn random_token() -> String {
     hex::encode(rand::random::<[u8; 32]>())
@@ -543,29 +607,31 @@ pub fn random_token() -> String {
 mod tests {
     use super::*;
 
-    /// However many sign-ins arrive at once, no more hashes run than there are slots.
+    /// However many sign-ins arrive at once, no more hashes run than the pool has threads, and
+    /// none on the runtime's blocking threads (which the API's database calls use).
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn password_hashing_runs_a_bounded_number_at_once() {
+    async fn password_hashing_runs_on_a_bounded_pool_of_its_own() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         use std::sync::Arc;
-        let slots = hashing_slots().available_permits();
+        let threads = hashing_threads();
         let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let works = (0..slots * 4 + 3).map(|_| {
+        let works = (0..threads * 4 + 3).map(|_| {
             let (running, most) = (running.clone(), most.clone());
             on_hashing_pool(move || {
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
                 std::thread::sleep(std::time::Duration::from_millis(20));
                 running.fetch_sub(1, Ordering::SeqCst);
-                Ok(())
+                Ok(std::thread::current().name().unwrap_or_default().to_string())
             })
         });
         let handles: Vec<_> = works.map(tokio::spawn).collect();
         for handle in handles {
-            handle.await.unwrap().unwrap();
+            let thread = handle.await.unwrap().unwrap();
+            assert!(thread.starts_with("password-hashing-"), "hashed on {thread:?}");
         }
         let most = most.load(Ordering::SeqCst);
-        assert!(most >= 1 && most <= slots, "{most} hashes ran at once with {slots} slots");
+        assert!(most >= 1 && most <= threads, "{most} hashes ran at once on {threads} threads");
     }
 
     #[test]

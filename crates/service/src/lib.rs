@@ -30,6 +30,7 @@ mod readiness;
 mod recipes;
 mod retention;
 pub mod signing;
+pub mod signing_key;
 mod stored_job;
 mod upstream;
 pub mod urls;

@@ -1,6 +1,7 @@
 //! The retention sweeper's use-case: finished tasks older than the retention period lose their
 //! outputs and stored inputs (in the store) and their job and result (in the database); idempotency
-//! keys past their 24 hours are forgotten. Run by every worker now and then; several at once only
+//! keys past their 24 hours are forgotten, and so are console sign-in and sign-up attempts past
+//! theirs. Run by every worker now and then; several at once only
 //! repeat each other's deletions.
 
 use crate::{JobRunner, ServiceError};
@@ -16,6 +17,8 @@ pub struct Swept {
     pub tasks: usize,
     /// Idempotency keys forgotten.
     pub idempotency_keys: usize,
+    /// Console attempts forgotten.
+    pub attempts: usize,
 }
 
 impl JobRunner<'_> {
@@ -27,6 +30,8 @@ impl JobRunner<'_> {
         let mut swept = Swept::default();
         let cutoff = now - domain::idempotency::WINDOW_MILLIS;
         swept.idempotency_keys = service.db(move |db| db.forget_idempotency_keys_before(cutoff)).await?;
+        let cutoff = now - crate::console::ATTEMPTS_KEPT_MS;
+        swept.attempts = service.db(move |db| db.forget_attempts_before(cutoff)).await?;
         let Some(retention) = service.config().task_retention else { return Ok(swept) };
         let cutoff = now - i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
         for _ in 0..batches {
@@ -50,7 +55,12 @@ impl JobRunner<'_> {
             }
         }
         if swept != Swept::default() {
-            tracing::info!(tasks = swept.tasks, idempotency_keys = swept.idempotency_keys, "retention sweep");
+            tracing::info!(
+                tasks = swept.tasks,
+                idempotency_keys = swept.idempotency_keys,
+                attempts = swept.attempts,
+                "retention sweep"
+            );
         }
         Ok(swept)
     }

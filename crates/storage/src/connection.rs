@@ -201,6 +201,12 @@ impl Database {
         self.backend
     }
 
+    /// The database file, on SQLite; `None` on PostgreSQL.
+    pub fn sqlite_file(&self) -> Option<std::path::PathBuf> {
+        let path = self.url.strip_prefix("sqlite://").or_else(|| self.url.strip_prefix("sqlite:"))?;
+        Some(std::path::PathBuf::from(path))
+    }
+
     /// Runs `f` on a pooled connection, outside an explicit transaction.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>) -> StorageResult<T> {
         Ok(f(&mut *self.pool.get()?)?)

@@ -322,7 +322,8 @@ impl Database {
     /// transaction, unless a subject already has `limit` attempts since `since`, or the delay's
     /// subject has not waited its [`GrowingDelay`] since its last try: then nothing is counted
     /// and the refusal names the subject. Concurrent attempts on one subject are serialised, so
-    /// together they never pass its limit. Attempts older than `keep_ms` are removed on the way.
+    /// together they never pass its limit. These subjects' attempts older than `keep_ms` are
+    /// removed on the way.
     pub fn count_attempt(
         &self,
         limits: &[(&str, i64)],
@@ -367,10 +368,23 @@ impl Database {
                     .values((console_attempts::subject.eq(subject), console_attempts::at.eq(now)))
                     .execute(conn)?;
             }
-            diesel::delete(console_attempts::table.filter(console_attempts::at.lt(now.saturating_sub(keep_ms))))
-                .execute(conn)?;
+            // Only the subjects at hand, through their (subject, at) index: the rest of the
+            // table is left to the sweep ([`Database::forget_attempts_before`]), so an attempt
+            // never scans it inside the write transaction.
+            diesel::delete(
+                console_attempts::table
+                    .filter(console_attempts::subject.eq_any(&subjects))
+                    .filter(console_attempts::at.lt(now.saturating_sub(keep_ms))),
+            )
+            .execute(conn)?;
             Ok(Ok(()))
         })
+    }
+
+    /// Removes every attempt and event recorded before `cutoff` (by the `at` index); returns how
+    /// many.
+    pub fn forget_attempts_before(&self, cutoff: i64) -> StorageResult<usize> {
+        self.write(|conn| diesel::delete(console_attempts::table.filter(console_attempts::at.lt(cutoff))).execute(conn))
     }
 
     /// Records that `subject` happened now (a successful sign-in from an address), kept like an

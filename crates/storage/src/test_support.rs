@@ -111,6 +111,18 @@ impl TestDatabase {
         })?;
         Ok(updated == 1)
     }
+
+    /// Stores a setting as earlier versions did (the generated download-signing key).
+    pub fn put_setting(&self, name: &str, value: &str) -> StorageResult<()> {
+        use crate::schema::settings;
+        use diesel::prelude::*;
+        self.db.write(|conn| {
+            diesel::insert_into(settings::table)
+                .values((settings::name.eq(name), settings::value.eq(value)))
+                .execute(conn)
+        })?;
+        Ok(())
+    }
 }
 
 impl Drop for TestDatabase {

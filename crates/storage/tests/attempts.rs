@@ -42,3 +42,27 @@ fn waits_double_up_to_the_longest() {
     assert_eq!(waits[12], 3_600_000, "capped at an hour");
     assert_eq!(delay.wait_after(i64::MAX), 3_600_000);
 }
+
+/// An attempt removes only its own subjects' old rows (through their index); the sweep removes
+/// the rest by time, so no attempt scans the whole table inside its write transaction.
+#[test]
+fn an_attempt_forgets_only_its_own_subjects_and_the_sweep_the_rest() {
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend).unwrap_or_else(|e| panic!("{backend:?} database unavailable: {e}"));
+        let db = &test_db.db;
+        let (first, second) = (storage::new_id("sign-up:203.0.113.0/24"), storage::new_id("sign-up:198.51.100.0/24"));
+        // Whether `subject` has an attempt on record (a refusal counts nothing).
+        let recorded = |subject: &str| db.count_attempt(&[(subject, 1)], 0, 86_400_000, None).unwrap().is_err();
+        assert!(db.count_attempt(&[(&first, 10)], 0, 86_400_000, None).unwrap().is_ok());
+        std::thread::sleep(Duration::from_millis(30));
+        // The second subject's attempt keeps 10 ms of history: the first subject's older row stays.
+        assert!(db.count_attempt(&[(&second, 10)], 0, 10, None).unwrap().is_ok());
+        assert!(recorded(&first), "{backend:?}: another subject's attempt left it alone");
+        std::thread::sleep(Duration::from_millis(30));
+        // Its own next attempt with the same 10 ms removes its old row.
+        assert!(db.count_attempt(&[(&second, 10)], 0, 10, None).unwrap().is_ok());
+        assert!(db.count_attempt(&[(&second, 2)], 0, 86_400_000, None).unwrap().is_ok(), "{backend:?}: one left");
+        assert!(db.forget_attempts_before(now_millis() + 1).unwrap() >= 3, "{backend:?}");
+        assert!(!recorded(&first), "{backend:?}: swept");
+    }
+}

@@ -308,12 +308,17 @@ fn revoking_a_key_cancels_its_queued_jobs_unbilled() {
 }
 
 #[test]
-fn settings_are_created_once() {
-    each_backend(|db| {
-        let a = db.setting_or_insert("signing", || "first".into()).unwrap();
-        let b = db.setting_or_insert("signing", || "second".into()).unwrap();
-        assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
-    });
+fn settings_are_read_and_removed() {
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend).expect("database");
+        let db = &test_db.db;
+        assert_eq!(db.setting("url_signing_secret").unwrap(), None);
+        assert!(!db.remove_setting("url_signing_secret").unwrap());
+        test_db.put_setting("url_signing_secret", "kept-by-an-earlier-version").unwrap();
+        assert_eq!(db.setting("url_signing_secret").unwrap().as_deref(), Some("kept-by-an-earlier-version"));
+        assert!(db.remove_setting("url_signing_secret").unwrap());
+        assert_eq!(db.setting("url_signing_secret").unwrap(), None);
+    }
 }
 
 /// A finalisation that fails midway (here its ledger write is refused by a real constraint, as a

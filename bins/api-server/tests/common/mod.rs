@@ -25,7 +25,12 @@ impl Deployment {
         let dir = std::env::temp_dir().join(format!("api-server-test-{}-{}", std::process::id(), rand_suffix()));
         std::fs::create_dir_all(&dir).unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let env = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let mut env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        // Processes on PostgreSQL share a download-signing key, as a secret store would hand it out.
+        let on_postgres = env.iter().any(|(k, v)| k == "DATABASE_URL" && v.starts_with("postgres"));
+        if on_postgres && !env.iter().any(|(k, _)| k == "URL_SIGNING_SECRET") {
+            env.push(("URL_SIGNING_SECRET".into(), format!("test-deployment-signing-key-{}", rand_suffix())));
+        }
         Deployment { dir, port, env }
     }
 

@@ -5,6 +5,7 @@
 
 pub mod browser;
 pub mod contract;
+pub mod receiver;
 
 use base64::Engine as _;
 use reqwest::StatusCode;
@@ -83,7 +84,8 @@ impl TestServer {
         let mail_dir = std::env::temp_dir().join(storage::new_id("media-mail"));
         config.mail_transport = service::mail::MailTransport::Directory(mail_dir.clone());
         config.free_allowance = options.free_allowance.parse().expect("allowance");
-        config.url_signing_secret = None;
+        // On SQLite the key is generated beside the database; PostgreSQL requires one.
+        config.url_signing_secret = (backend == Backend::Postgres).then(|| storage::new_id("test-signing-key-"));
         config.engine_catalog_file = None;
         config.worker_concurrency = options.worker_concurrency;
         config.worker_poll = Duration::from_millis(100);

@@ -1,0 +1,1 @@
+DROP INDEX console_attempts_by_time;
