@@ -299,3 +299,54 @@ async fn a_running_jobs_process_holds_no_secret_and_is_confined() {
     assert_eq!(cancelled.unwrap().status(), 200);
     assert!(terminate(&mut server).success());
 }
+
+/// eSpeak NG, which a speech job's process starts on client text, ends with that job: here it is
+/// frozen (SIGSTOP, so it cannot finish on its own) while the job is cancelled, and it is gone
+/// all the same, killed with the job's process group.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_synthesizer_a_speech_job_starts_ends_with_the_job() {
+    if std::process::Command::new("espeak-ng").arg("--version").output().is_err() {
+        eprintln!("espeak-ng is not installed: speech runs as sandbox audio and starts no synthesizer");
+        return;
+    }
+    let deployment = Deployment::new();
+    let (mut server, key) = deployment.start();
+    let key = key.expect("first-start key");
+    let client = reqwest::Client::new();
+    let text = "The quiet house on the corner has three bedrooms, a garden and a porch. ".repeat(130);
+    let pid_of = |args: &[&str]| {
+        let out = std::process::Command::new("pgrep").args(args).output().expect("pgrep");
+        String::from_utf8_lossy(&out.stdout).split_whitespace().next().map(str::to_string)
+    };
+    // The synthesizer runs for about a second: each try looks for it every few milliseconds.
+    let mut caught = None;
+    for _ in 0..5 {
+        let id = deployment.submit(&client, &key, &json!({"model": "tts", "prompt": text})).await;
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(20) {
+            let job = job_processes(server.id()).into_iter().next();
+            if let Some(synthesizer) = job.as_deref().and_then(|job| pid_of(&["-P", job, "-x", "espeak-ng"])) {
+                let frozen = std::process::Command::new("kill").args(["-STOP", &synthesizer]).status().unwrap();
+                if frozen.success() {
+                    caught = Some((id.clone(), synthesizer));
+                }
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        if caught.is_some() {
+            break;
+        }
+    }
+    let (id, synthesizer) = caught.expect("a speech job's synthesizer was seen running");
+    let cancelled = client.post(deployment.url(&format!("/v1/tasks/{id}/cancel"))).bearer_auth(&key).send().await;
+    assert_eq!(cancelled.unwrap().status(), 200);
+    let stopping = Instant::now();
+    while std::path::Path::new(&format!("/proc/{synthesizer}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{synthesizer}/stat")).unwrap_or_default().contains(") Z ")
+    {
+        assert!(stopping.elapsed() < Duration::from_secs(20), "the frozen synthesizer outlived its job");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(terminate(&mut server).success());
+}

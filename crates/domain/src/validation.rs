@@ -70,6 +70,11 @@ pub struct ValidatedJob {
 }
 
 impl ValidatedJob {
+    /// The upscaling factor asked for (the `scale` parameter); 0 when the engine takes none.
+    pub fn upscale(&self) -> u32 {
+        self.int_param("scale").and_then(|scale| u32::try_from(scale).ok()).unwrap_or(0)
+    }
+
     /// An integer parameter (validated, so present whenever the engine declares it).
     pub fn int_param(&self, key: &str) -> Option<i64> {
         self.params.get(key).and_then(Value::as_i64)
@@ -126,6 +131,9 @@ pub struct Produced {
     /// when the output is not video or its size is not known.
     #[serde(default)]
     pub frame_short_side: u32,
+    /// The upscaling factor the job was asked for (its `scale`); 0 when it does not upscale.
+    #[serde(default)]
+    pub upscale: u32,
 }
 
 /// How the price of a second of video follows its resolution: the catalog's per-second price is
@@ -142,6 +150,28 @@ pub fn resolution_factor(frame_short_side: u32) -> Decimal {
     }
 }
 
+/// How a per-call price follows the upscaling factor: the catalog's price is for 2x (or no
+/// scale); the work grows with the output's pixels, so 3x costs 2.25 times and 4x four times as
+/// much.
+pub fn upscale_factor(scale: u32) -> Decimal {
+    if scale <= 2 {
+        Decimal::ONE
+    } else {
+        Decimal::from(u64::from(scale) * u64::from(scale)) / Decimal::from(4)
+    }
+}
+
+/// The largest image a per-image price covers (1024x1024); larger images cost in proportion to
+/// their pixels.
+pub const IMAGE_PRICE_PIXELS: u64 = 1_048_576;
+
+/// How many image prices `produced` is billed: one per image, or the images' pixels in units of
+/// [`IMAGE_PRICE_PIXELS`] when that is more (a 2048x2048 image is four).
+fn image_units(produced: &Produced) -> Decimal {
+    let by_size = Decimal::from(produced.pixels) / Decimal::from(IMAGE_PRICE_PIXELS);
+    Decimal::from(produced.images).max(by_size)
+}
+
 /// The short side of a `resolution` parameter such as `720p`.
 fn resolution_lines(resolution: &str) -> Option<u32> {
     resolution.strip_suffix('p')?.parse().ok()
@@ -151,8 +181,8 @@ impl PriceRule {
     /// The amount this rule charges for `produced`.
     pub fn amount(&self, produced: &Produced) -> Usd {
         let quantity = match self {
-            PriceRule::Call { .. } => Decimal::ONE,
-            PriceRule::Image { .. } => Decimal::from(produced.images),
+            PriceRule::Call { .. } => upscale_factor(produced.upscale),
+            PriceRule::Image { .. } => image_units(produced),
             PriceRule::Megapixel { .. } => Decimal::from(produced.pixels) / Decimal::from(1_000_000),
             PriceRule::Second { .. } => {
                 Decimal::from(produced.millis) / Decimal::from(1_000) * resolution_factor(produced.frame_short_side)
@@ -232,6 +262,7 @@ impl EngineSpec {
             millis: seconds * 1_000,
             chars: job.prompt.as_deref().map_or(0, |p| p.chars().count() as u64),
             frame_short_side: job.str_param("resolution").and_then(resolution_lines).unwrap_or(0),
+            upscale: job.upscale(),
         }
     }
 }
@@ -456,6 +487,26 @@ mod tests {
         let rule = PriceRule::Second { usd: Usd::new(dec!(0.05)) };
         assert_eq!(rule.amount(&made(720)).to_string(), "0.5000");
         assert_eq!(rule.amount(&made(0)).to_string(), "0.2500", "not video: the catalog's rate");
+    }
+
+    #[test]
+    fn an_upscale_is_priced_by_its_factor_and_an_image_by_its_size() {
+        let call = PriceRule::Call { usd: Usd::new(dec!(0.03)) };
+        let upscaled = |scale: u32| call.amount(&Produced { upscale: scale, images: 1, ..Produced::default() });
+        assert_eq!(
+            [upscaled(0), upscaled(2), upscaled(3), upscaled(4)].map(|usd| usd.to_string()),
+            ["0.0300", "0.0300", "0.0675", "0.1200"]
+        );
+        let image = PriceRule::Image { usd: Usd::new(dec!(0.06)) };
+        let made = |images: u32, side: u64| Produced {
+            images,
+            pixels: u64::from(images) * side * side,
+            ..Produced::default()
+        };
+        assert_eq!(image.amount(&made(1, 512)).to_string(), "0.0600", "small images cost one price each");
+        assert_eq!(image.amount(&made(2, 1024)).to_string(), "0.1200");
+        assert_eq!(image.amount(&made(1, 2048)).to_string(), "0.2400", "four times the pixels of 1024x1024");
+        assert_eq!(image.amount(&made(2, 1536)).to_string(), "0.2700", "2 x 2.25");
     }
 
     #[test]

@@ -106,7 +106,9 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
                 )));
             }
             let upscaled = resample::upscale(&image, factor);
-            images_output(job, vec![upscaled.to_rgb8()], false)
+            let mut output = images_output(job, vec![upscaled.to_rgb8()], false)?;
+            output.produced.upscale = factor;
+            Ok(output)
         }
         Family::ImageToVideo => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;

@@ -113,6 +113,7 @@ pub fn produced(job: &ValidatedJob, files: &[FileInfo]) -> Produced {
         millis: (secs * 1000.0).round().max(0.0) as u64,
         chars: job.prompt.as_deref().map_or(0, |p| p.chars().count() as u64),
         frame_short_side,
+        upscale: job.upscale(),
     }
 }
 

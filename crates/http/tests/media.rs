@@ -76,6 +76,14 @@ async fn every_family_produces_real_media() {
     let task = server.run(&key, generate("upscale-clarity", json!({"image_url": photo, "params": {"scale": 3}}))).await;
     let (w, h, _) = png_size(&first_output(&server, &task).await.1);
     assert_eq!((w, h), (288, 192));
+    // 3x makes 2.25 times the pixels of the catalog's 2x price, quoted and billed.
+    assert_eq!((task["price_usd"].as_str(), task["cost_usd"].as_str()), (Some("0.0675"), Some("0.0675")));
+    // A per-image price covers 1024x1024; a 2048x2048 image is four of them.
+    let large = generate("alpha-ultra", json!({"prompt": "a porch", "params": {"width": 2048, "height": 2048}}));
+    let (status, quoted) = server.post(&key, "/v1/generate", large).await;
+    assert_eq!((status.as_u16(), quoted["price_usd"].as_str()), (202, Some("0.2400")), "{quoted}");
+    let cancel = format!("/v1/tasks/{}/cancel", quoted["id"].as_str().unwrap());
+    let _ = server.post(&key, &cancel, json!({})).await;
 
     // Image to video and text to video: H.264 MP4 of the requested duration.
     let task = server

@@ -202,23 +202,6 @@ async fn private_or_malformed_targets_are_refused_at_submit() {
     server.stop().await;
 }
 
-/// Replaces every signed URL and its expiry in `value`, which are signed afresh on each read.
-fn unsigned(value: &mut Value) {
-    match value {
-        Value::Object(fields) => {
-            for (name, field) in fields.iter_mut() {
-                if name == "url" || name == "expires_at" || field.as_str().is_some_and(|s| s.contains("sig=")) {
-                    *field = json!("(signed)");
-                } else {
-                    unsigned(field);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(unsigned),
-        _ => {}
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_reel_and_a_connector_job_announce_what_their_own_polls_show() {
     for backend in BACKENDS {
@@ -242,8 +225,8 @@ async fn a_reel_and_a_connector_job_announce_what_their_own_polls_show() {
         message.verify(&secret);
         let mut announced: Value = serde_json::from_slice(&message.body).unwrap();
         let (_, mut polled) = server.get(&key, &format!("/v1/recipes/reel/{reel_id}")).await;
-        unsigned(&mut announced);
-        unsigned(&mut polled);
+        common::unsigned(&mut announced);
+        common::unsigned(&mut polled);
         assert_eq!(announced, polled, "the reel's message is its poll");
         assert!(announced["result"].is_object(), "{announced}");
         let log = deliveries(&server, &key, &reel_id).await;
@@ -272,8 +255,8 @@ async fn a_reel_and_a_connector_job_announce_what_their_own_polls_show() {
         message.verify(&secret);
         let mut announced: Value = serde_json::from_slice(&message.body).unwrap();
         let (_, mut polled) = server.get(&key, &format!("/v1/tasks/{id}")).await;
-        unsigned(&mut announced);
-        unsigned(&mut polled);
+        common::unsigned(&mut announced);
+        common::unsigned(&mut polled);
         assert_eq!(announced, polled);
         // A private target named through the connector is refused like over HTTP.
         let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "generate",

@@ -2,7 +2,10 @@
 //! (42 U.S.C. 3604(c); 24 CFR 100.75). A maintained phrase list, by protected category, finds
 //! wording that states or implies a preference; each finding is rewritten to a neutral phrase, or,
 //! where no neutral wording keeps the sense ("no children", "adults only"), its sentence is
-//! dropped. Every change is reported.
+//! dropped. Then any sentence that still names people by a protected class ("kids", "seniors",
+//! "Jewish families", "ladies"), whatever the phrasing around it, is dropped: a rewrite never
+//! leaves half a preference behind ("Perfect for gatherings with kids"). Every change is
+//! reported.
 //!
 //! The list is deliberately specific: ordinary real-estate words ("family room", "single-family",
 //! "walk-in closet", "master bedroom") are not findings. Whether "master" is rewritten to
@@ -79,10 +82,13 @@ struct Rule {
     /// Words that, right after the match, make it ordinary language ("exclusive right to sell",
     /// "Church Street", "a couple of cars").
     unless_next: &'static [&'static str],
+    /// The match is a word of its own: not the start of a compound ("family-sized") or of a
+    /// possessive naming a room ("children's room").
+    whole_word: bool,
 }
 
 const fn rule(pattern: &'static str, category: Category, action: Action) -> Rule {
-    Rule { pattern, category, action, takes_name: false, before_clause: None, unless_next: &[] }
+    Rule { pattern, category, action, takes_name: false, before_clause: None, unless_next: &[], whole_word: false }
 }
 
 const fn replace(pattern: &'static str, category: Category, with: &'static str) -> Rule {
@@ -225,6 +231,66 @@ const RULES: &[Rule] = &[
     drop_sentence(r"(restricted|selective) (community|neighborhood|neighbourhood|buyers?)", Steering),
 ];
 
+/// Rooms and things a household word describes rather than addresses ("family room", "the
+/// children's wing", "a couple of cars").
+const PROPERTY_WORDS: &[&str] = &[
+    "room",
+    "rooms",
+    "bedroom",
+    "bedrooms",
+    "bath",
+    "bathroom",
+    "playroom",
+    "wing",
+    "area",
+    "gatherings",
+    "gathering",
+    "movie",
+    "dinners",
+    "of",
+    "suite",
+];
+
+/// A word or phrase that names people by a protected class (or codes for one), wherever it
+/// stands in a sentence. It is what is left of a preference the rewrites above could not make
+/// neutral ("Perfect for gatherings with kids", "Seniors will appreciate ...",
+/// "Jewish families will feel at home"): the sentence holding it is dropped.
+const fn audience(pattern: &'static str, category: Category) -> Rule {
+    Rule { unless_next: PROPERTY_WORDS, whole_word: true, ..drop_sentence(pattern, category) }
+}
+
+/// The audience words, by category.
+const AUDIENCE: &[Rule] = &[
+    audience(
+        r"kids?|child|children|toddlers?|infants?|babies|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers|fathers|parents|grandparents|families|(a|the|your|their|our|growing|young|large|whole|new) family",
+        FamilialStatus,
+    ),
+    audience(
+        r"seniors?|senior citizens|retirees?|retired (people|persons|couples?)|elderly|millennials|young professionals|golden[- ]agers|(older|mature) (people|persons?|adults|buyers|tenants|residents|couples?)|adults",
+        Age,
+    ),
+    audience(
+        r"christians?|catholics?|jews|jewish|muslims?|mormons?|hindus?|sikhs?|buddhists?|protestants?|church-?goers|parishioners|congregation|kosher",
+        Religion,
+    ),
+    audience(
+        r"handicapped|disabled|wheelchair[- ](users?|bound)|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|able[- ]bodied|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)",
+        Disability,
+    ),
+    audience(
+        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|minorities|(must )?speak english|(english|spanish)[- ]speaking|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|household|persons?)",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls|boys|guys",
+        Sex,
+    ),
+    audience(
+        r"(right|better|good|certain) (kind|sort|type) of (people|neighbors|neighbours|families|buyers|tenants)|(safe|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhood|neighbourhood|community|area|street|location|block)",
+        Steering,
+    ),
+];
+
 /// The house-style rule, applied when the policy asks for it.
 const MASTER: Rule = replace(r"master (bedroom|bed|bath|bathroom|suite|closet|retreat)", HouseStyle, "primary $1");
 
@@ -245,10 +311,13 @@ fn compiled(rules: &'static [Rule]) -> Vec<Compiled> {
 
 fn rules(policy: Policy) -> impl Iterator<Item = &'static Compiled> {
     static LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
+    static PEOPLE: OnceLock<Vec<Compiled>> = OnceLock::new();
     static HOUSE: OnceLock<Vec<Compiled>> = OnceLock::new();
     let list = LIST.get_or_init(|| compiled(RULES));
+    // After the rewrites, so that where both match at one place the rewrite is tried first.
+    let people = PEOPLE.get_or_init(|| compiled(AUDIENCE));
     let house = HOUSE.get_or_init(|| compiled(std::slice::from_ref(&MASTER)));
-    list.iter().chain(house.iter().filter(move |_| policy.master_to_primary))
+    list.iter().chain(people.iter()).chain(house.iter().filter(move |_| policy.master_to_primary))
 }
 
 /// The first finding in `text`: its byte range and rule.
@@ -262,9 +331,21 @@ fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range<usize>, &'
                     // "single-family neighborhood", "pre-owned": a hyphen before means another
                     // word; so does "single" ("single family neighborhood").
                     let other_word = text[..m.start()].ends_with('-') || before.ends_with("single");
-                    let next = text[m.end()..].split_whitespace().next().unwrap_or("").to_lowercase();
+                    let mut rest = &text[m.end()..];
+                    if c.rule.whole_word {
+                        // "children's room", "kids' bath": a possessive naming what follows it.
+                        for possessive in ["'s", "\u{2019}s", "'", "\u{2019}"] {
+                            if let Some(after) = rest.strip_prefix(possessive) {
+                                rest = after;
+                                break;
+                            }
+                        }
+                    }
+                    let next = rest.split_whitespace().next().unwrap_or("").to_lowercase();
                     let next = next.trim_end_matches([',', ';', ':', '!', '?', ')', '.']);
-                    !other_word && !c.rule.unless_next.contains(&next)
+                    // "family-sized", "man-made": the start of a compound, not a word of its own.
+                    let compound = c.rule.whole_word && rest.starts_with(['-', '\u{2010}']);
+                    !other_word && !compound && !c.rule.unless_next.contains(&next)
                 })
                 .map(|m| (m.range(), c))
         })
@@ -427,6 +508,7 @@ mod tests {
     #[test]
     fn every_rule_compiles() {
         assert_eq!(compiled(RULES).len(), RULES.len());
+        assert_eq!(compiled(AUDIENCE).len(), AUDIENCE.len());
         assert_eq!(compiled(std::slice::from_ref(&MASTER)).len(), 1);
     }
 

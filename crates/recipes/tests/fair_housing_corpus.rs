@@ -1,0 +1,178 @@
+//! The Fair Housing check measured on two corpora of listing sentences: `data/fair_housing_dev.tsv`,
+//! read while the check's audience words were written, and `data/fair_housing_holdout.tsv`,
+//! written after they were fixed and never used to change them. A miss is a flagged sentence
+//! that is not flagged, or comes out still naming a protected class (judged by this file's own
+//! list of class words, not the check's); a false alarm is a clean sentence that is changed.
+//! `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
+
+use recipes::listing_kit::fair_housing::{clean, Policy};
+
+/// Words that name a protected class of people (or code for one), as this evaluation judges a
+/// rewrite; written for the judging, apart from the check's phrase list.
+const CLASS_WORDS: &[&str] = &[
+    "kid",
+    "kids",
+    "child",
+    "children",
+    "little",
+    "toddler",
+    "toddlers",
+    "teen",
+    "teens",
+    "teenager",
+    "teenagers",
+    "baby",
+    "newlywed",
+    "newlyweds",
+    "couple",
+    "couples",
+    "families",
+    "grandkids",
+    "grandparents",
+    "mom",
+    "moms",
+    "dad",
+    "dads",
+    "nanny",
+    "mature",
+    "seniors",
+    "retirees",
+    "retired",
+    "elderly",
+    "folks",
+    "over-55",
+    "nesters",
+    "empty-nesters",
+    "church",
+    "churches",
+    "catholic",
+    "parish",
+    "synagogue",
+    "kosher",
+    "mosque",
+    "islamic",
+    "christian",
+    "baptist",
+    "jewish",
+    "churchgoers",
+    "muslim",
+    "wheelchair",
+    "wheelchair-bound",
+    "handicapped",
+    "disabilities",
+    "mentally",
+    "climb",
+    "blind",
+    "deaf",
+    "healthy",
+    "white",
+    "hispanic",
+    "asian",
+    "korean",
+    "polish",
+    "italian",
+    "irish",
+    "english",
+    "english-speaking",
+    "foreigners",
+    "immigrants",
+    "gentleman",
+    "gentlemen",
+    "woman",
+    "women",
+    "girl",
+    "lady",
+    "ladies",
+    "guy",
+    "male",
+    "bachelor",
+    "man",
+    "exclusive",
+    "safe",
+    "like-minded",
+    "adults",
+    "adult",
+    "person",
+    "persons",
+    "people",
+];
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches("'s").trim_end_matches('\'').to_lowercase())
+        .collect()
+}
+
+/// A class word left in a cleaned flagged sentence, if any (the property words that contain
+/// one, "family room" and "single-family", do not count).
+fn class_word_left(cleaned: &str) -> Option<String> {
+    let lowered = cleaned.to_lowercase().replace("family room", "").replace("single-family", "");
+    words(&lowered).into_iter().find(|w| CLASS_WORDS.contains(&w.as_str()))
+}
+
+struct Figures {
+    flagged: usize,
+    misses: Vec<String>,
+    clean: usize,
+    false_alarms: Vec<String>,
+}
+
+fn evaluate(name: &str, corpus: &str) -> Figures {
+    let mut figures = Figures { flagged: 0, misses: Vec::new(), clean: 0, false_alarms: Vec::new() };
+    for line in corpus.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let (verdict, sentence) = line.split_once('\t').expect("verdict<TAB>sentence");
+        let mut findings = Vec::new();
+        let cleaned = clean(sentence, "details.description", Policy::default(), &mut findings);
+        match verdict {
+            "flag" => {
+                figures.flagged += 1;
+                let left = class_word_left(&cleaned);
+                if findings.is_empty() || left.is_some() {
+                    let why = left.map_or_else(|| "not flagged".to_string(), |w| format!("{w:?} left"));
+                    figures.misses.push(format!("{sentence:?} -> {cleaned:?} ({why})"));
+                }
+            }
+            "clean" => {
+                figures.clean += 1;
+                if !findings.is_empty() || cleaned != sentence {
+                    figures.false_alarms.push(format!("{sentence:?} -> {cleaned:?}"));
+                }
+            }
+            other => panic!("unknown verdict {other:?}"),
+        }
+    }
+    println!(
+        "fair-housing {name}: {} flagged sentences, {} missed; {} clean sentences, {} false alarms",
+        figures.flagged,
+        figures.misses.len(),
+        figures.clean,
+        figures.false_alarms.len()
+    );
+    for miss in &figures.misses {
+        println!("  miss: {miss}");
+    }
+    for alarm in &figures.false_alarms {
+        println!("  false alarm: {alarm}");
+    }
+    figures
+}
+
+#[test]
+fn the_development_corpus_is_cleaned_without_a_miss() {
+    let figures = evaluate("development corpus", include_str!("data/fair_housing_dev.tsv"));
+    assert!(figures.flagged >= 50 && figures.clean >= 50, "the corpus keeps its size");
+    assert!(figures.misses.is_empty(), "{:?}", figures.misses);
+    assert!(figures.false_alarms.is_empty(), "{:?}", figures.false_alarms);
+}
+
+#[test]
+fn the_held_out_corpus_is_measured() {
+    let figures = evaluate("held-out corpus", include_str!("data/fair_housing_holdout.tsv"));
+    assert!(figures.flagged >= 40 && figures.clean >= 40, "the corpus keeps its size");
+    // The figures of the check on its first run over this corpus (docs/recipes.md): 16 of 40
+    // flagged sentences missed, no false alarm. A change that misses or alarms more is a
+    // regression; one that misses fewer was tuned on this corpus, which then needs a successor.
+    assert!(figures.misses.len() <= 16, "{:?}", figures.misses);
+    assert!(figures.false_alarms.is_empty(), "{:?}", figures.false_alarms);
+}
