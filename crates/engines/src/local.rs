@@ -80,7 +80,9 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
         }
         Family::BackgroundRemoval => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
-            let cutout = DynamicImage::ImageRgba8(segmentation::remove_background(image));
+            let cutout = segmentation::remove_background(image);
+            check_cutout(segmentation::kept_share(&cutout))?;
+            let cutout = DynamicImage::ImageRgba8(cutout);
             let (w, h) = (cutout.width(), cutout.height());
             let file = OutputFile::image(codecs::encode_png(&cutout)?, "png", w, h);
             Ok(EngineOutput { files: vec![file], produced: one_image(w, h), sandbox: false })
@@ -289,6 +291,26 @@ fn video_produced(millis: u64, width: u32, height: u32) -> Produced {
     Produced { millis, frame_short_side: width.min(height), ..Default::default() }
 }
 
+/// Least share of a picture a background removal may keep, and most: a cut-out that keeps
+/// (almost) nothing or (almost) everything found no subject or no background, and is a failure
+/// (unbilled), never a transparent or unchanged picture returned as a success.
+const CUTOUT_KEPT_SHARE: std::ops::RangeInclusive<f64> = 0.005..=0.995;
+
+fn check_cutout(kept: f64) -> Result<(), EngineError> {
+    if kept < *CUTOUT_KEPT_SHARE.start() {
+        return Err(EngineError::InvalidInput(
+            "image_url: no subject could be told apart from the background (the cut-out would be empty)".into(),
+        ));
+    }
+    if kept > *CUTOUT_KEPT_SHARE.end() {
+        return Err(EngineError::InvalidInput(
+            "image_url: no background could be told apart from the subject (the cut-out would be the whole picture)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 fn one_image(width: u32, height: u32) -> Produced {
     Produced { images: 1, pixels: u64::from(width) * u64::from(height), ..Default::default() }
 }
@@ -422,4 +444,20 @@ fn audio_output(samples: &[f32], sample_rate: u32, sandbox: bool) -> Result<Engi
         produced: Produced { millis, ..Default::default() },
         sandbox,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cutout_that_keeps_nothing_or_everything_is_refused() {
+        for (kept, says) in [(0.0, "empty"), (0.004, "empty"), (0.996, "whole picture"), (1.0, "whole picture")] {
+            let refusal = check_cutout(kept).unwrap_err().to_string();
+            assert!(refusal.contains(says), "{kept}: {refusal}");
+        }
+        for kept in [0.005, 0.3, 0.995] {
+            assert!(check_cutout(kept).is_ok(), "{kept}");
+        }
+    }
 }

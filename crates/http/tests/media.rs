@@ -221,7 +221,8 @@ async fn large_data_inputs_leave_the_task_row() {
     });
     let input = common::image_data_uri(&noisy);
     assert!(input.len() > 64 * 1024);
-    let queued = server.submit(&key, generate("bg-remove", json!({"image_url": input}))).await;
+    // (Upscaled: noise has no subject a background removal could keep.)
+    let queued = server.submit(&key, generate("upscale-clarity", json!({"image_url": input}))).await;
     let id = queued["id"].as_str().unwrap();
     let row = server.service.database().task(id).unwrap().unwrap();
     assert!(row.job.len() < 4 * 1024, "the row holds a reference, not the input: {} bytes", row.job.len());
@@ -230,6 +231,23 @@ async fn large_data_inputs_leave_the_task_row() {
     assert_eq!(task["status"], "succeeded", "{task}");
     let folder = server.output_dir.join("inputs").join(id);
     assert_eq!(std::fs::read_dir(&folder).map_or(0, |e| e.count()), 0, "a finished job's inputs stay stored");
+    server.stop().await;
+}
+
+/// A background removal that finds no subject (a flat picture) fails with a clear error and is
+/// not billed, instead of returning a transparent picture as a success.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_cutout_without_a_subject_fails_unbilled() {
+    let server = TestServer::start(storage::Backend::Sqlite).await;
+    let key = server.key(None, false).await;
+    let flat = image::RgbImage::from_pixel(160, 120, image::Rgb([182, 190, 201]));
+    let queued = server.submit(&key, generate("bg-remove", json!({"image_url": common::image_data_uri(&flat)}))).await;
+    let task = server.wait(&key, queued["id"].as_str().unwrap()).await;
+    assert_eq!(task["status"], "failed", "{task}");
+    assert!(task["error"].as_str().unwrap().contains("no subject could be told apart"), "{task}");
+    assert!(task["cost_usd"].is_null() || task["cost_usd"] == "0.0000", "{task}");
+    let (_, usage) = server.get(&key, "/v1/usage").await;
+    assert_eq!((usage["spent_usd"].as_str(), usage["held_usd"].as_str()), (Some("0.0000"), Some("0.0000")));
     server.stop().await;
 }
 

@@ -53,6 +53,17 @@ pub fn remove_background(img: DynamicImage) -> RgbaImage {
     out
 }
 
+/// The share of `cutout`'s pixels kept (alpha at least half): 0 when nothing was told apart from
+/// the background, 1 when nothing was removed.
+pub fn kept_share(cutout: &RgbaImage) -> f64 {
+    let total = u64::from(cutout.width()) * u64::from(cutout.height());
+    if total == 0 {
+        return 0.0;
+    }
+    let kept = cutout.pixels().filter(|p| p.0[3] >= 128).count() as u64;
+    kept as f64 / total as f64
+}
+
 /// The foreground mask of `rgb` with a feathered edge: 1 foreground, 0 background.
 fn feathered_mask(rgb: &image::RgbImage) -> Vec<f32> {
     let (w, h) = rgb.dimensions();
