@@ -494,6 +494,38 @@ async function step6_usagePage() {
   log(`    row shows ${ENGINE}, succeeded, ${cost}; output ${type}`);
 }
 
+// A public receiver (an address literal: this machine resolves no public name); nothing answers
+// there, so the deliveries stay pending, which is what the log then shows.
+const RECEIVER = 'https://93.184.216.34/hooks/media';
+
+async function step6a_webhooksPage() {
+  const { page } = state.desktop;
+  await page.goto(url('/console/webhooks'));
+  await expectPath(page, '/console/webhooks', 'GET /console/webhooks');
+  const card = page.locator(`div.webhook-key[data-key-id="${state.keyId}"]`);
+  await expectVisible(card, "the key's webhook card");
+  assert.ok(!(await page.content()).includes('whsec_'), 'no signing secret on the page');
+  await card.locator('input[name=url]').fill(RECEIVER);
+  await card.locator('input[name=running]').check();
+  await Promise.all([page.waitForEvent('framenavigated', { timeout: ACTION_TIMEOUT }), card.locator('form.webhook-form [type=submit]').click()]);
+  await page.waitForLoadState('load');
+  await expectPath(page, '/console/webhooks', 'after saving the default webhook');
+  const saved = page.locator(`div.webhook-key[data-key-id="${state.keyId}"] input[name=url]`);
+  assert.equal(await saved.inputValue(), RECEIVER, 'the default webhook is shown');
+  await accessibilitySmoke(page, 'webhooks');
+  await screenshot(page, 'webhooks-desktop');
+  // A new signing secret is shown once; the page's own address never shows it again.
+  const rotate = page.locator(`div.webhook-key[data-key-id="${state.keyId}"] form.secret-form [type=submit]`);
+  await Promise.all([page.waitForEvent('framenavigated', { timeout: ACTION_TIMEOUT }), rotate.click()]);
+  await page.waitForLoadState('load');
+  const secret = await text(page.locator('code#webhook-secret'), 'code#webhook-secret');
+  assert.ok(secret.startsWith('whsec_'), `the new secret ${JSON.stringify(secret.slice(0, 8))}...`);
+  await screenshot(page, 'webhooks-new-secret');
+  await page.reload();
+  assert.ok(!(await page.content()).includes(secret), 'a reload no longer shows the secret');
+  log(`    default webhook ${RECEIVER} (running and completed) saved; a new signing secret shown once`);
+}
+
 async function step6b_cancelFromUsage() {
   const { page } = state.desktop;
   // A long video: still queued or running when the page shows it.
@@ -523,6 +555,18 @@ async function step6b_cancelFromUsage() {
   const done = state.desktop.page.locator(`table#recent-tasks tr[data-task-id="${state.taskId}"] form.cancel-job`);
   assert.equal(await done.count(), 0, 'no Cancel on a succeeded job');
   log(`    ${queued.id} was ${status}; cancelled from the usage page, it reads failed: cancelled by client`);
+}
+
+async function step6c_deliveryLog() {
+  const { page } = state.desktop;
+  await page.goto(url('/console/webhooks'));
+  // The cancelled job's message went to the key's default target, logged in the same transaction.
+  const rows = page.locator('table#deliveries tr[data-delivery-id]');
+  assert.ok((await rows.count()) >= 1, 'the delivery log lists the cancelled job');
+  const first = await text(rows.first().locator('td.receiver'), 'the delivery td.receiver');
+  assert.equal(first, RECEIVER, 'the delivery went to the default target');
+  await screenshot(page, 'webhooks-deliveries');
+  log(`    ${await rows.count()} delivery row(s) to ${first}`);
 }
 
 async function step7_mcpThroughConnectorUrl() {
@@ -727,7 +771,9 @@ const STEPS = [
   step5_generateWithApi,
   step5b_lowerRates,
   step6_usagePage,
+  step6a_webhooksPage,
   step6b_cancelFromUsage,
+  step6c_deliveryLog,
   step7_mcpThroughConnectorUrl,
   step8_accountPage,
   step9_revokeKey,
