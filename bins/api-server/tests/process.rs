@@ -278,10 +278,19 @@ async fn a_running_jobs_process_holds_no_secret_and_is_confined() {
         assert!(!environment.contains(value) && !environment.contains(name), "{name} reached the job: {environment}");
     }
     assert!(!environment.contains("DATABASE_URL"), "{environment}");
-    let status = String::from_utf8_lossy(&proc_file("status")).into_owned();
-    let field = |name: &str| {
+    // The job confines itself as it starts, before it reads its job: wait for that moment.
+    let field = |status: &str, name: &str| {
         status.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_string()).unwrap_or_default()
     };
+    let confining = Instant::now();
+    let status = loop {
+        let status = String::from_utf8_lossy(&proc_file("status")).into_owned();
+        if field(&status, "NoNewPrivs:") == "1" || confining.elapsed() > Duration::from_secs(10) {
+            break status;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    let field = |name: &str| field(&status, name);
     assert_eq!(field("NoNewPrivs:"), "1", "{status}");
     assert_eq!(field("Seccomp:"), "2", "a seccomp filter: {status}");
     let limits = String::from_utf8_lossy(&proc_file("limits")).into_owned();

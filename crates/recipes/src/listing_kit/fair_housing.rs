@@ -137,8 +137,8 @@ const PLACE_NAMES: &[&str] = &[
 use Category::*;
 
 /// The phrase list. Patterns are case-insensitive regular expressions matched on word boundaries;
-/// a match right after a hyphen, or after "single", is ignored ("single-family home" and "single
-/// family neighborhood" name a property type).
+/// a match right after a hyphen, or a "family" right after "single", is ignored ("single-family
+/// home" and "single family neighborhood" name a property type; "a single mom" does not).
 const RULES: &[Rule] = &[
     // Familial status.
     suits(
@@ -249,6 +249,7 @@ const PROPERTY_WORDS: &[&str] = &[
     "dinners",
     "of",
     "suite",
+    "grand",
 ];
 
 /// A word or phrase that names people by a protected class (or codes for one), wherever it
@@ -262,19 +263,19 @@ const fn audience(pattern: &'static str, category: Category) -> Rule {
 /// The audience words, by category.
 const AUDIENCE: &[Rule] = &[
     audience(
-        r"kids?|child|children|toddlers?|infants?|babies|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers|fathers|parents|grandparents|families|(a|the|your|their|our|growing|young|large|whole|new) family",
+        r"kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers|fathers|parents|grandparents|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family",
         FamilialStatus,
     ),
     audience(
-        r"seniors?|senior citizens|retirees?|retired (people|persons|couples?)|elderly|millennials|young professionals|golden[- ]agers|(older|mature) (people|persons?|adults|buyers|tenants|residents|couples?)|adults",
+        r"seniors?|senior citizens|retirees?|retired (people|persons|couples?|folks)|elderly|millennials|young professionals|golden[- ]agers|(older|mature|elderly|senior) (people|persons?|adults|buyers|tenants|residents|couples?|folks)|adults|over[- ]?(50|55|60|62)s?|(50|55|60|62)\+",
         Age,
     ),
     audience(
-        r"christians?|catholics?|jews|jewish|muslims?|mormons?|hindus?|sikhs?|buddhists?|protestants?|church-?goers|parishioners|congregation|kosher",
+        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|church-?goers|parishioners|congregation|kosher",
         Religion,
     ),
     audience(
-        r"handicapped|disabled|wheelchair[- ](users?|bound)|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|able[- ]bodied|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)",
+        r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|able[- ]bodied|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)",
         Disability,
     ),
     audience(
@@ -282,13 +283,20 @@ const AUDIENCE: &[Rule] = &[
         RaceOrNationalOrigin,
     ),
     audience(
-        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls|boys|guys",
+        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?",
         Sex,
     ),
     audience(
-        r"(right|better|good|certain) (kind|sort|type) of (people|neighbors|neighbours|families|buyers|tenants)|(safe|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhood|neighbourhood|community|area|street|location|block)",
+        r"(right|better|good|certain) (kind|sort|type) of (people|neighbors|neighbours|families|buyers|tenants)|(safe|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhood|neighbourhood|community|area|street|location|block)|like[- ]minded",
         Steering,
     ),
+    // Places of worship named as a draw ("close to several Baptist churches", "a Korean church next
+    // door"), unless they are part of a street or institution's name ("Church Street").
+    Rule {
+        unless_next: PLACE_NAMES,
+        whole_word: true,
+        ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
+    },
 ];
 
 /// The house-style rule, applied when the policy asks for it.
@@ -329,8 +337,9 @@ fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range<usize>, &'
                 .find(|m| {
                     let before = text[..m.start()].trim_end().to_lowercase();
                     // "single-family neighborhood", "pre-owned": a hyphen before means another
-                    // word; so does "single" ("single family neighborhood").
-                    let other_word = text[..m.start()].ends_with('-') || before.ends_with("single");
+                    // word; so does "single" before "family" ("single family neighborhood").
+                    let property_type = before.ends_with("single") && m.as_str().to_lowercase().starts_with("famil");
+                    let other_word = text[..m.start()].ends_with('-') || property_type;
                     let mut rest = &text[m.end()..];
                     if c.rule.whole_word {
                         // "children's room", "kids' bath": a possessive naming what follows it.
