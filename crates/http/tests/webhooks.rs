@@ -241,17 +241,7 @@ async fn a_reel_and_a_connector_job_announce_what_their_own_polls_show() {
         let id = answer["result"]["structuredContent"]["id"].as_str().unwrap().to_string();
         let polled = server.wait(&key, &id).await;
         assert_eq!(polled["status"], "succeeded", "{polled}");
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        let message = loop {
-            let taken = receiver.received().into_iter().find(|r| {
-                r.answered == 200 && serde_json::from_slice::<Value>(&r.body).is_ok_and(|b| b["id"] == id.as_str())
-            });
-            if let Some(taken) = taken {
-                break taken;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "{:?}", receiver.received());
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
+        let message = receiver.taken_where(&format!("the message of {id}"), |body| body["id"] == id.as_str()).await;
         message.verify(&secret);
         let mut announced: Value = serde_json::from_slice(&message.body).unwrap();
         let (_, mut polled) = server.get(&key, &format!("/v1/tasks/{id}")).await;

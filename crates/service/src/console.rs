@@ -528,8 +528,8 @@ fn hashing_threads() -> usize {
 type HashingWork = Box<dyn FnOnce() + Send>;
 
 /// The queue of the password-hashing pool, whose threads start on first use.
-fn hashing_pool() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<HashingWork>> {
-    static POOL: OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<HashingWork>>> = OnceLock::new();
+fn hashing_pool() -> &'static std::sync::mpsc::Sender<HashingWork> {
+    static POOL: OnceLock<std::sync::mpsc::Sender<HashingWork>> = OnceLock::new();
     POOL.get_or_init(|| {
         let (queue, work) = std::sync::mpsc::channel::<HashingWork>();
         let work = std::sync::Arc::new(std::sync::Mutex::new(work));
@@ -550,7 +550,7 @@ fn hashing_pool() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<HashingWo
                 tracing::error!(error = %e, "a password-hashing thread could not start");
             }
         }
-        std::sync::Mutex::new(queue)
+        queue
     })
 }
 
@@ -563,11 +563,7 @@ async fn on_hashing_pool<T: Send + 'static>(
     let job: HashingWork = Box::new(move || {
         let _ = answer.send(work());
     });
-    hashing_pool()
-        .lock()
-        .map_err(|_| ServiceError::Internal("password hashing: the pool is poisoned".into()))?
-        .send(job)
-        .map_err(|_| ServiceError::Internal("password hashing: the pool has stopped".into()))?;
+    hashing_pool().send(job).map_err(|_| ServiceError::Internal("password hashing: the pool has stopped".into()))?;
     answered.await.map_err(|_| ServiceError::Internal("password hashing crashed".into()))?
 }
 

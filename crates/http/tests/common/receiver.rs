@@ -79,15 +79,21 @@ impl Receiver {
 
     /// Waits until a message whose body has `status` was taken (answered 200).
     pub async fn taken(&self, status: &str) -> Received {
+        self.taken_where(&format!("a {status} message"), |body| body["status"] == status).await
+    }
+
+    /// Waits until a message whose JSON body satisfies `wanted` (`what` says which, for the
+    /// failure) was taken (answered 200).
+    pub async fn taken_where(&self, what: &str, wanted: impl Fn(&Value) -> bool) -> Received {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
         loop {
             let taken = self.received().into_iter().find(|r| {
-                r.answered == 200 && serde_json::from_slice::<Value>(&r.body).is_ok_and(|b| b["status"] == status)
+                r.answered == 200 && serde_json::from_slice::<Value>(&r.body).is_ok_and(|body| wanted(&body))
             });
             if let Some(taken) = taken {
                 return taken;
             }
-            assert!(tokio::time::Instant::now() < deadline, "no {status} message taken: {:?}", self.received());
+            assert!(tokio::time::Instant::now() < deadline, "{what} never taken: {:?}", self.received());
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
