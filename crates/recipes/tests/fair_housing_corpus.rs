@@ -1,7 +1,7 @@
 //! The Fair Housing check measured on two corpora of listing sentences: `data/fair_housing_dev.tsv`,
-//! read while the check's audience words were written (a first held-out corpus joined it once
-//! measured), and `data/fair_housing_holdout.tsv`, written after they were fixed and never used
-//! to change them. A miss is a flagged sentence
+//! read while the check's audience words were written (the first two held-out corpora joined it
+//! once measured), and `data/fair_housing_holdout.tsv`, written after they were fixed by someone who had not
+//! read them, and never used to change them. A miss is a flagged sentence
 //! that is not flagged, or comes out still naming a protected class (judged by this file's own
 //! list of class words, not the check's); a false alarm is a clean sentence that is changed.
 //! `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
@@ -96,6 +96,47 @@ const CLASS_WORDS: &[&str] = &[
     "person",
     "persons",
     "people",
+    "father",
+    "fathers",
+    "mother",
+    "mothers",
+    "parent",
+    "parents",
+    "pregnant",
+    "expecting",
+    "husband",
+    "wife",
+    "spouse",
+    "senior",
+    "golden",
+    "citizen",
+    "citizens",
+    "citizenship",
+    "visa",
+    "immigrant",
+    "black",
+    "latino",
+    "latinos",
+    "hindu",
+    "sikh",
+    "buddhist",
+    "mormon",
+    "faith",
+    "devout",
+    "disabled",
+    "disability",
+    "mobility",
+    "sober",
+    "addicts",
+    "boy",
+    "boys",
+    "girls",
+    "guys",
+    "female",
+    "females",
+    "males",
+    "men",
+    "section",
 ];
 
 fn words(text: &str) -> Vec<String> {
@@ -170,10 +211,11 @@ fn the_development_corpus_is_cleaned_without_a_miss() {
 #[test]
 fn the_held_out_corpus_is_measured() {
     let figures = evaluate("held-out corpus", include_str!("data/fair_housing_holdout.tsv"));
-    assert!(figures.flagged >= 40 && figures.clean >= 40, "the corpus keeps its size");
-    // The figures of the check on its one run over this corpus (docs/recipes.md): 11 of 40
-    // flagged sentences missed, no false alarm. A change that misses or alarms more is a
-    // regression; one that misses fewer was tuned on this corpus, which then needs a successor.
-    assert!(figures.misses.len() <= 11, "{:?}", figures.misses);
-    assert!(figures.false_alarms.is_empty(), "{:?}", figures.false_alarms);
+    assert!(figures.flagged >= 60 && figures.clean >= 60, "the corpus keeps its size");
+    // The figures of the check on its one run over this corpus (docs/recipes.md): 16 of 60
+    // flagged sentences missed, 4 of 60 clean ones changed. A change that misses or alarms more
+    // is a regression; one that does better was tuned on this corpus, which then needs a
+    // successor.
+    assert!(figures.misses.len() <= 16, "{:?}", figures.misses);
+    assert!(figures.false_alarms.len() <= 4, "{:?}", figures.false_alarms);
 }

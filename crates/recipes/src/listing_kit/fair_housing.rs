@@ -263,31 +263,31 @@ const fn audience(pattern: &'static str, category: Category) -> Rule {
 /// The audience words, by category.
 const AUDIENCE: &[Rule] = &[
     audience(
-        r"kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers|fathers|parents|grandparents|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family",
+        r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|(pregnant|expecting|expectant)( (women|mothers|parents|couples?|tenants))?|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|spouses?|honeymooners",
         FamilialStatus,
     ),
     audience(
-        r"seniors?|senior citizens|retirees?|retired (people|persons|couples?|folks)|elderly|millennials|young professionals|golden[- ]agers|(older|mature|elderly|senior) (people|persons?|adults|buyers|tenants|residents|couples?|folks)|adults|over[- ]?(50|55|60|62)s?|(50|55|60|62)\+",
+        r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing) (people|persons?|adults|buyers|tenants|residents|couples?|folks|generation)|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+|(50|55|62) (and|or) (older|over|up)",
         Age,
     ),
     audience(
-        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|church-?goers|parishioners|congregation|kosher",
+        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
         Religion,
     ),
     audience(
-        r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|able[- ]bodied|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)",
+        r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
         Disability,
     ),
     audience(
-        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|minorities|(must )?speak english|(english|spanish)[- ]speaking|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|household|persons?)",
+        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|foreign-born|native-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
         RaceOrNationalOrigin,
     ),
     audience(
-        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?",
+        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
         Sex,
     ),
     audience(
-        r"(right|better|good|certain) (kind|sort|type) of (people|neighbors|neighbours|families|buyers|tenants)|(safe|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhood|neighbourhood|community|area|street|location|block)|like[- ]minded",
+        r"(right|better|good|certain|our|your) (kind|sort|type|crowd) of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|government assistance|public assistance)",
         Steering,
     ),
     // Places of worship named as a draw ("close to several Baptist churches", "a Korean church next
