@@ -83,6 +83,12 @@ const BLACK_MAX: f32 = 0.35;
 const WHITE_TARGET: f32 = 0.88;
 /// Largest exposure increase, in stops.
 const MAX_EXPOSURE_EV: f32 = 2.0;
+/// Largest exposure decrease, in stops, for an over-exposed photo.
+const MAX_DARKENING_EV: f32 = 0.6;
+/// How far above the key a photo's median display luma must be to read as over-exposed.
+const OVER_EXPOSED_MARGIN: f32 = 0.12;
+/// The brightest channel's white percentile from which highlights count as clipped.
+const OVER_EXPOSED_WHITE: f32 = 0.97;
 
 /// Median display luma exposure aims for, by style.
 const KEY_DEFAULT: f32 = 0.45;
@@ -465,7 +471,11 @@ fn plan_rgb(rgb: &RgbImage, intent: &Intent, rotation: f32) -> Plan {
     let white_levelled = level(white, black_point).max(floor);
     let gain = (srgb_decode(intent.key_target()) / srgb_decode(key_levelled))
         .min(srgb_decode(WHITE_TARGET) / srgb_decode(white_levelled));
-    let exposure_ev = gain.max(1e-6).log2().clamp(0.0, MAX_EXPOSURE_EV);
+    // Darkening only for a photo that reads as over-exposed: its midtones well above the key
+    // and its highlights at the clipping point. A bright, airy photo keeps its brightness.
+    let over_exposed = key_levelled > intent.key_target() + OVER_EXPOSED_MARGIN && white >= OVER_EXPOSED_WHITE;
+    let min_ev = if over_exposed { -MAX_DARKENING_EV } else { 0.0 };
+    let exposure_ev = gain.max(1e-6).log2().clamp(min_ev, MAX_EXPOSURE_EV);
     let exposure = exposure_ev.exp2();
     let key = median_luma(&small, |p| {
         lookup(&balanced, p).map(|v| srgb_encode(srgb_decode(level(v, black_point)) * exposure))

@@ -1,6 +1,10 @@
-//! Background removal: classical foreground/background segmentation with a feathered alpha edge.
+//! Background removal: a saliency prior from superpixels, refined by iterated graph cuts
+//! between a subject and a background colour model, with a feathered alpha edge.
 
-use std::collections::VecDeque;
+mod gmm;
+mod grabcut;
+mod maxflow;
+mod saliency;
 
 use image::imageops;
 use image::{DynamicImage, RgbaImage};
@@ -9,20 +13,23 @@ use crate::colour::srgb_to_lab;
 use crate::filters::box_blur;
 
 /// Most pixels the mask is computed on; larger pictures are analysed at a reduced size and the
-/// feathered mask is scaled up, so a 40-megapixel photo needs its cut-out plus a few tens of
-/// megabytes, not gigabytes of per-pixel colour data.
-pub const ANALYSIS_MAX_PIXELS: u64 = 4_000_000;
+/// feathered mask is scaled up, so the cost of a cut-out hardly depends on the photo's size.
+pub const ANALYSIS_MAX_PIXELS: u64 = 160_000;
 
-/// Cuts the subject out of a picture whose border shows background.
+/// No region of the picture stands out from its border more than this (saliency in [0, 1]):
+/// there is no subject to cut out.
+const MIN_PEAK_SALIENCY: f32 = 0.3;
+
+/// Cuts the subject out of a picture.
 ///
-/// Classical pipeline, no model: the border colours are clustered (k-means in
-/// CIELAB), a flood fill from the border claims every connected pixel that
-/// matches a background cluster (or continues a smooth background gradient),
-/// specks are cleaned up and the mask edge is feathered. Background gets alpha
-/// 0, foreground 255, with a soft ramp between; an existing alpha channel is
-/// respected. Works well for product shots and studio portraits; a subject
-/// coloured like its backdrop will be partly removed. Pictures over
-/// [`ANALYSIS_MAX_PIXELS`] are analysed at that size and the mask scaled up.
+/// Classical pipeline, no model: the picture is divided into superpixels, each scored by how
+/// little it is connected to the picture's border and how much it contrasts with the regions
+/// that are (so a subject touching the frame still counts as subject); that score seeds a
+/// GrabCut-style loop of colour mixtures and minimum graph cuts that settles the outline on
+/// colour edges. Background gets alpha 0, foreground 255, with a soft ramp between; an existing
+/// alpha channel is respected. A picture where nothing stands out comes back fully
+/// transparent. Pictures over [`ANALYSIS_MAX_PIXELS`] are analysed at that size and the mask
+/// scaled up.
 pub fn remove_background(img: DynamicImage) -> RgbaImage {
     let mut out = img.into_rgba8();
     let (w, h) = out.dimensions();
@@ -70,28 +77,27 @@ fn feathered_mask(rgb: &image::RgbImage) -> Vec<f32> {
     let (wu, hu) = (w as usize, h as usize);
     let n = wu * hu;
 
-    // Blurring first keeps sensor noise from breaking the flood fill.
-    let smoothed = imageops::blur(rgb, 1.0);
-    let lab: Vec<[f32; 3]> = smoothed.pixels().map(|p| srgb_to_lab(p.0)).collect();
-    drop(smoothed);
+    // Blurring first keeps sensor noise and JPEG blocks out of the superpixels.
+    let lab: Vec<[f32; 3]> = imageops::blur(rgb, 1.0).pixels().map(|p| srgb_to_lab(p.0)).collect();
+    let regions = saliency::Superpixels::new(&lab, wu, hu);
+    drop(lab);
+    let region_saliency = regions.saliency();
+    if region_saliency.iter().copied().fold(0.0f32, f32::max) < MIN_PEAK_SALIENCY {
+        return vec![0.0; n];
+    }
+    let prior: Vec<f32> = regions.labels.iter().map(|&l| region_saliency[l as usize]).collect();
+    drop(regions);
 
-    let band = (w.min(h) / 64).max(1) as usize;
-    let border = border_indices(wu, hu, band);
-    let stride = (border.len() / 4096).max(1);
-    let samples: Vec<[f32; 3]> = border.iter().step_by(stride).map(|&i| lab[i]).collect();
-    let model = BackgroundModel::fit(&samples);
+    let colours: Vec<[f32; 3]> = rgb.pixels().map(|p| p.0.map(f32::from)).collect();
+    let mut fg = grabcut::cut(&colours, &prior, wu, hu);
+    drop((colours, prior));
 
-    let score: Vec<f32> = lab.iter().map(|c| model.score(c)).collect();
-    let background = flood_background(&lab, &score, wu, hu);
-    drop((lab, score));
-
-    let mut fg: Vec<bool> = background.iter().map(|&b| !b).collect();
     majority_filter(&mut fg, wu, hu);
-    remove_small_components(&mut fg, wu, hu, (n / 2000).max(16));
+    keep_large_components(&mut fg, wu, hu);
+    fill_small_holes(&mut fg, wu, hu, n / 1000);
 
-    let feather = (w.min(h) / 150).max(1) as usize;
+    let feather = (w.min(h) / 200).max(1) as usize;
     let mut alpha: Vec<f32> = fg.iter().map(|&f| if f { 1.0 } else { 0.0 }).collect();
-    box_blur(&mut alpha, wu, hu, feather);
     box_blur(&mut alpha, wu, hu, feather);
     alpha
 }
@@ -118,165 +124,6 @@ fn apply_scaled_mask(out: &mut RgbaImage, mask: &[f32], aw: usize, ah: usize) {
     }
 }
 
-/// Clustered colour model of the image border.
-struct BackgroundModel {
-    centres: Vec<[f32; 3]>,
-    radii: Vec<f32>,
-}
-
-impl BackgroundModel {
-    /// Fits up to three k-means clusters; clusters holding few border samples
-    /// are dropped because they are usually the subject touching the edge.
-    fn fit(samples: &[[f32; 3]]) -> Self {
-        const K: usize = 3;
-        const MIN_RADIUS: f32 = 6.0;
-        const MAX_RADIUS: f32 = 30.0;
-        if samples.is_empty() {
-            return Self { centres: Vec::new(), radii: Vec::new() };
-        }
-        // Deterministic farthest-point initialisation.
-        let mut centres = vec![mean_lab(samples)];
-        while centres.len() < K {
-            let far = samples.iter().copied().max_by(|a, b| nearest(&centres, a).1.total_cmp(&nearest(&centres, b).1));
-            match far {
-                Some(p) if nearest(&centres, &p).1 > 1.0 => centres.push(p),
-                _ => break,
-            }
-        }
-        let mut assignment = vec![0usize; samples.len()];
-        for _ in 0..12 {
-            for (a, s) in assignment.iter_mut().zip(samples) {
-                *a = nearest(&centres, s).0;
-            }
-            for (k, centre) in centres.iter_mut().enumerate() {
-                let members: Vec<[f32; 3]> =
-                    samples.iter().zip(&assignment).filter(|(_, &a)| a == k).map(|(s, _)| *s).collect();
-                if !members.is_empty() {
-                    *centre = mean_lab(&members);
-                }
-            }
-        }
-        let total = samples.len() as f32;
-        let mut kept_centres = Vec::new();
-        let mut radii = Vec::new();
-        let mut largest: Option<(usize, usize)> = None;
-        for (k, centre) in centres.iter().enumerate() {
-            let dists: Vec<f32> =
-                samples.iter().zip(&assignment).filter(|(_, &a)| a == k).map(|(s, _)| lab_dist(s, centre)).collect();
-            if largest.is_none_or(|(_, c)| dists.len() > c) {
-                largest = Some((k, dists.len()));
-            }
-            if (dists.len() as f32) < 0.08 * total {
-                continue;
-            }
-            let rms = (dists.iter().map(|d| d * d).sum::<f32>() / dists.len() as f32).sqrt();
-            kept_centres.push(*centre);
-            radii.push((3.0 * rms).clamp(MIN_RADIUS, MAX_RADIUS));
-        }
-        if kept_centres.is_empty() {
-            if let Some((k, _)) = largest {
-                kept_centres.push(centres[k]);
-                radii.push(MIN_RADIUS);
-            }
-        }
-        Self { centres: kept_centres, radii }
-    }
-
-    /// Distance to the closest cluster in units of that cluster's radius:
-    /// below 1 means "looks like background".
-    fn score(&self, c: &[f32; 3]) -> f32 {
-        self.centres.iter().zip(&self.radii).map(|(m, r)| lab_dist(c, m) / r).fold(f32::INFINITY, f32::min)
-    }
-}
-
-/// Index and distance of the centre closest to `p`.
-fn nearest(centres: &[[f32; 3]], p: &[f32; 3]) -> (usize, f32) {
-    centres.iter().enumerate().map(|(i, c)| (i, lab_dist(c, p))).fold((0, f32::INFINITY), |best, cur| {
-        if cur.1 < best.1 {
-            cur
-        } else {
-            best
-        }
-    })
-}
-
-fn mean_lab(samples: &[[f32; 3]]) -> [f32; 3] {
-    let mut acc = [0.0f64; 3];
-    for s in samples {
-        for c in 0..3 {
-            acc[c] += f64::from(s[c]);
-        }
-    }
-    let n = samples.len().max(1) as f64;
-    [(acc[0] / n) as f32, (acc[1] / n) as f32, (acc[2] / n) as f32]
-}
-
-fn lab_dist(a: &[f32; 3], b: &[f32; 3]) -> f32 {
-    let d0 = a[0] - b[0];
-    let d1 = a[1] - b[1];
-    let d2 = a[2] - b[2];
-    (d0 * d0 + d1 * d1 + d2 * d2).sqrt()
-}
-
-/// Indices of all pixels within `band` of the image edge.
-fn border_indices(w: usize, h: usize, band: usize) -> Vec<usize> {
-    let band_x = band.min(w.div_ceil(2));
-    let band_y = band.min(h.div_ceil(2));
-    let mut out = Vec::new();
-    for y in 0..h {
-        let edge_row = y < band_y || y >= h - band_y;
-        for x in 0..w {
-            if edge_row || x < band_x || x >= w - band_x {
-                out.push(y * w + x);
-            }
-        }
-    }
-    out
-}
-
-/// Flood fill from the image edge through background-like pixels.
-fn flood_background(lab: &[[f32; 3]], score: &[f32], w: usize, h: usize) -> Vec<bool> {
-    // A small colour step lets the fill follow smooth backdrop gradients
-    // (vignettes, sky) that drift outside the border clusters, but only up to
-    // a looser score so it cannot wander deep into the subject.
-    const STEP: f32 = 2.5;
-    const LOOSE_SCORE: f32 = 2.5;
-    let mut bg = vec![false; w * h];
-    let mut queue = VecDeque::new();
-    for i in border_indices(w, h, 1) {
-        if score[i] < 1.0 && !bg[i] {
-            bg[i] = true;
-            queue.push_back(i);
-        }
-    }
-    while let Some(i) = queue.pop_front() {
-        let (x, y) = (i % w, i / w);
-        let mut visit = |j: usize| {
-            if bg[j] {
-                return;
-            }
-            let smooth = lab_dist(&lab[i], &lab[j]) < STEP && score[j] < LOOSE_SCORE;
-            if score[j] < 1.0 || smooth {
-                bg[j] = true;
-                queue.push_back(j);
-            }
-        };
-        if x > 0 {
-            visit(i - 1);
-        }
-        if x + 1 < w {
-            visit(i + 1);
-        }
-        if y > 0 {
-            visit(i - w);
-        }
-        if y + 1 < h {
-            visit(i + w);
-        }
-    }
-    bg
-}
-
 /// 3x3 majority vote; removes single-pixel specks and pinholes in the mask.
 fn majority_filter(mask: &mut [bool], w: usize, h: usize) {
     let src = mask.to_vec();
@@ -297,16 +144,41 @@ fn majority_filter(mask: &mut [bool], w: usize, h: usize) {
     }
 }
 
-/// Clears 4-connected foreground islands smaller than `min_size` pixels.
-fn remove_small_components(mask: &mut [bool], w: usize, h: usize, min_size: usize) {
+/// Keeps the foreground islands of at least a fifth of the largest one's area (a second flower,
+/// a detached hand) and drops specks the cut left in the background.
+fn keep_large_components(mask: &mut [bool], w: usize, h: usize) {
+    let islands = components(mask, w, h, true);
+    let largest = islands.iter().map(Vec::len).max().unwrap_or(0);
+    for island in islands.iter().filter(|c| c.len() * 5 < largest) {
+        for &i in island {
+            mask[i] = false;
+        }
+    }
+}
+
+/// Fills background pockets of under `max_size` pixels that do not reach the picture's edge:
+/// specular highlights and shadows inside the subject, not the gap in a cup's handle.
+fn fill_small_holes(mask: &mut [bool], w: usize, h: usize, max_size: usize) {
+    for hole in components(mask, w, h, false) {
+        let touches_edge = hole.iter().any(|&i| i % w == 0 || i % w == w - 1 || i < w || i >= w * (h - 1));
+        if hole.len() < max_size && !touches_edge {
+            for i in hole {
+                mask[i] = true;
+            }
+        }
+    }
+}
+
+/// The 4-connected components of the pixels whose mask value is `value`.
+fn components(mask: &[bool], w: usize, h: usize, value: bool) -> Vec<Vec<usize>> {
     let mut seen = vec![false; w * h];
-    let mut component = Vec::new();
+    let mut out = Vec::new();
     let mut stack = Vec::new();
     for start in 0..w * h {
-        if !mask[start] || seen[start] {
+        if mask[start] != value || seen[start] {
             continue;
         }
-        component.clear();
+        let mut component = Vec::new();
         seen[start] = true;
         stack.push(start);
         while let Some(i) = stack.pop() {
@@ -319,18 +191,15 @@ fn remove_small_components(mask: &mut [bool], w: usize, h: usize, min_size: usiz
                 (y + 1 < h).then(|| i + w),
             ];
             for j in neighbours.into_iter().flatten() {
-                if mask[j] && !seen[j] {
+                if mask[j] == value && !seen[j] {
                     seen[j] = true;
                     stack.push(j);
                 }
             }
         }
-        if component.len() < min_size {
-            for &i in &component {
-                mask[i] = false;
-            }
-        }
+        out.push(component);
     }
+    out
 }
 
 #[cfg(test)]

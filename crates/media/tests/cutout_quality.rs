@@ -1,0 +1,91 @@
+//! Measured quality of background removal on real photographs (see `cutouts/README.md`).
+//!
+//! Each photo has a reference mask made by hand; the cut-out's opaque pixels (alpha at least
+//! half) are compared with it by intersection over union. The development photos are the ones
+//! the method was tuned on; the held-out photos were only ever measured.
+//! `cargo test -p media --test cutout_quality -- --nocapture` prints the figures and writes each
+//! cut-out over a checkerboard to the test scratch directory (`target/tmp/cutout-*.png`) for a
+//! person to look at.
+
+use std::path::PathBuf;
+
+use image::{GrayImage, Rgba, RgbaImage};
+use media::segmentation::remove_background;
+
+const DEVELOPMENT: [&str; 4] = ["coffee", "astronaut", "dahlia", "fig_plate"];
+const HELD_OUT: [&str; 3] = ["grace_hopper", "marigold", "chelsea"];
+
+/// The goal for every photo's IoU with its reference mask, and for each set's mean; printed
+/// beside the figures. The method does not reach it yet (docs/engines.md).
+const GOAL_EACH: f64 = 0.8;
+const GOAL_MEAN: f64 = 0.9;
+/// The bounds the test holds, by set: (lowest photo, mean). They are the figures of the current
+/// method rounded down, so a change that does worse fails.
+const DEVELOPMENT_BOUNDS: (f64, f64) = (0.75, 0.85);
+const HELD_OUT_BOUNDS: (f64, f64) = (0.15, 0.27);
+
+fn path(file: &str) -> PathBuf {
+    [env!("CARGO_MANIFEST_DIR"), "tests", "cutouts", file].iter().collect()
+}
+
+/// IoU of the cut-out of `name` with its reference mask, after writing the cut-out for viewing.
+fn iou(name: &str) -> f64 {
+    let photo = image::open(path(&format!("{name}.jpg"))).unwrap_or_else(|e| panic!("{name}.jpg: {e}"));
+    let reference: GrayImage =
+        image::open(path(&format!("{name}.mask.png"))).unwrap_or_else(|e| panic!("{name}.mask.png: {e}")).to_luma8();
+    let cutout = remove_background(photo);
+    assert_eq!(cutout.dimensions(), reference.dimensions(), "{name}: size");
+    let (mut both, mut either) = (0u64, 0u64);
+    for (c, r) in cutout.pixels().zip(reference.pixels()) {
+        let (ours, theirs) = (c.0[3] >= 128, r.0[0] >= 128);
+        both += u64::from(ours && theirs);
+        either += u64::from(ours || theirs);
+    }
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cutout-{name}.png"));
+    if let Err(e) = on_checkerboard(&cutout).save(&scratch) {
+        eprintln!("{}: {e}", scratch.display());
+    }
+    if either == 0 {
+        return 0.0;
+    }
+    both as f64 / either as f64
+}
+
+/// The cut-out composited over a grey checkerboard, as an editor shows transparency.
+fn on_checkerboard(cutout: &RgbaImage) -> RgbaImage {
+    RgbaImage::from_fn(cutout.width(), cutout.height(), |x, y| {
+        let check = if (x / 12 + y / 12) % 2 == 0 { 200.0 } else { 150.0 };
+        let p = cutout.get_pixel(x, y).0;
+        let a = f32::from(p[3]) / 255.0;
+        let mix = |v: u8| (f32::from(v) * a + check * (1.0 - a)).round() as u8;
+        Rgba([mix(p[0]), mix(p[1]), mix(p[2]), 255])
+    })
+}
+
+fn measure(set: &str, names: &[&str]) -> Vec<(String, f64)> {
+    let scores: Vec<(String, f64)> = names.iter().map(|n| (n.to_string(), iou(n))).collect();
+    for (name, score) in &scores {
+        eprintln!("{set:<12} {name:<14} IoU {score:.3}");
+    }
+    let mean = scores.iter().map(|(_, s)| s).sum::<f64>() / scores.len() as f64;
+    eprintln!("{set:<12} {:<14} IoU {mean:.3}", "mean");
+    scores
+}
+
+fn check(set: &str, scores: &[(String, f64)], (min_each, min_mean): (f64, f64)) {
+    let mean = scores.iter().map(|(_, s)| s).sum::<f64>() / scores.len() as f64;
+    let short = scores.iter().filter(|(_, s)| *s < GOAL_EACH).count();
+    eprintln!("{set}: {short} of {} photos under the goal of {GOAL_EACH}; mean goal {GOAL_MEAN}", scores.len());
+    for (name, score) in scores {
+        assert!(*score >= min_each, "{set} {name}: IoU {score:.3} under {min_each}");
+    }
+    assert!(mean >= min_mean, "{set}: mean IoU {mean:.3} under {min_mean}");
+}
+
+#[test]
+fn cutouts_match_the_reference_masks() {
+    let development = measure("development", &DEVELOPMENT);
+    let held_out = measure("held-out", &HELD_OUT);
+    check("development", &development, DEVELOPMENT_BOUNDS);
+    check("held-out", &held_out, HELD_OUT_BOUNDS);
+}
