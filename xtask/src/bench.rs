@@ -17,10 +17,15 @@ struct Options {
     backends: Vec<&'static str>,
     requests: usize,
     concurrency: usize,
+    /// Run the image comparisons against libvips and ImageMagick.
+    images: bool,
+    /// Run the service figures (HTTP, queue, engines end to end, reel).
+    service: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
-    let mut options = Options { backends: vec!["sqlite", "postgres"], requests: 2000, concurrency: 32 };
+    let mut options =
+        Options { backends: vec!["sqlite", "postgres"], requests: 2000, concurrency: 32, images: true, service: true };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let value = it.next().with_context(|| format!("{arg} needs a value"))?;
@@ -35,6 +40,14 @@ fn parse(args: &[String]) -> Result<Options> {
             }
             "--requests" => options.requests = value.parse()?,
             "--concurrency" => options.concurrency = value.parse()?,
+            "--part" => {
+                (options.images, options.service) = match value.as_str() {
+                    "images" => (true, false),
+                    "service" => (false, true),
+                    "all" => (true, true),
+                    other => bail!("unknown part {other} (images, service, all)"),
+                }
+            }
             other => bail!("unknown option {other}"),
         }
     }
@@ -43,6 +56,12 @@ fn parse(args: &[String]) -> Result<Options> {
 
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
+    if options.images {
+        crate::image_bench::run()?;
+    }
+    if !options.service {
+        return Ok(());
+    }
     crate::run(crate::cargo().args([
         "build",
         "--release",

@@ -5,6 +5,7 @@ mod bench;
 mod console_e2e;
 mod contract;
 mod deployment;
+mod image_bench;
 mod log_secrets;
 mod mcp_e2e;
 mod module_cycles;

@@ -8,7 +8,6 @@ use domain::recipe::{ExportPreset, ImageFormat, ListingEnhanceRequest};
 use domain::validation::check_input_url;
 use domain::ValidationError;
 use engines::{Engines, OutputFile};
-use image::imageops::FilterType;
 use image::{DynamicImage, RgbImage};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -144,7 +143,7 @@ fn fit_long_edge(image: RgbImage, long_edge: u32) -> RgbImage {
     }
     let ratio = f64::from(long_edge) / f64::from(w.max(h));
     let (nw, nh) = (((f64::from(w) * ratio).round() as u32).max(1), ((f64::from(h) * ratio).round() as u32).max(1));
-    image::imageops::resize(&image, nw, nh, FilterType::Lanczos3)
+    media::resample::resize_rgb(&image, nw, nh, media::resample::Filter::Lanczos3)
 }
 
 #[cfg(test)]

@@ -4,7 +4,6 @@
 
 use crate::reel::framing;
 use crate::RecipeError;
-use image::imageops::FilterType;
 use image::RgbImage;
 
 /// What the hero must keep: the flyer's full-bleed hero at 300 ppi is 2,625 px wide (Letter),
@@ -71,11 +70,11 @@ impl PhotoSlots for Photos {
         // Never enlarge: a smaller crop is placed as it is and stretched by the renderer.
         let scale = (f64::from(want_w) / f64::from(crop_w)).min(1.0);
         let placed = if scale < 1.0 {
-            image::imageops::resize(
+            media::resample::resize_rgb(
                 &crop,
                 want_w,
                 (f64::from(crop_h) * scale).round().max(1.0) as u32,
-                FilterType::CatmullRom,
+                media::resample::Filter::CatmullRom,
             )
         } else {
             crop

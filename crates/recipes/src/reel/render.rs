@@ -8,8 +8,8 @@
 use super::framing::{Frame, Motion};
 use super::layout::{Plate, HEIGHT, WIDTH};
 use super::timeline::Timeline;
-use image::imageops::FilterType;
 use image::RgbImage;
+use media::resample::{resize_rgb, Filter};
 
 /// A still ready to be filmed: resampled so its widest frame is the reel's size.
 pub struct Still {
@@ -32,8 +32,8 @@ impl Still {
             image::imageops::crop_imm(photo, x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32).to_image();
         let out_w = (((x1 - x0) * scale).round() as u32).max(1);
         let out_h = (((y1 - y0) * scale).round() as u32).max(1);
-        let filter = if scale < 1.0 { FilterType::Lanczos3 } else { FilterType::CatmullRom };
-        let image = image::imageops::resize(&crop, out_w, out_h, filter);
+        let filter = if scale < 1.0 { Filter::Lanczos3 } else { Filter::CatmullRom };
+        let image = resize_rgb(&crop, out_w, out_h, filter);
         // The motion in the resampled image's pixels.
         let sx = f64::from(out_w) / (x1 - x0);
         let sy = f64::from(out_h) / (y1 - y0);
