@@ -9,7 +9,16 @@ use anyhow::{bail, Context, Result};
 
 /// Runs the image comparisons; a missing tool is installed from Debian or its line skipped.
 pub fn run() -> Result<()> {
-    crate::run(crate::cargo().args(["build", "--release", "--package", "media", "--example", "image_bench"]))?;
+    crate::run(crate::cargo().args([
+        "build",
+        "--release",
+        "--package",
+        "media",
+        "--example",
+        "image_bench",
+        "--example",
+        "video_bench",
+    ]))?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let ours = root.join("target/release/examples/image_bench");
     if !have("vips") {
@@ -89,6 +98,52 @@ pub fn run() -> Result<()> {
         vips_down,
         vips_down_bytes,
     );
+    video(&root, &small, &dir)
+}
+
+/// The `eta-lite-i2v` pan and zoom (5 s, 1280x720, 24 fps, from the 3 MP still) by our pipeline
+/// and by ffmpeg's zoompan with libx264 `veryfast`, as a user would make it.
+fn video(root: &Path, still: &Path, dir: &Path) -> Result<()> {
+    let ours = root.join("target/release/examples/video_bench");
+    let output = Command::new(&ours).arg(still).arg(dir.join("ours.mp4")).output().context("running video_bench")?;
+    if !output.status.success() {
+        bail!("video_bench: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let fields: Vec<f64> = text.split_whitespace().filter_map(|f| f.parse().ok()).collect();
+    let [decode, draw, encode, mux, total, bytes] = fields[..] else { bail!("video_bench printed {text:?}") };
+    println!("  ours, pan and zoom: decode {decode:.0} ms, draw {draw:.0} ms, convert and encode {encode:.0} ms, mux {mux:.0} ms");
+    if !have("ffmpeg") {
+        install("ffmpeg");
+    }
+    if !have("ffmpeg") {
+        println!("pan and zoom: ffmpeg skipped (apt-get install ffmpeg)");
+        return Ok(());
+    }
+    let x264 = dir.join("x264.mp4").to_string_lossy().into_owned();
+    let still = still.to_string_lossy();
+    let filter =
+        "scale=2560:-2,zoompan=z='1+0.25*on/120':x='iw/2-(iw/zoom/2)':y='ih/2-(ih/zoom/2)':d=120:s=1280x720:fps=24";
+    let args = [
+        "-v",
+        "error",
+        "-y",
+        "-i",
+        &still,
+        "-vf",
+        filter,
+        "-frames:v",
+        "120",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "veryfast",
+        "-pix_fmt",
+        "yuv420p",
+        &x264,
+    ];
+    let (theirs, their_bytes) = best_of_3("ffmpeg", &args, &x264)?;
+    line("pan and zoom 5 s 720p from 3 MP", total, bytes as u64, "ffmpeg zoompan x264 veryfast", theirs, their_bytes);
     Ok(())
 }
 

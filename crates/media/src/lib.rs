@@ -24,6 +24,7 @@ pub mod segmentation;
 pub mod speech;
 pub mod text;
 pub mod video;
+mod yuv;
 
 pub use error::MediaError;
 

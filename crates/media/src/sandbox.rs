@@ -2,11 +2,10 @@
 //! is configured: their output is a function of the prompt and seed only, so tests and demos are
 //! reproducible.
 
-use image::imageops::{self, FilterType};
 use image::{DynamicImage, Rgb, RgbImage};
 
 use crate::codecs::{MAX_ANIMATION_FRAMES, MAX_IMAGE_DIM};
-use crate::resample::{even_dim, sample_bilinear};
+use crate::resample::{even_dim, resize_rgb, resize_window, Filter};
 use crate::seed::{fnv1a64, prompt_seed, Rng};
 
 /// Deterministic procedural picture for `prompt` + `seed` (sandbox stand-in
@@ -92,7 +91,7 @@ pub fn pan_zoom_frames(
     if scale < 1.0 {
         let nw = ((f64::from(src.width()) * scale).round() as u32).max(1);
         let nh = ((f64::from(src.height()) * scale).round() as u32).max(1);
-        src = imageops::resize(&src, nw, nh, FilterType::CatmullRom);
+        src = resize_rgb(&src, nw, nh, Filter::CatmullRom);
     }
     let (sw, sh) = (f64::from(src.width()), f64::from(src.height()));
     let (win_w, win_h) = if sw / sh > aspect { (sh * aspect, sh) } else { (sw, sw / aspect) };
@@ -118,13 +117,7 @@ pub fn pan_zoom_frames(
         let cx = (start.0 + (end.0 - start.0) * e).clamp(ww / 2.0, sw - ww / 2.0);
         let cy = (start.1 + (end.1 - start.1) * e).clamp(wh / 2.0, sh - wh / 2.0);
         let (x0, y0) = (cx - ww / 2.0, cy - wh / 2.0);
-        let mut frame = RgbImage::new(w, h);
-        for (ox, oy, p) in frame.enumerate_pixels_mut() {
-            let sx = x0 + (f64::from(ox) + 0.5) * ww / f64::from(w) - 0.5;
-            let sy = y0 + (f64::from(oy) + 0.5) * wh / f64::from(h) - 0.5;
-            *p = sample_bilinear(&src, sx as f32, sy as f32);
-        }
-        frame
+        resize_window(&src, (x0, y0, ww, wh), w, h, Filter::CatmullRom)
     }))
 }
 

@@ -13,11 +13,11 @@ use mp4::{
 };
 use openh264::decoder::{DecodedYUV, Decoder, DecoderConfig, Flush};
 use openh264::encoder::{Encoder, EncoderConfig, FrameRate, IntraFramePeriod, Profile, RateControlMode, UsageType};
-use openh264::formats::{RgbSliceU8, YUVBuffer, YUVSource};
+use openh264::formats::YUVSource;
 use openh264::{OpenH264API, Timestamp};
 
 use crate::aac::AacTrack;
-use crate::{mp4_boxes, MediaError};
+use crate::{mp4_boxes, yuv, MediaError};
 
 /// Most frames [`decode_mp4`] returns; later frames are ignored.
 pub const MAX_DECODE_FRAMES: u32 = 1800;
@@ -119,6 +119,37 @@ struct EncodedSample {
     frames: u32,
 }
 
+/// One frame in the encoder's input form: the Y, Cb and Cr planes back to back.
+struct I420 {
+    planes: Vec<u8>,
+    width: usize,
+    height: usize,
+}
+
+impl YUVSource for I420 {
+    fn dimensions(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+
+    fn strides(&self) -> (usize, usize, usize) {
+        (self.width, self.width / 2, self.width / 2)
+    }
+
+    fn y(&self) -> &[u8] {
+        &self.planes[..self.width * self.height]
+    }
+
+    fn u(&self) -> &[u8] {
+        let luma = self.width * self.height;
+        &self.planes[luma..luma + luma / 4]
+    }
+
+    fn v(&self) -> &[u8] {
+        let luma = self.width * self.height;
+        &self.planes[luma + luma / 4..]
+    }
+}
+
 /// Streaming H.264 encoder: frames are pushed one at a time and compressed at
 /// once, so memory holds one picture plus the compressed stream whatever the
 /// length. [`VideoEncoder::finish`] muxes the MP4.
@@ -130,7 +161,7 @@ struct EncodedSample {
 /// second.
 pub struct VideoEncoder {
     encoder: Encoder,
-    yuv: YUVBuffer,
+    yuv: I420,
     width: u32,
     height: u32,
     fps: u32,
@@ -162,7 +193,7 @@ impl VideoEncoder {
         let encoder = Encoder::with_api_config(OpenH264API::from_source(), config).map_err(enc_err)?;
         Ok(VideoEncoder {
             encoder,
-            yuv: YUVBuffer::new(width as usize, height as usize),
+            yuv: I420 { planes: Vec::new(), width: width as usize, height: height as usize },
             width,
             height,
             fps,
@@ -191,7 +222,7 @@ impl VideoEncoder {
         }
         let enc_err = |e: openh264::Error| MediaError::Encode(format!("H.264 encoder: {e}"));
         let (wu, hu) = (self.width as usize, self.height as usize);
-        self.yuv.read_rgb8(RgbSliceU8::new(frame.as_raw(), (wu, hu)));
+        yuv::rgb_to_i420(frame.as_raw(), wu, hu, &mut self.yuv.planes);
         let millis = self.pushed * 1000 / u64::from(self.fps);
         self.pushed += 1;
         let stream = self.encoder.encode_at(&self.yuv, Timestamp::from_millis(millis)).map_err(enc_err)?;
@@ -528,7 +559,7 @@ fn to_rgb(yuv: &DecodedYUV<'_>) -> Result<Option<RgbImage>, MediaError> {
         return Ok(None);
     }
     let mut rgb = vec![0u8; w * h * 3];
-    yuv.write_rgb8(&mut rgb);
+    yuv::i420_to_rgb((yuv.y(), yuv.u(), yuv.v()), yuv.strides(), w, h, &mut rgb);
     let (w32, h32) = (
         u32::try_from(w).map_err(|_| MediaError::Decode("frame too wide".into()))?,
         u32::try_from(h).map_err(|_| MediaError::Decode("frame too tall".into()))?,
