@@ -1,4 +1,4 @@
-//! Resampling: integer upscaling with sharpening, frame resizing and sub-pixel sampling.
+//! Resampling: integer upscaling with sharpening, frame resizing and sub-pixel windows.
 //!
 //! Convolution resampling runs on `fast_image_resize` (SSE4.1/AVX2/NEON kernels picked at run
 //! time): several times faster than `image`'s scalar resize, which made an upscale cost more
@@ -6,7 +6,7 @@
 
 use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{FilterType as Kernel, PixelType, ResizeAlg, ResizeOptions, Resizer};
-use image::{DynamicImage, Rgb, RgbImage, RgbaImage};
+use image::{DynamicImage, RgbImage, RgbaImage};
 
 use crate::codecs::MAX_IMAGE_DIM;
 
@@ -226,30 +226,6 @@ pub fn even_dim(v: u32) -> u32 {
     (v.min(MAX_IMAGE_DIM) & !1).max(2)
 }
 
-/// Bilinear sample with clamped edges.
-pub fn sample_bilinear(img: &RgbImage, x: f32, y: f32) -> Rgb<u8> {
-    let max_x = img.width() as f32 - 1.0;
-    let max_y = img.height() as f32 - 1.0;
-    let x = x.clamp(0.0, max_x);
-    let y = y.clamp(0.0, max_y);
-    let (x0, y0) = (x.floor(), y.floor());
-    let (fx, fy) = (x - x0, y - y0);
-    let (x0, y0) = (x0 as u32, y0 as u32);
-    let x1 = (x0 + 1).min(img.width() - 1);
-    let y1 = (y0 + 1).min(img.height() - 1);
-    let p00 = img.get_pixel(x0, y0).0;
-    let p10 = img.get_pixel(x1, y0).0;
-    let p01 = img.get_pixel(x0, y1).0;
-    let p11 = img.get_pixel(x1, y1).0;
-    let mut out = [0u8; 3];
-    for c in 0..3 {
-        let top = f32::from(p00[c]) * (1.0 - fx) + f32::from(p10[c]) * fx;
-        let bottom = f32::from(p01[c]) * (1.0 - fx) + f32::from(p11[c]) * fx;
-        out[c] = (top * (1.0 - fy) + bottom * fy).round().clamp(0.0, 255.0) as u8;
-    }
-    Rgb(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,7 +240,7 @@ mod tests {
         let rgba = DynamicImage::ImageRgba8(RgbaImage::new(4, 4));
         assert!(upscale(&rgba, 2).color().has_alpha());
         // A flat image must stay flat: sharpening adds no artefacts.
-        let flat = DynamicImage::ImageRgb8(RgbImage::from_pixel(8, 8, Rgb([90, 90, 90])));
+        let flat = DynamicImage::ImageRgb8(RgbImage::from_pixel(8, 8, image::Rgb([90, 90, 90])));
         assert!(upscale(&flat, 2).to_rgb8().pixels().all(|p| p.0 == [90, 90, 90]));
     }
 
