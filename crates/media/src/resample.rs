@@ -53,13 +53,26 @@ pub fn resize_window(
     filter: Filter,
 ) -> RgbImage {
     let (w, h) = (width.max(1), height.max(1));
-    let mut dst = Image::new(w, h, PixelType::U8x3);
+    let mut out = RgbImage::new(w, h);
+    resize_window_into(img, window, &mut out, (w, h), filter);
+    out
+}
+
+/// [`resize_window`] into `out`, packed RGB of `size`: a renderer drawing many frames reuses
+/// one buffer. A buffer of the wrong length is left as it is.
+pub fn resize_window_into(
+    img: &RgbImage,
+    window: (f64, f64, f64, f64),
+    out: &mut [u8],
+    size: (u32, u32),
+    filter: Filter,
+) {
+    let Ok(mut dst) = Image::from_slice_u8(size.0, size.1, out, PixelType::U8x3) else { return };
     if let Ok(src) = ImageRef::new(img.width(), img.height(), img.as_raw(), PixelType::U8x3) {
         let (left, top, cw, ch) = window;
         let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(kernel(filter))).crop(left, top, cw, ch);
         let _ = Resizer::new().resize(&src, &mut dst, &options);
     }
-    RgbImage::from_raw(w, h, dst.into_vec()).unwrap_or_else(|| RgbImage::new(w, h))
 }
 
 fn kernel(filter: Filter) -> Kernel {

@@ -9,7 +9,7 @@ use super::framing::{Frame, Motion};
 use super::layout::{Plate, HEIGHT, WIDTH};
 use super::timeline::Timeline;
 use image::RgbImage;
-use media::resample::{resize_rgb, Filter};
+use media::resample::{resize_rgb, resize_window_into, Filter};
 
 /// A still ready to be filmed: resampled so its widest frame is the reel's size.
 pub struct Still {
@@ -45,32 +45,13 @@ impl Still {
     /// Samples the still through its frame at `progress` (0 to 1) into `out` (RGB, reel size).
     fn film(&self, progress: f64, out: &mut [u8]) {
         let frame = self.motion.from.lerp(&self.motion.to, progress);
-        let (iw, ih) = (self.image.width() as usize, self.image.height() as usize);
-        let src: &[u8] = &self.image;
-        let step_x = frame.width / f64::from(WIDTH);
-        let step_y = frame.height / f64::from(HEIGHT);
-        // Column positions are the same on every row: work them out once.
-        let columns: Vec<(usize, usize, f32)> = (0..WIDTH as usize)
-            .map(|ox| {
-                let x = (frame.x + (ox as f64 + 0.5) * step_x - 0.5).clamp(0.0, (iw - 1) as f64);
-                let x0 = x.floor() as usize;
-                (x0, (x0 + 1).min(iw - 1), (x - x0 as f64) as f32)
-            })
-            .collect();
-        for (oy, row) in out.chunks_exact_mut(WIDTH as usize * 3).enumerate() {
-            let y = (frame.y + (oy as f64 + 0.5) * step_y - 0.5).clamp(0.0, (ih - 1) as f64);
-            let y0 = y.floor() as usize;
-            let y1 = (y0 + 1).min(ih - 1);
-            let ty = (y - y0 as f64) as f32;
-            let (top, bottom) = (&src[y0 * iw * 3..(y0 + 1) * iw * 3], &src[y1 * iw * 3..(y1 + 1) * iw * 3]);
-            for (px, &(x0, x1, tx)) in row.chunks_exact_mut(3).zip(&columns) {
-                for c in 0..3 {
-                    let a = f32::from(top[x0 * 3 + c]) * (1.0 - tx) + f32::from(top[x1 * 3 + c]) * tx;
-                    let b = f32::from(bottom[x0 * 3 + c]) * (1.0 - tx) + f32::from(bottom[x1 * 3 + c]) * tx;
-                    px[c] = (a * (1.0 - ty) + b * ty).round() as u8;
-                }
-            }
-        }
+        resize_window_into(
+            &self.image,
+            (frame.x, frame.y, frame.width, frame.height),
+            out,
+            (WIDTH, HEIGHT),
+            Filter::Bilinear,
+        );
     }
 }
 
@@ -95,9 +76,10 @@ impl Reel {
         self.draw_piece(shot.current, t, out);
         if let Some((outgoing, weight)) = shot.outgoing {
             self.draw_piece(outgoing, t, scratch);
-            let w = weight as f32;
+            // Integer blend in 1/256ths: a float round per byte costs a libm call per sample.
+            let w = (weight.clamp(0.0, 1.0) * 256.0).round() as u32;
             for (o, &s) in out.iter_mut().zip(scratch.iter()) {
-                *o = (f32::from(*o) * w + f32::from(s) * (1.0 - w)).round() as u8;
+                *o = ((u32::from(*o) * w + u32::from(s) * (256 - w) + 128) >> 8) as u8;
             }
         }
         for (slot, plate) in self.plates.iter().enumerate() {
