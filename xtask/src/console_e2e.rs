@@ -16,7 +16,7 @@ const OAUTH_CLIENT: &str = "crates/mcp/tests/e2e/oauth_client.py";
 
 pub fn run() -> Result<()> {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !Path::new(&chromium).exists() && !install_chromium() {
+    if !Path::new(&chromium).exists() && !crate::apt_install(&["chromium", "chromium-driver"]) {
         println!("console-e2e: SKIPPED: Chromium is not installed and `apt-get install chromium` failed here");
         return Ok(());
     }
@@ -83,14 +83,4 @@ fn agent_connects_with_oauth(chromium: &str) -> Result<()> {
     let searched = result.and_then(|()| crate::log_secrets::check(&logs));
     let _ = std::fs::remove_dir_all(&logs);
     searched
-}
-
-fn install_chromium() -> bool {
-    let install = || {
-        Command::new("apt-get")
-            .args(["install", "-y", "-q", "chromium", "chromium-driver"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    install() || (Command::new("apt-get").args(["update", "-q"]).status().is_ok_and(|s| s.success()) && install())
 }

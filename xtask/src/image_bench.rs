@@ -22,10 +22,10 @@ pub fn run() -> Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let ours = root.join("target/release/examples/image_bench");
     if !have("vips") {
-        install("libvips-tools");
+        crate::apt_install(&["libvips-tools"]);
     }
     if !have("convert") {
-        install("imagemagick");
+        crate::apt_install(&["imagemagick"]);
     }
     if !have("vips") || !have("convert") {
         println!(
@@ -114,7 +114,7 @@ fn video(root: &Path, still: &Path, dir: &Path) -> Result<()> {
     let [decode, draw, encode, mux, total, bytes] = fields[..] else { bail!("video_bench printed {text:?}") };
     println!("  ours, pan and zoom: decode {decode:.0} ms, draw {draw:.0} ms, convert and encode {encode:.0} ms, mux {mux:.0} ms");
     if !have("ffmpeg") {
-        install("ffmpeg");
+        crate::apt_install(&["ffmpeg"]);
     }
     if !have("ffmpeg") {
         println!("pan and zoom: ffmpeg skipped (apt-get install ffmpeg)");
@@ -190,9 +190,4 @@ fn tool(program: &str, args: &[&str]) -> Result<()> {
 
 fn have(program: &str) -> bool {
     Command::new("sh").args(["-c", &format!("command -v {program}")]).output().is_ok_and(|o| o.status.success())
-}
-
-fn install(package: &str) {
-    println!("bench: installing {package} from Debian");
-    let _ = Command::new("apt-get").args(["install", "-y", "-q", package]).output();
 }

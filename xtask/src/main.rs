@@ -56,6 +56,14 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
+/// Installs Debian packages, refreshing the package lists once if the first attempt fails;
+/// whether they are installed now.
+fn apt_install(packages: &[&str]) -> bool {
+    let install =
+        || Command::new("apt-get").args(["install", "-y", "-q"]).args(packages).status().is_ok_and(|s| s.success());
+    install() || (Command::new("apt-get").args(["update", "-q"]).status().is_ok_and(|s| s.success()) && install())
+}
+
 fn run(command: &mut Command) -> Result<()> {
     let shown = format!("{command:?}");
     eprintln!("xtask: {shown}");

@@ -36,3 +36,10 @@ fn blur_1d(src: &[f32], dst: &mut [f32], radius: usize) {
         acc += at(i + r + 1) - at(i - r);
     }
 }
+
+/// The indices of pixel `i`'s left, right, upper and lower neighbours in a `w`x`h` grid, `None`
+/// past an edge.
+pub(crate) fn neighbours4(i: usize, w: usize, h: usize) -> [Option<usize>; 4] {
+    let (x, y) = (i % w, i / w);
+    [(x > 0).then(|| i - 1), (x + 1 < w).then(|| i + 1), (y > 0).then(|| i - w), (y + 1 < h).then(|| i + w)]
+}

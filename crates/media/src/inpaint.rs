@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use image::imageops::{self, FilterType};
 use image::{DynamicImage, GrayImage, Rgb, RgbImage};
 
+use crate::filters::neighbours4;
 use crate::MediaError;
 
 /// Fills the pixels where `mask` > 127 from their surroundings.
@@ -76,11 +77,8 @@ fn onion_layers(hole: &[bool], w: usize, h: usize) -> Vec<Vec<u32>> {
     }
     let mut layers: Vec<Vec<u32>> = Vec::new();
     while let Some(i) = queue.pop_front() {
-        let (x, y) = (i % w, i / w);
         let next = depth[i] + 1;
-        let neighbours =
-            [(x > 0).then(|| i - 1), (x + 1 < w).then(|| i + 1), (y > 0).then(|| i - w), (y + 1 < h).then(|| i + w)];
-        for j in neighbours.into_iter().flatten() {
+        for j in neighbours4(i, w, h).into_iter().flatten() {
             if depth[j] == u32::MAX {
                 depth[j] = next;
                 let layer = next as usize - 1;
@@ -148,16 +146,9 @@ fn relax_hole(data: &mut [[f32; 3]], hole: &[bool], w: usize, h: usize, depth: u
         let mut max_change = 0.0f32;
         for &i in &idx {
             let i = i as usize;
-            let (x, y) = (i % w, i / w);
             let mut acc = [0.0f32; 3];
             let mut count = 0.0f32;
-            let neighbours = [
-                (x > 0).then(|| i - 1),
-                (x + 1 < w).then(|| i + 1),
-                (y > 0).then(|| i - w),
-                (y + 1 < h).then(|| i + w),
-            ];
-            for j in neighbours.into_iter().flatten() {
+            for j in neighbours4(i, w, h).into_iter().flatten() {
                 for c in 0..3 {
                     acc[c] += data[j][c];
                 }

@@ -10,7 +10,7 @@ use image::imageops;
 use image::{DynamicImage, RgbaImage};
 
 use crate::colour::srgb_to_lab;
-use crate::filters::box_blur;
+use crate::filters::{box_blur, neighbours4};
 
 /// Most pixels the mask is computed on; larger pictures are analysed at a reduced size and the
 /// feathered mask is scaled up, so the cost of a cut-out hardly depends on the photo's size.
@@ -183,14 +183,7 @@ fn components(mask: &[bool], w: usize, h: usize, value: bool) -> Vec<Vec<usize>>
         stack.push(start);
         while let Some(i) = stack.pop() {
             component.push(i);
-            let (x, y) = (i % w, i / w);
-            let neighbours = [
-                (x > 0).then(|| i - 1),
-                (x + 1 < w).then(|| i + 1),
-                (y > 0).then(|| i - w),
-                (y + 1 < h).then(|| i + w),
-            ];
-            for j in neighbours.into_iter().flatten() {
+            for j in neighbours4(i, w, h).into_iter().flatten() {
                 if mask[j] == value && !seen[j] {
                     seen[j] = true;
                     stack.push(j);
@@ -245,7 +238,7 @@ mod tests {
 
     #[test]
     fn a_picture_over_the_analysis_size_gets_the_scaled_up_mask() {
-        // 4.8 megapixels: analysed at 4, the mask scaled back up.
+        // 4.8 megapixels: analysed at ANALYSIS_MAX_PIXELS, the mask scaled back up.
         let (w, h) = (2400, 2000);
         let cut = remove_background(DynamicImage::ImageRgb8(disc_scene(w, h)));
         assert_eq!(cut.dimensions(), (w, h));
