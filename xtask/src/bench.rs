@@ -19,13 +19,22 @@ struct Options {
     concurrency: usize,
     /// Run the image comparisons against libvips and ImageMagick.
     images: bool,
-    /// Run the service figures (HTTP, queue, engines end to end, reel).
+    /// Run the service figures (engines end to end, reel).
     service: bool,
+    /// With them, the HTTP, queue and provider-tracking figures.
+    throughput: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
     let mut options =
-        Options { backends: vec!["sqlite", "postgres"], requests: 2000, concurrency: 32, images: true, service: true };
+        Options {
+            backends: vec!["sqlite", "postgres"],
+            requests: 2000,
+            concurrency: 32,
+            images: true,
+            service: true,
+            throughput: true,
+        };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let value = it.next().with_context(|| format!("{arg} needs a value"))?;
@@ -41,11 +50,16 @@ fn parse(args: &[String]) -> Result<Options> {
             "--requests" => options.requests = value.parse()?,
             "--concurrency" => options.concurrency = value.parse()?,
             "--part" => {
-                (options.images, options.service) = match value.as_str() {
-                    "images" => (true, false),
-                    "service" => (false, true),
-                    "all" => (true, true),
-                    other => bail!("unknown part {other} (images, service, all)"),
+                (options.images, options.service, options.throughput) = match value.as_str() {
+                    "images" => (true, false, false),
+                    // Images and video, then the engines and the reel through one service.
+                    "media" => (true, true, false),
+                    "service" => (false, true, true),
+                    "all" => (true, true, true),
+                    other => bail!("unknown part {other} (images, media, service, all)"),
+                };
+                if !options.throughput {
+                    options.backends = vec!["sqlite"];
                 }
             }
             other => bail!("unknown option {other}"),
@@ -91,7 +105,9 @@ pub fn run(args: &[String]) -> Result<()> {
         let result = runtime.block_on(measure(&mut server, &options));
         drop(server);
         result?;
-        runtime.block_on(tracking(*backend == "postgres", &options))?;
+        if options.throughput {
+            runtime.block_on(tracking(*backend == "postgres", &options))?;
+        }
     }
     Ok(())
 }
@@ -260,6 +276,50 @@ async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
     let target = Target { base: server.base.clone(), key: server.key.clone() };
     let target = &target;
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
+    if options.throughput {
+        throughput(server, options, &client, target).await?;
+    } else {
+        server.start_worker()?;
+    }
+    for (label, body) in [
+        ("alpha-schnell 1024x1024 PNG", json!({"model": "alpha-schnell", "prompt": "bright living room"})),
+        ("upscale-epsilon 512->1024", json!({"model": "upscale-epsilon", "image_url": "SELF_IMAGE"})),
+        ("bg-remove 512x512", json!({"model": "bg-remove", "image_url": "SELF_IMAGE"})),
+        ("eta-lite-i2v 5 s 480p", json!({"model": "eta-lite-i2v", "image_url": "SELF_IMAGE"})),
+        (
+            "lambda-fast 5 s 720p",
+            json!({"model": "lambda-fast", "prompt": "aerial tour", "params": {"resolution": "720p"}}),
+        ),
+        ("omicron2 30 s music", json!({"model": "omicron2", "prompt": "warm jazz", "params": {"duration": 30}})),
+    ] {
+        let body = if body["image_url"] == "SELF_IMAGE" {
+            let image = end_to_end(
+                &client,
+                target,
+                json!({"model": "beta-image", "prompt": "porch", "params": {"width": 512, "height": 512}}),
+            )
+            .await?
+            .1;
+            let mut body = body;
+            body["image_url"] = image["output"][0]["url"].clone();
+            body
+        } else {
+            body
+        };
+        let (elapsed, _) = end_to_end(&client, target, body).await?;
+        println!("{:<34} end to end {:>8.0} ms", label, elapsed.as_secs_f64() * 1000.0);
+    }
+    reel(&client, target, server.worker_pid()).await
+}
+
+/// Submit and poll throughput with the rate limits on and off, then the queue drained by a
+/// standalone worker (started here).
+async fn throughput(
+    server: &mut Deployment,
+    options: &Options,
+    client: &reqwest::Client,
+    target: &Target,
+) -> Result<()> {
     let poll = |id: String| {
         let client = client.clone();
         async move {
@@ -332,35 +392,7 @@ async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
         ids.len() as f64 / drained.as_secs_f64()
     );
 
-    for (label, body) in [
-        ("alpha-schnell 1024x1024 PNG", json!({"model": "alpha-schnell", "prompt": "bright living room"})),
-        ("upscale-epsilon 512->1024", json!({"model": "upscale-epsilon", "image_url": "SELF_IMAGE"})),
-        ("bg-remove 512x512", json!({"model": "bg-remove", "image_url": "SELF_IMAGE"})),
-        ("eta-lite-i2v 5 s 480p", json!({"model": "eta-lite-i2v", "image_url": "SELF_IMAGE"})),
-        (
-            "lambda-fast 5 s 720p",
-            json!({"model": "lambda-fast", "prompt": "aerial tour", "params": {"resolution": "720p"}}),
-        ),
-        ("omicron2 30 s music", json!({"model": "omicron2", "prompt": "warm jazz", "params": {"duration": 30}})),
-    ] {
-        let body = if body["image_url"] == "SELF_IMAGE" {
-            let image = end_to_end(
-                &client,
-                target,
-                json!({"model": "beta-image", "prompt": "porch", "params": {"width": 512, "height": 512}}),
-            )
-            .await?
-            .1;
-            let mut body = body;
-            body["image_url"] = image["output"][0]["url"].clone();
-            body
-        } else {
-            body
-        };
-        let (elapsed, _) = end_to_end(&client, target, body).await?;
-        println!("{:<34} end to end {:>8.0} ms", label, elapsed.as_secs_f64() * 1000.0);
-    }
-    reel(&client, target, server.worker_pid()).await
+    Ok(())
 }
 
 async fn end_to_end(client: &reqwest::Client, target: &Target, body: Value) -> Result<(Duration, Value)> {
@@ -392,7 +424,8 @@ async fn submit_and_wait(
     }
 }
 
-/// A 15 s reel from three real photos, end to end, with the worker's peak memory while it runs;
+/// A 15 s reel from three real photos with voice-over and music, end to end, with the peak memory
+/// of the worker and its job processes while it runs;
 /// then ffmpeg with libx264 encoding the same frames (decoded from the reel) for comparison.
 async fn reel(client: &reqwest::Client, target: &Target, worker: Option<u32>) -> Result<()> {
     let photos_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/media/tests/photos");
@@ -404,20 +437,16 @@ async fn reel(client: &reqwest::Client, target: &Target, worker: Option<u32>) ->
         "photos": [photo("coffee.jpg")?, photo("rocket.jpg")?, photo("chelsea.jpg")?],
         "details": {"price": 525000, "beds": 3, "baths": 2, "square_feet": 1850, "address": "42 Harbor Lane",
                     "agent_name": "Dana Reyes", "phone": "(860) 555-0142"},
-        "params": {"duration": 15},
+        "params": {"duration": 15, "voiceover": true, "music": true},
     });
-    let baseline = worker.and_then(|pid| rss_kib(pid, "VmRSS")).unwrap_or(0);
+    let baseline = worker.map_or(0, tree_rss_kib);
     let mut peak = baseline;
-    let sample = || {
-        if let Some(rss) = worker.and_then(|pid| rss_kib(pid, "VmRSS")) {
-            peak = peak.max(rss);
-        }
-    };
+    let sample = || peak = peak.max(worker.map_or(0, tree_rss_kib));
     let (elapsed, reel) =
         submit_and_wait(client, target, "/v1/recipes/reel", body, Duration::from_millis(20), sample).await?;
     println!(
-        "{:<34} end to end {:>8.0} ms  (worker RSS {} MiB before, peak {} MiB, sampled every 20 ms)",
-        "reel 15 s 1080x1920, 3 photos",
+        "{:<34} end to end {:>8.0} ms  (worker and job processes' RSS {} MiB before, peak {} MiB, sampled every 20 ms)",
+        "reel 15 s 1080x1920, voice, music",
         elapsed.as_secs_f64() * 1000.0,
         baseline / 1024,
         peak / 1024
@@ -475,6 +504,17 @@ fn ffmpeg_same_frames(input: &std::path::Path, output: &std::path::Path) -> Resu
     let elapsed = started.elapsed();
     decoder.wait()?;
     Ok((elapsed, peak, std::fs::metadata(output)?.len()))
+}
+
+/// Resident memory of a process and every process under it (a worker's job processes), KiB.
+fn tree_rss_kib(pid: u32) -> u64 {
+    let children = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| list.split_whitespace().filter_map(|c| c.parse::<u32>().ok()).collect::<Vec<_>>());
+    rss_kib(pid, "VmRSS").unwrap_or(0) + children.map(tree_rss_kib).sum::<u64>()
 }
 
 /// A memory figure (`VmRSS`, `VmHWM`) of a process, KiB.

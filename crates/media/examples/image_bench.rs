@@ -2,8 +2,8 @@
 //! the operation and encode, each stage timed, best of three runs.
 //!
 //! `image_bench upscale IN OUT.png` (2x, Lanczos3 and the unsharp mask, as `upscale-clarity`);
-//! `image_bench reduce IN OUT.jpg LONG_EDGE` (Lanczos3 to the long edge, JPEG quality 90, as the
-//! MLS export of `listing-enhance`). Prints `decode_ms op_ms encode_ms total_ms bytes`.
+//! `image_bench reduce IN OUT.jpg|OUT.png LONG_EDGE` (Lanczos3 to the long edge, then JPEG
+//! quality 90 as the MLS export of `listing-enhance`, or PNG). Prints `decode_ms op_ms encode_ms total_ms bytes`.
 
 use std::time::Instant;
 
@@ -37,11 +37,8 @@ fn main() {
             other => fail(&format!("unknown operation {other}")),
         };
         let operated = start.elapsed().as_secs_f64();
-        encoded = match op {
-            "upscale" => encode_png(&result),
-            _ => encode_jpeg(&result.to_rgb8(), 90),
-        }
-        .unwrap_or_else(|e| fail(&e.to_string()));
+        encoded = if output.ends_with(".png") { encode_png(&result) } else { encode_jpeg(&result.to_rgb8(), 90) }
+            .unwrap_or_else(|e| fail(&e.to_string()));
         let total = start.elapsed().as_secs_f64();
         let run = [decoded, operated - decoded, total - operated, total].map(|s| s * 1000.0);
         if best.is_none_or(|b| run[3] < b[3]) {

@@ -14,6 +14,7 @@ pub mod colour;
 pub mod enhance;
 mod error;
 pub mod filters;
+pub mod h264;
 pub mod inpaint;
 mod mp4_boxes;
 pub mod recording;
@@ -23,10 +24,12 @@ mod seed;
 pub mod segmentation;
 pub mod speech;
 pub mod text;
+mod threads;
 pub mod video;
 mod yuv;
 
 pub use error::MediaError;
+pub use threads::{job_threads, set_job_threads};
 
 #[cfg(test)]
 mod test_images {

@@ -5,6 +5,8 @@
 
 use std::io::{Cursor, Read, Seek};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
 
 use image::RgbImage;
 use mp4::{
@@ -12,11 +14,11 @@ use mp4::{
     Mp4Writer, SampleFreqIndex, TrackConfig, TrackType,
 };
 use openh264::decoder::{DecodedYUV, Decoder, DecoderConfig, Flush};
-use openh264::encoder::{Encoder, EncoderConfig, FrameRate, IntraFramePeriod, Profile, RateControlMode, UsageType};
 use openh264::formats::YUVSource;
-use openh264::{OpenH264API, Timestamp};
+use openh264::OpenH264API;
 
 use crate::aac::AacTrack;
+use crate::h264::{CompressedStream, EncodedSample, H264Settings, H264Stream};
 use crate::{mp4_boxes, yuv, MediaError};
 
 /// Most frames [`decode_mp4`] returns; later frames are ignored.
@@ -29,10 +31,9 @@ const MAX_DECODE_BYTES: usize = 1536 * 1024 * 1024;
 /// Highest frame rate accepted by [`encode_mp4`].
 pub const MAX_FPS: u32 = 240;
 
-const NAL_IDR: u8 = 5;
-const NAL_SPS: u8 = 7;
-const NAL_PPS: u8 = 8;
-const NAL_AUD: u8 = 9;
+/// Seconds between IDR pictures: a player seeks to one and decodes forward from it. Each costs
+/// about ten inter pictures' bytes, so short clips carry few (x264's default is 250 frames).
+const IDR_PERIOD_SECS: u32 = 5;
 
 /// Per-frame tick count; with a timescale of `fps * TICKS_PER_FRAME` every
 /// frame duration is an exact integer.
@@ -72,7 +73,7 @@ pub struct AudioTrackInfo {
     pub duration_secs: f64,
 }
 
-/// Encodes RGB frames as H.264 (constrained baseline) in an MP4 file.
+/// Encodes RGB frames as H.264 (High profile by default) in an MP4 file.
 ///
 /// All frames must share one even size (4:2:0 chroma needs it) no larger than
 /// 3840x2160 (or 2160x3840); `fps` must be 1..=[`MAX_FPS`]. The result is what
@@ -110,98 +111,98 @@ fn validate_encode_size(w: u32, h: u32, fps: u32) -> Result<(), MediaError> {
     Ok(())
 }
 
-/// One compressed picture: length-prefixed NAL units, whether it is a sync
-/// sample, and how many input frames it spans (more than one only if the
-/// encoder skipped frames).
-struct EncodedSample {
-    bytes: Vec<u8>,
-    is_sync: bool,
-    frames: u32,
-}
-
-/// One frame in the encoder's input form: the Y, Cb and Cr planes back to back.
-struct I420 {
-    planes: Vec<u8>,
-    width: usize,
-    height: usize,
-}
-
-impl YUVSource for I420 {
-    fn dimensions(&self) -> (usize, usize) {
-        (self.width, self.height)
-    }
-
-    fn strides(&self) -> (usize, usize, usize) {
-        (self.width, self.width / 2, self.width / 2)
-    }
-
-    fn y(&self) -> &[u8] {
-        &self.planes[..self.width * self.height]
-    }
-
-    fn u(&self) -> &[u8] {
-        let luma = self.width * self.height;
-        &self.planes[luma..luma + luma / 4]
-    }
-
-    fn v(&self) -> &[u8] {
-        let luma = self.width * self.height;
-        &self.planes[luma + luma / 4..]
-    }
-}
-
 /// Streaming H.264 encoder: frames are pushed one at a time and compressed at
 /// once, so memory holds one picture plus the compressed stream whatever the
 /// length. [`VideoEncoder::finish`] muxes the MP4.
 ///
 /// The file has one `avc1` track whose duration is exactly `frames / fps`,
-/// IDR frames every two seconds marked as sync samples (players can seek),
+/// IDR frames every [`IDR_PERIOD_SECS`] marked as sync samples (players can seek),
 /// BT.709 colour tags, `moov` before `mdat` (playback starts while the file
 /// downloads), and optionally an AAC track interleaved with it about once a
 /// second.
 pub struct VideoEncoder {
-    encoder: Encoder,
-    yuv: I420,
+    compression: Compression,
+    /// The frame being converted, as Y, Cb and Cr planes back to back.
+    planes: Vec<u8>,
     width: u32,
     height: u32,
     fps: u32,
-    sps: Option<Vec<u8>>,
-    pps: Option<Vec<u8>>,
-    samples: Vec<EncodedSample>,
     pushed: u64,
+}
+
+/// Where pictures are compressed: on the caller's thread, or on a thread of their own while the
+/// caller draws the next frame (when the job may use more than one core).
+enum Compression {
+    Inline(H264Stream),
+    Background(Background),
+    /// The compression thread failed; its error was returned once.
+    Stopped,
+}
+
+impl Compression {
+    fn stopped() -> MediaError {
+        MediaError::Encode("the encoder failed on an earlier frame".into())
+    }
+}
+
+/// A compression thread fed converted pictures through a channel of one, which hands their
+/// buffers back for reuse: the pipeline holds at most three pictures whatever the clip's length.
+struct Background {
+    pictures: SyncSender<(Vec<u8>, i64)>,
+    spent: Receiver<Vec<u8>>,
+    thread: JoinHandle<Result<H264Stream, MediaError>>,
+}
+
+impl Background {
+    fn start(mut stream: H264Stream) -> Result<Background, MediaError> {
+        let (pictures, queued) = sync_channel::<(Vec<u8>, i64)>(1);
+        let (give_back, spent) = sync_channel::<Vec<u8>>(2);
+        let thread = std::thread::Builder::new()
+            .name("h264".into())
+            .spawn(move || {
+                for (planes, millis) in queued {
+                    stream.compress(&planes, millis)?;
+                    // The caller may already hold enough spare buffers; then this one is freed.
+                    let _ = give_back.try_send(planes);
+                }
+                Ok(stream)
+            })
+            .map_err(|e| MediaError::Encode(format!("starting the compression thread: {e}")))?;
+        Ok(Background { pictures, spent, thread })
+    }
+
+    /// The thread's error once it has stopped early, or a description of how it died.
+    fn failure(self) -> MediaError {
+        match self.thread.join() {
+            Ok(Err(e)) => e,
+            Ok(Ok(_)) => MediaError::Encode("the compression thread stopped early".into()),
+            Err(_) => MediaError::Encode("the compression thread panicked".into()),
+        }
+    }
 }
 
 impl VideoEncoder {
     /// An encoder for `width` x `height` frames (even, at most 3840x2160 or
     /// 2160x3840) at `fps` (1..=[`MAX_FPS`]).
     pub fn new(width: u32, height: u32, fps: u32) -> Result<VideoEncoder, MediaError> {
+        VideoEncoder::with_settings(width, height, fps, H264Settings::default())
+    }
+
+    /// [`VideoEncoder::new`] with chosen compression settings.
+    pub fn with_settings(
+        width: u32,
+        height: u32,
+        fps: u32,
+        settings: H264Settings,
+    ) -> Result<VideoEncoder, MediaError> {
         validate_encode_size(width, height, fps)?;
-        let enc_err = |e: openh264::Error| MediaError::Encode(format!("H.264 encoder: {e}"));
-        // Rate control off means a constant QP of 26: steady quality, no frame
-        // skipping (which would break timing and frame counts) and none of the
-        // warnings OpenH264 logs when bitrate modes run with skipping disabled.
-        let config = EncoderConfig::new()
-            .max_frame_rate(FrameRate::from_hz(fps as f32))
-            .rate_control_mode(RateControlMode::Off)
-            .skip_frames(false)
-            .profile(Profile::Baseline)
-            // The bundled OpenH264 rejects the non-real-time usage types.
-            .usage_type(UsageType::CameraVideoRealTime)
-            .intra_frame_period(IntraFramePeriod::from_num_frames(fps * 2))
-            // Single-threaded keeps output deterministic and leaves cores to the service.
-            .num_threads(1);
-        let encoder = Encoder::with_api_config(OpenH264API::from_source(), config).map_err(enc_err)?;
-        Ok(VideoEncoder {
-            encoder,
-            yuv: I420 { planes: Vec::new(), width: width as usize, height: height as usize },
-            width,
-            height,
-            fps,
-            sps: None,
-            pps: None,
-            samples: Vec::new(),
-            pushed: 0,
-        })
+        let stream = H264Stream::new(width, height, fps, fps * IDR_PERIOD_SECS, settings)?;
+        let compression = if settings.threads > 1 {
+            Compression::Background(Background::start(stream)?)
+        } else {
+            Compression::Inline(stream)
+        };
+        Ok(VideoEncoder { compression, planes: Vec::new(), width, height, fps, pushed: 0 })
     }
 
     /// Frames pushed so far.
@@ -220,77 +221,47 @@ impl VideoEncoder {
                 self.height
             )));
         }
-        let enc_err = |e: openh264::Error| MediaError::Encode(format!("H.264 encoder: {e}"));
         let (wu, hu) = (self.width as usize, self.height as usize);
-        yuv::rgb_to_i420(frame.as_raw(), wu, hu, &mut self.yuv.planes);
-        let millis = self.pushed * 1000 / u64::from(self.fps);
+        yuv::rgb_to_i420(frame.as_raw(), wu, hu, &mut self.planes)?;
+        let millis = i64::try_from(self.pushed * 1000 / u64::from(self.fps)).unwrap_or(i64::MAX);
         self.pushed += 1;
-        let stream = self.encoder.encode_at(&self.yuv, Timestamp::from_millis(millis)).map_err(enc_err)?;
-        let mut access_unit = Vec::new();
-        let mut is_idr = false;
-        for layer in (0..stream.num_layers()).filter_map(|l| stream.layer(l)) {
-            for nal in (0..layer.nal_count()).filter_map(|n| layer.nal_unit(n)) {
-                let payload = strip_start_code(nal);
-                let Some(&header) = payload.first() else {
-                    continue;
-                };
-                match header & 0x1f {
-                    NAL_SPS => {
-                        self.sps.get_or_insert_with(|| payload.to_vec());
-                    }
-                    NAL_PPS => {
-                        self.pps.get_or_insert_with(|| payload.to_vec());
-                    }
-                    // Access unit delimiters are redundant in MP4 samples.
-                    NAL_AUD => {}
-                    kind => {
-                        is_idr |= kind == NAL_IDR;
-                        let len = u32::try_from(payload.len())
-                            .map_err(|_| MediaError::Encode("NAL unit larger than 4 GiB".into()))?;
-                        access_unit.extend_from_slice(&len.to_be_bytes());
-                        access_unit.extend_from_slice(payload);
-                    }
+        match &mut self.compression {
+            Compression::Inline(stream) => stream.compress(&self.planes, millis),
+            Compression::Background(background) => {
+                let spare = background.spent.try_recv().unwrap_or_default();
+                let planes = std::mem::replace(&mut self.planes, spare);
+                if background.pictures.send((planes, millis)).is_ok() {
+                    return Ok(());
+                }
+                // The thread has stopped, and holds the reason.
+                match std::mem::replace(&mut self.compression, Compression::Stopped) {
+                    Compression::Background(background) => Err(background.failure()),
+                    _ => Err(Compression::stopped()),
                 }
             }
+            Compression::Stopped => Err(Compression::stopped()),
         }
-        if access_unit.is_empty() {
-            // A skipped frame: hold the previous picture for one more frame.
-            match self.samples.last_mut() {
-                Some(last) => last.frames += 1,
-                None => return Err(MediaError::Encode("encoder produced no picture for the first frame".into())),
-            }
-        } else {
-            self.samples.push(EncodedSample { bytes: access_unit, is_sync: is_idr, frames: 1 });
-        }
-        Ok(())
     }
 
     /// Muxes the MP4, with `audio` as a second track when given.
     pub fn finish(self, audio: Option<AacTrack>) -> Result<Vec<u8>, MediaError> {
-        if self.samples.is_empty() {
-            return Err(MediaError::InvalidInput("no frames to encode".into()));
-        }
-        let sps = self.sps.ok_or_else(|| MediaError::Encode("encoder emitted no SPS".into()))?;
-        let pps = self.pps.ok_or_else(|| MediaError::Encode("encoder emitted no PPS".into()))?;
-        if sps.len() < 4 {
-            return Err(MediaError::Encode("encoder emitted a truncated SPS".into()));
-        }
-        let stream = Muxing { sps, pps, samples: self.samples, width: self.width, height: self.height, fps: self.fps };
+        let stream = match self.compression {
+            Compression::Inline(stream) => stream,
+            Compression::Background(background) => {
+                drop(background.pictures);
+                match background.thread.join() {
+                    Ok(stream) => stream?,
+                    Err(_) => return Err(MediaError::Encode("the compression thread panicked".into())),
+                }
+            }
+            Compression::Stopped => return Err(Compression::stopped()),
+        };
+        let CompressedStream { sps, pps, samples } = stream.finish()?;
+        let stream = Muxing { sps, pps, samples, width: self.width, height: self.height, fps: self.fps };
         let mut file = stream.mux(audio.as_ref())?;
         mp4_boxes::tag_bt709(&mut file)?;
         mp4_boxes::set_next_track_id(&mut file, if audio.is_some() { 3 } else { 2 });
         mp4_boxes::fast_start(file)
-    }
-}
-
-/// Removes an Annex-B start code (3 or 4 bytes) if present.
-fn strip_start_code(nal: &[u8]) -> &[u8] {
-    if let Some(rest) = nal.strip_prefix(&[0, 0, 0, 1]) {
-        rest
-    } else if let Some(rest) = nal.strip_prefix(&[0, 0, 1]) {
-        rest
-    } else {
-        nal
     }
 }
 
@@ -559,7 +530,7 @@ fn to_rgb(yuv: &DecodedYUV<'_>) -> Result<Option<RgbImage>, MediaError> {
         return Ok(None);
     }
     let mut rgb = vec![0u8; w * h * 3];
-    yuv::i420_to_rgb((yuv.y(), yuv.u(), yuv.v()), yuv.strides(), w, h, &mut rgb);
+    yuv::i420_to_rgb((yuv.y(), yuv.u(), yuv.v()), yuv.strides(), w, h, &mut rgb)?;
     let (w32, h32) = (
         u32::try_from(w).map_err(|_| MediaError::Decode("frame too wide".into()))?,
         u32::try_from(h).map_err(|_| MediaError::Decode("frame too tall".into()))?,
@@ -680,6 +651,42 @@ mod tests {
         Ok(())
     }
 
+    /// The stream is High profile (CABAC), as social platforms expect, whether pictures are
+    /// compressed on the caller's thread or beside it; both give the same bytes.
+    #[test]
+    fn high_profile_and_the_same_file_on_one_thread_or_two() -> Result<(), MediaError> {
+        let frames = clip(30);
+        let encode = |threads: usize| -> Result<Vec<u8>, MediaError> {
+            let mut encoder =
+                VideoEncoder::with_settings(160, 96, 24, H264Settings { threads, ..H264Settings::default() })?;
+            for frame in &frames {
+                encoder.push(frame)?;
+            }
+            encoder.finish(None)
+        };
+        let inline = encode(1)?;
+        assert!(inline == encode(2)?, "the compression thread changed the stream");
+        let avcc = inline.windows(4).position(|w| w == b"avcC").expect("an avcC box");
+        // configurationVersion, then AVCProfileIndication.
+        assert_eq!(inline[avcc + 5], 100, "profile_idc of High");
+        assert_eq!(decode_mp4(&inline)?.0.len(), 30);
+        Ok(())
+    }
+
+    /// A frame of the wrong size is refused on either path, and the stream goes on without it.
+    #[test]
+    fn a_wrong_frame_fails_on_either_path() -> Result<(), MediaError> {
+        for threads in [1, 2] {
+            let mut encoder =
+                VideoEncoder::with_settings(160, 96, 24, H264Settings { threads, ..H264Settings::default() })?;
+            encoder.push(&clip(1)[0])?;
+            assert!(encoder.push(&RgbImage::new(32, 32)).is_err());
+            encoder.push(&clip(1)[0])?;
+            assert_eq!(probe_mp4(&encoder.finish(None)?)?.frame_count, 2);
+        }
+        Ok(())
+    }
+
     #[test]
     fn container_tables_are_consistent() -> Result<(), MediaError> {
         let mp4 = encode_mp4(&clip(6), 3)?;
@@ -703,7 +710,7 @@ mod tests {
         let size = stbl.stsz.sample_sizes.first().copied().unwrap_or(stbl.stsz.sample_size) as usize;
         let mut annex_b = Vec::new();
         length_prefixed_to_annex_b(&mp4[first..first + size], 4, &mut annex_b)?;
-        assert_eq!(annex_b[4] & 0x1f, NAL_IDR);
+        assert_eq!(annex_b[4] & 0x1f, crate::h264::NAL_IDR);
         Ok(())
     }
 

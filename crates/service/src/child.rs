@@ -30,6 +30,7 @@ fn run_child() -> Result<(), String> {
     std::io::stdin().read_to_end(&mut input).map_err(|e| format!("reading the request: {e}"))?;
     let request: ChildRequest = serde_json::from_slice(&input).map_err(|e| format!("unreadable request: {e}"))?;
     drop(input);
+    media::set_job_threads(request.threads);
     let confinement = Confinement {
         readable: request
             .input_dir

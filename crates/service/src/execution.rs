@@ -210,8 +210,9 @@ impl Service {
                     engines,
                     inputs: inputs.files().clone(),
                     input_dir: inputs.dir().map(Into::into),
+                    threads: 1,
                 };
-                produce_in_child(child, &request, &target, kind, deadline).await
+                produce_in_child(child, request, &target, kind, deadline).await
             }
             JobIsolation::InProcess => {
                 let engines = self.engines().clone().with_prefetched(inputs.files().clone());

@@ -21,6 +21,7 @@ use isolation::{Ending, Limits};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -82,6 +83,31 @@ pub(crate) struct ChildRequest {
     pub(crate) inputs: PrefetchedInputs,
     /// The directory holding them: the only place outside the system's files the child may read.
     pub(crate) input_dir: Option<PathBuf>,
+    /// Threads the job's media work may use (set by [`produce_in_child`]).
+    pub(crate) threads: usize,
+}
+
+/// Job processes this process is running now.
+static RUNNING_JOBS: AtomicUsize = AtomicUsize::new(0);
+
+/// One running job process, counted while it lives.
+struct RunningJob;
+
+impl RunningJob {
+    /// Counts a job process in, and says how many threads it may use: every core when no other
+    /// job runs here, one otherwise (the other jobs have the rest, and more threads than cores
+    /// would only add switching). A job started alone keeps its threads if others start later.
+    fn start() -> (RunningJob, usize) {
+        let others = RUNNING_JOBS.fetch_add(1, Ordering::SeqCst);
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        (RunningJob, if others == 0 { cores } else { 1 })
+    }
+}
+
+impl Drop for RunningJob {
+    fn drop(&mut self) {
+        RUNNING_JOBS.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Open files a job's process may hold: its pipes, its inputs, a synthesizer's pipes, with room.
@@ -381,13 +407,15 @@ async fn run_streaming(
 /// the job at once. Only a child that cannot be started is our own failure.
 pub(crate) async fn produce_in_child(
     child: &ChildJobs,
-    request: &ChildRequest,
+    mut request: ChildRequest,
     target: &OutputTarget,
     kind: JobKind,
     deadline: Duration,
 ) -> Result<Result<Finished, JobFailure>, ServiceError> {
     let task = target.task_id.as_str();
-    let input = serde_json::to_vec(request).map_err(|e| ServiceError::Internal(e.to_string()))?;
+    let (_running, threads) = RunningJob::start();
+    request.threads = threads;
+    let input = serde_json::to_vec(&request).map_err(|e| ServiceError::Internal(e.to_string()))?;
     let limits = child_limits(child, deadline);
     let mut crashes = 0;
     loop {
@@ -438,6 +466,20 @@ pub(crate) async fn produce_in_child(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A job alone on its worker may use every core; one started beside it gets one thread; when
+    /// the first ends, the next job alone gets every core again.
+    #[test]
+    fn a_job_alone_on_its_worker_gets_every_core() {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let (first, threads) = RunningJob::start();
+        assert_eq!(threads, cores);
+        let (second, threads) = RunningJob::start();
+        assert_eq!(threads, 1);
+        drop(first);
+        drop(second);
+        assert_eq!(RunningJob::start().1, cores);
+    }
     use engines::OutputFile;
 
     /// Streams `reply` through a reader in small chunks, as a pipe delivers them, into a store in

@@ -25,7 +25,6 @@ use layout::{Brand, Line, Role, HEIGHT, WIDTH};
 use render::{Reel, Still};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::sync::mpsc;
 use subtitles::Cue;
 use timeline::{Timeline, FPS};
 
@@ -35,8 +34,6 @@ const DEFAULT_DURATION_SECS: f64 = 15.0;
 const SPEECH_ENGINE: &str = "tts";
 const MUSIC_ENGINE: &str = "omicron2";
 const MUSIC_PROMPT: &str = "light warm acoustic background music for a home tour";
-/// Frames waiting between the drawing and the encoding thread.
-const FRAME_QUEUE: usize = 3;
 /// JPEG quality of the cover.
 const COVER_QUALITY: u8 = 90;
 
@@ -298,36 +295,19 @@ fn contact_lines(listing: &Listing) -> Vec<Line> {
         .collect()
 }
 
-/// Draws every frame and encodes it as it is drawn: drawing on this thread, encoding on another.
+/// Draws every frame and encodes it as it is drawn; the encoder compresses on a thread of its own
+/// while the next frame is drawn when the job may use more than one core.
 fn encode(reel: &Reel, audio: Option<&[f32]>) -> Result<Vec<u8>, RecipeError> {
     let failed = |e: media::MediaError| RecipeError::Failed(format!("encoding the reel: {e}"));
     let aac = audio.map(|samples| media::aac::encode(samples, soundtrack::SAMPLE_RATE)).transpose().map_err(failed)?;
     let mut encoder = media::video::VideoEncoder::new(WIDTH, HEIGHT, FPS).map_err(failed)?;
-    let size = (WIDTH * HEIGHT * 3) as usize;
-    let (to_encoder, frames) = mpsc::sync_channel::<image::RgbImage>(FRAME_QUEUE);
-    let (recycle, spare) = mpsc::channel::<image::RgbImage>();
-    std::thread::scope(|scope| {
-        let encoding = scope.spawn(move || -> Result<media::video::VideoEncoder, media::MediaError> {
-            for frame in frames {
-                encoder.push(&frame)?;
-                // Hand the buffer back for the next frame; the drawing side may be gone already.
-                let _ = recycle.send(frame);
-            }
-            Ok(encoder)
-        });
-        let mut scratch = vec![0u8; size];
-        for index in 0..reel.timeline.frames {
-            let mut frame = spare.try_recv().unwrap_or_else(|_| image::RgbImage::new(WIDTH, HEIGHT));
-            reel.draw(reel.timeline.time_of(index), &mut frame, &mut scratch, false);
-            if to_encoder.send(frame).is_err() {
-                break; // The encoder failed; its error is reported below.
-            }
-        }
-        drop(to_encoder);
-        let encoder =
-            encoding.join().map_err(|_| RecipeError::Failed("the reel encoder crashed".into()))?.map_err(failed)?;
-        encoder.finish(aac).map_err(failed)
-    })
+    let mut frame = image::RgbImage::new(WIDTH, HEIGHT);
+    let mut scratch = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
+    for index in 0..reel.timeline.frames {
+        reel.draw(reel.timeline.time_of(index), &mut frame, &mut scratch, false);
+        encoder.push(&frame).map_err(failed)?;
+    }
+    encoder.finish(aac).map_err(failed)
 }
 
 /// The cover: the first still with its caption fully on screen.
