@@ -26,15 +26,14 @@ struct Options {
 }
 
 fn parse(args: &[String]) -> Result<Options> {
-    let mut options =
-        Options {
-            backends: vec!["sqlite", "postgres"],
-            requests: 2000,
-            concurrency: 32,
-            images: true,
-            service: true,
-            throughput: true,
-        };
+    let mut options = Options {
+        backends: vec!["sqlite", "postgres"],
+        requests: 2000,
+        concurrency: 32,
+        images: true,
+        service: true,
+        throughput: true,
+    };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let value = it.next().with_context(|| format!("{arg} needs a value"))?;

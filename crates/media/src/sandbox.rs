@@ -16,7 +16,8 @@ use crate::seed::{fnv1a64, prompt_seed, Rng};
 /// clearly different. Each side is clamped to [`MAX_IMAGE_DIM`].
 pub fn sandbox_image(prompt: &str, seed: u64, width: u32, height: u32) -> RgbImage {
     let scene = Scene::new(prompt, seed);
-    scene.render(width.min(MAX_IMAGE_DIM), height.min(MAX_IMAGE_DIM), 0.0)
+    let (w, h) = (width.min(MAX_IMAGE_DIM), height.min(MAX_IMAGE_DIM));
+    scene.render(&scene.backdrop(w, h), 0.0)
 }
 
 /// Deterministic visible edit of `img` for `prompt` + `seed` (sandbox stand-in
@@ -138,15 +139,15 @@ pub fn sandbox_motion_frames(
     let (w, h) = (even_dim(width), even_dim(height));
     let n = frame_count.min(MAX_ANIMATION_FRAMES);
     let scene = Scene::new(prompt, seed);
-    (0..n).map(move |i| scene.render(w, h, f64::from(i) / f64::from(n)))
+    // The glow and the grain do not move: they are worked out once for the whole clip.
+    let backdrop = scene.backdrop(w, h);
+    (0..n).map(move |i| scene.render(&backdrop, f64::from(i) / f64::from(n)))
 }
 
 fn to_rgb8(c: [f32; 3]) -> [u8; 3] {
-    [
-        (c[0] * 255.0).round().clamp(0.0, 255.0) as u8,
-        (c[1] * 255.0).round().clamp(0.0, 255.0) as u8,
-        (c[2] * 255.0).round().clamp(0.0, 255.0) as u8,
-    ]
+    // Adding a half and truncating rounds the clamped (non-negative) values without a libm call
+    // per sample.
+    c.map(|v| (v * 255.0 + 0.5).clamp(0.0, 255.0) as u8)
 }
 
 /// HSV (all components in 0..1) to linear-ish RGB in 0..1.
@@ -242,8 +243,30 @@ impl Scene {
         }
     }
 
-    /// Renders the scene at loop position `t` in [0, 1).
-    fn render(&self, w: u32, h: u32, t: f64) -> RgbImage {
+    /// The parts of the picture that do not move, for a `w` x `h` frame.
+    fn backdrop(&self, w: u32, h: u32) -> Backdrop {
+        let unit = w.min(h).max(1) as f32;
+        let (aw, ah) = (w as f32 / unit, h as f32 / unit);
+        let mut glow = Vec::with_capacity(w as usize * h as usize);
+        let mut grain = Vec::with_capacity(w as usize * h as usize);
+        for y in 0..h {
+            let v = (y as f32 + 0.5) / unit;
+            for x in 0..w {
+                let u = (x as f32 + 0.5) / unit;
+                let (gx, gy) = (u - self.glow_centre.0 * aw, v - self.glow_centre.1 * ah);
+                glow.push((-(gx * gx + gy * gy) / (self.glow_radius * self.glow_radius)).exp() * 0.45);
+                let noise = value_noise(self.noise_seed, u / self.noise_cell, v / self.noise_cell) * 0.65
+                    + value_noise(self.noise_seed ^ 0x5555, u / (self.noise_cell * 0.4), v / (self.noise_cell * 0.4))
+                        * 0.35;
+                grain.push((noise - 0.5) * self.noise_amp * 2.0);
+            }
+        }
+        Backdrop { width: w, height: h, glow, grain }
+    }
+
+    /// Renders the scene at loop position `t` in [0, 1) over its `backdrop`.
+    fn render(&self, backdrop: &Backdrop, t: f64) -> RgbImage {
+        let (w, h) = (backdrop.width, backdrop.height);
         let mut img = RgbImage::new(w, h);
         if w == 0 || h == 0 {
             return img;
@@ -257,63 +280,90 @@ impl Scene {
         let half_extent = 0.5 * (aw * dir_x.abs() + ah * dir_y.abs());
         let pixel = 1.0 / unit;
 
-        // Resolve animated shape positions once per frame.
-        let placed: Vec<(&Shape, f32, f32, f32)> = self
+        // Resolve animated shape positions and rotations once per frame.
+        let placed: Vec<Placed> = self
             .shapes
             .iter()
-            .map(|s| {
-                let cx = s.centre.0 * aw + s.amplitude.0 * (tau * (s.cycles.0 * t + s.phase.0)).sin();
-                let cy = s.centre.1 * ah + s.amplitude.1 * (tau * (s.cycles.1 * t + s.phase.1)).cos();
-                (s, cx, cy, s.spin * tau * t)
+            .map(|s| Placed {
+                shape: s,
+                cx: s.centre.0 * aw + s.amplitude.0 * (tau * (s.cycles.0 * t + s.phase.0)).sin(),
+                cy: s.centre.1 * ah + s.amplitude.1 * (tau * (s.cycles.1 * t + s.phase.1)).cos(),
+                rotation: (s.spin * tau * t).sin_cos(),
+                // Past this distance from the centre on either axis a shape covers nothing: the
+                // rounded square's corner lies within size * sqrt(2), the ring's outer edge within
+                // 1.18 * size, and the anti-aliased edge adds under a pixel.
+                reach: s.size * 1.42 + 2.0 * pixel,
             })
             .collect();
 
-        for (x, y, p) in img.enumerate_pixels_mut() {
-            let u = (x as f32 + 0.5) / unit;
+        let rows = img.chunks_exact_mut(w as usize * 3);
+        let still = backdrop.glow.chunks_exact(w as usize).zip(backdrop.grain.chunks_exact(w as usize));
+        for (y, (row, (glows, grains))) in rows.zip(still).enumerate() {
             let v = (y as f32 + 0.5) / unit;
-            let g = (((u - aw / 2.0) * dir_x + (v - ah / 2.0) * dir_y) / (2.0 * half_extent.max(1e-3)) + 0.5)
-                .clamp(0.0, 1.0);
-            let mut c: [f32; 3] = std::array::from_fn(|k| self.top[k] * (1.0 - g) + self.bottom[k] * g);
-            let (gx, gy) = (u - self.glow_centre.0 * aw, v - self.glow_centre.1 * ah);
-            let glow = (-(gx * gx + gy * gy) / (self.glow_radius * self.glow_radius)).exp() * 0.45;
-            for (ck, gk) in c.iter_mut().zip(self.glow_colour) {
-                *ck += (gk - *ck) * glow;
-            }
-            for &(shape, cx, cy, rot) in &placed {
-                let size = shape.size;
-                let (dx, dy) = (u - cx, v - cy);
-                let dist = match shape.kind {
-                    ShapeKind::Disc => (dx * dx + dy * dy).sqrt() - size,
-                    ShapeKind::Ring => ((dx * dx + dy * dy).sqrt() - size).abs() - size * 0.18,
-                    ShapeKind::Square => {
-                        let (s, co) = rot.sin_cos();
-                        let (rx, ry) = (dx * co + dy * s, -dx * s + dy * co);
-                        let r = size * 0.25;
-                        let (qx, qy) = (rx.abs() - size + r, ry.abs() - size + r);
-                        let outside = (qx.max(0.0).powi(2) + qy.max(0.0).powi(2)).sqrt();
-                        outside + qx.max(qy).min(0.0) - r
+            // Only the shapes this row passes through are looked at for its pixels.
+            let crossing: Vec<&Placed> = placed.iter().filter(|p| (v - p.cy).abs() <= p.reach).collect();
+            for (x, (p, (&glow, &grain))) in row.chunks_exact_mut(3).zip(glows.iter().zip(grains)).enumerate() {
+                let u = (x as f32 + 0.5) / unit;
+                let g = (((u - aw / 2.0) * dir_x + (v - ah / 2.0) * dir_y) / (2.0 * half_extent.max(1e-3)) + 0.5)
+                    .clamp(0.0, 1.0);
+                let mut c: [f32; 3] = std::array::from_fn(|k| self.top[k] * (1.0 - g) + self.bottom[k] * g);
+                for (ck, gk) in c.iter_mut().zip(self.glow_colour) {
+                    *ck += (gk - *ck) * glow;
+                }
+                for placed in &crossing {
+                    let (dx, dy) = (u - placed.cx, v - placed.cy);
+                    if dx.abs() > placed.reach {
+                        continue;
                     }
-                };
-                // Anti-aliased edge about 1.5 px wide.
-                let cover = (0.5 - dist / (1.5 * pixel)).clamp(0.0, 1.0) * shape.opacity;
-                if cover > 0.0 {
-                    // Subtle internal shading gives shapes some volume.
-                    let shade = 1.0 - 0.25 * ((dy / size.max(1e-3)).clamp(-1.0, 1.0) * 0.5 + 0.5);
-                    for (ck, sk) in c.iter_mut().zip(shape.colour) {
-                        *ck += (sk * shade - *ck) * cover;
+                    let size = placed.shape.size;
+                    let dist = match placed.shape.kind {
+                        ShapeKind::Disc => (dx * dx + dy * dy).sqrt() - size,
+                        ShapeKind::Ring => ((dx * dx + dy * dy).sqrt() - size).abs() - size * 0.18,
+                        ShapeKind::Square => {
+                            let (s, co) = placed.rotation;
+                            let (rx, ry) = (dx * co + dy * s, -dx * s + dy * co);
+                            let r = size * 0.25;
+                            let (qx, qy) = (rx.abs() - size + r, ry.abs() - size + r);
+                            let outside = (qx.max(0.0).powi(2) + qy.max(0.0).powi(2)).sqrt();
+                            outside + qx.max(qy).min(0.0) - r
+                        }
+                    };
+                    // Anti-aliased edge about 1.5 px wide.
+                    let cover = (0.5 - dist / (1.5 * pixel)).clamp(0.0, 1.0) * placed.shape.opacity;
+                    if cover > 0.0 {
+                        // Subtle internal shading gives shapes some volume.
+                        let shade = 1.0 - 0.25 * ((dy / size.max(1e-3)).clamp(-1.0, 1.0) * 0.5 + 0.5);
+                        for (ck, sk) in c.iter_mut().zip(placed.shape.colour) {
+                            *ck += (sk * shade - *ck) * cover;
+                        }
                     }
                 }
+                for ck in &mut c {
+                    *ck += grain;
+                }
+                p.copy_from_slice(&to_rgb8(c));
             }
-            let grain = value_noise(self.noise_seed, u / self.noise_cell, v / self.noise_cell) * 0.65
-                + value_noise(self.noise_seed ^ 0x5555, u / (self.noise_cell * 0.4), v / (self.noise_cell * 0.4))
-                    * 0.35;
-            for ck in &mut c {
-                *ck += (grain - 0.5) * self.noise_amp * 2.0;
-            }
-            *p = Rgb(to_rgb8(c));
         }
         img
     }
+}
+
+/// The still parts of a scene at one size: per pixel, the glow's weight and the grain's offset.
+struct Backdrop {
+    width: u32,
+    height: u32,
+    glow: Vec<f32>,
+    grain: Vec<f32>,
+}
+
+/// A shape where it stands in one frame.
+struct Placed<'a> {
+    shape: &'a Shape,
+    cx: f32,
+    cy: f32,
+    /// Sine and cosine of its rotation.
+    rotation: (f32, f32),
+    reach: f32,
 }
 
 impl Shape {
