@@ -1,5 +1,7 @@
-//! `cargo xtask bench [--backend sqlite|postgres|both] [--requests N] [--concurrency C]`: builds the
-//! release binaries, starts a real api-server (no in-process worker) on a scratch database and
+//! `cargo xtask bench [--part images|media|service|all] [--backend sqlite|postgres|both]
+//! [--requests N] [--concurrency C]`: times images and video beside libvips, ImageMagick and ffmpeg
+//! (`images`; `media` adds the engines end to end and the reel through one SQLite service); then
+//! (`service`, and `all`, the default) builds the release binaries, starts a real api-server (no in-process worker) on a scratch database and
 //! prints figures: submit and poll throughput and latency over HTTP with no job competing for the
 //! CPU, then, with a standalone worker process started, the queue drain rate and the end-to-end time
 //! of representative local engines; then, against the provider simulator, the inline submit to an
@@ -452,7 +454,8 @@ async fn reel(client: &reqwest::Client, target: &Target, worker: Option<u32>) ->
     );
     let url = reel["output"][0]["url"].as_str().context("reel video url")?;
     let mp4 = client.get(url).send().await?.bytes().await?;
-    let dir = std::env::temp_dir().join(format!("reel-bench-{}", crate::deployment::unique()));
+    // Kept beside the image figures' files, to look at.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-images");
     std::fs::create_dir_all(&dir)?;
     let input = dir.join("reel.mp4");
     std::fs::write(&input, &mp4)?;
@@ -467,7 +470,6 @@ async fn reel(client: &reqwest::Client, target: &Target, worker: Option<u32>) ->
         ),
         Err(e) => println!("{:<34} skipped: {e}", "ffmpeg libx264 same 450 frames"),
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

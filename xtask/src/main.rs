@@ -30,6 +30,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   dev       run the service locally (embedded SQLite, local files, in-process worker)
   cycles    list modules that import each other, directly or round a loop (part of ci)
   bench     build release binaries, start a server and print throughput and latency figures
+            (--part images|media|service|all)
   openapi   print the OpenAPI 3.1 description";
 
 fn main() -> Result<()> {
