@@ -351,7 +351,7 @@ async fn throughput(
         let jobs = (0..options.requests / 4)
             .map(|i| json!({"model": "tts", "prompt": format!("Listing {i} ({pass}): two beds.")}));
         let (pass_ids, submits) =
-            submit_all(&client, target, jobs, options.concurrency, &format!("POST /v1/generate, {pass}")).await?;
+            submit_all(client, target, jobs, options.concurrency, &format!("POST /v1/generate, {pass}")).await?;
         let started = Instant::now();
         let results: Vec<_> =
             stream::iter(pass_ids.iter().cloned().map(poll)).buffer_unordered(options.concurrency).collect().await;
