@@ -151,6 +151,12 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
         };
         // Reap finished jobs so the set does not grow without bound.
         while running.try_join_next().is_some() {}
+        // Listening before the claim: a job that ends while the claim finds nothing (its key or
+        // account was at its limit of running jobs) wakes this loop at once, so the next job of
+        // that key starts now rather than at the next poll.
+        let ended = service.task_ended().notified();
+        tokio::pin!(ended);
+        ended.as_mut().enable();
         match service.runner().claim(&config.worker_id, lease_ms).await {
             Ok(Some(claimed)) => {
                 let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
@@ -163,6 +169,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
                 drop(permit);
                 tokio::select! {
                     _ = service.job_queued().notified() => {}
+                    _ = &mut ended => {}
                     _ = tokio::time::sleep(config.poll_interval) => {}
                     _ = shutdown_requested(&mut shutdown) => break,
                 }

@@ -211,20 +211,20 @@ async fn a_dropped_shutdown_sender_stops_the_worker() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn heartbeats_keep_long_jobs_and_slots_bound_concurrency() {
     let f = fixture(storage::Backend::Sqlite).await;
-    let body = serde_json::json!({"prompt": "slow walkthrough", "params": {"duration": 3, "resolution": "480p"}});
+    let body = serde_json::json!({"prompt": "slow walkthrough", "params": {"duration": 5, "resolution": "480p"}});
     let mut ids = Vec::new();
     for _ in 0..2 {
         ids.push(f.service.api().submit(&f.caller, request("lambda-t2v", body.clone())).await.unwrap().id);
     }
-    let lease = Duration::from_millis(600);
+    let lease = Duration::from_millis(250);
     let mut config = worker_config(lease, Duration::from_secs(30));
     config.concurrency = 1;
-    config.heartbeat = Duration::from_millis(100);
+    config.heartbeat = Duration::from_millis(50);
     let running = start_worker(f.service.clone(), config);
     loop {
         let records: Vec<_> = ids.iter().map(|id| f.service.database().task(id).unwrap().unwrap()).collect();
         assert!(records.iter().filter(|r| r.status == "running").count() <= 1, "one slot, one job: {records:?}");
-        // Without heartbeats a running job's lease would lapse after 600 ms and another worker
+        // Without heartbeats a running job's lease would lapse after 250 ms and another worker
         // could take it.
         let now = storage::now_millis();
         for record in records.iter().filter(|r| r.status == "running") {
