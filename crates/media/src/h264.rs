@@ -1,10 +1,11 @@
-//! H.264 compression on OpenH264's C interface.
+//! H.264 compression on OpenH264's C interface, and the compressed stream in
+//! the form the MP4 muxer takes. [`H264Settings`] is how callers of
+//! [`crate::video::VideoEncoder::with_settings`] choose the compression.
 //!
 //! The `openh264` crate's encoder wrapper fixes settings this service needs to
 //! choose (CABAC entropy coding, which is what makes the stream High profile;
-//! the in-stream BT.709 colour description; slices for threads), so the
-//! encoder is driven here through `openh264-sys2` directly. Decoding still uses
-//! the crate's wrapper.
+//! the in-stream BT.709 colour description), so the encoder is driven here
+//! through `openh264-sys2` directly. Decoding still uses the crate's wrapper.
 
 use std::os::raw::{c_int, c_void};
 use std::ptr::{addr_of_mut, null_mut};
@@ -74,16 +75,9 @@ pub(crate) struct H264Stream {
 }
 
 impl H264Stream {
-    /// See [`H264Encoder::new`].
-    pub(crate) fn new(
-        width: u32,
-        height: u32,
-        fps: u32,
-        idr_period: u32,
-        settings: H264Settings,
-    ) -> Result<H264Stream, MediaError> {
-        let encoder = H264Encoder::new(width, height, fps, idr_period, settings)?;
-        Ok(H264Stream { encoder, sps: None, pps: None, samples: Vec::new() })
+    /// An empty stream that `encoder` will compress into.
+    pub(crate) fn new(encoder: H264Encoder) -> H264Stream {
+        H264Stream { encoder, sps: None, pps: None, samples: Vec::new() }
     }
 
     /// Compresses one I420 picture (see [`H264Encoder::encode`]).

@@ -18,7 +18,7 @@ use openh264::formats::YUVSource;
 use openh264::OpenH264API;
 
 use crate::aac::AacTrack;
-use crate::h264::{CompressedStream, EncodedSample, H264Settings, H264Stream};
+use crate::h264::{CompressedStream, EncodedSample, H264Encoder, H264Settings, H264Stream};
 use crate::{mp4_boxes, yuv, MediaError};
 
 /// Most frames [`decode_mp4`] returns; later frames are ignored.
@@ -33,7 +33,7 @@ pub const MAX_FPS: u32 = 240;
 
 /// Seconds between IDR pictures: a player seeks to one and decodes forward from it. Each costs
 /// about ten inter pictures' bytes, so short clips carry few (x264's default is 250 frames).
-const IDR_PERIOD_SECS: u32 = 5;
+pub const IDR_PERIOD_SECS: u32 = 5;
 
 /// Per-frame tick count; with a timescale of `fps * TICKS_PER_FRAME` every
 /// frame duration is an exact integer.
@@ -196,7 +196,7 @@ impl VideoEncoder {
         settings: H264Settings,
     ) -> Result<VideoEncoder, MediaError> {
         validate_encode_size(width, height, fps)?;
-        let stream = H264Stream::new(width, height, fps, fps * IDR_PERIOD_SECS, settings)?;
+        let stream = H264Stream::new(H264Encoder::new(width, height, fps, fps * IDR_PERIOD_SECS, settings)?);
         let compression = if settings.threads > 1 {
             Compression::Background(Background::start(stream)?)
         } else {
