@@ -250,30 +250,6 @@ async fn revoked_key_gets_401_everywhere() {
     server.stop().await;
 }
 
-/// Verified keys are remembered for up to a second per api-server, so a poll does not look the
-/// key up every time; a key revoked through another api-server stops working here within that
-/// second, on every backend.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_key_revoked_elsewhere_stops_working_within_a_second() {
-    for backend in BACKENDS {
-        let options = common::Options { worker: false, ..common::Options::default() };
-        let server = TestServer::start_with(backend, options).await;
-        let other = server.second_api_server();
-        let name = storage::new_id("acct");
-        server.service.operator().create_account(&name, false).await.unwrap();
-        let new_key = server.service.operator().create_key(&name, None, None).await.unwrap();
-        let usage_there = || server.client.get(format!("{other}/v1/usage")).bearer_auth(&new_key.secret).send();
-        assert_eq!(usage_there().await.unwrap().status(), StatusCode::OK);
-        server.service.operator().revoke_key(&new_key.key.id).await.unwrap();
-        // Here, where it was revoked, at once.
-        assert_eq!(server.get(&new_key.secret, "/v1/usage").await.0, StatusCode::UNAUTHORIZED);
-        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-        let response = usage_there().await.unwrap();
-        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{backend:?}: still accepted after a second");
-        server.stop().await;
-    }
-}
-
 /// A database outage is the service's fault and temporary: 503 with a JSON error on the API and
 /// on the connector, never a 401 that would make a client drop a good key; service resumes when
 /// the database returns.

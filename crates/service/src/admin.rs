@@ -96,7 +96,6 @@ impl Operator<'_> {
     pub async fn revoke_key(&self, key_id: &str) -> Result<AccountKey, ServiceError> {
         let key_id = key_id.to_string();
         let revoked = self.service.db(move |db| db.revoke_key(&key_id)).await?;
-        self.service.inner.keys.forget_all();
         // Callers waiting on a cancelled job (a synchronous recipe) answer now.
         self.service.inner.finished.notify_waiters();
         for task_id in &revoked.cancelled {
@@ -140,9 +139,7 @@ impl Operator<'_> {
     /// `RATE_LIMIT_*`), which take effect within a second on every api-server.
     pub async fn set_key_rates(&self, key_id: &str, rates: KeyRates) -> Result<(), ServiceError> {
         let key_id = key_id.to_string();
-        self.service.db(move |db| db.set_key_rates(&key_id, rates.submits_per_minute, rates.reads_per_minute)).await?;
-        self.service.inner.keys.forget_all();
-        Ok(())
+        self.service.db(move |db| db.set_key_rates(&key_id, rates.submits_per_minute, rates.reads_per_minute)).await
     }
 
     /// An account's keys.

@@ -335,7 +335,6 @@ impl Console<'_> {
             })
             .await?
             .ok_or_else(|| ServiceError::BadRequest("a revoked key cannot be rotated; create a new key".into()))?;
-        self.service.inner.keys.forget_all();
         Ok(NewKey { key: key.into(), secret, webhook_secret: None })
     }
 

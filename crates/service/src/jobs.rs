@@ -67,17 +67,8 @@ impl Api<'_> {
             return Err(ServiceError::Unauthorized(MISSING_KEY.into()));
         };
         let hash = keys::hash_secret(token);
-        let cache = &self.service.inner.keys;
-        let (cached, generation) = cache.get(&hash);
-        if let Some(caller) = cached {
-            return Ok(caller);
-        }
-        let looked_up = hash.clone();
-        let found = self.service.db(move |db| db.authenticate(&looked_up)).await?;
-        let caller =
-            found.map(Caller::from).ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))?;
-        cache.remember(hash, &caller, generation);
-        Ok(caller)
+        let found = self.service.db(move |db| db.authenticate(&hash)).await?;
+        found.map(Caller::from).ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
     }
 
     /// Resolves the connector's bearer token to its caller: an API key, or an access token the

@@ -21,7 +21,6 @@ pub mod identity;
 mod job_inputs;
 mod job_process;
 mod jobs;
-mod key_cache;
 pub mod logging;
 pub mod mail;
 pub mod metrics;
@@ -158,8 +157,6 @@ struct Inner {
     finished: Arc<Notify>,
     /// This process's leases of the keys' rate-limit tokens.
     rate_limiter: rate_limit::RateLimiter,
-    /// Keys verified within the last second.
-    keys: key_cache::KeyCache,
     /// Relays other processes' task ends into `finished`; stops when the service is dropped.
     _finished_listener: Option<storage::Listener>,
 }
@@ -239,7 +236,6 @@ impl Service {
                 intake: tokio::sync::Semaphore::new(upstream::RESULTS_TAKEN_IN_AT_ONCE),
                 finished,
                 rate_limiter: Default::default(),
-                keys: Default::default(),
                 _finished_listener,
             }),
         }
