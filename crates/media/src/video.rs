@@ -670,6 +670,20 @@ mod tests {
         // configurationVersion, then AVCProfileIndication.
         assert_eq!(inline[avcc + 5], 100, "profile_idc of High");
         assert_eq!(decode_mp4(&inline)?.0.len(), 30);
+        // Without CABAC the stream is Constrained Baseline, and larger.
+        let mut baseline = VideoEncoder::with_settings(
+            160,
+            96,
+            24,
+            H264Settings { high_profile: false, threads: 1, ..H264Settings::default() },
+        )?;
+        for frame in &frames {
+            baseline.push(frame)?;
+        }
+        let baseline = baseline.finish(None)?;
+        let avcc = baseline.windows(4).position(|w| w == b"avcC").expect("an avcC box");
+        assert_eq!(baseline[avcc + 5], 66, "profile_idc of Baseline");
+        assert!(baseline.len() > inline.len(), "CABAC saves bytes: {} vs {}", baseline.len(), inline.len());
         Ok(())
     }
 

@@ -245,3 +245,30 @@ async fn heartbeats_keep_long_jobs_and_slots_bound_concurrency() {
     }
     running.stop().await;
 }
+
+/// A key held to its share of running jobs (one, by default with two slots) has its next job
+/// claimed as soon as the one before it ends, not at the worker's next poll: with a poll a
+/// minute apart, three queued jobs of one key all finish well inside it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_ends_starts_the_next_of_its_key_without_waiting_for_a_poll() {
+    for backend in BACKENDS {
+        let f = fixture(backend).await;
+        let mut ids = Vec::new();
+        for i in 0..3 {
+            let body = serde_json::json!({"prompt": format!("Listing {i}: two beds.")});
+            ids.push(f.service.api().submit(&f.caller, request("tts", body)).await.unwrap().id);
+        }
+        let mut config = worker_config(Duration::from_secs(30), Duration::from_secs(5));
+        config.poll_interval = Duration::from_secs(60);
+        let running = start_worker(f.service.clone(), config);
+        let all_done = async {
+            for id in &ids {
+                wait_terminal(&f.service, &f.caller, id).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), all_done)
+            .await
+            .unwrap_or_else(|_| panic!("{backend:?}: the key's later jobs waited for a poll"));
+        running.stop().await;
+    }
+}
