@@ -107,10 +107,66 @@ pub fn run(args: &[String]) -> Result<()> {
         drop(server);
         result?;
         if options.throughput {
+            runtime.block_on(pickup(*backend == "postgres"))?;
             runtime.block_on(tracking(*backend == "postgres", &options))?;
         }
     }
     Ok(())
+}
+
+/// Jobs in the pickup-latency figure.
+const PICKUPS: usize = 200;
+
+/// Pickup latency: the time from a job's acceptance to a worker starting it (the task's own
+/// `created_at` and `started_at`), for [`PICKUPS`] jobs submitted one at a time to an idle worker:
+/// the embedded worker on SQLite (the default), a standalone worker woken by `NOTIFY` on
+/// PostgreSQL.
+async fn pickup(postgres: bool) -> Result<()> {
+    let mut server = Deployment::start(
+        "release",
+        postgres,
+        &[
+            ("EMBEDDED_WORKER", (!postgres).to_string()),
+            ("WORKER_POLL_MS", "500".into()),
+            ("RATE_LIMIT_SUBMITS_PER_MINUTE", "0".into()),
+            ("RATE_LIMIT_READS_PER_MINUTE", "0".into()),
+        ],
+    )?;
+    if postgres {
+        server.start_worker()?;
+    }
+    let target = Target { base: server.base.clone(), key: server.key.clone() };
+    let client = reqwest::Client::new();
+    let mut latencies = Vec::new();
+    for i in 0..PICKUPS {
+        let body = json!({"model": "tts", "prompt": format!("Pickup {i}.")});
+        let (_, task) =
+            submit_and_wait(&client, &target, "/v1/generate", body, Duration::from_millis(5), || {}).await?;
+        let at =
+            |field: &str| task[field].as_str().and_then(millis_of_day).with_context(|| format!("{field} in {task}"));
+        latencies
+            .push(Duration::from_millis((at("started_at")? - at("created_at")?).rem_euclid(86_400_000).unsigned_abs()));
+    }
+    latencies.sort_unstable();
+    println!(
+        "{:<34} {:>6} jobs  p50 {:>5.0} ms  p99 {:>5.0} ms  max {:>5.0} ms  (accepted to running, idle {} worker; timestamps in ms)",
+        "pickup latency",
+        PICKUPS,
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        percentile(&latencies, 1.0),
+        if postgres { "standalone" } else { "embedded" },
+    );
+    Ok(())
+}
+
+/// Milliseconds since midnight of an RFC 3339 UTC time with milliseconds (`…THH:MM:SS.mmmZ`).
+fn millis_of_day(time: &str) -> Option<i64> {
+    let clock = time.split_once('T')?.1.trim_end_matches('Z');
+    let (hms, millis) = clock.split_once('.').unwrap_or((clock, "0"));
+    let mut parts = hms.split(':').map(str::parse::<i64>);
+    let (h, m, s) = (parts.next()?.ok()?, parts.next()?.ok()?, parts.next()?.ok()?);
+    Some(((h * 60 + m) * 60 + s) * 1000 + millis.get(..3).unwrap_or(millis).parse::<i64>().ok()?)
 }
 
 /// Requests tracked at once in the provider figures, and how long each runs at the provider.

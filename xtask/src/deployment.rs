@@ -32,6 +32,8 @@ pub fn python_with(requirements: &str) -> Result<String> {
 pub struct Deployment {
     server: Option<Child>,
     worker: Option<Child>,
+    /// Further api-servers and workers on the same database and store.
+    others: Vec<Child>,
     binaries: PathBuf,
     env: Vec<(String, String)>,
     scratch: PathBuf,
@@ -87,6 +89,7 @@ impl Deployment {
         let mut deployment = Deployment {
             server: None,
             worker: None,
+            others: Vec::new(),
             binaries,
             env,
             scratch,
@@ -96,7 +99,16 @@ impl Deployment {
         };
         deployment.admin(&["account", "create", "e2e", "--card-on-file"])?;
         deployment.key = deployment.admin(&["key", "create", "--account", "e2e", "--label", "e2e"])?;
-        let mut server = deployment.command("api-server");
+        let server = deployment.spawn_server(port, log)?;
+        deployment.server = Some(server);
+        Ok(deployment)
+    }
+
+    /// Starts `api-server` listening on `port`, its output written to `log` (or dropped), and
+    /// waits until it accepts connections.
+    fn spawn_server(&self, port: u16, log: Option<&Path>) -> Result<Child> {
+        let mut server = self.command("api-server");
+        server.env("BIND_ADDR", format!("127.0.0.1:{port}"));
         match log {
             Some(path) => {
                 let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
@@ -104,15 +116,45 @@ impl Deployment {
             }
             None => server.stdout(Stdio::null()),
         };
-        deployment.server = Some(server.spawn().context("starting api-server")?);
+        let mut server = server.spawn().context("starting api-server")?;
         let started = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             if started.elapsed() > Duration::from_secs(30) {
+                let _ = server.kill();
+                let _ = server.wait();
                 bail!("api-server did not start listening");
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        Ok(deployment)
+        Ok(server)
+    }
+
+    /// Starts one more api-server on the same database and store, on a port of its own; its base
+    /// URL and process id.
+    pub fn start_another_server(&mut self) -> Result<(String, u32)> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let server = self.spawn_server(port, None)?;
+        let pid = server.id();
+        self.others.push(server);
+        Ok((format!("http://127.0.0.1:{port}"), pid))
+    }
+
+    /// Starts one more standalone worker on the same database and store; its process id.
+    pub fn start_another_worker(&mut self) -> Result<u32> {
+        let worker = self.command("worker").stdout(Stdio::null()).spawn().context("starting worker")?;
+        let pid = worker.id();
+        self.others.push(worker);
+        Ok(pid)
+    }
+
+    /// Kills a process started by [`Deployment::start_another_server`] or
+    /// [`Deployment::start_another_worker`] with SIGKILL, as a crash or an OOM kill would.
+    pub fn kill(&mut self, pid: u32) -> Result<()> {
+        let index = self.others.iter().position(|child| child.id() == pid).context("no such process")?;
+        let mut child = self.others.remove(index);
+        let killed = child.kill();
+        child.wait()?;
+        Ok(killed?)
     }
 
     /// The standalone worker's process id, once started.
@@ -158,7 +200,7 @@ impl Deployment {
 
 impl Drop for Deployment {
     fn drop(&mut self) {
-        for child in self.worker.iter_mut().chain(self.server.iter_mut()) {
+        for child in self.worker.iter_mut().chain(self.server.iter_mut()).chain(self.others.iter_mut()) {
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -166,6 +208,22 @@ impl Drop for Deployment {
         if let Some(name) = &self.postgres_db {
             let _ = psql(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
         }
+    }
+}
+
+impl Deployment {
+    /// Runs `sql` on the deployment's PostgreSQL database; its rows, one line each, columns
+    /// separated by `|`.
+    pub fn query(&self, sql: &str) -> Result<Vec<String>> {
+        let database = self.postgres_db.as_deref().context("queries need the PostgreSQL backend")?;
+        let output = Command::new("psql")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "-d", database, "-At", "-c", sql])
+            .output()
+            .context("running psql")?;
+        if !output.status.success() {
+            bail!("psql {sql:?}: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect())
     }
 }
 

@@ -1,5 +1,5 @@
 //! Project tasks: `cargo xtask ci | dev | bench | openapi | contract | mcp-e2e | s3-e2e | console-e2e |
-//! webhooks-e2e`.
+//! webhooks-e2e | scale-out`.
 
 mod bench;
 mod console_e2e;
@@ -10,6 +10,7 @@ mod log_secrets;
 mod mcp_e2e;
 mod module_cycles;
 mod s3_e2e;
+mod scale_out;
 mod webhooks_e2e;
 
 use anyhow::{bail, Context, Result};
@@ -27,6 +28,9 @@ const USAGE: &str = "usage: cargo xtask <command>
   webhooks-e2e  completion webhooks verified by the Standard Webhooks reference implementation,
             with the worker killed mid-schedule (part of ci)
   console-e2e  the developer console in headless Chromium (playwright-core), end to end (part of ci)
+  scale-out two api-servers and three workers on one PostgreSQL, thousands of jobs through both,
+            one worker and one api-server killed with SIGKILL, the books checked (--jobs N a
+            round, --release; part of ci)
   dev       run the service locally (embedded SQLite, local files, in-process worker)
   cycles    list modules that import each other, directly or round a loop (part of ci)
   bench     build release binaries, start a server and print throughput and latency figures
@@ -44,6 +48,7 @@ fn main() -> Result<()> {
         Some("console-e2e") => console_e2e::run(),
         Some("webhooks-e2e") => webhooks_e2e::run(),
         Some("contract") => contract::run(),
+        Some("scale-out") => scale_out::run(&args[1..]),
         Some("cycles") => module_cycles::check(),
         Some("openapi") => run(cargo().args(["run", "--quiet", "--package", "api-server", "--", "openapi"])),
         _ => {
@@ -100,6 +105,7 @@ fn ci() -> Result<()> {
     s3_e2e::run()?;
     webhooks_e2e::run()?;
     console_e2e::run()?;
+    scale_out::run(&[])?;
     contract::run()
 }
 

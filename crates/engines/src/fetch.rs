@@ -59,12 +59,9 @@ pub const STALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// Downloads inputs under a [`FetchPolicy`].
 #[derive(Clone)]
 pub struct InputFetcher {
-    /// Public addresses only: filtered resolver, filtered redirects.
-    public_only: reqwest::Client,
-    /// The service's own outputs: any address (the service may listen on loopback), no redirects.
-    own_outputs: reqwest::Client,
-    /// Any address, for operators who allow private inputs.
-    any_address: reqwest::Client,
+    /// The HTTP clients; none in a fetcher that reads prefetched inputs only (building them
+    /// loads the system's trust store, which a job's process has no use for).
+    clients: Option<Clients>,
     /// Where this service's own outputs live, parsed from the policy's trusted prefix.
     own_origin: Option<(url::Origin, String)>,
     forbidden: fn(IpAddr) -> bool,
@@ -74,6 +71,17 @@ pub struct InputFetcher {
     /// When set, the job's inputs were fetched before it started: URLs are read from these files
     /// and nothing is downloaded.
     prefetched: Option<Arc<PrefetchedInputs>>,
+}
+
+/// An [`InputFetcher`]'s HTTP clients, one per kind of address it may fetch from.
+#[derive(Clone)]
+struct Clients {
+    /// Public addresses only: filtered resolver, filtered redirects.
+    public_only: reqwest::Client,
+    /// The service's own outputs: any address (the service may listen on loopback), no redirects.
+    own_outputs: reqwest::Client,
+    /// Any address, for operators who allow private inputs.
+    any_address: reqwest::Client,
 }
 
 /// A job's inputs fetched before it started: the file holding each URL's bytes.
@@ -268,6 +276,20 @@ impl InputFetcher {
         self
     }
 
+    /// A fetcher that reads every URL from `inputs`, `data:` URIs from themselves, and has no
+    /// network at all (it builds no HTTP client): a job's process, whose inputs were fetched
+    /// before it started.
+    pub fn prefetched_only(policy: FetchPolicy, inputs: PrefetchedInputs) -> InputFetcher {
+        InputFetcher {
+            clients: None,
+            own_origin: None,
+            forbidden: is_forbidden_address,
+            policy,
+            stored_inputs: None,
+            prefetched: Some(Arc::new(inputs)),
+        }
+    }
+
     /// A fetcher enforcing `policy` on `network`.
     pub fn with_network(policy: FetchPolicy, network: Network) -> Result<InputFetcher, FetcherSetupError> {
         // `no_proxy`: an environment proxy would resolve client URLs itself, past our filter.
@@ -296,9 +318,7 @@ impl InputFetcher {
             None => None,
         };
         Ok(InputFetcher {
-            public_only,
-            own_outputs,
-            any_address,
+            clients: Some(Clients { public_only, own_outputs, any_address }),
             own_origin,
             forbidden,
             policy,
@@ -389,15 +409,18 @@ impl InputFetcher {
         use tokio::io::AsyncWriteExt;
         let fail = |reason: String| FetchError { url_label: label.to_string(), reason, transient: false };
         let passing = |reason: String| FetchError { transient: true, ..fail(reason) };
+        let Some(clients) = &self.clients else {
+            return Err(fail("this job's inputs were to be fetched before it started".into()));
+        };
         let client = if self.is_own_output(&parsed) {
-            &self.own_outputs
+            &clients.own_outputs
         } else if self.policy.allow_private {
-            &self.any_address
+            &clients.any_address
         } else {
             if host_is_forbidden_literal(&parsed, self.forbidden) {
                 return Err(fail("refusing to fetch from a private or loopback address".into()));
             }
-            &self.public_only
+            &clients.public_only
         };
         let response = client.get(parsed).send().await.map_err(|e| {
             let reason = format!("download failed: {}", describe(&e));

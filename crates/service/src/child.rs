@@ -42,7 +42,7 @@ fn run_child() -> Result<(), String> {
     };
     confine_self(&confinement).map_err(|e| format!("confining the job: {e}"))?;
     // Inputs come from the files the parent fetched; this fetcher never downloads.
-    let inputs = InputFetcher::new(FetchPolicy::default()).map_err(|e| e.to_string())?.with_prefetched(request.inputs);
+    let inputs = InputFetcher::prefetched_only(FetchPolicy::default(), request.inputs);
     let engines = request.engines.build(inputs).map_err(|e| e.to_string())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -55,6 +55,11 @@ impl EngineSettings {
     /// Engines of these settings whose inputs come through `inputs`.
     pub fn build(&self, inputs: InputFetcher) -> Result<Engines, EngineSetupError> {
         let setup = |e: &dyn std::fmt::Display| EngineSetupError(e.to_string());
+        if !self.calls_providers() {
+            // No provider to call, so no HTTP client to build: building one loads the system's
+            // trust store, which costs a job's process more than a short job itself.
+            return Ok(Engines::new(self.catalog()?, inputs));
+        }
         let upstream = providers::Providers::new(self.providers.clone()).map_err(|e| setup(&e))?;
         // Provider files on other hosts (fal's and Replicate's media hosts) come through the same
         // SSRF-safe fetcher as inputs, with limits fit for generated video.

@@ -253,6 +253,12 @@ impl Database {
 /// `sslmode`: TLS protects nothing there, and OpenSSL's clean-up at exit crashes a thread that is
 /// still negotiating it.
 pub(crate) fn connect_postgres(url: &str) -> diesel::ConnectionResult<PgConnection> {
+    PgConnection::establish(&postgres_url(url))
+}
+
+/// `url` with the connection settings every connection of the service uses added where the URL
+/// does not set them: no GSSAPI negotiation, and no TLS to a server on this machine.
+pub(crate) fn postgres_url(url: &str) -> String {
     let mut settings = Vec::new();
     if !url.contains("gssencmode=") {
         settings.push("gssencmode=disable");
@@ -261,10 +267,10 @@ pub(crate) fn connect_postgres(url: &str) -> diesel::ConnectionResult<PgConnecti
         settings.push("sslmode=disable");
     }
     if settings.is_empty() {
-        return PgConnection::establish(url);
+        return url.to_string();
     }
     let separator = if url.contains('?') { '&' } else { '?' };
-    PgConnection::establish(&format!("{url}{separator}{}", settings.join("&")))
+    format!("{url}{separator}{}", settings.join("&"))
 }
 
 /// Whether a PostgreSQL URL names a server on this machine: a loopback host, or none (a Unix

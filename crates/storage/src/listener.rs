@@ -2,9 +2,14 @@
 //! finished task `NOTIFY media_tasks_finished` at commit, and a listener thread turns notifications
 //! into a callback, so idle workers start at once and a waiting synchronous request answers at once
 //! instead of at its next poll.
+//!
+//! The listening connection is libpq's own (through `pq-sys`, which diesel links already): diesel
+//! can only look for notifications already received, so a diesel listener must wake up on a timer,
+//! while here the thread sleeps in `poll(2)` on the connection's socket and runs the callback the
+//! moment a notification arrives.
 
 use crate::{Backend, Database};
-use diesel::connection::SimpleConnection;
+use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,8 +19,8 @@ pub(crate) const JOBS_CHANNEL: &str = "media_jobs";
 /// Where every finished task is announced.
 pub(crate) const FINISHED_CHANNEL: &str = "media_tasks_finished";
 
-/// How often the listener reads its socket; reading is local (no round trip to the server).
-const READ_INTERVAL: Duration = Duration::from_millis(20);
+/// How long the listener sleeps on its socket before it looks at its stop flag.
+const READ_INTERVAL: Duration = Duration::from_millis(50);
 /// Pause before reconnecting after the listening connection broke.
 const RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
@@ -72,21 +77,106 @@ impl Database {
     }
 }
 
-fn listen(url: &str, channel: &str, stop: &AtomicBool, on_event: &impl Fn()) -> Result<(), Box<dyn std::error::Error>> {
-    let mut conn = crate::connection::connect_postgres(url)?;
-    conn.batch_execute(&format!("LISTEN {channel}"))?;
+fn listen(url: &str, channel: &str, stop: &AtomicBool, on_event: &impl Fn()) -> Result<(), ListenError> {
+    let mut conn = ListeningConnection::open(&crate::connection::postgres_url(url), channel)?;
     // Something may have happened while we were not listening.
     on_event();
     while !stop.load(Ordering::Relaxed) {
-        let mut woke = false;
-        for notification in conn.notifications_iter() {
-            notification?;
-            woke = true;
-        }
-        if woke {
+        if conn.wait(READ_INTERVAL)? {
             on_event();
         }
-        std::thread::sleep(READ_INTERVAL);
     }
     Ok(())
+}
+
+/// Why the listening connection was lost (it is opened again after [`RECONNECT_DELAY`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct ListenError(String);
+
+/// A libpq connection that has run `LISTEN` on one channel; closed on drop.
+struct ListeningConnection(std::ptr::NonNull<pq_sys::PGconn>);
+
+// The connection is used by the one thread that owns it.
+unsafe impl Send for ListeningConnection {}
+
+impl ListeningConnection {
+    fn open(url: &str, channel: &str) -> Result<ListeningConnection, ListenError> {
+        let url = CString::new(url).map_err(|_| ListenError("the database URL holds a NUL byte".into()))?;
+        // SAFETY: `url` is a NUL-terminated string that outlives the call; a non-null result is
+        // owned by the returned value and finished exactly once, on drop.
+        let conn = std::ptr::NonNull::new(unsafe { pq_sys::PQconnectdb(url.as_ptr()) })
+            .map(ListeningConnection)
+            .ok_or_else(|| ListenError("libpq could not allocate a connection".into()))?;
+        // SAFETY: the connection is live.
+        if unsafe { pq_sys::PQstatus(conn.0.as_ptr()) } != pq_sys::ConnStatusType::CONNECTION_OK {
+            return Err(conn.error());
+        }
+        let listen = CString::new(format!("LISTEN {channel}")).map_err(|_| ListenError("bad channel name".into()))?;
+        // SAFETY: the connection is live and the query NUL-terminated; the result is cleared once.
+        let ok = unsafe {
+            let result = pq_sys::PQexec(conn.0.as_ptr(), listen.as_ptr());
+            let ok = !result.is_null() && pq_sys::PQresultStatus(result) == pq_sys::ExecStatusType::PGRES_COMMAND_OK;
+            pq_sys::PQclear(result);
+            ok
+        };
+        if !ok {
+            return Err(conn.error());
+        }
+        Ok(conn)
+    }
+
+    /// Sleeps until the server sends something or `limit` passes; whether a notification came.
+    fn wait(&mut self, limit: Duration) -> Result<bool, ListenError> {
+        let conn = self.0.as_ptr();
+        // SAFETY: the connection is live; `poll` reads one `pollfd` that lives on this stack.
+        let ready = unsafe {
+            let mut socket = libc::pollfd { fd: pq_sys::PQsocket(conn), events: libc::POLLIN, revents: 0 };
+            if socket.fd < 0 {
+                return Err(self.error());
+            }
+            libc::poll(&mut socket, 1, i32::try_from(limit.as_millis()).unwrap_or(i32::MAX))
+        };
+        if ready < 0 {
+            let error = std::io::Error::last_os_error();
+            return if error.kind() == std::io::ErrorKind::Interrupted {
+                Ok(false)
+            } else {
+                Err(ListenError(error.to_string()))
+            };
+        }
+        if ready == 0 {
+            return Ok(false);
+        }
+        let mut notified = false;
+        // SAFETY: the connection is live; each notification libpq hands over is freed once.
+        unsafe {
+            if pq_sys::PQconsumeInput(conn) == 0 {
+                return Err(self.error());
+            }
+            loop {
+                let notification = pq_sys::PQnotifies(conn);
+                if notification.is_null() {
+                    break;
+                }
+                pq_sys::PQfreemem(notification.cast());
+                notified = true;
+            }
+        }
+        Ok(notified)
+    }
+
+    /// libpq's message for the connection's last failure.
+    fn error(&self) -> ListenError {
+        // SAFETY: the connection is live; libpq owns the message, which is copied at once.
+        let message = unsafe { CStr::from_ptr(pq_sys::PQerrorMessage(self.0.as_ptr())) };
+        ListenError(message.to_string_lossy().trim().to_string())
+    }
+}
+
+impl Drop for ListeningConnection {
+    fn drop(&mut self) {
+        // SAFETY: the connection was opened by `PQconnectdb` and is finished only here.
+        unsafe { pq_sys::PQfinish(self.0.as_ptr()) }
+    }
 }
