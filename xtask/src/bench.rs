@@ -1,12 +1,14 @@
-//! `cargo xtask bench [--part images|media|service|all] [--backend sqlite|postgres|both]
-//! [--requests N] [--concurrency C]`: times images and video beside libvips, ImageMagick and ffmpeg
+//! `cargo xtask bench [--part images|media|service|providers|all] [--backend sqlite|postgres|both]
+//! [--requests N] [--concurrency C] [--tracked N]`: times images and video beside libvips, ImageMagick and ffmpeg
 //! (`images`; `media` adds the engines end to end and the reel through one SQLite service); then
 //! (`service`, and `all`, the default) builds the release binaries, starts a real api-server (no in-process worker) on a scratch database and
 //! prints figures: submit and poll throughput and latency over HTTP with no job competing for the
 //! CPU, then, with a standalone worker process started, the queue drain rate and the end-to-end time
-//! of representative local engines; then, against the provider simulator, the inline submit to an
-//! upstream provider and one worker tracking a thousand requests at once. Nothing here asserts on
-//! timings; it measures.
+//! of representative local engines, polls under `wrk` beside a bare actix handler and `pgbench -S`
+//! (`poll_bench`), the pickup latency of an idle worker; then, against the provider simulator, the
+//! inline submit to an upstream provider and one worker tracking `--tracked` (1,000) requests at once
+//! (`--part providers`: that alone).
+//! Nothing here asserts on timings; it measures.
 
 use crate::deployment::Deployment;
 use anyhow::{bail, Context, Result};
@@ -25,6 +27,10 @@ struct Options {
     service: bool,
     /// With them, the HTTP, queue and provider-tracking figures.
     throughput: bool,
+    /// Only the provider-tracking figure.
+    providers_only: bool,
+    /// Requests held at the provider simulator at once in the tracking figure.
+    tracked: usize,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
@@ -35,6 +41,8 @@ fn parse(args: &[String]) -> Result<Options> {
         images: true,
         service: true,
         throughput: true,
+        providers_only: false,
+        tracked: 1000,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -50,6 +58,7 @@ fn parse(args: &[String]) -> Result<Options> {
             }
             "--requests" => options.requests = value.parse()?,
             "--concurrency" => options.concurrency = value.parse()?,
+            "--tracked" => options.tracked = value.parse()?,
             "--part" => {
                 (options.images, options.service, options.throughput) = match value.as_str() {
                     "images" => (true, false, false),
@@ -57,7 +66,11 @@ fn parse(args: &[String]) -> Result<Options> {
                     "media" => (true, true, false),
                     "service" => (false, true, true),
                     "all" => (true, true, true),
-                    other => bail!("unknown part {other} (images, media, service, all)"),
+                    "providers" => {
+                        options.providers_only = true;
+                        (false, true, true)
+                    }
+                    other => bail!("unknown part {other} (images, media, service, providers, all)"),
                 };
                 if !options.throughput {
                     options.backends = vec!["sqlite"];
@@ -89,6 +102,11 @@ pub fn run(args: &[String]) -> Result<()> {
     ]))?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     for backend in &options.backends {
+        if options.providers_only {
+            println!("\n== backend: {backend} ==");
+            runtime.block_on(tracking(*backend == "postgres", &options))?;
+            continue;
+        }
         let mut server = Deployment::start(
             "release",
             *backend == "postgres",
@@ -103,7 +121,7 @@ pub fn run(args: &[String]) -> Result<()> {
             ],
         )?;
         println!("\n== backend: {backend} ==");
-        let result = runtime.block_on(measure(&mut server, &options));
+        let result = runtime.block_on(measure(&mut server, &options, *backend == "postgres"));
         drop(server);
         result?;
         if options.throughput {
@@ -169,12 +187,11 @@ fn millis_of_day(time: &str) -> Option<i64> {
     Some(((h * 60 + m) * 60 + s) * 1000 + millis.get(..3).unwrap_or(millis).parse::<i64>().ok()?)
 }
 
-/// Requests tracked at once in the provider figures, and how long each runs at the provider.
-const TRACKED: usize = 1000;
+/// How long each request of the provider figures runs at the provider.
 const PROVIDER_RUN_MS: u64 = 2000;
 
 /// The provider path against `provider-sim`: submit latency (the submit to the provider is
-/// inline), then one worker with two job slots tracking [`TRACKED`] requests that each take
+/// inline), then one worker with two job slots tracking `--tracked` requests that each take
 /// [`PROVIDER_RUN_MS`] at the provider, beside what a worker holding a slot per request would need.
 async fn tracking(postgres: bool, options: &Options) -> Result<()> {
     let mut sim = std::process::Command::new("target/release/provider-sim")
@@ -216,7 +233,8 @@ async fn track_against(sim_url: &str, postgres: bool, options: &Options) -> Resu
     )?;
     let target = Target { base: server.base.clone(), key: server.key.clone() };
     let target = &target;
-    let jobs = (0..TRACKED).map(
+    let requests = options.tracked;
+    let jobs = (0..requests).map(
         |i| json!({"model": "beta-image", "prompt": format!("porch {i}"), "params": {"width": 512, "height": 512}}),
     );
     let (ids, _) = submit_all(&client, target, jobs, options.concurrency, "POST /v1/generate to provider").await?;
@@ -247,19 +265,19 @@ async fn track_against(sim_url: &str, postgres: bool, options: &Options) -> Resu
     println!(
         "{:<34} {:>6} requests in {:>6.1} s, worker peak RSS {} MiB (1 worker, 2 slots, {} ms each at the provider)",
         "provider tracking",
-        TRACKED,
+        requests,
         tracked.as_secs_f64(),
         peak_kib / 1024,
         PROVIDER_RUN_MS
     );
     // A runner that holds a slot while its request runs upstream waits out each request in turn:
-    // with the same two slots that is at least TRACKED x run time / 2.
+    // with the same two slots that is at least the requests x run time / 2.
     println!(
         "{:<34} {:>6} requests in {:>6.1} s at best (computed: {} x {} ms / 2 slots)",
         "  a slot held per request",
-        TRACKED,
-        (TRACKED as f64 * PROVIDER_RUN_MS as f64 / 1000.0) / 2.0,
-        TRACKED,
+        requests,
+        (requests as f64 * PROVIDER_RUN_MS as f64 / 1000.0) / 2.0,
+        requests,
         PROVIDER_RUN_MS
     );
     drop(server);
@@ -329,12 +347,12 @@ fn report(name: &str, mut latencies: Vec<Duration>, elapsed: Duration) -> f64 {
     throughput
 }
 
-async fn measure(server: &mut Deployment, options: &Options) -> Result<()> {
+async fn measure(server: &mut Deployment, options: &Options, postgres: bool) -> Result<()> {
     let target = Target { base: server.base.clone(), key: server.key.clone() };
     let target = &target;
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
     if options.throughput {
-        throughput(server, options, &client, target).await?;
+        throughput(server, options, &client, target, postgres).await?;
     } else {
         server.start_worker()?;
     }
@@ -420,6 +438,7 @@ async fn throughput(
     options: &Options,
     client: &reqwest::Client,
     target: &Target,
+    postgres: bool,
 ) -> Result<()> {
     let poll = |id: String| {
         let client = client.clone();
@@ -492,6 +511,9 @@ async fn throughput(
         ids.len(),
         ids.len() as f64 / drained.as_secs_f64()
     );
+    // Polls of a succeeded task (its output URLs signed on every answer), the worker idle.
+    let polled = ids.first().context("no task was submitted")?;
+    crate::poll_bench::poll_beside_anchors(&target.base, &target.key, polled, postgres)?;
 
     Ok(())
 }

@@ -68,11 +68,13 @@ impl Database {
         lease_ms: i64,
         shares: RunningShares,
     ) -> StorageResult<Option<ClaimedTask>> {
-        let now = now_millis();
         let claimed = self.write(|conn| {
             // Claims run one at a time, so two workers never both see a key under its share and
             // both take one of its tasks.
             dialect::lock_name(conn, "claim")?;
+            // Read the clock once the locks are held: a claim that waited for a submit's write
+            // would otherwise stamp its task as started before it was accepted.
+            let now = now_millis();
             let claimed = dialect::sql_query(conn, CLAIM)
                 .bind::<Text, _>(worker_id)
                 .bind::<BigInt, _>(lease_ms)

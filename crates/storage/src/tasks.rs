@@ -217,7 +217,9 @@ impl Database {
                     .find(id)
                     .filter(tasks::key_id.eq(key_id))
                     .select((
-                        (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, diesel::dsl::sql::<Text>("''")),
+                        // A bound empty string, not an SQL literal: diesel never caches the prepared
+                        // statement of a query holding raw SQL, and this one runs on every poll.
+                        (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, "".into_sql::<Text>()),
                         (tasks::status, tasks::created_at, tasks::updated_at, tasks::started_at, tasks::finished_at),
                         (
                             tasks::lease_owner,
