@@ -1,5 +1,5 @@
 //! `cargo xtask bench [--part images|media|service|providers|all] [--backend sqlite|postgres|both]
-//! [--requests N] [--concurrency C] [--tracked N]`: times images and video beside libvips, ImageMagick and ffmpeg
+//! [--requests N] [--concurrency C] [--tracked N] [--provider-run-ms MS]`: times images and video beside libvips, ImageMagick and ffmpeg
 //! (`images`; `media` adds the engines end to end and the reel through one SQLite service); then
 //! (`service`, and `all`, the default) builds the release binaries, starts a real api-server (no in-process worker) on a scratch database and
 //! prints figures: submit and poll throughput and latency over HTTP with no job competing for the
@@ -31,6 +31,8 @@ struct Options {
     providers_only: bool,
     /// Requests held at the provider simulator at once in the tracking figure.
     tracked: usize,
+    /// How long each of them runs there.
+    provider_run_ms: u64,
 }
 
 fn parse(args: &[String]) -> Result<Options> {
@@ -43,6 +45,7 @@ fn parse(args: &[String]) -> Result<Options> {
         throughput: true,
         providers_only: false,
         tracked: 1000,
+        provider_run_ms: PROVIDER_RUN_MS,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -59,6 +62,7 @@ fn parse(args: &[String]) -> Result<Options> {
             "--requests" => options.requests = value.parse()?,
             "--concurrency" => options.concurrency = value.parse()?,
             "--tracked" => options.tracked = value.parse()?,
+            "--provider-run-ms" => options.provider_run_ms = value.parse()?,
             "--part" => {
                 (options.images, options.service, options.throughput) = match value.as_str() {
                     "images" => (true, false, false),
@@ -187,12 +191,13 @@ fn millis_of_day(time: &str) -> Option<i64> {
     Some(((h * 60 + m) * 60 + s) * 1000 + millis.get(..3).unwrap_or(millis).parse::<i64>().ok()?)
 }
 
-/// How long each request of the provider figures runs at the provider.
+/// How long each request of the provider figures runs at the provider, unless `--provider-run-ms`
+/// says otherwise.
 const PROVIDER_RUN_MS: u64 = 2000;
 
 /// The provider path against `provider-sim`: submit latency (the submit to the provider is
 /// inline), then one worker with two job slots tracking `--tracked` requests that each take
-/// [`PROVIDER_RUN_MS`] at the provider, beside what a worker holding a slot per request would need.
+/// `--provider-run-ms` at the provider, beside what a worker holding a slot per request would need.
 async fn tracking(postgres: bool, options: &Options) -> Result<()> {
     let mut sim = std::process::Command::new("target/release/provider-sim")
         .args(["--bind", "127.0.0.1:0"])
@@ -213,7 +218,8 @@ async fn tracking(postgres: bool, options: &Options) -> Result<()> {
 
 async fn track_against(sim_url: &str, postgres: bool, options: &Options) -> Result<()> {
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
-    let faults = json!({"queue_ms": 100, "run_ms": PROVIDER_RUN_MS});
+    let run_ms = options.provider_run_ms;
+    let faults = json!({"queue_ms": 100, "run_ms": run_ms});
     client.post(format!("{sim_url}/_sim/faults")).json(&faults).send().await?.error_for_status()?;
     let mut server = Deployment::start(
         "release",
@@ -268,7 +274,7 @@ async fn track_against(sim_url: &str, postgres: bool, options: &Options) -> Resu
         requests,
         tracked.as_secs_f64(),
         peak_kib / 1024,
-        PROVIDER_RUN_MS
+        run_ms
     );
     // A runner that holds a slot while its request runs upstream waits out each request in turn:
     // with the same two slots that is at least the requests x run time / 2.
@@ -276,9 +282,9 @@ async fn track_against(sim_url: &str, postgres: bool, options: &Options) -> Resu
         "{:<34} {:>6} requests in {:>6.1} s at best (computed: {} x {} ms / 2 slots)",
         "  a slot held per request",
         requests,
-        (requests as f64 * PROVIDER_RUN_MS as f64 / 1000.0) / 2.0,
+        (requests as f64 * run_ms as f64 / 1000.0) / 2.0,
         requests,
-        PROVIDER_RUN_MS
+        run_ms
     );
     drop(server);
     Ok(())

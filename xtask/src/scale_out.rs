@@ -53,8 +53,9 @@ pub fn run(args: &[String]) -> Result<()> {
             ("EMBEDDED_WORKER", "false".into()),
             ("HTTP_WORKERS", "1".into()),
             ("WORKER_CONCURRENCY", "2".into()),
-            // Every slot of the three workers may serve one key.
+            // Every slot of the three workers may serve one key, or one account.
             ("JOBS_RUNNING_PER_KEY", "6".into()),
+            ("JOBS_RUNNING_PER_ACCOUNT", "6".into()),
             // A killed worker's jobs are claimed again within seconds, not half a minute.
             ("WORKER_LEASE_SECS", "3".into()),
             ("WORKER_HEARTBEAT_SECS", "1".into()),
