@@ -1,10 +1,11 @@
 //! The HTTP endpoints: thin adapters from requests to service use-cases.
 
 use crate::errors::{ApiError, ErrorBody};
-use crate::extract::{authenticate, read_body, Authenticated, AuthenticatedJson, Idempotency};
+use crate::extract::{admit, authenticate, bearer_token, read_body, Authenticated, AuthenticatedJson, Idempotency};
 use actix_web::http::header;
 use actix_web::web::{self, Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
+use domain::rate_limit::RateClass;
 use domain::{GenerateRequest, ListingEnhanceRequest, LotTraceRequest, ReelRequest};
 use futures::StreamExt;
 use serde::Deserialize;
@@ -187,11 +188,15 @@ pub(crate) async fn get_reel(
     security(("bearer" = []))
 )]
 pub(crate) async fn get_task(
-    Authenticated(caller): Authenticated,
+    req: HttpRequest,
     id: web::Path<String>,
     service: Data<Service>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.api().task(&caller, &id).await?))
+    // What the `Authenticated` extractor does, with the task read in the same trip to the
+    // database as the key: 401, then 429, then the task (or its 404 or 410).
+    let (caller, task) = service.api().authenticate_and_poll(bearer_token(&req), &id).await?;
+    admit(&req, &service, &caller, RateClass::Read).await?;
+    Ok(HttpResponse::Ok().json(task?))
 }
 
 /// Cancel a task: a queued one at once, a running one by stopping its process or cancelling it at
@@ -427,7 +432,7 @@ pub(crate) async fn ready(service: Data<Service>) -> HttpResponse {
     (status = 404, description = "Metrics are off (no `METRICS_TOKEN`)", body = ErrorBody),
 ), security(("bearer" = [])))]
 pub(crate) async fn metrics(req: HttpRequest, service: Data<Service>) -> Result<HttpResponse, ApiError> {
-    let token = crate::extract::bearer_token(&req);
+    let token = bearer_token(&req);
     let refused =
         || ApiError::new(ErrorCode::Unauthorized, "send the metrics token: Authorization: Bearer <METRICS_TOKEN>");
     if token.is_none() {

@@ -62,13 +62,37 @@ impl<'a> Api<'a> {
 impl Api<'_> {
     /// Resolves a bearer token to its live key.
     pub async fn authenticate(&self, token: Option<&str>) -> Result<Caller, ServiceError> {
-        let token = token.map(str::trim).filter(|t| !t.is_empty());
-        let Some(token) = token.filter(|t| keys::looks_like_secret(t)) else {
-            return Err(ServiceError::Unauthorized(MISSING_KEY.into()));
-        };
-        let hash = keys::hash_secret(token);
+        let hash = secret_hash(token)?;
         let found = self.service.db(move |db| db.authenticate(&hash)).await?;
-        found.map(Caller::from).ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
+        live_caller(found)
+    }
+
+    /// A poll: the live key behind `token` and its task `id`, read in one trip to the database
+    /// (a poll is the commonest request, and each trip is a hand-off to the database's threads
+    /// and back). The task's answer (its view, or a 404 or 410) comes beside the caller rather
+    /// than in place of it, so that the front end counts the request against the key's rate
+    /// before it answers with the task.
+    pub async fn authenticate_and_poll(
+        &self,
+        token: Option<&str>,
+        id: &str,
+    ) -> Result<(Caller, Result<TaskView, ServiceError>), ServiceError> {
+        let hash = secret_hash(token)?;
+        let wanted = (IdSpace::of(id) == IdSpace::Task).then(|| id.to_string());
+        let (found, record) = self
+            .service
+            .db(move |db| {
+                let found = db.authenticate(&hash)?;
+                let record = match (&found, wanted) {
+                    (Some(key), Some(id)) => db.task_for_key(&id, &key.key_id)?,
+                    _ => None,
+                };
+                Ok::<_, storage::StorageError>((found, record))
+            })
+            .await?;
+        let caller = live_caller(found)?;
+        let task = found_record(IdSpace::Task, id, record).and_then(|record| self.service.task_view(&record));
+        Ok((caller, task))
     }
 
     /// Resolves the connector's bearer token to its caller: an API key, or an access token the
@@ -321,22 +345,12 @@ impl Service {
         space: IdSpace,
         id: &str,
     ) -> Result<TaskRecord, ServiceError> {
-        let missing = || ServiceError::NotFound(format!("no {} {id:?} for this key", space.prefix()));
         if IdSpace::of(id) != space {
-            return Err(missing());
+            return found_record(space, id, None);
         }
         let (task_id, key_id) = (id.to_string(), caller.key_id.clone());
-        let record = self.db(move |db| db.task_for_key(&task_id, &key_id)).await?.ok_or_else(missing)?;
-        if let Some(expired_at) = record.expired_at {
-            let finished = record.finished_at.map_or_else(|| "?".into(), rfc3339);
-            return Err(ServiceError::Expired(format!(
-                "{} {id:?} finished at {finished} and its outputs were removed at {} (finished jobs are kept \
-                 for the retention period); its charge stays in /v1/usage",
-                space.prefix(),
-                rfc3339(expired_at)
-            )));
-        }
-        Ok(record)
+        let record = self.db(move |db| db.task_for_key(&task_id, &key_id)).await?;
+        found_record(space, id, record)
     }
 
     /// Cancels the caller's job `id` of `space` (see [`Api::cancel_task`]) and returns it as
@@ -464,4 +478,35 @@ fn take_large_data_uris(value: &mut serde_json::Value, task_id: &str, taken: &mu
         Value::Object(map) => map.values_mut().for_each(|v| take_large_data_uris(v, task_id, taken)),
         _ => {}
     }
+}
+
+/// The hash a presented bearer token is looked up by; 401 for a missing or malformed token, before
+/// any lookup.
+fn secret_hash(token: Option<&str>) -> Result<String, ServiceError> {
+    let token = token.map(str::trim).filter(|t| !t.is_empty());
+    let Some(token) = token.filter(|t| keys::looks_like_secret(t)) else {
+        return Err(ServiceError::Unauthorized(MISSING_KEY.into()));
+    };
+    Ok(keys::hash_secret(token))
+}
+
+/// The caller of a live key found by its hash; 401 when none was.
+fn live_caller(found: Option<storage::AuthenticatedKey>) -> Result<Caller, ServiceError> {
+    found.map(Caller::from).ok_or_else(|| ServiceError::Unauthorized("invalid or revoked API key".into()))
+}
+
+/// The job `id` of `space` as read for its key: 404 when there is none (or the id is of another
+/// space), 410 when its outputs were removed at the end of the retention period.
+fn found_record(space: IdSpace, id: &str, record: Option<TaskRecord>) -> Result<TaskRecord, ServiceError> {
+    let record = record.ok_or_else(|| ServiceError::NotFound(format!("no {} {id:?} for this key", space.prefix())))?;
+    if let Some(expired_at) = record.expired_at {
+        let finished = record.finished_at.map_or_else(|| "?".into(), rfc3339);
+        return Err(ServiceError::Expired(format!(
+            "{} {id:?} finished at {finished} and its outputs were removed at {} (finished jobs are kept \
+             for the retention period); its charge stays in /v1/usage",
+            space.prefix(),
+            rfc3339(expired_at)
+        )));
+    }
+    Ok(record)
 }

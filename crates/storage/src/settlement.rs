@@ -49,6 +49,7 @@ pub(crate) fn lock_attempt(
     attempt: i32,
     holding: Holding,
 ) -> QueryResult<Option<TaskRecord>> {
+    lock_account_of_task(conn, task_id)?;
     let template = match holding {
         Holding::Running => "SELECT * FROM tasks WHERE id = ? AND status = 'running' AND attempt = ?{FOR_UPDATE}",
         Holding::QueuedOrRunning => {
@@ -60,6 +61,20 @@ pub(crate) fn lock_attempt(
         .bind::<Integer, _>(attempt)
         .get_result::<TaskRecord>(conn)
         .optional()
+}
+
+/// Locks the account of task `task_id` (on PostgreSQL; SQLite's write transaction already holds
+/// the database). A settlement takes the account before the task, in the order every hold,
+/// cancellation and revocation takes them (account, then key or task): a settlement that locked
+/// the task first deadlocked against a client's cancel of the same task, which had the account.
+pub(crate) fn lock_account_of_task(conn: &mut AnyConnection, task_id: &str) -> QueryResult<()> {
+    dialect::sql_query(
+        conn,
+        "SELECT id FROM accounts WHERE id = (SELECT account_id FROM tasks WHERE id = ?){FOR_UPDATE}",
+    )
+    .bind::<Text, _>(task_id)
+    .execute(conn)
+    .map(drop)
 }
 
 /// Marks the locked `task` succeeded with `success` and captures its cost.
