@@ -512,6 +512,31 @@ mod tests {
         }
     }
 
+    /// A job's process reads its inputs from the files fetched for it and `data:` URIs from
+    /// themselves, and, having no HTTP client, refuses any URL that was not fetched for it.
+    #[tokio::test]
+    async fn a_prefetched_only_fetcher_reads_its_files_and_downloads_nothing() {
+        let dir = std::env::temp_dir().join(format!("prefetched-only-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("photo");
+        std::fs::write(&file, b"fetched bytes").unwrap();
+        let fetched = "https://example.com/photo.jpg";
+        let inputs = PrefetchedInputs { files: [(fetched.to_string(), file)].into_iter().collect() };
+        let fetcher = InputFetcher::prefetched_only(FetchPolicy::default(), inputs);
+        assert!(fetcher.clients.is_none());
+        assert_eq!(fetcher.fetch("image_url", fetched).await.unwrap(), b"fetched bytes");
+        assert_eq!(fetcher.fetch("image_url", "data:text/plain;base64,aGk=").await.unwrap(), b"hi");
+        let mut sink = Vec::new();
+        fetcher.fetch_to("image_url", fetched, &mut sink).await.unwrap();
+        assert_eq!(sink, b"fetched bytes");
+        let refused = fetcher.fetch("image_url", "https://example.com/other.jpg").await.unwrap_err();
+        assert!(refused.reason.contains("not fetched before the job"), "{}", refused.reason);
+        let refused =
+            fetcher.fetch_to("image_url", "https://example.com/other.jpg", &mut Vec::new()).await.unwrap_err();
+        assert!(refused.reason.contains("not fetched before the job"), "{}", refused.reason);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[tokio::test]
     async fn private_urls_are_refused_and_data_uris_decoded() {
         let fetcher = InputFetcher::new(FetchPolicy::default()).unwrap();
