@@ -31,7 +31,7 @@ impl From<MediaError> for EngineError {
     fn from(e: MediaError) -> Self {
         match e {
             MediaError::Decode(m) | MediaError::InvalidInput(m) => EngineError::InvalidInput(m),
-            MediaError::Encode(m) => EngineError::Failed(m),
+            MediaError::Encode(m) | MediaError::Inference(m) => EngineError::Failed(m),
         }
     }
 }
@@ -80,7 +80,7 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
         }
         Family::BackgroundRemoval => {
             let image = decode_input_image(inputs.image.as_deref(), "image_url")?;
-            let cutout = segmentation::remove_background(image);
+            let cutout = segmentation::remove_background(image)?;
             check_cutout(segmentation::kept_share(&cutout))?;
             let cutout = DynamicImage::ImageRgba8(cutout);
             let (w, h) = (cutout.width(), cutout.height());

@@ -13,4 +13,7 @@ pub enum MediaError {
     /// The arguments are structurally unusable (empty, mismatched or too large).
     #[error("invalid media input: {0}")]
     InvalidInput(String),
+    /// A shipped model could not be loaded or run (a fault of the service, not of the input).
+    #[error("model inference failed: {0}")]
+    Inference(String),
 }

@@ -3,9 +3,10 @@
 //! typeface, H.264/MP4 video with AAC audio, WAV audio, MP3 recordings from providers, speech
 //! through eSpeak NG, and deterministic sandbox generators.
 //!
-//! Everything runs in-process without ffmpeg or model weights. The engines and the recipes build
-//! on these operations; errors come back as [`MediaError`], split into client faults (decode,
-//! invalid input) and server faults (encode).
+//! Everything runs in-process without ffmpeg; the one model, the salient-object network that
+//! background removal starts from, is embedded in the binary and run by `tract`. The engines and
+//! the recipes build on these operations; errors come back as [`MediaError`], split into client
+//! faults (decode, invalid input) and server faults (encode, inference).
 
 pub mod aac;
 pub mod audio;

@@ -2,7 +2,10 @@
 //!
 //! Each photo has a reference mask made by hand; the cut-out's opaque pixels (alpha at least
 //! half) are compared with it by intersection over union. The development photos are the ones
-//! the method was tuned on; the held-out photos were only ever measured.
+//! the method was tuned on. The first two held-out sets were held out from the earlier
+//! model-free method and were looked at while the subject network was adopted (its
+//! calibration was chosen on `heldout2/yellow_flower`); the third was gathered after that and
+//! was only ever measured.
 //! `cargo test -p media --test cutout_quality -- --nocapture` prints the figures and writes each
 //! cut-out over a checkerboard to the test scratch directory (`target/tmp/cutout-*.png`) for a
 //! person to look at.
@@ -24,15 +27,27 @@ const HELD_OUT_2: [&str; 6] = [
     "heldout2/portrait",
 ];
 
+/// A third held-out set, gathered after the subject network was adopted and measured once
+/// (`cutouts/heldout3/`).
+const HELD_OUT_3: [&str; 6] = [
+    "heldout3/president",
+    "heldout3/apple",
+    "heldout3/notebook",
+    "heldout3/butterfly",
+    "heldout3/dog",
+    "heldout3/kite",
+];
+
 /// The goal for every photo's IoU with its reference mask, and for each set's mean; printed
-/// beside the figures. The method does not reach it yet (docs/engines.md).
+/// beside the figures. Not every set reaches it yet (docs/engines.md).
 const GOAL_EACH: f64 = 0.8;
 const GOAL_MEAN: f64 = 0.9;
 /// The bounds the test holds, by set: (lowest photo, mean). They are the figures of the current
 /// method rounded down, so a change that does worse fails.
-const DEVELOPMENT_BOUNDS: (f64, f64) = (0.75, 0.85);
-const HELD_OUT_BOUNDS: (f64, f64) = (0.15, 0.27);
-const HELD_OUT_2_BOUNDS: (f64, f64) = (0.01, 0.44);
+const DEVELOPMENT_BOUNDS: (f64, f64) = (0.85, 0.93);
+const HELD_OUT_BOUNDS: (f64, f64) = (0.85, 0.9);
+const HELD_OUT_2_BOUNDS: (f64, f64) = (0.02, 0.6);
+const HELD_OUT_3_BOUNDS: (f64, f64) = (0.1, 0.8);
 
 fn path(file: &str) -> PathBuf {
     [env!("CARGO_MANIFEST_DIR"), "tests", "cutouts", file].iter().collect()
@@ -43,7 +58,9 @@ fn iou(name: &str) -> f64 {
     let photo = image::open(path(&format!("{name}.jpg"))).unwrap_or_else(|e| panic!("{name}.jpg: {e}"));
     let reference: GrayImage =
         image::open(path(&format!("{name}.mask.png"))).unwrap_or_else(|e| panic!("{name}.mask.png: {e}")).to_luma8();
-    let cutout = remove_background(photo);
+    let started = std::time::Instant::now();
+    let cutout = remove_background(photo).expect("cut-out");
+    eprintln!("{name}: cut out in {} ms", started.elapsed().as_millis());
     assert_eq!(cutout.dimensions(), reference.dimensions(), "{name}: size");
     let (mut both, mut either) = (0u64, 0u64);
     for (c, r) in cutout.pixels().zip(reference.pixels()) {
@@ -97,7 +114,9 @@ fn cutouts_match_the_reference_masks() {
     let development = measure("development", &DEVELOPMENT);
     let held_out = measure("held-out", &HELD_OUT);
     let held_out_2 = measure("held-out 2", &HELD_OUT_2);
+    let held_out_3 = measure("held-out 3", &HELD_OUT_3);
     check("development", &development, DEVELOPMENT_BOUNDS);
     check("held-out", &held_out, HELD_OUT_BOUNDS);
     check("held-out 2", &held_out_2, HELD_OUT_2_BOUNDS);
+    check("held-out 3", &held_out_3, HELD_OUT_3_BOUNDS);
 }

@@ -1,5 +1,5 @@
 //! Iterated graph cut between a subject and a background colour model (GrabCut), started from
-//! a saliency prior instead of a user's rectangle.
+//! a subject likelihood instead of a user's rectangle.
 
 use super::gmm::Gmm;
 use super::maxflow::Graph;
@@ -8,8 +8,13 @@ use super::maxflow::Graph;
 const ROUNDS: usize = 5;
 /// Weight of the edge term: how much a cut through flat colour costs.
 const SMOOTHNESS: f64 = 50.0;
-/// Weight of the saliency prior against the colour models.
+/// Weight of the subject likelihood against the colour models.
 const PRIOR_WEIGHT: f64 = 2.0;
+/// The colour models are first fitted only on pixels the prior is this sure of, so a part of the
+/// subject the prior doubts does not teach the background model its colours.
+const SURE: f32 = 0.6;
+/// Fewest sure pixels worth fitting a colour model on; below it the first models use every pixel.
+const MIN_SEED_PIXELS: usize = 64;
 /// Energies are scaled to integers for an exact max-flow.
 const SCALE: f64 = 64.0;
 
@@ -19,11 +24,24 @@ pub(crate) fn cut(colours: &[[f32; 3]], prior: &[f32], w: usize, h: usize) -> Ve
     let mut subject: Vec<bool> = prior.iter().map(|&p| p >= 0.5).collect();
     let neighbours = neighbour_weights(colours, w, h);
     let mut last_changed = usize::MAX;
-    for _ in 0..ROUNDS {
+    for round in 0..ROUNDS {
         let pick = |want: bool| -> Vec<[f32; 3]> {
             colours.iter().zip(&subject).filter(|(_, &s)| s == want).map(|(c, _)| *c).collect()
         };
-        let (Some(fg), Some(bg)) = (Gmm::fit(&pick(true)), Gmm::fit(&pick(false))) else {
+        let confident = |want: bool| -> Vec<[f32; 3]> {
+            let sure = |p: f32| if want { p >= SURE } else { p <= 1.0 - SURE };
+            colours.iter().zip(prior).filter(|(_, &p)| sure(p)).map(|(c, _)| *c).collect()
+        };
+        let first = |want: bool| {
+            let sure = confident(want);
+            if sure.len() >= MIN_SEED_PIXELS {
+                sure
+            } else {
+                pick(want)
+            }
+        };
+        let (fg, bg) = if round == 0 { (first(true), first(false)) } else { (pick(true), pick(false)) };
+        let (Some(fg), Some(bg)) = (Gmm::fit(&fg), Gmm::fit(&bg)) else {
             break;
         };
         let mut graph = Graph::new(w * h, neighbours.len());

@@ -1,40 +1,40 @@
-//! Background removal: a saliency prior from superpixels, refined by iterated graph cuts
-//! between a subject and a background colour model, with a feathered alpha edge.
+//! Background removal: where the subject is, from a salient-object network shipped in the binary,
+//! refined by iterated graph cuts between a subject and a background colour model, with a
+//! feathered alpha edge.
 
 mod gmm;
 mod grabcut;
 mod maxflow;
-mod saliency;
+mod subject_model;
 
 use image::imageops;
-use image::{DynamicImage, RgbaImage};
+use image::{DynamicImage, ImageBuffer, Luma, RgbaImage};
 
-use crate::colour::srgb_to_lab;
 use crate::filters::{box_blur, neighbours4};
+use crate::MediaError;
 
 /// Most pixels the mask is computed on; larger pictures are analysed at a reduced size and the
 /// feathered mask is scaled up, so the cost of a cut-out hardly depends on the photo's size.
 pub const ANALYSIS_MAX_PIXELS: u64 = 160_000;
 
-/// No region of the picture stands out from its border more than this (saliency in [0, 1]):
-/// there is no subject to cut out.
-const MIN_PEAK_SALIENCY: f32 = 0.3;
+/// Lowest likelihood split taken as the subject's outline: below it the network's faint marks are
+/// noise, not a subject it doubts.
+const MIN_SPLIT: f32 = 0.1;
 
 /// Cuts the subject out of a picture.
 ///
-/// Classical pipeline, no model: the picture is divided into superpixels, each scored by how
-/// little it is connected to the picture's border and how much it contrasts with the regions
-/// that are (so a subject touching the frame still counts as subject); that score seeds a
-/// GrabCut-style loop of colour mixtures and minimum graph cuts that settles the outline on
-/// colour edges. Background gets alpha 0, foreground 255, with a soft ramp between; an existing
-/// alpha channel is respected. A picture where nothing stands out comes back fully
-/// transparent. Pictures over [`ANALYSIS_MAX_PIXELS`] are analysed at that size and the mask
-/// scaled up.
-pub fn remove_background(img: DynamicImage) -> RgbaImage {
+/// A salient-object network (U²-Net-p, run by `tract`) says how likely each pixel is to belong
+/// to the picture's main subject; that likelihood seeds a GrabCut-style loop of colour mixtures
+/// and minimum graph cuts that settles the outline on colour edges at up to
+/// [`ANALYSIS_MAX_PIXELS`]. Background gets alpha 0, foreground 255, with a soft ramp between;
+/// an existing alpha channel is respected. A picture where the network finds nothing comes back
+/// fully transparent. Larger pictures are analysed at that size and the mask scaled up. The
+/// error is the service's: the shipped network could not run.
+pub fn remove_background(img: DynamicImage) -> Result<RgbaImage, MediaError> {
     let mut out = img.into_rgba8();
     let (w, h) = out.dimensions();
     if w == 0 || h == 0 {
-        return out;
+        return Ok(out);
     }
     let pixels = u64::from(w) * u64::from(h);
     let (aw, ah) = if pixels > ANALYSIS_MAX_PIXELS {
@@ -48,7 +48,7 @@ pub fn remove_background(img: DynamicImage) -> RgbaImage {
     } else {
         DynamicImage::ImageRgba8(imageops::resize(&out, aw, ah, imageops::FilterType::Triangle)).to_rgb8()
     };
-    let alpha = feathered_mask(&analysed);
+    let alpha = feathered_mask(&analysed)?;
     drop(analysed);
     if (aw, ah) == (w, h) {
         for (p, a) in out.pixels_mut().zip(alpha) {
@@ -57,7 +57,7 @@ pub fn remove_background(img: DynamicImage) -> RgbaImage {
     } else {
         apply_scaled_mask(&mut out, &alpha, aw as usize, ah as usize);
     }
-    out
+    Ok(out)
 }
 
 /// The share of `cutout`'s pixels kept (alpha at least half): 0 when nothing was told apart from
@@ -72,21 +72,19 @@ pub fn kept_share(cutout: &RgbaImage) -> f64 {
 }
 
 /// The foreground mask of `rgb` with a feathered edge: 1 foreground, 0 background.
-fn feathered_mask(rgb: &image::RgbImage) -> Vec<f32> {
+fn feathered_mask(rgb: &image::RgbImage) -> Result<Vec<f32>, MediaError> {
     let (w, h) = rgb.dimensions();
     let (wu, hu) = (w as usize, h as usize);
     let n = wu * hu;
 
-    // Blurring first keeps sensor noise and JPEG blocks out of the superpixels.
-    let lab: Vec<[f32; 3]> = imageops::blur(rgb, 1.0).pixels().map(|p| srgb_to_lab(p.0)).collect();
-    let regions = saliency::Superpixels::new(&lab, wu, hu);
-    drop(lab);
-    let region_saliency = regions.saliency();
-    if region_saliency.iter().copied().fold(0.0f32, f32::max) < MIN_PEAK_SALIENCY {
-        return vec![0.0; n];
-    }
-    let prior: Vec<f32> = regions.labels.iter().map(|&l| region_saliency[l as usize]).collect();
-    drop(regions);
+    let Some(likelihood) = subject_model::subject_likelihood(rgb)? else {
+        return Ok(vec![0.0; n]);
+    };
+    let side = subject_model::SIDE as u32;
+    let square = ImageBuffer::<Luma<f32>, Vec<f32>>::from_raw(side, side, likelihood)
+        .ok_or_else(|| MediaError::Inference("the subject likelihood has the wrong size".into()))?;
+    let mut prior = imageops::resize(&square, w, h, imageops::FilterType::Triangle).into_raw();
+    calibrate(&mut prior);
 
     let colours: Vec<[f32; 3]> = rgb.pixels().map(|p| p.0.map(f32::from)).collect();
     let mut fg = grabcut::cut(&colours, &prior, wu, hu);
@@ -99,7 +97,18 @@ fn feathered_mask(rgb: &image::RgbImage) -> Vec<f32> {
     let feather = (w.min(h) / 200).max(1) as usize;
     let mut alpha: Vec<f32> = fg.iter().map(|&f| if f { 1.0 } else { 0.0 }).collect();
     box_blur(&mut alpha, wu, hu, feather);
-    alpha
+    Ok(alpha)
+}
+
+/// Moves the likelihood's natural split to one half. The network is confident on most pictures
+/// (its values gather near 0 and 1, split at one half), but on some it marks the whole subject
+/// faintly (a fifth to a half, against a background near 0); Otsu's threshold finds that split,
+/// and the values are stretched piecewise so it lands at one half, where the graph cut starts.
+fn calibrate(likelihood: &mut [f32]) {
+    let split = otsu(likelihood).clamp(MIN_SPLIT, 0.5);
+    for p in likelihood.iter_mut() {
+        *p = if *p < split { 0.5 * *p / split } else { 0.5 + 0.5 * (*p - split) / (1.0 - split) };
+    }
 }
 
 fn alpha_byte(a: f32) -> u8 {
@@ -122,6 +131,32 @@ fn apply_scaled_mask(out: &mut RgbaImage, mask: &[f32], aw: usize, ah: usize) {
             p.0[3] = p.0[3].min(alpha_byte(top * (1.0 - ty) + bottom * ty));
         }
     }
+}
+
+/// Otsu's threshold of values in [0, 1]: the cut that best separates them into two classes.
+fn otsu(values: &[f32]) -> f32 {
+    const BINS: usize = 256;
+    let mut histogram = [0u64; BINS];
+    for &v in values {
+        histogram[((v.clamp(0.0, 1.0) * (BINS - 1) as f32).round()) as usize] += 1;
+    }
+    let total = values.len() as f64;
+    let sum: f64 = histogram.iter().enumerate().map(|(i, &c)| i as f64 * c as f64).sum();
+    let (mut below, mut below_sum, mut best, mut best_at) = (0.0, 0.0, 0.0, 0);
+    for (i, &c) in histogram.iter().enumerate() {
+        below += c as f64;
+        below_sum += i as f64 * c as f64;
+        let above = total - below;
+        if below == 0.0 || above == 0.0 {
+            continue;
+        }
+        let between = below * above * (below_sum / below - (sum - below_sum) / above).powi(2);
+        if between > best {
+            best = between;
+            best_at = i;
+        }
+    }
+    (best_at as f32 + 0.5) / (BINS - 1) as f32
 }
 
 /// 3x3 majority vote; removes single-pixel specks and pinholes in the mask.
@@ -219,7 +254,7 @@ mod tests {
     #[test]
     fn remove_background_isolates_disc() {
         let (w, h) = (96, 80);
-        let cut = remove_background(DynamicImage::ImageRgb8(disc_scene(w, h)));
+        let cut = remove_background(DynamicImage::ImageRgb8(disc_scene(w, h))).expect("cut");
         assert_eq!(cut.dimensions(), (w, h));
         let alpha = |x, y| cut.get_pixel(x, y).0[3];
         assert_eq!(alpha(w / 2, h / 2), 255);
@@ -240,7 +275,7 @@ mod tests {
     fn a_picture_over_the_analysis_size_gets_the_scaled_up_mask() {
         // 4.8 megapixels: analysed at ANALYSIS_MAX_PIXELS, the mask scaled back up.
         let (w, h) = (2400, 2000);
-        let cut = remove_background(DynamicImage::ImageRgb8(disc_scene(w, h)));
+        let cut = remove_background(DynamicImage::ImageRgb8(disc_scene(w, h))).expect("cut");
         assert_eq!(cut.dimensions(), (w, h));
         let alpha = |x, y| cut.get_pixel(x, y).0[3];
         assert_eq!(alpha(w / 2, h / 2), 255);
@@ -257,9 +292,13 @@ mod tests {
     }
 
     #[test]
-    fn remove_background_of_uniform_image_is_transparent() {
+    fn a_picture_with_no_subject_comes_back_transparent() {
         let flat = DynamicImage::ImageRgb8(RgbImage::from_pixel(20, 20, Rgb([10, 200, 10])));
-        assert!(remove_background(flat.clone()).pixels().all(|p| p.0[3] == 0));
-        assert_eq!(remove_background(DynamicImage::ImageRgb8(RgbImage::new(0, 0))).dimensions(), (0, 0));
+        assert!(remove_background(flat.clone()).expect("cut").pixels().all(|p| p.0[3] == 0));
+        let mut rng = Rng::new(7);
+        let noise = RgbImage::from_fn(200, 200, |_, _| Rgb([0; 3].map(|_: u8| (rng.unit() * 255.0) as u8)));
+        let cut = remove_background(DynamicImage::ImageRgb8(noise)).expect("cut");
+        assert!(cut.pixels().all(|p| p.0[3] == 0), "noise has no subject");
+        assert_eq!(remove_background(DynamicImage::ImageRgb8(RgbImage::new(0, 0))).expect("cut").dimensions(), (0, 0));
     }
 }
