@@ -85,10 +85,23 @@ struct Rule {
     /// The match is a word of its own: not the start of a compound ("family-sized") or of a
     /// possessive naming a room ("children's room").
     whole_word: bool,
+    /// The match names a building that directions may name as a landmark: not a finding when it
+    /// is part of a proper name ("Temple Beth Shalom") or placed on a named street ("the church
+    /// on Main Street").
+    landmark: bool,
 }
 
 const fn rule(pattern: &'static str, category: Category, action: Action) -> Rule {
-    Rule { pattern, category, action, takes_name: false, before_clause: None, unless_next: &[], whole_word: false }
+    Rule {
+        pattern,
+        category,
+        action,
+        takes_name: false,
+        before_clause: None,
+        unless_next: &[],
+        whole_word: false,
+        landmark: false,
+    }
 }
 
 const fn replace(pattern: &'static str, category: Category, with: &'static str) -> Rule {
@@ -208,7 +221,6 @@ const RULES: &[Rule] = &[
     // Sex.
     replace(r"bachelor(ette)? pad", Sex, "stylish home"),
     replace(r"man cave", Sex, "bonus room"),
-    replace(r"(mother|father)[- ]in[- ]law (suite|unit|apartment|quarters)", Sex, "guest $2"),
     suits(
         r"(perfect|ideal|great) for (a )?(single )?(man|woman|men|women|gentleman|gentlemen|ladies|lady|bachelors?)",
         Sex,
@@ -263,31 +275,31 @@ const fn audience(pattern: &'static str, category: Category) -> Rule {
 /// The audience words, by category.
 const AUDIENCE: &[Rule] = &[
     audience(
-        r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|(pregnant|expecting|expectant)( (women|mothers|parents|couples?|tenants))?|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|spouses?|honeymooners",
+        r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|(pregnant|expecting|expectant)( (women|mothers|parents|couples?|tenants))?|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
         FamilialStatus,
     ),
     audience(
-        r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing) (people|persons?|adults|buyers|tenants|residents|couples?|folks|generation)|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+|(50|55|62) (and|or) (older|over|up)",
+        r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|applicants?|residents?|occupants?|people|persons?|anyone|someone|those) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+|(50|55|62) (and|or) (older|over|up)",
         Age,
     ),
     audience(
-        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
+        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
         Religion,
     ),
     audience(
-        r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
+        r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|care-?givers?|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
         Disability,
     ),
     audience(
-        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|foreign-born|native-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
+        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|foreign-born|native-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons|tenants|buyers|families) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|[a-z]+ (descent|ancestry|extraction)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
         RaceOrNationalOrigin,
     ),
     audience(
-        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
+        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
         Sex,
     ),
     audience(
-        r"(right|better|good|certain|our|your) (kind|sort|type|crowd) of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|government assistance|public assistance)",
+        r"(right|better|good|certain|our|your) (kind|sort|type|crowd) of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
         Steering,
     ),
     // Places of worship named as a draw ("close to several Baptist churches", "a Korean church next
@@ -295,6 +307,7 @@ const AUDIENCE: &[Rule] = &[
     Rule {
         unless_next: PLACE_NAMES,
         whole_word: true,
+        landmark: true,
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
     },
 ];
@@ -341,14 +354,29 @@ fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range<usize>, &'
                     let property_type = before.ends_with("single") && m.as_str().to_lowercase().starts_with("famil");
                     let other_word = text[..m.start()].ends_with('-') || property_type;
                     let mut rest = &text[m.end()..];
+                    let mut possessive = false;
                     if c.rule.whole_word {
                         // "children's room", "kids' bath": a possessive naming what follows it.
-                        for possessive in ["'s", "\u{2019}s", "'", "\u{2019}"] {
-                            if let Some(after) = rest.strip_prefix(possessive) {
+                        for ending in ["'s", "\u{2019}s", "'", "\u{2019}"] {
+                            if let Some(after) = rest.strip_prefix(ending) {
                                 rest = after;
+                                possessive = true;
                                 break;
                             }
                         }
+                    }
+                    let capitalised =
+                        |word: Option<&str>| word.and_then(|w| w.chars().next()).is_some_and(char::is_uppercase);
+                    let mut following = rest.split_whitespace();
+                    let (first, second) = (following.next(), following.next());
+                    let named = capitalised(Some(m.as_str())) && capitalised(first);
+                    // "Children's Hospital", "Women's Center": an institution's proper name.
+                    let institution = possessive && named;
+                    // "Temple Beth Shalom", "the church on Main Street": a landmark, not a draw.
+                    let landmark =
+                        c.rule.landmark && (named || (matches!(first, Some("on" | "at")) && capitalised(second)));
+                    if institution || landmark {
+                        return false;
                     }
                     let next = rest.split_whitespace().next().unwrap_or("").to_lowercase();
                     let next = next.trim_end_matches([',', ';', ':', '!', '?', ')', '.']);
