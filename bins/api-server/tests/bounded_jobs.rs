@@ -310,7 +310,7 @@ async fn small_hostile_inputs_fail_cleanly_unbilled_and_the_server_keeps_answeri
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_over_its_memory_limit_is_stopped_unbilled_and_not_retried() {
     let deployment =
-        Deployment::with_env(&[("JOB_MEMORY_LIMIT_MB", "96"), ("RUST_LOG", "warn,service::job_process=info")]);
+        Deployment::with_env(&[("JOB_MEMORY_LIMIT_MB", "160"), ("RUST_LOG", "warn,service::job_process=info")]);
     let (mut server, client) = start(&deployment).await;
     let id = client
         .submit(
@@ -322,7 +322,7 @@ async fn a_job_over_its_memory_limit_is_stopped_unbilled_and_not_retried() {
         .await;
     let task = client.wait(&deployment, &id, Duration::from_secs(120)).await;
     assert_eq!(task["status"], "failed", "{task}");
-    assert_eq!(task["error"], "the job needed more than its memory limit of 96 MB and was stopped", "{task}");
+    assert_eq!(task["error"], "the job needed more than its memory limit of 160 MB and was stopped", "{task}");
     assert_eq!(deployment.log().matches("job process ended").count(), 1, "run once, not retried");
     assert_eq!(client.spent_and_held(&deployment).await, ("0.0000".to_string(), "0.0000".to_string()));
     // A small job still runs under the same limit.

@@ -1,7 +1,8 @@
 //! What every request leaves behind: a request id, kept from the client's `x-request-id` when it
 //! is sane or made here, answered in the `x-request-id` header and carried by a tracing span around
 //! the whole request, so every log line it causes names it; and one access-log line (client
-//! address, the request line with its secrets redacted, status, size, time to the answer's head);
+//! address, the request line with its secrets redacted, status, size, time to the answer's head),
+//! or for successful quick reads one line in `access_log_reads` when the deployment samples them;
 //! and its count and latency in the metrics, by route pattern.
 
 use crate::connector::redacted_request_line;
@@ -13,7 +14,8 @@ use actix_web::web::Data;
 use actix_web::HttpMessage;
 use service::rate_limit::RateStatus;
 use service::Service;
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 use tracing::Instrument;
 
 /// The header a request id travels in, both ways.
@@ -24,6 +26,21 @@ const MAX_CLIENT_ID_CHARS: usize = 128;
 
 /// Probes polled by load balancers and scrapers: not worth an access-log line each.
 const UNLOGGED: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
+
+/// A read slower than this is always logged, sampled or not.
+const SLOW_READ: Duration = Duration::from_secs(1);
+
+/// Successful quick reads seen by this process, for sampling them.
+static QUICK_READS: AtomicU64 = AtomicU64::new(0);
+
+/// Whether a request's access-log line is written: always, except for a successful quick read
+/// (`GET` or `HEAD`, under 400, under [`SLOW_READ`]) when the deployment logs one in `one_in`.
+fn logs_line(read: bool, status: u16, took: Duration, one_in: u32) -> bool {
+    if one_in <= 1 || !read || status >= 400 || took >= SLOW_READ {
+        return true;
+    }
+    QUICK_READS.fetch_add(1, Ordering::Relaxed) % u64::from(one_in) == 0
+}
 
 /// The middleware: see the module's documentation.
 pub(crate) async fn observe(
@@ -51,6 +68,9 @@ pub(crate) async fn observe(
     let span = tracing::info_span!("request", id = %id);
     let mut response = next.call(req).instrument(span.clone()).await?;
     service::metrics::http_request(&route, method.as_str(), response.status().as_u16(), started.elapsed());
+    let read = matches!(method, actix_web::http::Method::GET | actix_web::http::Method::HEAD);
+    let one_in = response.request().app_data::<Data<Service>>().map_or(1, |s| s.config().access_log_reads.get());
+    let access = access.filter(|_| logs_line(read, response.status().as_u16(), started.elapsed(), one_in));
     if let Some((client, line)) = access {
         let status = response.status().as_u16();
         let size = match response.response().body().size() {
@@ -116,5 +136,21 @@ mod tests {
         let made = new_request_id();
         assert!(is_sane(&made) && made.len() == 36, "{made}");
         assert_ne!(made, new_request_id());
+    }
+
+    #[test]
+    fn only_successful_quick_reads_are_sampled() {
+        let quick = Duration::from_millis(2);
+        // Writes, errors and slow reads are always logged, whatever the sampling.
+        for _ in 0..50 {
+            assert!(logs_line(false, 202, quick, 100));
+            assert!(logs_line(true, 404, quick, 100));
+            assert!(logs_line(true, 200, SLOW_READ, 100));
+            assert!(logs_line(true, 200, quick, 1));
+        }
+        // Successful quick reads: one in `one_in` (the counter is shared with other tests, so
+        // count over whole cycles).
+        let logged = (0..1000).filter(|_| logs_line(true, 200, quick, 10)).count();
+        assert!((99..=101).contains(&logged), "{logged} of 1000 logged at one in 10");
     }
 }

@@ -171,6 +171,10 @@ pub struct AppConfig {
     /// `METRICS_TOKEN`: the bearer token Prometheus sends to `GET /metrics` (default none:
     /// `/metrics` answers 404).
     pub metrics_token: Option<String>,
+    /// `ACCESS_LOG_READS`: one in this many successful, quick reads (`GET` and `HEAD` answered
+    /// under 400 in under a second: polls, mostly) gets an access-log line; every other request
+    /// always does (default 1: every read).
+    pub access_log_reads: u32,
     /// `ALLOW_PRIVATE_WEBHOOK_URLS`: let clients' webhooks go to private and loopback addresses
     /// (default false; for closed networks and tests).
     pub allow_private_webhook_urls: bool,
@@ -250,8 +254,9 @@ impl Source {
     }
 }
 
-/// Smallest `JOB_MEMORY_LIMIT_MB`: below it the job process cannot even start.
-const MIN_JOB_MEMORY_MB: u64 = 64;
+/// Smallest `JOB_MEMORY_LIMIT_MB`: below it the job process cannot even start (a debug build maps
+/// about 130 MiB before any work: its code, the subject network it embeds, its libraries).
+const MIN_JOB_MEMORY_MB: u64 = 160;
 
 /// Shortest accepted `URL_SIGNING_SECRET`: 32 characters (a 128-bit or longer key).
 pub const MIN_SIGNING_SECRET_CHARS: usize = 32;
@@ -358,7 +363,7 @@ impl AppConfig {
             return invalid("JOB_CRASH_LIMIT", "0".into(), "at least 1");
         }
         if self.job_memory_limit_mb < MIN_JOB_MEMORY_MB {
-            return invalid("JOB_MEMORY_LIMIT_MB", self.job_memory_limit_mb.to_string(), "at least 64 (MiB)");
+            return invalid("JOB_MEMORY_LIMIT_MB", self.job_memory_limit_mb.to_string(), "at least 160 (MiB)");
         }
         // A submission (with its one retry) must end well within the window in which trackers
         // leave its task alone.
@@ -511,6 +516,7 @@ impl AppConfig {
             rate_limit_burst_secs: src.parse("RATE_LIMIT_BURST_SECS", 10, "a whole number of seconds")?,
             task_retention_days: src.parse("TASK_RETENTION_DAYS", 30, "a whole number of days (0: forever)")?,
             metrics_token: src.string("METRICS_TOKEN"),
+            access_log_reads: src.parse("ACCESS_LOG_READS", 1, "a positive whole number")?,
             allow_private_webhook_urls: src.flag("ALLOW_PRIVATE_WEBHOOK_URLS", false)?,
             oauth_access_token: src.secs("OAUTH_ACCESS_TOKEN_SECS", 3600)?,
             webhook_timeout: src.secs("WEBHOOK_TIMEOUT_SECS", 10)?,
@@ -621,6 +627,7 @@ impl AppConfig {
             format!("PROVIDER_WEBHOOKS={}", self.provider_webhooks),
             format!("RATE_LIMIT_SUBMITS_PER_MINUTE={}", self.rate_limit_submits_per_minute),
             format!("RATE_LIMIT_READS_PER_MINUTE={}", self.rate_limit_reads_per_minute),
+            format!("ACCESS_LOG_READS={}", self.access_log_reads),
             format!("RATE_LIMIT_BURST_SECS={}", self.rate_limit_burst_secs),
             format!("TASK_RETENTION_DAYS={}", self.task_retention_days),
             format!("METRICS_TOKEN={}", if self.metrics_token.is_some() { "***" } else { "(none: /metrics off)" }),
@@ -678,6 +685,7 @@ impl AppConfig {
             console_sign_ups_per_address: std::num::NonZeroU32::new(self.console_sign_ups_per_address),
             provider_webhooks: self.provider_webhooks,
             metrics_token: self.metrics_token.clone(),
+            access_log_reads: std::num::NonZeroU32::new(self.access_log_reads).unwrap_or(std::num::NonZeroU32::MIN),
             task_retention: (self.task_retention_days > 0)
                 .then(|| Duration::from_secs(u64::from(self.task_retention_days) * 86_400)),
             rate_limits: crate::rate_limit::RateLimits {

@@ -94,6 +94,8 @@ pub struct ServiceConfig {
     pub inputs: job_inputs::InputSettings,
     /// The bearer token `/metrics` asks for; `None`: metrics are not served over HTTP.
     pub metrics_token: Option<String>,
+    /// One in this many successful, quick reads is access-logged (1: every one).
+    pub access_log_reads: std::num::NonZeroU32,
     /// How long finished tasks keep their outputs, inputs and results; `None`: forever.
     pub task_retention: Option<Duration>,
     /// The deployment's default request rates per key.

@@ -49,6 +49,7 @@ async fn fixture_with(provider: MockRunner, deadlines: Deadlines) -> Fixture {
         provider_webhooks: false,
         task_retention: None,
         metrics_token: None,
+        access_log_reads: std::num::NonZeroU32::MIN,
         rate_limits: service::rate_limit::RateLimits { submits_per_minute: 0, reads_per_minute: 0, burst_secs: 10 },
         running_shares: storage::RunningShares::UNLIMITED,
         mailer: service::mail::Mailer {
