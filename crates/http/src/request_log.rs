@@ -39,7 +39,7 @@ fn logs_line(read: bool, status: u16, took: Duration, one_in: u32) -> bool {
     if one_in <= 1 || !read || status >= 400 || took >= SLOW_READ {
         return true;
     }
-    QUICK_READS.fetch_add(1, Ordering::Relaxed) % u64::from(one_in) == 0
+    QUICK_READS.fetch_add(1, Ordering::Relaxed).is_multiple_of(u64::from(one_in))
 }
 
 /// The middleware: see the module's documentation.
