@@ -212,9 +212,21 @@ impl Cluster {
             .collect()
     }
 
+    /// Reads a task. A poll is safe to repeat, so one cut off on a kept-alive connection the
+    /// server was closing is sent again, as an HTTP client library would, a few times.
     async fn poll(&self, server: &str, job: &Accepted) -> Result<Value> {
-        let response =
-            self.client.get(format!("{server}/v1/tasks/{}", job.id)).bearer_auth(&self.keys[job.key]).send().await?;
+        let url = format!("{server}/v1/tasks/{}", job.id);
+        let mut attempt = 0;
+        let response = loop {
+            match self.client.get(&url).bearer_auth(&self.keys[job.key]).send().await {
+                Ok(response) => break response,
+                Err(e) if attempt < 3 && (e.is_request() || e.is_connect()) => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
         ensure!(response.status().is_success(), "poll of {} answered {}", job.id, response.status());
         Ok(response.json().await?)
     }
