@@ -4,7 +4,7 @@
 //! throughput per worker count; a fourth round of N jobs runs while one worker and one api-server
 //! are killed with SIGKILL, the client retrying each refused or cut-off submit on the surviving
 //! api-server with the same `Idempotency-Key`, as a client behind a load balancer would. A tenth
-//! of the jobs fail when they run (background removal of a flat picture).
+//! of the jobs fail when they run (background removal of bytes that are not a picture).
 //!
 //! Then it checks what a user and an auditor would: every accepted job ended, exactly one task per
 //! idempotency key, one hold per task settled exactly once, a capture only for a succeeded task,
@@ -136,11 +136,11 @@ impl Cluster {
     /// own; a submit that fails on the way (connection refused or cut, a 5xx) is sent again, with
     /// the same idempotency key, to the next api-server. Counts each accepted submit in `submitted`.
     async fn submit_round(&self, round: &str, jobs: usize, submitted: Option<&AtomicUsize>) -> Result<Vec<Accepted>> {
-        let flat_picture = flat_png_data_url();
+        let undecodable = undecodable_png_data_url();
         let submit = |i: usize| {
             // Two neighbours fail together, so that both keys have failures.
             let body = if i % (2 * FAILING_EVERY) < 2 {
-                json!({"model": "bg-remove", "image_url": flat_picture})
+                json!({"model": "bg-remove", "image_url": undecodable})
             } else {
                 json!({"model": "tts", "prompt": format!("Listing {i} of round {round}: two beds, one bath.")})
             };
@@ -296,11 +296,10 @@ fn check_database(deployment: &Deployment, accepted: &[Accepted]) -> Result<()> 
     Ok(())
 }
 
-/// A 64x64 picture of one flat colour as a `data:` URL: background removal finds no subject in it,
-/// so the job fails when it runs.
-fn flat_png_data_url() -> String {
+/// 4 KB that claim to be a PNG and are not, as a `data:` URL: accepted (the bytes are stored),
+/// then refused when the job decodes them, so the job fails when it runs, at once.
+fn undecodable_png_data_url() -> String {
     use base64::Engine as _;
-    // A 64x64 8-bit greyscale PNG, every pixel 128.
-    const FLAT_PNG: &[u8] = include_bytes!("scale_out_flat.png");
-    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(FLAT_PNG))
+    let junk: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(junk))
 }
