@@ -359,6 +359,9 @@ impl AppConfig {
         if self.worker_lease.is_zero() {
             return invalid("WORKER_LEASE_SECS", "0".into(), "at least 1 second");
         }
+        if self.access_log_reads == 0 {
+            return invalid("ACCESS_LOG_READS", "0".into(), "at least 1 (1: every read)");
+        }
         if self.job_crash_limit == 0 {
             return invalid("JOB_CRASH_LIMIT", "0".into(), "at least 1");
         }
@@ -922,6 +925,7 @@ mod tests {
             (vec![("JOB_ISOLATION", "sandbox")], "JOB_ISOLATION"),
             (vec![("JOB_MEMORY_LIMIT_MB", "16")], "JOB_MEMORY_LIMIT_MB"),
             (vec![("JOB_CRASH_LIMIT", "0")], "JOB_CRASH_LIMIT"),
+            (vec![("ACCESS_LOG_READS", "0")], "ACCESS_LOG_READS"),
             (vec![("PROVIDER_TIMEOUT_SECS", "60")], "PROVIDER_TIMEOUT_SECS"),
             (vec![("JOB_DEADLINES", "vidoe_upscaling=30")], "JOB_DEADLINES: \"vidoe_upscaling\" is not a kind of work"),
         ] {

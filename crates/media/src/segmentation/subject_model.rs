@@ -111,5 +111,12 @@ mod tests {
         for (fx, fy) in [(0.02, 0.02), (0.98, 0.5), (0.5, 0.97), (0.1, 0.9)] {
             assert!(at(fx, fy) < 0.1, "({fx},{fy}) {}", at(fx, fy));
         }
+        // With the worker otherwise idle the network runs on every core, to the same answer.
+        crate::set_job_threads(2);
+        let threaded = subject_likelihood(&disc);
+        crate::set_job_threads(1);
+        let threaded = threaded.expect("the model runs on two threads").expect("a subject");
+        let worst = map.iter().zip(&threaded).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        assert!(worst < 1e-3, "two threads differ from one by {worst}");
     }
 }

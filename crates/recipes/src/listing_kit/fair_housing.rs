@@ -378,7 +378,7 @@ fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range<usize>, &'
                     if institution || landmark {
                         return false;
                     }
-                    let next = rest.split_whitespace().next().unwrap_or("").to_lowercase();
+                    let next = first.unwrap_or("").to_lowercase();
                     let next = next.trim_end_matches([',', ';', ':', '!', '?', ')', '.']);
                     // "family-sized", "man-made": the start of a compound, not a word of its own.
                     let compound = c.rule.whole_word && rest.starts_with(['-', '\u{2010}']);
