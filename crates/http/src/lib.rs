@@ -73,6 +73,7 @@ pub fn configure(service: Service) -> impl FnOnce(&mut web::ServiceConfig) {
 /// A resource answering one method; any other gets 401 on protected paths, then 405 with `Allow`.
 fn endpoint(path: &str, allow: &'static str, route: actix_web::Route) -> actix_web::Resource {
     web::resource(path)
+        .app_data(request_log::RouteLabel(path.into()))
         .route(route)
         .default_service(web::to(move |req, service| routes::wrong_method(req, service, allow)))
 }

@@ -42,6 +42,20 @@ fn logs_line(read: bool, status: u16, took: Duration, one_in: u32) -> bool {
     QUICK_READS.fetch_add(1, Ordering::Relaxed).is_multiple_of(u64::from(one_in))
 }
 
+/// The pattern of the resource a request was routed to, as its metrics label, set on each
+/// resource: reading it back costs nothing, while `HttpRequest::match_pattern` matches the path
+/// against every pattern again.
+pub(crate) struct RouteLabel(pub(crate) std::sync::Arc<str>);
+
+/// The metrics label of `req`'s route: its resource's [`RouteLabel`], else its matched pattern,
+/// else `unmatched`.
+fn route_label(req: &actix_web::HttpRequest) -> std::sync::Arc<str> {
+    match req.app_data::<RouteLabel>() {
+        Some(label) => label.0.clone(),
+        None => req.match_pattern().map_or_else(|| "unmatched".into(), Into::into),
+    }
+}
+
 /// The middleware: see the module's documentation.
 pub(crate) async fn observe(
     req: ServiceRequest,
@@ -63,10 +77,10 @@ pub(crate) async fn observe(
         };
         (client, redacted_request_line(&req))
     });
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
     let method = req.method().clone();
     let span = tracing::info_span!("request", id = %id);
     let mut response = next.call(req).instrument(span.clone()).await?;
+    let route = route_label(response.request());
     service::metrics::http_request(&route, method.as_str(), response.status().as_u16(), started.elapsed());
     let read = matches!(method, actix_web::http::Method::GET | actix_web::http::Method::HEAD);
     let one_in = response.request().app_data::<Data<Service>>().map_or(1, |s| s.config().access_log_reads.get());

@@ -161,6 +161,8 @@ struct Inner {
     rate_limiter: rate_limit::RateLimiter,
     /// Relays other processes' task ends into `finished`; stops when the service is dropped.
     _finished_listener: Option<storage::Listener>,
+    /// Keeps the cache of verified keys true on PostgreSQL.
+    _key_listener: Option<storage::Listener>,
 }
 
 /// The client-facing use-cases, as a key uses them: models, submit, poll, recipes, usage, output
@@ -224,6 +226,7 @@ impl Service {
         let finished = Arc::new(Notify::new());
         let relay = finished.clone();
         let _finished_listener = db.listen_for_finished_tasks(move || relay.notify_waiters());
+        let _key_listener = db.cache_verified_keys();
         // Inputs moved out of a job at submit are read back from the output store.
         let engines = engines.with_stored_inputs(store.clone());
         Service {
@@ -239,6 +242,7 @@ impl Service {
                 finished,
                 rate_limiter: Default::default(),
                 _finished_listener,
+                _key_listener,
             }),
         }
     }

@@ -1,6 +1,6 @@
 //! The connection pool over either backend, and the transactions every operation runs in.
 
-use crate::{StorageError, StorageResult};
+use crate::{is_connection_loss, StorageError, StorageResult};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::pg::PgConnection;
 use diesel::r2d2::R2D2Connection;
@@ -8,7 +8,9 @@ use diesel::sqlite::SqliteConnection;
 use diesel::Connection;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use r2d2::Pool;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -30,6 +32,21 @@ pub(crate) enum AnyConnection {
     Postgres(PgConnection),
     Sqlite(SqliteConnection),
 }
+
+/// Runs `$query` (an expression over `$conn`) on the backend's own connection type rather than on
+/// [`AnyConnection`], for the statements on a hot path (a poll's reads). diesel caches a prepared
+/// statement by its query's type when the type alone says what the SQL is; a query run through
+/// `MultiConnection` does not say, so its SQL is rebuilt as the cache's key on every call, which
+/// costs more than the statement itself on SQLite.
+macro_rules! on_native_connection {
+    ($any:expr, |$conn:ident| $query:expr) => {
+        match $any {
+            $crate::connection::AnyConnection::Sqlite($conn) => $query,
+            $crate::connection::AnyConnection::Postgres($conn) => $query,
+        }
+    };
+}
+pub(crate) use on_native_connection;
 
 impl AnyConnection {
     /// The backend underneath.
@@ -65,19 +82,115 @@ impl AnyConnection {
     }
 }
 
+/// How long a connection on which a statement just succeeded is handed out again without a ping.
+/// A ping is a round trip to the server: on a poll it doubled the trips. A connection lost since
+/// (a database restart) fails one statement, and every other connection is pinged before its next
+/// use from then on.
+const TRUSTED_AFTER_SUCCESS: Duration = Duration::from_secs(1);
+
+/// A pooled connection and what the pool knows of its health.
+pub(crate) struct PooledConnection {
+    conn: AnyConnection,
+    /// When a statement last succeeded on it (or it was opened or pinged).
+    succeeded_at: Instant,
+    /// A statement found the connection gone: the pool discards it.
+    lost: bool,
+}
+
+impl std::ops::Deref for PooledConnection {
+    type Target = AnyConnection;
+    fn deref(&self) -> &AnyConnection {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for PooledConnection {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.conn
+    }
+}
+
+impl PooledConnection {
+    /// Records how a use of the connection ended: `Ok(())` when it succeeded, `Err(lost)` when it
+    /// failed, `lost` when the error says the connection is gone. A lost (or broken) connection is
+    /// discarded by the pool, which then pings its other connections before their next use.
+    fn record(&mut self, losses: &Losses, outcome: Result<(), bool>) {
+        match outcome {
+            Ok(()) => self.succeeded_at = Instant::now(),
+            Err(lost) => {
+                self.lost |= lost || self.conn.is_broken();
+                if self.lost {
+                    losses.record();
+                }
+            }
+        }
+    }
+}
+
+/// When a connection of a pool was last found gone, so that the pool pings the others.
+#[derive(Debug)]
+pub(crate) struct Losses {
+    /// The origin of `last_micros`.
+    origin: Instant,
+    /// Microseconds after `origin` (0: never).
+    last_micros: AtomicU64,
+}
+
+impl Losses {
+    fn new() -> Losses {
+        Losses { origin: Instant::now(), last_micros: AtomicU64::new(0) }
+    }
+
+    fn micros(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.origin).as_micros()).unwrap_or(u64::MAX).max(1)
+    }
+
+    fn record(&self) {
+        self.last_micros.store(self.micros(Instant::now()), Ordering::Relaxed);
+    }
+
+    /// Whether `conn` may be handed out without a ping: a statement succeeded on it a moment ago,
+    /// and no connection of the pool has been found gone since.
+    fn trust(&self, conn: &PooledConnection) -> bool {
+        let loss = self.last_micros.load(Ordering::Relaxed);
+        conn.succeeded_at.elapsed() < TRUSTED_AFTER_SUCCESS && (loss == 0 || self.micros(conn.succeeded_at) > loss)
+    }
+}
+
 /// Opens connections of one backend for the pool.
 #[derive(Debug)]
-struct Connector {
+pub(crate) struct Connector {
     backend: Backend,
     /// A PostgreSQL URL, or a SQLite file's path.
     target: String,
+    losses: Arc<Losses>,
 }
 
 impl r2d2::ManageConnection for Connector {
-    type Connection = AnyConnection;
+    type Connection = PooledConnection;
     type Error = diesel::r2d2::Error;
 
-    fn connect(&self) -> Result<AnyConnection, Self::Error> {
+    fn connect(&self) -> Result<PooledConnection, Self::Error> {
+        let conn = self.open()?;
+        Ok(PooledConnection { conn, succeeded_at: Instant::now(), lost: false })
+    }
+
+    fn is_valid(&self, conn: &mut PooledConnection) -> Result<(), Self::Error> {
+        if self.losses.trust(conn) {
+            return Ok(());
+        }
+        conn.conn.ping().map_err(diesel::r2d2::Error::QueryError)?;
+        conn.succeeded_at = Instant::now();
+        Ok(())
+    }
+
+    fn has_broken(&self, conn: &mut PooledConnection) -> bool {
+        std::thread::panicking() || conn.lost || conn.conn.is_broken()
+    }
+}
+
+impl Connector {
+    fn open(&self) -> Result<AnyConnection, diesel::r2d2::Error> {
         match self.backend {
             Backend::Postgres => connect_postgres(&self.target)
                 .map(AnyConnection::Postgres)
@@ -95,14 +208,6 @@ impl r2d2::ManageConnection for Connector {
             }
         }
     }
-
-    fn is_valid(&self, conn: &mut AnyConnection) -> Result<(), Self::Error> {
-        conn.ping().map_err(diesel::r2d2::Error::QueryError)
-    }
-
-    fn has_broken(&self, conn: &mut AnyConnection) -> bool {
-        std::thread::panicking() || conn.is_broken()
-    }
 }
 
 /// How long a request waits for a PostgreSQL connection (a free one from the pool, or a new one
@@ -116,8 +221,12 @@ const MIGRATION_LOCK: i64 = 0x6d65_6469_615f_6d69;
 #[derive(Clone)]
 pub struct Database {
     pool: Pool<Connector>,
+    /// Shared with the pool's connector.
+    losses: Arc<Losses>,
     backend: Backend,
     pub(crate) url: std::sync::Arc<str>,
+    /// Verified keys, while a listener keeps them true (see [`Database::cache_verified_keys`]).
+    pub(crate) key_cache: std::sync::Arc<crate::key_cache::KeyCache>,
 }
 
 impl Database {
@@ -152,16 +261,18 @@ impl Database {
                 (path.to_string(), Duration::from_secs(30))
             }
         };
-        let pool = Pool::builder()
-            .max_size(max)
-            .connection_timeout(connection_timeout)
-            .build(Connector { backend, target })?;
-        Ok(Database { pool, backend, url: url.into() })
+        let losses = Arc::new(Losses::new());
+        let pool = Pool::builder().max_size(max).connection_timeout(connection_timeout).build(Connector {
+            backend,
+            target,
+            losses: losses.clone(),
+        })?;
+        Ok(Database { pool, losses, backend, url: url.into(), key_cache: Default::default() })
     }
 
     /// Applies every pending migration of this backend.
     pub fn migrate(&self) -> StorageResult<()> {
-        let result = match &mut *self.pool.get()? {
+        let result = match &mut self.pool.get()?.conn {
             AnyConnection::Sqlite(conn) => conn.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
             AnyConnection::Postgres(conn) => {
                 // Processes started together (a deploy's api-servers and workers) take turns: the
@@ -178,7 +289,7 @@ impl Database {
     /// Whether the database answers and has every migration this release knows applied: the
     /// number of migrations still pending (0 when ready). Fails when no connection can be had.
     pub fn pending_migrations(&self) -> StorageResult<usize> {
-        let pending = match &mut *self.pool.get()? {
+        let pending = match &mut self.pool.get()?.conn {
             AnyConnection::Sqlite(conn) => conn.pending_migrations(SQLITE_MIGRATIONS).map(|m| m.len()),
             AnyConnection::Postgres(conn) => conn.pending_migrations(POSTGRES_MIGRATIONS).map(|m| m.len()),
         };
@@ -207,9 +318,29 @@ impl Database {
         Some(std::path::PathBuf::from(path))
     }
 
+    /// Runs `f` on a pooled connection if one is idle now, without waiting for one.
+    pub(crate) fn read_if_idle<T>(
+        &self,
+        f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>,
+    ) -> Option<StorageResult<T>> {
+        let mut conn = self.pool.try_get()?;
+        Some(Self::run_read(&mut conn, &self.losses, f))
+    }
+
     /// Runs `f` on a pooled connection, outside an explicit transaction.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>) -> StorageResult<T> {
-        Ok(f(&mut *self.pool.get()?)?)
+        let mut conn = self.pool.get()?;
+        Self::run_read(&mut conn, &self.losses, f)
+    }
+
+    fn run_read<T>(
+        conn: &mut PooledConnection,
+        losses: &Losses,
+        f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>,
+    ) -> StorageResult<T> {
+        let result = f(&mut conn.conn);
+        conn.record(losses, result.as_ref().map(|_| ()).map_err(is_connection_loss));
+        Ok(result?)
     }
 
     /// Runs `f` in a write transaction (see [`Database::transaction`]).
@@ -229,7 +360,10 @@ impl Database {
             Backend::Sqlite => "BEGIN IMMEDIATE",
             Backend::Postgres => "BEGIN",
         };
-        conn.transaction_from(begin, f)
+        let result = conn.conn.transaction_from(begin, f);
+        // A transaction on a lost connection cannot roll back, which leaves it broken.
+        conn.record(&self.losses, result.as_ref().map(|_| ()).map_err(|_| false));
+        result
     }
 
     /// Runs `f` in a read-only transaction that sees one snapshot of the database, for reports
@@ -241,7 +375,9 @@ impl Database {
             Backend::Sqlite => "BEGIN",
             Backend::Postgres => "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
         };
-        Ok(conn.transaction_from(begin, f)?)
+        let result = conn.conn.transaction_from(begin, f);
+        conn.record(&self.losses, result.as_ref().map(|_| ()).map_err(is_connection_loss));
+        Ok(result?)
     }
 }
 

@@ -1,7 +1,9 @@
 //! API keys: only the hash of each secret is stored.
 
+use crate::connection::{on_native_connection, AnyConnection};
+use crate::key_cache::KEYS_CHANNEL;
 use crate::schema::api_keys;
-use crate::{new_id, now_millis, webhooks, Database, StorageError, StorageResult};
+use crate::{dialect, new_id, now_millis, webhooks, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use domain::{KeyLimits, Usd};
 
@@ -90,10 +92,11 @@ impl Database {
     /// Gives a live key a new secret: the old one authenticates nothing from now on, while the
     /// key keeps its id, label, cap, spend and tasks. `None` if the key is revoked.
     pub fn replace_key_secret(&self, key_id: &str, secret: &NewKeySecret<'_>) -> StorageResult<Option<ApiKey>> {
-        let updated = self.read(|conn| {
+        let updated = self.changing_key(|conn| {
             diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
                 .set((api_keys::secret_hash.eq(secret.hash), api_keys::prefix.eq(secret.prefix)))
                 .execute(conn)
+                .map_err(StorageError::from)
         })?;
         if updated == 0 {
             return Ok(None);
@@ -102,36 +105,38 @@ impl Database {
     }
 
     /// Finds the live (not revoked) key whose secret hashes to `secret_hash`, and records its use
-    /// (at most once a minute, so a busy key does not write on every request).
+    /// (at most once a minute, so a busy key does not write on every request). On PostgreSQL, while
+    /// [`Database::cache_verified_keys`] runs, a key verified in the last second is answered from
+    /// memory.
     pub fn authenticate(&self, secret_hash: &str) -> StorageResult<Option<AuthenticatedKey>> {
-        type Found = (String, String, Option<i64>, Option<i64>, Option<i64>);
-        let found: Option<Found> = self.read(|conn| {
-            api_keys::table
-                .filter(api_keys::secret_hash.eq(secret_hash))
-                .filter(api_keys::revoked_at.is_null())
-                .select((
-                    api_keys::id,
-                    api_keys::account_id,
-                    api_keys::last_used_at,
-                    api_keys::submit_rate_per_minute,
-                    api_keys::read_rate_per_minute,
-                ))
-                .first(conn)
-                .optional()
-        })?;
-        let Some((key_id, account_id, last_used_at, submit_rate_per_minute, read_rate_per_minute)) = found else {
-            return Ok(None);
-        };
-        self.record_use(&key_id, last_used_at)?;
-        Ok(Some(AuthenticatedKey { key_id, account_id, submit_rate_per_minute, read_rate_per_minute }))
+        if let Some(key) = self.key_cache.get(secret_hash) {
+            return Ok(Some(key));
+        }
+        let (generation, read_at) = (self.key_cache.generation(), std::time::Instant::now());
+        let found = self.authenticate_uncached(secret_hash)?;
+        if let (Some(key), Some(generation)) = (&found, generation) {
+            self.key_cache.insert(secret_hash, key, generation, read_at);
+        }
+        Ok(found)
+    }
+
+    /// Whether this process answers verified keys from memory: on PostgreSQL, while
+    /// [`Database::cache_verified_keys`] is connected.
+    pub fn caches_verified_keys(&self) -> bool {
+        self.key_cache.is_active()
+    }
+
+    fn authenticate_uncached(&self, secret_hash: &str) -> StorageResult<Option<AuthenticatedKey>> {
+        let Some(found) = self.read(|conn| live_key(conn, secret_hash))? else { return Ok(None) };
+        self.record_use(&found.key.key_id, found.last_used_at)?;
+        Ok(Some(found.key))
     }
 
     /// Records that key `key_id`, last used at `last_used_at`, was used now: at most once a
     /// minute, so a busy key does not write on every request.
     pub(crate) fn record_use(&self, key_id: &str, last_used_at: Option<i64>) -> StorageResult<()> {
-        const USE_RECORD_INTERVAL_MS: i64 = 60_000;
         let now = now_millis();
-        if last_used_at.is_none_or(|at| now - at >= USE_RECORD_INTERVAL_MS) {
+        if use_record_due(last_used_at, now) {
             self.read(|conn| {
                 diesel::update(api_keys::table.find(key_id)).set(api_keys::last_used_at.eq(now)).execute(conn)
             })?;
@@ -187,6 +192,40 @@ pub struct NewKeySecret<'a> {
     pub webhook_secret: Option<&'a str>,
 }
 
+/// Whether a key last recorded as used at `last_used_at` is to be recorded again at `now`: at
+/// most once a minute, so a busy key does not write on every request.
+pub(crate) fn use_record_due(last_used_at: Option<i64>, now: i64) -> bool {
+    const USE_RECORD_INTERVAL_MS: i64 = 60_000;
+    last_used_at.is_none_or(|at| now - at >= USE_RECORD_INTERVAL_MS)
+}
+
+/// A live key found by its secret's hash, and when its use was last recorded.
+pub(crate) struct LiveKey {
+    pub(crate) key: AuthenticatedKey,
+    pub(crate) last_used_at: Option<i64>,
+}
+
+/// The live (not revoked) key whose secret hashes to `secret_hash`, read on `conn`.
+pub(crate) fn live_key(conn: &mut AnyConnection, secret_hash: &str) -> QueryResult<Option<LiveKey>> {
+    type Found = (String, String, Option<i64>, Option<i64>, Option<i64>);
+    let found: Option<Found> = on_native_connection!(conn, |conn| api_keys::table
+        .filter(api_keys::secret_hash.eq(secret_hash))
+        .filter(api_keys::revoked_at.is_null())
+        .select((
+            api_keys::id,
+            api_keys::account_id,
+            api_keys::last_used_at,
+            api_keys::submit_rate_per_minute,
+            api_keys::read_rate_per_minute,
+        ))
+        .first(conn)
+        .optional())?;
+    Ok(found.map(|(key_id, account_id, last_used_at, submit_rate_per_minute, read_rate_per_minute)| LiveKey {
+        key: AuthenticatedKey { key_id, account_id, submit_rate_per_minute, read_rate_per_minute },
+        last_used_at,
+    }))
+}
+
 /// Inserts a new key of account `account_id` in the caller's transaction.
 pub(crate) fn insert_key(
     conn: &mut crate::connection::AnyConnection,
@@ -225,4 +264,22 @@ pub(crate) fn insert_key(
         webhooks::set_secret(conn, &key.id, webhook_secret, key.created_at)?;
     }
     Ok(key)
+}
+
+impl Database {
+    /// Runs `f`, a change to how some key authenticates, in a write transaction that announces
+    /// the change to every process's cache of verified keys at commit; this process's cache
+    /// forgets its keys before the call returns.
+    pub(crate) fn changing_key<T, E>(&self, f: impl FnOnce(&mut AnyConnection) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<diesel::result::Error> + From<StorageError>,
+    {
+        let changed = self.transaction(|conn| {
+            let changed = f(conn)?;
+            dialect::notify(conn, KEYS_CHANNEL)?;
+            Ok(changed)
+        });
+        self.key_cache.forget_all();
+        changed
+    }
 }

@@ -16,10 +16,12 @@ mod console;
 mod dialect;
 mod figures;
 mod idempotency;
+mod key_cache;
 mod keys;
 mod ledger;
 mod listener;
 mod oauth;
+mod polls;
 mod queue;
 mod rate_limits;
 mod retention;
@@ -45,6 +47,7 @@ pub use keys::{ApiKey, AuthenticatedKey, NewKeySecret};
 pub use ledger::{LedgerEntry, LedgerMismatch, Usage};
 pub use listener::Listener;
 pub use oauth::{token_kind, AgentConnection, AgentGrant, CodeRecord, NewToken, OAuthClient, Redemption, RefreshGrant};
+pub use polls::PollReads;
 pub use queue::{ClaimedTask, RunningShares};
 pub use revocation::Revoked;
 pub use settlement::Success;
@@ -90,18 +93,27 @@ impl StorageError {
     /// Whether the database could not be reached (no pool connection, a failed connect, a
     /// connection closed under a query): a condition to retry, not a fault of the request.
     pub fn is_unavailable(&self) -> bool {
-        use diesel::result::{DatabaseErrorKind, Error};
         match self {
             StorageError::Pool(_) | StorageError::Connect(_) => true,
-            StorageError::Query(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)) => true,
-            StorageError::Query(Error::DatabaseError(_, info)) => {
-                // PostgreSQL reports an administrator or failover cutting sessions as 57P01-class
-                // errors; libpq words them this way.
-                let message = info.message();
-                message.contains("terminating connection") || message.contains("server closed the connection")
-            }
+            StorageError::Query(error) => is_connection_loss(error),
             _ => false,
         }
+    }
+}
+
+/// Whether `error` says the connection it ran on is gone: closed under the query, or cut by the
+/// server (a restart, a failover, an administrator).
+pub(crate) fn is_connection_loss(error: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error};
+    match error {
+        Error::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => true,
+        Error::DatabaseError(_, info) => {
+            // PostgreSQL reports an administrator or failover cutting sessions as 57P01-class
+            // errors; libpq words them this way.
+            let message = info.message();
+            message.contains("terminating connection") || message.contains("server closed the connection")
+        }
+        _ => false,
     }
 }
 

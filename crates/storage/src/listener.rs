@@ -1,13 +1,15 @@
-//! Wake-ups across processes on PostgreSQL: every accepted job sends `NOTIFY media_jobs` and every
-//! finished task `NOTIFY media_tasks_finished` at commit, and a listener thread turns notifications
-//! into a callback, so idle workers start at once and a waiting synchronous request answers at once
-//! instead of at its next poll.
+//! Wake-ups across processes on PostgreSQL: every accepted job sends `NOTIFY media_jobs`, every
+//! finished task `NOTIFY media_tasks_finished` and every key change `NOTIFY media_keys_changed` at
+//! commit, and a listener thread turns notifications into a callback, so idle workers start at
+//! once, a waiting synchronous request answers at once instead of at its next poll, and a revoked
+//! key is forgotten by every api-server's cache of verified keys.
 //!
 //! The listening connection is libpq's own (through `pq-sys`, which diesel links already): diesel
 //! can only look for notifications already received, so a diesel listener must wake up on a timer,
 //! while here the thread sleeps in `poll(2)` on the connection's socket and runs the callback the
 //! moment a notification arrives.
 
+use crate::key_cache::KEYS_CHANNEL;
 use crate::{Backend, Database};
 use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +25,17 @@ pub(crate) const FINISHED_CHANNEL: &str = "media_tasks_finished";
 const READ_INTERVAL: Duration = Duration::from_millis(50);
 /// Pause before reconnecting after the listening connection broke.
 const RECONNECT_DELAY: Duration = Duration::from_secs(1);
+
+/// What a listener thread tells its callback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ListenEvent {
+    /// The connection listens (again): anything may have happened while it did not.
+    Connected,
+    /// A notification arrived.
+    Notified,
+    /// The connection was lost, or the listener is stopping; nothing is heard until `Connected`.
+    Lost,
+}
 
 /// A running listener; it stops when dropped.
 pub struct Listener {
@@ -44,16 +57,36 @@ impl Database {
     /// On PostgreSQL, starts a thread with its own connection that calls `on_job` whenever a job is
     /// accepted by any process. On SQLite (one process) there is nothing to listen to: `None`.
     pub fn listen_for_jobs(&self, on_job: impl Fn() + Send + 'static) -> Option<Listener> {
-        self.listen(JOBS_CHANNEL, on_job)
+        self.listen(JOBS_CHANNEL, move |event| {
+            if event != ListenEvent::Lost {
+                on_job()
+            }
+        })
     }
 
     /// On PostgreSQL, starts a thread with its own connection that calls `on_finished` whenever any
     /// process finishes a task (succeeded or failed). On SQLite: `None`.
     pub fn listen_for_finished_tasks(&self, on_finished: impl Fn() + Send + 'static) -> Option<Listener> {
-        self.listen(FINISHED_CHANNEL, on_finished)
+        self.listen(FINISHED_CHANNEL, move |event| {
+            if event != ListenEvent::Lost {
+                on_finished()
+            }
+        })
     }
 
-    fn listen(&self, channel: &'static str, on_event: impl Fn() + Send + 'static) -> Option<Listener> {
+    /// On PostgreSQL, starts the thread that keeps this process's cache of verified keys true to
+    /// the database (see `key_cache`): keys are cached while it listens and forgotten whenever any
+    /// process changes one. On SQLite nothing is cached: `None`.
+    pub fn cache_verified_keys(&self) -> Option<Listener> {
+        let cache = self.key_cache.clone();
+        self.listen(KEYS_CHANNEL, move |event| match event {
+            ListenEvent::Connected => cache.set_listening(true),
+            ListenEvent::Notified => cache.forget_all(),
+            ListenEvent::Lost => cache.set_listening(false),
+        })
+    }
+
+    fn listen(&self, channel: &'static str, on_event: impl Fn(ListenEvent) + Send + 'static) -> Option<Listener> {
         if self.backend() != Backend::Postgres {
             return None;
         }
@@ -63,7 +96,9 @@ impl Database {
             .name(format!("listen-{channel}"))
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
-                    if let Err(e) = listen(&url, channel, &flag, &on_event) {
+                    let listened = listen(&url, channel, &flag, &on_event);
+                    on_event(ListenEvent::Lost);
+                    if let Err(e) = listened {
                         tracing::warn!(error = %e, channel, "listener lost its connection; reconnecting");
                         let retry_at = std::time::Instant::now() + RECONNECT_DELAY;
                         while !flag.load(Ordering::Relaxed) && std::time::Instant::now() < retry_at {
@@ -77,13 +112,12 @@ impl Database {
     }
 }
 
-fn listen(url: &str, channel: &str, stop: &AtomicBool, on_event: &impl Fn()) -> Result<(), ListenError> {
+fn listen(url: &str, channel: &str, stop: &AtomicBool, on_event: &impl Fn(ListenEvent)) -> Result<(), ListenError> {
     let mut conn = ListeningConnection::open(&crate::connection::postgres_url(url), channel)?;
-    // Something may have happened while we were not listening.
-    on_event();
+    on_event(ListenEvent::Connected);
     while !stop.load(Ordering::Relaxed) {
         if conn.wait(READ_INTERVAL)? {
-            on_event();
+            on_event(ListenEvent::Notified);
         }
     }
     Ok(())

@@ -59,13 +59,14 @@ impl Database {
 
     /// Sets a key's own request rates per minute (`None`: the deployment's default).
     pub fn set_key_rates(&self, key_id: &str, submits: Option<u32>, reads: Option<u32>) -> StorageResult<()> {
-        let updated = self.read(|conn| {
+        let updated = self.changing_key(|conn| {
             diesel::update(api_keys::table.find(key_id))
                 .set((
                     api_keys::submit_rate_per_minute.eq(submits.map(i64::from)),
                     api_keys::read_rate_per_minute.eq(reads.map(i64::from)),
                 ))
                 .execute(conn)
+                .map_err(StorageError::from)
         })?;
         if updated == 0 {
             return Err(StorageError::NotFound(format!("key {key_id:?}")));

@@ -32,7 +32,7 @@ impl Database {
     /// there.
     pub fn revoke_key(&self, key_id: &str) -> StorageResult<Revoked> {
         let now = now_millis();
-        let cancelled = self.transaction(|conn| {
+        let cancelled = self.changing_key(|conn| {
             // Lock order account -> key, as every hold and settlement takes them.
             dialect::sql_query(
                 conn,

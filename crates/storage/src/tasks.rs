@@ -1,7 +1,7 @@
 //! Tasks: creating one together with its billing hold, and reading it back.
 
 use crate::accounts::Account;
-use crate::connection::AnyConnection;
+use crate::connection::{on_native_connection, AnyConnection};
 use crate::idempotency::{self, EarlierRequest, IdempotencyClaim};
 use crate::keys::ApiKey;
 use crate::listener::JOBS_CHANNEL;
@@ -211,37 +211,7 @@ impl Database {
     /// itself (`job` is left empty), which can hold megabytes of inputs a poll never shows.
     /// Tasks of other keys are invisible.
     pub fn task_for_key(&self, id: &str, key_id: &str) -> StorageResult<Option<TaskRecord>> {
-        Ok(self
-            .read(|conn| {
-                tasks::table
-                    .find(id)
-                    .filter(tasks::key_id.eq(key_id))
-                    .select((
-                        // A bound empty string, not an SQL literal: diesel never caches the prepared
-                        // statement of a query holding raw SQL, and this one runs on every poll.
-                        (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, "".into_sql::<Text>()),
-                        (tasks::status, tasks::created_at, tasks::updated_at, tasks::started_at, tasks::finished_at),
-                        (
-                            tasks::lease_owner,
-                            tasks::lease_expires_at,
-                            tasks::attempt,
-                            tasks::outputs,
-                            tasks::price_units,
-                        ),
-                        (tasks::hold_allowance_units, tasks::cost_units, tasks::error, tasks::sandbox, tasks::priority),
-                        (
-                            tasks::result,
-                            tasks::failure_kind,
-                            tasks::provider,
-                            tasks::provider_handle,
-                            tasks::provider_callback,
-                        ),
-                        (tasks::provider_millis, tasks::provider_cost_units, tasks::expired_at),
-                    ))
-                    .first::<PolledColumns>(conn)
-                    .optional()
-            })?
-            .map(TaskRecord::from_polled))
+        self.read(|conn| task_for_key(conn, id, key_id))
     }
 
     /// The task `id`, whoever owns it (for workers and operators).
@@ -259,4 +229,24 @@ impl Database {
                 .load(conn)
         })
     }
+}
+
+/// [`Database::task_for_key`] on `conn`.
+pub(crate) fn task_for_key(conn: &mut AnyConnection, id: &str, key_id: &str) -> QueryResult<Option<TaskRecord>> {
+    Ok(on_native_connection!(conn, |conn| tasks::table
+        .find(id)
+        .filter(tasks::key_id.eq(key_id))
+        .select((
+            // A bound empty string, not an SQL literal: diesel never caches the prepared
+            // statement of a query holding raw SQL, and this one runs on every poll.
+            (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, "".into_sql::<Text>()),
+            (tasks::status, tasks::created_at, tasks::updated_at, tasks::started_at, tasks::finished_at),
+            (tasks::lease_owner, tasks::lease_expires_at, tasks::attempt, tasks::outputs, tasks::price_units,),
+            (tasks::hold_allowance_units, tasks::cost_units, tasks::error, tasks::sandbox, tasks::priority),
+            (tasks::result, tasks::failure_kind, tasks::provider, tasks::provider_handle, tasks::provider_callback,),
+            (tasks::provider_millis, tasks::provider_cost_units, tasks::expired_at),
+        ))
+        .first::<PolledColumns>(conn)
+        .optional())?
+    .map(TaskRecord::from_polled))
 }

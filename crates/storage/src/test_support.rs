@@ -73,6 +73,12 @@ impl TestDatabase {
         Ok(())
     }
 
+    /// Makes `db`'s cache of verified keys trust an entry for `lifetime` rather than a second, so
+    /// that a test sees the change notifications alone keep it true.
+    pub fn hold_verified_keys_for(db: &Database, lifetime: std::time::Duration) {
+        db.key_cache.set_lifetime(lifetime);
+    }
+
     /// Forgets the provider's request recorded on a task and keeps it waiting, as if the
     /// api-server had stopped between the provider's acceptance and its record (the window a
     /// provider's callback closes).

@@ -677,3 +677,71 @@ fn a_shared_rate_bucket_never_gives_more_than_it_holds_to_concurrent_takers() {
         assert_eq!(db.take_rate_tokens(&key, RateClass::Read, rate, 10, 3).expect("take").granted, 9);
     });
 }
+
+/// On PostgreSQL an api-server answers verified keys from memory, and a key changed by any other
+/// process (revoked, given a new secret or new rates) is forgotten by every cache as the change
+/// commits, not when its entry would expire. On SQLite nothing is cached: every change is seen
+/// at once.
+#[test]
+fn a_key_changed_anywhere_is_forgotten_by_every_cache_of_verified_keys() {
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend).expect("test database");
+        // Two processes: an api-server that caches keys (its entries held for a minute, so only
+        // the notifications can make it forget one), and an operator's command.
+        let server = &test_db.db;
+        let operator = Database::connect(&test_db.url, 2).expect("second handle");
+        TestDatabase::hold_verified_keys_for(server, std::time::Duration::from_secs(60));
+        let listener = server.cache_verified_keys();
+        assert_eq!(listener.is_some(), backend == storage::Backend::Postgres);
+        let wait_until = |what: &str, done: &dyn Fn() -> bool| {
+            let started = std::time::Instant::now();
+            while !done() {
+                assert!(started.elapsed() < std::time::Duration::from_secs(10), "{backend:?}: {what}");
+                thread::sleep(std::time::Duration::from_millis(5));
+            }
+        };
+        if backend == storage::Backend::Postgres {
+            wait_until("the cache starts once its listener connects", &|| server.caches_verified_keys());
+        }
+        let name = new_id("acct");
+        operator.create_account(&name, false, usd("5")).unwrap();
+        let (first, second) = (keys::hash_secret("mgk_first"), keys::hash_secret("mgk_second"));
+        let key = operator.create_key(&name, &first, None, None).unwrap();
+        let other = operator.create_key(&name, &second, None, None).unwrap();
+        let authenticated = |hash: &str| server.authenticate(hash).unwrap();
+        assert_eq!(authenticated(&first).map(|k| k.key_id), Some(key.id.clone()));
+
+        // A change made behind the service's back (no notification) is not seen while cached.
+        raw_sql(&test_db, backend, &format!("UPDATE api_keys SET read_rate_per_minute = 7 WHERE id = '{}'", key.id))
+            .unwrap();
+        let cached = authenticated(&first).unwrap().read_rate_per_minute;
+        match backend {
+            storage::Backend::Postgres => assert_eq!(cached, None, "the verified key is answered from memory"),
+            storage::Backend::Sqlite => assert_eq!(cached, Some(7), "SQLite caches nothing"),
+        }
+
+        // Any key's change, made by another process, makes the server read every key again.
+        operator.set_key_rates(&other.id, Some(60), None).unwrap();
+        wait_until("a change notified by another process is heard", &|| {
+            authenticated(&first).and_then(|k| k.read_rate_per_minute) == Some(7)
+        });
+
+        // Revoked by the operator: refused by the server, which had it cached.
+        assert!(authenticated(&second).is_some());
+        operator.revoke_key(&other.id).unwrap();
+        wait_until("a revocation is heard", &|| authenticated(&second).is_none());
+
+        // A new secret: the old one stops working, the new one works.
+        let third = keys::hash_secret("mgk_third");
+        let secret = storage::NewKeySecret { hash: &third, prefix: None, webhook_secret: None };
+        operator.replace_key_secret(&key.id, &secret).unwrap().expect("live key");
+        wait_until("a replaced secret is heard", &|| authenticated(&first).is_none());
+        assert_eq!(authenticated(&third).map(|k| k.key_id), Some(key.id.clone()));
+
+        // The server's own change is forgotten before its call returns.
+        server.revoke_key(&key.id).unwrap();
+        assert!(authenticated(&third).is_none());
+        drop(listener);
+        assert!(!server.caches_verified_keys(), "a stopped listener stops the cache");
+    }
+}

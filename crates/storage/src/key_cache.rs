@@ -1,0 +1,154 @@
+//! Verified keys kept in memory on PostgreSQL, so that a request (a poll, most often) authenticates
+//! without a round trip to the database.
+//!
+//! The cache answers only while this process listens for key changes: every change that can stop a
+//! secret from working or change what it may do (revocation, a new secret, new rates) sends
+//! `NOTIFY media_keys_changed` at commit, and each listening process then forgets every key it
+//! holds. The process that made the change forgets them at once, before its call returns. While the
+//! listening connection is down nothing is cached, and an entry is trusted for one second at most
+//! in any case, so a revoked key stops working within a second on every api-server even if a
+//! notification were lost. On SQLite nothing is cached: there is no notification to listen to, and
+//! a key read there costs microseconds.
+
+use crate::keys::AuthenticatedKey;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Where every change to a key's authentication is announced.
+pub(crate) const KEYS_CHANNEL: &str = "media_keys_changed";
+
+/// How long a verified key is trusted without reading it again.
+pub(crate) const ENTRY_LIFETIME: Duration = Duration::from_secs(1);
+/// The most keys held; past it the cache starts again empty (a process serves far fewer live keys
+/// in one second, and a flood of distinct valid secrets must not grow memory).
+const MAX_ENTRIES: usize = 10_000;
+
+/// The verified keys of one process (see the module's documentation).
+#[derive(Default)]
+pub(crate) struct KeyCache {
+    state: Mutex<CacheState>,
+}
+
+struct CacheState {
+    /// How long an entry is trusted: [`ENTRY_LIFETIME`] (tests lengthen it, to see notifications
+    /// alone at work).
+    lifetime: Duration,
+    /// Whether key changes are being listened for; nothing is cached otherwise.
+    listening: bool,
+    /// Counts the times the cache forgot everything, so that a key read before a change cannot be
+    /// stored after it.
+    generation: u64,
+    /// Secret hash to the key it verified, and when.
+    entries: HashMap<String, (AuthenticatedKey, Instant)>,
+}
+
+impl Default for CacheState {
+    fn default() -> CacheState {
+        CacheState { lifetime: ENTRY_LIFETIME, listening: false, generation: 0, entries: HashMap::new() }
+    }
+}
+
+impl KeyCache {
+    /// The key `secret_hash` verified less than [`ENTRY_LIFETIME`] ago, if it is held.
+    pub(crate) fn get(&self, secret_hash: &str) -> Option<AuthenticatedKey> {
+        let state = self.lock();
+        let (key, verified_at) = state.entries.get(secret_hash)?;
+        (verified_at.elapsed() < state.lifetime).then(|| key.clone())
+    }
+
+    /// Where the cache stands before a key is read from the database, to pass to
+    /// [`KeyCache::insert`]; `None` when nothing may be cached.
+    pub(crate) fn generation(&self) -> Option<u64> {
+        let state = self.lock();
+        state.listening.then_some(state.generation)
+    }
+
+    /// Holds `key`, read from the database when the cache stood at `generation`, unless a change
+    /// was announced since.
+    pub(crate) fn insert(&self, secret_hash: &str, key: &AuthenticatedKey, generation: u64, read_at: Instant) {
+        let mut state = self.lock();
+        if !state.listening || state.generation != generation {
+            return;
+        }
+        if state.entries.len() >= MAX_ENTRIES {
+            state.entries.clear();
+        }
+        state.entries.insert(secret_hash.to_string(), (key.clone(), read_at));
+    }
+
+    /// Forgets every key: a key changed somewhere.
+    pub(crate) fn forget_all(&self) {
+        let mut state = self.lock();
+        state.generation += 1;
+        state.entries.clear();
+    }
+
+    /// Whether keys are being cached: the listener is connected.
+    pub(crate) fn is_active(&self) -> bool {
+        self.lock().listening
+    }
+
+    /// Trusts entries for `lifetime` from now on.
+    #[cfg(feature = "test-support")]
+    pub(crate) fn set_lifetime(&self, lifetime: Duration) {
+        self.lock().lifetime = lifetime;
+    }
+
+    /// Starts or stops caching, as the listening connection comes up or goes down; either way
+    /// what is held is forgotten, since changes made meanwhile were not heard.
+    pub(crate) fn set_listening(&self, listening: bool) {
+        let mut state = self.lock();
+        state.listening = listening;
+        state.generation += 1;
+        state.entries.clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheState> {
+        // The state stays consistent even if a holder panicked: every change is one assignment.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(id: &str) -> AuthenticatedKey {
+        AuthenticatedKey {
+            key_id: id.into(),
+            account_id: "acct".into(),
+            submit_rate_per_minute: None,
+            read_rate_per_minute: None,
+        }
+    }
+
+    #[test]
+    fn holds_keys_only_while_listening_and_for_a_second() {
+        let cache = KeyCache::default();
+        assert_eq!(cache.generation(), None, "not listening: nothing may be cached");
+        cache.set_listening(true);
+        let generation = cache.generation().unwrap();
+        cache.insert("h1", &key("k1"), generation, Instant::now());
+        assert_eq!(cache.get("h1"), Some(key("k1")));
+        cache.insert("h2", &key("k2"), generation, Instant::now() - ENTRY_LIFETIME);
+        assert_eq!(cache.get("h2"), None, "an entry older than its lifetime is not trusted");
+        cache.set_listening(false);
+        assert_eq!(cache.get("h1"), None, "the connection went down: everything is forgotten");
+        cache.insert("h1", &key("k1"), generation, Instant::now());
+        assert_eq!(cache.get("h1"), None);
+    }
+
+    #[test]
+    fn a_key_read_before_a_change_is_not_stored_after_it() {
+        let cache = KeyCache::default();
+        cache.set_listening(true);
+        let before = cache.generation().unwrap();
+        cache.forget_all();
+        cache.insert("h1", &key("k1"), before, Instant::now());
+        assert_eq!(cache.get("h1"), None);
+        let after = cache.generation().unwrap();
+        cache.insert("h1", &key("k1"), after, Instant::now());
+        assert_eq!(cache.get("h1"), Some(key("k1")));
+    }
+}
