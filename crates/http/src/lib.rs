@@ -105,6 +105,7 @@ pub fn serve(
     workers: usize,
 ) -> std::io::Result<actix_web::dev::Server> {
     service::metrics::install();
+    service.cache_verified_keys();
     let server = HttpServer::new(move || {
         App::new()
             .wrap(ErrorHandlers::new().default_handler(errors::json_error_body))

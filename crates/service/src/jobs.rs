@@ -69,9 +69,9 @@ impl Api<'_> {
 
     /// A poll: the live key behind `token` and its task `id`, read in one trip to the database's
     /// threads (a poll is the commonest request, and each trip is a hand-off to them and back),
-    /// or on SQLite on this thread when the reads can be done at once. The task's answer (its view, or a 404 or 410) comes beside the caller rather
-    /// than in place of it, so that the front end counts the request against the key's rate
-    /// before it answers with the task.
+    /// or on SQLite on this thread when the reads can be done at once. The task's answer (its
+    /// view, or a 404 or 410) comes beside the caller rather than in place of it, so that the
+    /// front end counts the request against the key's rate before it answers with the task.
     pub async fn authenticate_and_poll(
         &self,
         token: Option<&str>,

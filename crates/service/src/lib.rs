@@ -161,8 +161,9 @@ struct Inner {
     rate_limiter: rate_limit::RateLimiter,
     /// Relays other processes' task ends into `finished`; stops when the service is dropped.
     _finished_listener: Option<storage::Listener>,
-    /// Keeps the cache of verified keys true on PostgreSQL.
-    _key_listener: Option<storage::Listener>,
+    /// Keeps the cache of verified keys true on PostgreSQL, once the process serves requests
+    /// (see [`Service::cache_verified_keys`]).
+    key_listener: std::sync::OnceLock<Option<storage::Listener>>,
 }
 
 /// The client-facing use-cases, as a key uses them: models, submit, poll, recipes, usage, output
@@ -226,7 +227,6 @@ impl Service {
         let finished = Arc::new(Notify::new());
         let relay = finished.clone();
         let _finished_listener = db.listen_for_finished_tasks(move || relay.notify_waiters());
-        let _key_listener = db.cache_verified_keys();
         // Inputs moved out of a job at submit are read back from the output store.
         let engines = engines.with_stored_inputs(store.clone());
         Service {
@@ -242,9 +242,16 @@ impl Service {
                 finished,
                 rate_limiter: Default::default(),
                 _finished_listener,
-                _key_listener,
+                key_listener: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// On PostgreSQL, starts keeping the keys this process verifies in memory for up to a second,
+    /// forgotten whenever any process changes a key (see `storage::Database::cache_verified_keys`):
+    /// for a process that serves requests. Once per service; later calls do nothing.
+    pub fn cache_verified_keys(&self) {
+        self.inner.key_listener.get_or_init(|| self.inner.db.cache_verified_keys());
     }
 
     /// The database.

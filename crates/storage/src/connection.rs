@@ -84,8 +84,8 @@ impl AnyConnection {
 
 /// How long a connection on which a statement just succeeded is handed out again without a ping.
 /// A ping is a round trip to the server: on a poll it doubled the trips. A connection lost since
-/// (a database restart) fails one statement, and every other connection is pinged before its next
-/// use from then on.
+/// (a database restart) fails one statement; every connection whose last success came before that
+/// loss is then pinged before its next use.
 const TRUSTED_AFTER_SUCCESS: Duration = Duration::from_secs(1);
 
 /// A pooled connection and what the pool knows of its health.
@@ -111,6 +111,11 @@ impl std::ops::DerefMut for PooledConnection {
 }
 
 impl PooledConnection {
+    /// Records how a statement (or a transaction of them) ended; see [`PooledConnection::record`].
+    fn record_query<T>(&mut self, losses: &Losses, result: &diesel::QueryResult<T>) {
+        self.record(losses, result.as_ref().map(|_| ()).map_err(is_connection_loss));
+    }
+
     /// Records how a use of the connection ended: `Ok(())` when it succeeded, `Err(lost)` when it
     /// failed, `lost` when the error says the connection is gone. A lost (or broken) connection is
     /// discarded by the pool, which then pings its other connections before their next use.
@@ -272,7 +277,8 @@ impl Database {
 
     /// Applies every pending migration of this backend.
     pub fn migrate(&self) -> StorageResult<()> {
-        let result = match &mut self.pool.get()?.conn {
+        let mut pooled = self.pool.get()?;
+        let result = match &mut pooled.conn {
             AnyConnection::Sqlite(conn) => conn.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
             AnyConnection::Postgres(conn) => {
                 // Processes started together (a deploy's api-servers and workers) take turns: the
@@ -283,16 +289,21 @@ impl Database {
                 applied
             }
         };
+        pooled.record(&self.losses, result.as_ref().map(|_| ()).map_err(|_| true));
         result.map_err(|e| StorageError::Migration(e.to_string()))
     }
 
     /// Whether the database answers and has every migration this release knows applied: the
     /// number of migrations still pending (0 when ready). Fails when no connection can be had.
     pub fn pending_migrations(&self) -> StorageResult<usize> {
-        let pending = match &mut self.pool.get()?.conn {
+        let mut pooled = self.pool.get()?;
+        let pending = match &mut pooled.conn {
             AnyConnection::Sqlite(conn) => conn.pending_migrations(SQLITE_MIGRATIONS).map(|m| m.len()),
             AnyConnection::Postgres(conn) => conn.pending_migrations(POSTGRES_MIGRATIONS).map(|m| m.len()),
         };
+        // The harness's error does not say whether the connection was lost: a failure is taken
+        // as one, so that the next readiness check gets a pinged connection.
+        pooled.record(&self.losses, pending.as_ref().map(|_| ()).map_err(|_| true));
         pending.map_err(|e| StorageError::Migration(e.to_string()))
     }
 
@@ -339,7 +350,7 @@ impl Database {
         f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>,
     ) -> StorageResult<T> {
         let result = f(&mut conn.conn);
-        conn.record(losses, result.as_ref().map(|_| ()).map_err(is_connection_loss));
+        conn.record_query(losses, &result);
         Ok(result?)
     }
 
@@ -361,7 +372,8 @@ impl Database {
             Backend::Postgres => "BEGIN",
         };
         let result = conn.conn.transaction_from(begin, f);
-        // A transaction on a lost connection cannot roll back, which leaves it broken.
+        // The caller's error type says nothing of the connection; a lost one is left broken by
+        // diesel (its transaction state unknown), which `record` looks at.
         conn.record(&self.losses, result.as_ref().map(|_| ()).map_err(|_| false));
         result
     }
@@ -376,7 +388,7 @@ impl Database {
             Backend::Postgres => "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
         };
         let result = conn.conn.transaction_from(begin, f);
-        conn.record(&self.losses, result.as_ref().map(|_| ()).map_err(is_connection_loss));
+        conn.record_query(&self.losses, &result);
         Ok(result?)
     }
 }

@@ -10,16 +10,28 @@
 //! notification were lost. On SQLite nothing is cached: there is no notification to listen to, and
 //! a key read there costs microseconds.
 
-use crate::keys::AuthenticatedKey;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The identity behind a valid secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuthenticatedKey {
+    /// Key id.
+    pub key_id: String,
+    /// Account id.
+    pub account_id: String,
+    /// The key's own spending requests per minute, if set.
+    pub submit_rate_per_minute: Option<i64>,
+    /// The key's own other requests per minute, if set.
+    pub read_rate_per_minute: Option<i64>,
+}
 
 /// Where every change to a key's authentication is announced.
 pub(crate) const KEYS_CHANNEL: &str = "media_keys_changed";
 
 /// How long a verified key is trusted without reading it again.
-pub(crate) const ENTRY_LIFETIME: Duration = Duration::from_secs(1);
+const ENTRY_LIFETIME: Duration = Duration::from_secs(1);
 /// The most keys held; past it the cache starts again empty (a process serves far fewer live keys
 /// in one second, and a flood of distinct valid secrets must not grow memory).
 const MAX_ENTRIES: usize = 10_000;
@@ -50,7 +62,8 @@ impl Default for CacheState {
 }
 
 impl KeyCache {
-    /// The key `secret_hash` verified less than [`ENTRY_LIFETIME`] ago, if it is held.
+    /// The key `secret_hash` verified less than the entries' lifetime ago ([`ENTRY_LIFETIME`]
+    /// unless a test changed it), if it is held.
     pub(crate) fn get(&self, secret_hash: &str) -> Option<AuthenticatedKey> {
         let state = self.lock();
         let (key, verified_at) = state.entries.get(secret_hash)?;

@@ -1,7 +1,7 @@
 //! API keys: only the hash of each secret is stored.
 
 use crate::connection::{on_native_connection, AnyConnection};
-use crate::key_cache::KEYS_CHANNEL;
+use crate::key_cache::{AuthenticatedKey, KEYS_CHANNEL};
 use crate::schema::api_keys;
 use crate::{dialect, new_id, now_millis, webhooks, Database, StorageError, StorageResult};
 use diesel::prelude::*;
@@ -49,19 +49,6 @@ impl ApiKey {
             held: Usd::from_units(self.held_units),
         }
     }
-}
-
-/// The identity behind a valid secret.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuthenticatedKey {
-    /// Key id.
-    pub key_id: String,
-    /// Account id.
-    pub account_id: String,
-    /// The key's own spending requests per minute, if set.
-    pub submit_rate_per_minute: Option<i64>,
-    /// The key's own other requests per minute, if set.
-    pub read_rate_per_minute: Option<i64>,
 }
 
 impl Database {
@@ -132,8 +119,8 @@ impl Database {
         Ok(Some(found.key))
     }
 
-    /// Records that key `key_id`, last used at `last_used_at`, was used now: at most once a
-    /// minute, so a busy key does not write on every request.
+    /// Records that key `key_id`, last used at `last_used_at`, was used now, when that is due
+    /// (see [`use_record_due`]).
     pub(crate) fn record_use(&self, key_id: &str, last_used_at: Option<i64>) -> StorageResult<()> {
         let now = now_millis();
         if use_record_due(last_used_at, now) {

@@ -3,7 +3,8 @@
 //! tokens. Only hashes of codes, tokens and client secrets are stored; codes and refresh tokens
 //! are used once.
 
-use crate::keys::{insert_key, ApiKey, AuthenticatedKey, NewKeySecret};
+use crate::key_cache::AuthenticatedKey;
+use crate::keys::{insert_key, ApiKey, NewKeySecret};
 use crate::schema::{api_keys, oauth_clients, oauth_codes, oauth_connections, oauth_tokens};
 use crate::{now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;

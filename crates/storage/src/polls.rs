@@ -1,7 +1,8 @@
 //! A poll's reads: the caller's key and its task. A poll is the commonest request, so on SQLite
 //! its reads run on the caller's own thread whenever that costs no waiting.
 
-use crate::keys::{live_key, use_record_due, AuthenticatedKey};
+use crate::key_cache::AuthenticatedKey;
+use crate::keys::{live_key, use_record_due};
 use crate::task_record::TaskRecord;
 use crate::tasks::task_for_key;
 use crate::{now_millis, Backend, Database, StorageResult};
