@@ -748,3 +748,37 @@ fn a_key_changed_anywhere_is_forgotten_by_every_cache_of_verified_keys() {
         assert!(!server.caches_verified_keys(), "a stopped listener stops the cache");
     }
 }
+
+/// A poll's reads: on SQLite done at once on the caller's thread (the key, then its own task
+/// only), except when the key's use is due to be recorded, a write left to the blocking path; on
+/// PostgreSQL never on the caller's thread.
+#[test]
+fn a_polls_reads_are_done_at_once_only_on_sqlite_and_only_without_a_write() {
+    each_backend(|db| {
+        let hash = keys::hash_secret("mgk_poller");
+        let name = new_id("acct");
+        db.create_account(&name, true, usd("5")).unwrap();
+        let other = db.create_key(&name, &keys::hash_secret("mgk_other"), None, None).unwrap();
+        let poller = db.create_key(&name, &hash, None, None).unwrap();
+        let mine = new_task(db, &poller.id, "0.01");
+        let theirs = new_task(db, &other.id, "0.01");
+        db.submit_task(&mine).unwrap();
+        db.submit_task(&theirs).unwrap();
+        let postgres = db.backend() == storage::Backend::Postgres;
+        // Never used: its first use is to be recorded, which is a write.
+        assert!(db.poll_reads_at_once(&hash, Some(&mine.id)).is_none());
+        let blocking = db.poll_reads(&hash, Some(&mine.id)).unwrap();
+        assert_eq!(blocking.task.map(|t| t.id), Some(mine.id.clone()));
+        let at_once = db.poll_reads_at_once(&hash, Some(&mine.id));
+        assert_eq!(at_once.is_none(), postgres, "done at once on SQLite only");
+        if let Some(reads) = at_once {
+            let reads = reads.unwrap();
+            assert_eq!(reads.key.map(|k| k.key_id), Some(poller.id.clone()));
+            assert_eq!(reads.task.map(|t| t.id), Some(mine.id.clone()));
+            let foreign = db.poll_reads_at_once(&hash, Some(&theirs.id)).unwrap().unwrap();
+            assert!(foreign.key.is_some() && foreign.task.is_none(), "another key's task is invisible");
+            let unknown = db.poll_reads_at_once(&keys::hash_secret("mgk_nobody"), Some(&mine.id)).unwrap().unwrap();
+            assert!(unknown.key.is_none() && unknown.task.is_none());
+        }
+    });
+}
