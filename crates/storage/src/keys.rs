@@ -83,6 +83,7 @@ impl Database {
             diesel::update(api_keys::table.find(key_id).filter(api_keys::revoked_at.is_null()))
                 .set((api_keys::secret_hash.eq(secret.hash), api_keys::prefix.eq(secret.prefix)))
                 .execute(conn)
+                .map(|updated| (updated, updated > 0))
                 .map_err(StorageError::from)
         })?;
         if updated == 0 {
@@ -257,16 +258,22 @@ impl Database {
     /// Runs `f`, a change to how some key authenticates, in a write transaction that announces
     /// the change to every process's cache of verified keys at commit; this process's cache
     /// forgets its keys before the call returns.
-    pub(crate) fn changing_key<T, E>(&self, f: impl FnOnce(&mut AnyConnection) -> Result<T, E>) -> Result<T, E>
+    /// `f` answers its value and whether it changed a key: nothing is announced when it did not
+    /// (a key already revoked, or not found), since every announcement empties every cache.
+    pub(crate) fn changing_key<T, E>(&self, f: impl FnOnce(&mut AnyConnection) -> Result<(T, bool), E>) -> Result<T, E>
     where
         E: From<diesel::result::Error> + From<StorageError>,
     {
-        let changed = self.transaction(|conn| {
-            let changed = f(conn)?;
-            dialect::notify(conn, KEYS_CHANNEL)?;
-            Ok(changed)
-        });
-        self.key_cache.forget_all();
-        changed
+        let (value, changed) = self.transaction(|conn| {
+            let (value, changed) = f(conn)?;
+            if changed {
+                dialect::notify(conn, KEYS_CHANNEL)?;
+            }
+            Ok::<_, E>((value, changed))
+        })?;
+        if changed {
+            self.key_cache.forget_all();
+        }
+        Ok(value)
     }
 }

@@ -66,6 +66,7 @@ impl Database {
                     api_keys::read_rate_per_minute.eq(reads.map(i64::from)),
                 ))
                 .execute(conn)
+                .map(|updated| (updated, updated > 0))
                 .map_err(StorageError::from)
         })?;
         if updated == 0 {

@@ -58,7 +58,7 @@ impl Database {
                     cancelled.push(task.id.clone());
                 }
             }
-            Ok::<_, StorageError>((cancelled, upstream))
+            Ok::<_, StorageError>(((cancelled, upstream), revoked == 1))
         })?;
         let (cancelled, upstream) = cancelled;
         Ok(Revoked { key: self.key(key_id)?, cancelled, upstream })
