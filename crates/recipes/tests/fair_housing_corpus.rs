@@ -1,7 +1,7 @@
 //! The Fair Housing check measured on two corpora of listing sentences: `data/fair_housing_dev.tsv`,
-//! read while the check's audience words were written (the first three held-out corpora joined it
-//! once measured), and `data/fair_housing_holdout.tsv`, written after they were fixed by someone who had not
-//! read them, and never used to change them. A miss is a flagged sentence
+//! read while the check's phrase lists were written (the first four held-out corpora joined it
+//! once measured), and `data/fair_housing_holdout.tsv`, written by someone who had not read the
+//! lists or any earlier corpus, after the lists were fixed, and never used to change them. A miss is a flagged sentence
 //! that is not flagged, or comes out still naming a protected class (judged by this file's own
 //! list of class words, not the check's); a false alarm is a clean sentence that is changed.
 //! `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
@@ -9,7 +9,7 @@
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
 /// The held-out corpus's figures on its one run: flagged sentences missed, clean ones changed.
-const MAX_MISSES: usize = 27;
+const MAX_MISSES: usize = 12;
 const MAX_FALSE_ALARMS: usize = 6;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
@@ -212,70 +212,13 @@ fn the_development_corpus_is_cleaned_without_a_miss() {
     assert!(figures.false_alarms.is_empty(), "{:?}", figures.false_alarms);
 }
 
-/// Lines of the held-out corpus (by a phrase each holds) that were seen, in its writer's summary,
-/// before the check's fourth version was fixed: the figures are also reported without them.
-const SEEN_BEFORE_THE_RUN: &[&str] = &[
-    "Must be a W-2 employee, as disability income",
-    "Landlord is looking for a nice Asian girl",
-    "Great for a lesbian couple",
-    "Owner prefers fair-skinned tenants",
-    "no Section 8, and no exceptions",
-    "We do not rent to recovering addicts",
-    "Caucasian family preferred",
-    "No dark-skinned people",
-    "Must be a US citizen to apply",
-    "No Indian families",
-    "Quiet building with soundproofed walls",
-    "ADA-compliant fitness center",
-    "Exterior freshly painted a warm brown",
-    "Heat and hot water are included",
-    "Community pool, tot lot, and walking trails",
-    "Close to Our Lady of Peace church",
-    "Corner lot on Temple Avenue",
-    "Fully fenced yard with a gate",
-    "Large backyard with room for a vegetable garden",
-    "Off-street parking for two cars",
-    "rugrats",
-    "DINK",
-    "gayborhood",
-    "childern",
-    "Christain",
-    "handicaped",
-    "Seciton 8",
-    "urban element",
-    "restricted community",
-    "right kind of people",
-    "Bachelor apartment",
-    "Single-family home",
-    "Multigenerational floor plan",
-    "Children's Hospital",
-    "Blackstone River",
-    "English Tudor",
-    "Service animals and assistance animals",
-    "Third-floor walk-up",
-    "Steep driveway",
-    "Ideal for commuters",
-    "school bus stop",
-    "Equal Housing Opportunity",
-    "55-and-older community",
-    "Seniors preferred for this second-floor walk-up",
-];
-
 #[test]
 fn the_held_out_corpus_is_measured() {
-    let corpus = include_str!("data/fair_housing_holdout.tsv");
-    let figures = evaluate("held-out corpus", corpus);
-    assert!(figures.flagged >= 100 && figures.clean >= 100, "the corpus keeps its size");
-    let unseen: String = corpus
-        .lines()
-        .filter(|line| !SEEN_BEFORE_THE_RUN.iter().any(|seen| line.to_lowercase().contains(&seen.to_lowercase())))
-        .map(|line| format!("{line}\n"))
-        .collect();
-    let unseen_figures = evaluate("held-out corpus, lines never seen", &unseen);
+    let figures = evaluate("held-out corpus", include_str!("data/fair_housing_holdout.tsv"));
+    assert!(figures.flagged >= 110 && figures.clean >= 110, "the corpus keeps its size");
     // The figures of the check on its one run over this corpus (docs/recipes.md). A change
     // that misses or alarms more is a regression; one that does better was tuned on this
     // corpus, which then needs a successor.
     assert!(figures.misses.len() <= MAX_MISSES, "{:?}", figures.misses);
     assert!(figures.false_alarms.len() <= MAX_FALSE_ALARMS, "{:?}", figures.false_alarms);
-    assert!(unseen_figures.flagged + unseen_figures.clean < figures.flagged + figures.clean);
 }

@@ -1,0 +1,130 @@
+//! Finding the first listed phrase in a text, with the exceptions that make a match ordinary
+//! language (a compound, a room named by a possessive, an institution's proper name).
+
+use super::phrases::{Rule, AUDIENCE, DESCRIBED, MASTER, RULES};
+use super::text::sentence_around;
+use super::Policy;
+use regex::Regex;
+use std::sync::OnceLock;
+
+pub(super) struct Compiled {
+    pub(super) regex: Regex,
+    pub(super) rule: &'static Rule,
+}
+
+pub(super) fn compiled(rules: &'static [Rule]) -> Vec<Compiled> {
+    rules
+        .iter()
+        .filter_map(|rule| {
+            // The patterns are constants covered by the tests, so none fails to compile.
+            Regex::new(&format!(r"(?i)\b(?:{})\b", rule.pattern)).ok().map(|regex| Compiled { regex, rule })
+        })
+        .collect()
+}
+
+fn rules(policy: Policy) -> impl Iterator<Item = &'static Compiled> {
+    static LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
+    static PEOPLE: OnceLock<Vec<Compiled>> = OnceLock::new();
+    static DESCRIBED_LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
+    static HOUSE: OnceLock<Vec<Compiled>> = OnceLock::new();
+    let list = LIST.get_or_init(|| compiled(RULES));
+    // After the rewrites, so that where both match at one place the rewrite is tried first.
+    let people = PEOPLE.get_or_init(|| compiled(AUDIENCE));
+    let described = DESCRIBED_LIST.get_or_init(|| compiled(DESCRIBED));
+    let house = HOUSE.get_or_init(|| compiled(std::slice::from_ref(&MASTER)));
+    list.iter()
+        .chain(people.iter())
+        .chain(described.iter())
+        .chain(house.iter().filter(move |_| policy.master_to_primary))
+}
+
+/// The first finding in `text`: its byte range and rule.
+pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range<usize>, &'static Compiled)> {
+    rules(policy)
+        .filter_map(|c| {
+            c.regex
+                .find_iter(text)
+                .find(|m| {
+                    let before = text[..m.start()].trim_end().to_lowercase();
+                    // "single-family neighborhood", "pre-owned": a hyphen before means another
+                    // word; so does "single" before "family" ("single family neighborhood").
+                    let property_type = before.ends_with("single") && m.as_str().to_lowercase().starts_with("famil");
+                    let other_word = text[..m.start()].ends_with('-') || property_type;
+                    let mut rest = &text[m.end()..];
+                    let mut possessive = false;
+                    if c.rule.whole_word {
+                        // "children's room", "kids' bath": a possessive naming what follows it.
+                        for ending in ["'s", "\u{2019}s", "'", "\u{2019}"] {
+                            if let Some(after) = rest.strip_prefix(ending) {
+                                rest = after;
+                                possessive = true;
+                                break;
+                            }
+                        }
+                    }
+                    let capitalised =
+                        |word: Option<&str>| word.and_then(|w| w.chars().next()).is_some_and(char::is_uppercase);
+                    let mut following = rest.split_whitespace();
+                    let (first, second) = (following.next(), following.next());
+                    let named = capitalised(Some(m.as_str())) && capitalised(first);
+                    // "Children's Hospital", "the Islamic Center of Riverside", "Jewish Community
+                    // Center": an institution's proper name.
+                    let institution = named && (possessive || names_an_institution(rest));
+                    // "Temple Beth Shalom", "the church on Main Street": a landmark, not a draw.
+                    let landmark =
+                        c.rule.landmark && (named || (matches!(first, Some("on" | "at")) && capitalised(second)));
+                    if institution || landmark {
+                        return false;
+                    }
+                    let next = first.unwrap_or("").to_lowercase();
+                    let next = next.trim_end_matches([',', ';', ':', '!', '?', ')', '.']);
+                    // "family-sized", "man-made": the start of a compound, not a word of its own.
+                    let compound = c.rule.whole_word && rest.starts_with(['-', '\u{2010}']);
+                    // "a couple of cars" names a number, not a household.
+                    let a_number = next == "of" && m.as_str().to_lowercase().ends_with("couple");
+                    let ordinary = other_word || compound || a_number || c.rule.unless_next.contains(&next);
+                    !ordinary && !lawful_in_context(text, m.range(), c.rule)
+                })
+                .map(|m| (m.range(), c))
+        })
+        .min_by_key(|(range, _)| range.start)
+}
+
+/// Words that end an institution's proper name ("Islamic Center", "Jewish Community Center").
+const INSTITUTIONS: &[&str] = &[
+    "center",
+    "centre",
+    "hospital",
+    "museum",
+    "school",
+    "academy",
+    "college",
+    "university",
+    "society",
+    "association",
+    "club",
+    "library",
+    "institute",
+    "council",
+    "festival",
+    "cemetery",
+    "chamber",
+    "foundation",
+];
+
+/// Whether the capitalised words at the start of `rest` (three at most) end in an institution.
+fn names_an_institution(rest: &str) -> bool {
+    rest.split_whitespace()
+        .take(3)
+        .take_while(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .any(|w| INSTITUTIONS.contains(&w.trim_end_matches([',', ';', ':', '.', ')']).to_lowercase().as_str()))
+}
+
+/// Whether the sentence holding `range` says something lawful that makes `rule`'s match ordinary.
+fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> bool {
+    if rule.lawful_context.is_empty() {
+        return false;
+    }
+    let sentence = text[sentence_around(text, range)].to_lowercase();
+    rule.lawful_context.iter().any(|context| sentence.contains(context))
+}

@@ -1,0 +1,310 @@
+//! The Fair Housing check: listing text describes the property, not who should live there
+//! (42 U.S.C. 3604(c); 24 CFR 100.75). A maintained phrase list, by protected category, finds
+//! wording that states or implies a preference; each finding is rewritten to a neutral phrase, or,
+//! where no neutral wording keeps the sense ("no children", "adults only"), its sentence is
+//! dropped. Then any sentence that still names people by a protected class ("kids", "seniors",
+//! "Jewish families", "ladies"), whatever the phrasing around it, is dropped: a rewrite never
+//! leaves half a preference behind ("Perfect for gatherings with kids"). So is a sentence with
+//! the shape of a preference whatever words fill it: people described by a class ("Black or
+//! Hispanic applicants"), a refusal ("... need not apply", "X preferred") unless it is about
+//! something lawful to screen on (smoking, pets, credit), neighbours described by their make-up.
+//! Misspelt class words are read as the words they stand for. Every change is reported.
+//!
+//! The list is deliberately specific: ordinary real-estate words ("family room", "single-family",
+//! "walk-in closet", "master bedroom") are not findings. Whether "master" is rewritten to
+//! "primary", as some MLSs require, is the deployment's choice ([`Policy`]).
+
+mod matching;
+mod phrases;
+mod spelling;
+mod text;
+
+use matching::first_match;
+use phrases::Action;
+use serde::{Deserialize, Serialize};
+use text::{fix_article, match_case, proper_name_after, sentence_around};
+
+/// A protected category under the Fair Housing Act, plus steering language that signals who is
+/// welcome without naming a class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Households with children.
+    FamilialStatus,
+    /// Age (outside a qualifying housing-for-older-persons community).
+    Age,
+    /// Religion.
+    Religion,
+    /// Disability (handicap).
+    Disability,
+    /// Race, colour or national origin.
+    RaceOrNationalOrigin,
+    /// Sex.
+    Sex,
+    /// Code words that signal who is welcome ("exclusive", "safe neighborhood").
+    Steering,
+    /// The deployment's own house style ("master" to "primary").
+    HouseStyle,
+}
+
+/// One change made to a text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Finding {
+    /// The protected category.
+    pub category: Category,
+    /// Where the text came from: `details.description`, `details.features[2]`, `captions.social`.
+    pub field: String,
+    /// The phrase as written.
+    pub original: String,
+    /// What replaced it; `null` when the sentence (or feature) holding it was dropped.
+    pub replacement: Option<String>,
+}
+
+/// What the deployment configures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    /// Rewrite "master bedroom/bath/suite" to "primary ...".
+    pub master_to_primary: bool,
+}
+
+/// Checks `text`; returns it rewritten and adds what changed to `findings`, naming `field`.
+///
+/// A misspelt class word ("childern") is read as the word it stands for; the finding then quotes
+/// the corrected spelling. A text with no finding comes back as written, typos and all.
+pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
+    let as_written = text;
+    let found_before = findings.len();
+    let mut text = spelling::corrected(text).into_owned();
+    // Each pass removes or neutralises one finding; replacements contain no listed phrase, so
+    // this ends well within the bound (a text has fewer findings than words).
+    let bound = text.split_whitespace().count() + 8;
+    for _ in 0..bound {
+        let Some((mut range, compiled)) = first_match(&text, policy) else { break };
+        let matched = text[range.clone()].to_string();
+        if compiled.rule.takes_name {
+            range.end += proper_name_after(&text[range.end..]);
+        }
+        let original = text[range.clone()].to_string();
+        match compiled.rule.action {
+            Action::Replace(with) => {
+                let clause_follows = text[range.end..].split_whitespace().next().is_some_and(|w| {
+                    matches!(w.to_lowercase().as_str(), "who" | "that" | "whose" | "looking" | "seeking" | "wanting")
+                });
+                let with = compiled.rule.before_clause.filter(|_| clause_follows).unwrap_or(with);
+                let replaced = compiled.regex.replace(&matched, with).split_whitespace().collect::<Vec<_>>().join(" ");
+                let replaced = match_case(&original, &replaced);
+                let range = fix_article(&mut text, range, &replaced);
+                findings.push(Finding {
+                    category: compiled.rule.category,
+                    field: field.to_string(),
+                    original,
+                    replacement: Some(replaced.clone()),
+                });
+                text.replace_range(range, &replaced);
+            }
+            Action::DropSentence => {
+                let sentence = sentence_around(&text, range);
+                findings.push(Finding {
+                    category: compiled.rule.category,
+                    field: field.to_string(),
+                    original,
+                    replacement: None,
+                });
+                text.replace_range(sentence, "");
+            }
+        }
+    }
+    if !is_clean(&text, policy) {
+        // Fail closed: a text that still reads as a preference is not printed at all.
+        return String::new();
+    }
+    let text = if findings.len() == found_before { as_written } else { &text };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `text` has no finding.
+pub fn is_clean(text: &str, policy: Policy) -> bool {
+    first_match(&spelling::corrected(text), policy).is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matching::compiled;
+    use super::phrases::{AUDIENCE, DESCRIBED, MASTER, RULES};
+    use super::*;
+    use Category::*;
+
+    fn check(text: &str) -> (String, Vec<Finding>) {
+        let mut findings = Vec::new();
+        let cleaned = clean(text, "details.description", Policy::default(), &mut findings);
+        (cleaned, findings)
+    }
+
+    #[test]
+    fn every_rule_compiles() {
+        assert_eq!(compiled(RULES).len(), RULES.len());
+        assert_eq!(compiled(AUDIENCE).len(), AUDIENCE.len());
+        assert_eq!(compiled(DESCRIBED).len(), DESCRIBED.len());
+        assert_eq!(compiled(std::slice::from_ref(&MASTER)).len(), 1);
+    }
+
+    /// Sentences a Fair Housing review flags, with the category each must be flagged under.
+    const FLAGGED: &[(&str, Category)] = &[
+        ("Perfect for families who love the outdoors.", FamilialStatus),
+        ("Ideal for a growing family.", FamilialStatus),
+        ("A family-friendly street with sidewalks.", FamilialStatus),
+        ("Great for couples starting out.", FamilialStatus),
+        ("No children please.", FamilialStatus),
+        ("Adults only building.", FamilialStatus),
+        ("Perfect for empty nesters.", Age),
+        ("Empty-nesters will love the single-level plan.", Age),
+        ("Ideal for retirees.", Age),
+        ("Walking distance to St. Mary's Church.", Religion),
+        ("Steps from Temple Beth El.", Religion),
+        ("Located in a Christian community.", Religion),
+        ("No wheelchairs.", Disability),
+        ("Not suitable for handicapped buyers.", Disability),
+        ("Tenants must be able-bodied.", Disability),
+        ("Quiet white neighborhood.", RaceOrNationalOrigin),
+        ("English-speaking only.", RaceOrNationalOrigin),
+        ("A true bachelor pad downtown.", Sex),
+        ("Finished basement with a man cave.", Sex),
+        ("Perfect for a single woman.", Sex),
+        ("Women only.", Sex),
+        ("Set in a safe neighborhood.", Steering),
+        ("An exclusive enclave.", Steering),
+        ("Surrounded by desirable neighbors.", Steering),
+        ("Owner\u{2019}s exclusive retreat.", Steering),
+        ("\u{201c}Exclusive\u{201d} estate.", Steering),
+        ("Home\u{2014}perfect for families.", FamilialStatus),
+        ("Adults-only community.", FamilialStatus),
+        ("A family-oriented street.", FamilialStatus),
+        ("Ideal for a young couple.", FamilialStatus),
+        ("Mature adults preferred.", Age),
+        ("Christians only.", Religion),
+        ("English only.", RaceOrNationalOrigin),
+        ("No men.", Sex),
+        ("Walking distance to the Church of St. Paul and the park.", Religion),
+        ("Black or Hispanic applicants will be turned away.", RaceOrNationalOrigin),
+        ("Great home for an LDS family.", Religion),
+        ("Applicants from overseas need not apply.", Steering),
+        ("Tenants with strong values preferred.", Steering),
+        ("You'll fit right in with the neighbors.", Steering),
+        ("Residents here are all pale and blond.", Steering),
+        ("Perfect for a recent college grad.", Age),
+        ("Landlord prefers a Mr. and Mrs.", Sex),
+        ("No-animal policy, and that includes service dogs.", Disability),
+        ("No childern under 12.", FamilialStatus),
+        ("Tenants on welfare will not be considered.", Steering),
+    ];
+
+    /// Ordinary listing sentences that must pass untouched.
+    const CLEAN: &[&str] = &[
+        "Sunny family room with a gas fireplace.",
+        "Single-family home on a quiet cul-de-sac.",
+        "Walk-in closet and a spa bath in the master bedroom.",
+        "Walking distance to the park, shops and the train.",
+        "Wheelchair-accessible entrance and a roll-in shower.",
+        "Three bedrooms, two baths and a bonus room.",
+        "Nursery or office off the primary suite.",
+        "Large fenced yard with a play set.",
+        "Church Street frontage with off-street parking.",
+        "Family-sized kitchen island.",
+        "Mid-century modern with original details.",
+        "Close to schools, parks and the library.",
+        "Separate in-law suite with its own entrance.",
+        "Open house Saturday 1-3 pm.",
+        "Perfect for family gatherings.",
+        "Great for family movie nights.",
+        "Quiet single family neighborhood.",
+        "Kitchen opens to the family area.",
+        "Garage great for a couple of cars.",
+        "Living room with a white area rug.",
+        "Close to Church Street shops.",
+        "Minutes to Chapel Hill.",
+        "Near Temple University.",
+        "Close to Jefferson Parish schools.",
+        "Exclusive right to sell.",
+        "Exclusive use of the garage.",
+        "2\u{bd} baths and a family room.",
+        "Renovated 2018-2021 with permits.",
+        "Nonsmokers preferred.",
+        "Seller's preferred lender offers a closing credit.",
+        "We do not rent to smokers.",
+        "Short walk to the Islamic Center of Riverside.",
+        "Widow's walk with views of the harbor.",
+        "All white kitchen with a farmhouse sink.",
+        "The senior center is two blocks away.",
+        "Italian family restaurant on the corner.",
+        "Located in a 55-and-older community for older persons.",
+        "Steps to the French Quarter.",
+        "The owner retires next year.",
+        "Section 8 vouchers welcome.",
+    ];
+
+    #[test]
+    fn the_flagged_corpus_is_flagged_under_its_category() {
+        for (sentence, category) in FLAGGED {
+            let (cleaned, findings) = check(sentence);
+            assert!(!findings.is_empty(), "{sentence:?} not flagged");
+            assert_eq!(findings[0].category, *category, "{sentence:?}");
+            assert!(is_clean(&cleaned, Policy::default()), "{sentence:?} -> {cleaned:?} still flagged");
+            assert_eq!(findings[0].field, "details.description");
+        }
+    }
+
+    #[test]
+    fn the_clean_corpus_passes_untouched() {
+        for sentence in CLEAN {
+            let (cleaned, findings) = check(sentence);
+            assert!(findings.is_empty(), "{sentence:?} flagged: {findings:?}");
+            assert_eq!(&cleaned, sentence);
+        }
+    }
+
+    #[test]
+    fn rewrites_read_naturally_and_drops_take_the_sentence() {
+        let (cleaned, findings) =
+            check("Charming cape in a safe neighborhood. No children. Perfect for families, with a big yard.");
+        assert_eq!(cleaned, "Charming cape in an established neighborhood. Perfect for gatherings, with a big yard.");
+        assert_eq!(findings.len(), 3);
+        assert_eq!(findings[0].original, "safe neighborhood");
+        assert_eq!(findings[0].replacement.as_deref(), Some("established neighborhood"));
+        assert_eq!(findings[1].original, "No children");
+        assert_eq!(findings[1].replacement, None);
+        let (cleaned, _) = check("Walking distance to St. Mary's Church and the beach.");
+        assert_eq!(cleaned, "Walking distance to local landmarks and the beach.");
+        let (cleaned, _) = check("Steps from Temple Beth El, with parking.");
+        assert_eq!(cleaned, "Steps from local landmarks, with parking.");
+        let (cleaned, _) = check("Perfect for families who love the outdoors.");
+        assert_eq!(cleaned, "Perfect for those who love the outdoors.");
+        let (cleaned, _) = check("Walking distance to the Church of St. Paul and the park.");
+        assert_eq!(cleaned, "Walking distance to local landmarks and the park.");
+        let (cleaned, _) = check("Charming 3 bed, 2.5 bath condo in an adults only building. Big yard.");
+        assert_eq!(cleaned, "Big yard.");
+        let (cleaned, _) = check("Near St. Mark's, no kids. Big yard.");
+        assert_eq!(cleaned, "Big yard.");
+        let (cleaned, _) = check("Home with nice neighbors.");
+        assert_eq!(cleaned, "Home with nice surroundings.");
+    }
+
+    #[test]
+    fn a_text_with_many_findings_is_cleaned_to_the_end() {
+        let text = "Safe neighborhood, exclusive. ".repeat(100);
+        let (cleaned, findings) = check(&text);
+        assert_eq!(findings.len(), 200);
+        assert!(is_clean(&cleaned, Policy::default()) && cleaned.starts_with("Established neighborhood, distinctive."));
+    }
+
+    #[test]
+    fn master_is_rewritten_only_when_the_deployment_says_so() {
+        let text = "Master bedroom with a walk-in closet.";
+        assert!(is_clean(text, Policy::default()));
+        let mut findings = Vec::new();
+        let cleaned = clean(text, "details.features[0]", Policy { master_to_primary: true }, &mut findings);
+        assert_eq!(cleaned, "Primary bedroom with a walk-in closet.");
+        assert_eq!(findings[0].category, HouseStyle);
+    }
+}

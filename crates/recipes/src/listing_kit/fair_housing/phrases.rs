@@ -1,0 +1,607 @@
+//! The phrase list, by protected category: what is rewritten, what drops its sentence, and the
+//! words that name people by a class wherever they stand.
+
+use super::Category;
+
+/// What to do with a match.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Action {
+    /// Put this in its place.
+    Replace(&'static str),
+    /// Drop the sentence (or list item) holding it.
+    DropSentence,
+}
+
+pub(super) struct Rule {
+    pub(super) pattern: &'static str,
+    pub(super) category: Category,
+    pub(super) action: Action,
+    /// The match names a place whose proper name may follow ("Temple Beth El"): the capitalised
+    /// words right after it belong to the finding.
+    pub(super) takes_name: bool,
+    /// The replacement when a relative clause follows ("perfect for families who love ..." reads
+    /// "perfect for those who love ...").
+    pub(super) before_clause: Option<&'static str>,
+    /// Words that, right after the match, make it ordinary language ("exclusive right to sell",
+    /// "Church Street", "a couple of cars").
+    pub(super) unless_next: &'static [&'static str],
+    /// The match is a word of its own: not the start of a compound ("family-sized") or of a
+    /// possessive naming a room ("children's room").
+    pub(super) whole_word: bool,
+    /// The match names a building that directions may name as a landmark: not a finding when it
+    /// is part of a proper name ("Temple Beth Shalom") or placed on a named street ("the church
+    /// on Main Street").
+    pub(super) landmark: bool,
+    /// Words that, anywhere in the sentence holding the match, make it a lawful statement: a
+    /// preference about smoking or pets, not people ("Nonsmokers preferred"); an age rule inside
+    /// a housing-for-older-persons community ("a 55-and-older community").
+    pub(super) lawful_context: &'static [&'static str],
+}
+
+const fn rule(pattern: &'static str, category: Category, action: Action) -> Rule {
+    Rule {
+        pattern,
+        category,
+        action,
+        takes_name: false,
+        before_clause: None,
+        unless_next: &[],
+        whole_word: false,
+        landmark: false,
+        lawful_context: &[],
+    }
+}
+
+const fn replace(pattern: &'static str, category: Category, with: &'static str) -> Rule {
+    rule(pattern, category, Action::Replace(with))
+}
+
+/// A "perfect for <people>" rule: its replacement, or "<adjective> for those" before "who ...".
+const fn suits(pattern: &'static str, category: Category, with: &'static str) -> Rule {
+    Rule { before_clause: Some("$1 for those"), ..rule(pattern, category, Action::Replace(with)) }
+}
+
+const fn drop_sentence(pattern: &'static str, category: Category) -> Rule {
+    rule(pattern, category, Action::DropSentence)
+}
+
+/// Street and place words after which "Church", "Temple" or "Chapel" is part of a name.
+const PLACE_NAMES: &[&str] = &[
+    "street",
+    "st",
+    "st.",
+    "avenue",
+    "ave",
+    "ave.",
+    "road",
+    "rd",
+    "rd.",
+    "lane",
+    "ln",
+    "drive",
+    "dr",
+    "hill",
+    "hills",
+    "terrace",
+    "university",
+    "college",
+    "square",
+    "court",
+    "ct",
+    "way",
+    "boulevard",
+    "blvd",
+    "park",
+    "creek",
+];
+
+use Category::*;
+
+/// The phrase list. Patterns are case-insensitive regular expressions matched on word boundaries;
+/// a match right after a hyphen, or a "family" right after "single", is ignored ("single-family
+/// home" and "single family neighborhood" name a property type; "a single mom" does not).
+pub(super) const RULES: &[Rule] = &[
+    // Familial status.
+    suits(
+        r"(perfect|ideal|great|wonderful) (for|with) ((a |the )?(growing |young |large )?(families|kids|children)|(a |the )(growing |young |large )?family)",
+        FamilialStatus,
+        "$1 for gatherings",
+    ),
+    replace(r"family[- ](friendly|oriented)", FamilialStatus, "welcoming"),
+    replace(r"family (neighborhood|neighbourhood|community|street)", FamilialStatus, "$1"),
+    Rule {
+        unless_next: &["of"],
+        ..suits(
+            r"(perfect|ideal|great) (for|with) (a )?(young )?(couples?|singles|newlyweds)",
+            FamilialStatus,
+            "$1 for anyone",
+        )
+    },
+    drop_sentence(r"no (children|kids|minors|infants|teenagers)", FamilialStatus),
+    drop_sentence(r"(adults?|grown-?ups?|couples|singles)[- ]only", FamilialStatus),
+    drop_sentence(r"child[- ]?free|not suitable for (children|kids)", FamilialStatus),
+    replace(r"adult (community|living|building|complex)", FamilialStatus, "$1"),
+    // Age.
+    suits(
+        r"(perfect|ideal|great) for (empty[- ]nesters|retirees|seniors|the elderly|older (buyers|couples|people)|young professionals)",
+        Age,
+        "$1 for easy living",
+    ),
+    replace(r"empty[- ]nesters?", Age, "all buyers"),
+    drop_sentence(r"no (seniors|retirees|elderly)", Age),
+    drop_sentence(r"mature (adults|couples?|buyers|residents)", Age),
+    replace(r"young (neighborhood|neighbourhood|community)", Age, "$1"),
+    // Religion.
+    Rule {
+        takes_name: true,
+        unless_next: PLACE_NAMES,
+        ..replace(
+            r"(walking distance|steps|minutes|close|near|nearby) (to|from)? ?(the |a )?[a-z.' ]{0,30}(church|cathedral|synagogue|mosque|temple|chapel)",
+            Religion,
+            "$1 $2 local landmarks",
+        )
+    },
+    replace(
+        r"(christian|catholic|jewish|muslim|protestant|mormon|hindu|sikh|buddhist) (home|community|neighborhood|neighbourhood|area|family|buyers?)",
+        Religion,
+        "$2",
+    ),
+    drop_sentence(r"no (christians|catholics|jews|muslims|mormons|atheists)", Religion),
+    drop_sentence(r"(christians?|catholics?|jews|jewish|muslims?|mormons?|protestants?) only", Religion),
+    // Disability.
+    drop_sentence(r"no (wheelchairs?|handicapped|disabled|disabilities)", Disability),
+    drop_sentence(r"not (suitable|suited|for) (for )?(the )?(handicapped|disabled|wheelchairs?)", Disability),
+    drop_sentence(r"(able[- ]bodied|physically fit|must be able to climb)", Disability),
+    drop_sentence(r"(no|without) (mentally ill|mental illness|psychiatric)", Disability),
+    replace(r"handicap(ped)? accessible", Disability, "accessible"),
+    // Race, colour, national origin.
+    drop_sentence(
+        r"(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean) (neighborhood|neighbourhood|community|families|buyers?|only)",
+        RaceOrNationalOrigin,
+    ),
+    drop_sentence(r"english[- ](speaking )?(only|buyers?|tenants?|families)", RaceOrNationalOrigin),
+    drop_sentence(r"no (immigrants|foreigners)", RaceOrNationalOrigin),
+    replace(
+        r"(ethnic|integrated|homogeneous|traditional) (neighborhood|neighbourhood|community)",
+        RaceOrNationalOrigin,
+        "$2",
+    ),
+    // Sex.
+    replace(r"bachelor(ette)? pad", Sex, "stylish home"),
+    replace(r"man cave", Sex, "bonus room"),
+    suits(
+        r"(perfect|ideal|great) for (a )?(single )?(man|woman|men|women|gentleman|gentlemen|ladies|lady|bachelors?)",
+        Sex,
+        "$1 for anyone",
+    ),
+    drop_sentence(r"(men|women|males?|females?|ladies|gentlemen)[- ]only", Sex),
+    drop_sentence(r"no (men|women|males|females)", Sex),
+    // Steering.
+    replace(r"safe (neighborhood|neighbourhood|community|area|street)", Steering, "established $1"),
+    Rule {
+        unless_next: &["right", "rights", "use", "listing", "agency", "agent", "access", "buyer", "seller"],
+        ..replace(r"exclusive", Steering, "distinctive")
+    },
+    replace(
+        r"(desirable|good|nice|quality|better) (neighbors|neighbours|people|families|clientele)",
+        Steering,
+        "$1 surroundings",
+    ),
+    replace(r"private community", Steering, "community"),
+    drop_sentence(r"(restricted|selective) (community|neighborhood|neighbourhood|buyers?)", Steering),
+];
+
+/// Rooms and things a household word describes rather than addresses ("family room", "the
+/// children's wing", "a couple of cars").
+const PROPERTY_WORDS: &[&str] = &[
+    "room",
+    "rooms",
+    "bedroom",
+    "bedrooms",
+    "bath",
+    "bathroom",
+    "playroom",
+    "wing",
+    "area",
+    "gatherings",
+    "gathering",
+    "movie",
+    "dinners",
+    "suite",
+    "grand",
+    "apartment",
+    "apartments",
+    "unit",
+    "flat",
+    "playground",
+    "play",
+    "museum",
+    "hospital",
+    "library",
+    "park",
+    "pool",
+    "walk",
+    "access",
+    "accessible",
+    "kitchen",
+    "cabinets",
+    "cabinetry",
+    "appliances",
+    "walls",
+    "trim",
+    "interior",
+    "exterior",
+    "finishes",
+    "brick",
+    "marble",
+    "tile",
+    "countertops",
+    "siding",
+    "paint",
+    "restaurant",
+    "restaurants",
+    "business",
+    "businesses",
+    "bakery",
+    "market",
+    "deli",
+    "grocery",
+];
+
+/// A word or phrase that names people by a protected class (or codes for one), wherever it
+/// stands in a sentence. It is what is left of a preference the rewrites above could not make
+/// neutral ("Perfect for gatherings with kids", "Seniors will appreciate ...",
+/// "Jewish families will feel at home"): the sentence holding it is dropped.
+const fn audience(pattern: &'static str, category: Category) -> Rule {
+    Rule { unless_next: PROPERTY_WORDS, whole_word: true, ..drop_sentence(pattern, category) }
+}
+
+/// The audience words, by category.
+pub(super) const AUDIENCE: &[Rule] = &[
+    audience(
+        r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|(pregnant|expecting|expectant)( (women|mothers|parents|couples?|tenants))?|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
+        FamilialStatus,
+    ),
+    // A "senior center" is a place; so are a "senior home" and a "retirement community club".
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        unless_next: NAMED_THINGS,
+        ..audience(
+            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|applicants?|residents?|occupants?|people|persons?|anyone|someone|those) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+|(50|55|62) (and|or) (older|over|up)",
+            Age,
+        )
+    },
+    audience(
+        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers?|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible (study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
+        Religion,
+    ),
+    audience(
+        r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|care-?givers?|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
+        Disability,
+    ),
+    audience(
+        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|[a-z]+ (descent|ancestry|extraction)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
+        Sex,
+    ),
+    audience(
+        r"(right|better|good|certain|our|your) (kind|sort|type|crowd) of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
+        Steering,
+    ),
+    // Places of worship named as a draw ("close to several Baptist churches", "a Korean church next
+    // door"), unless they are part of a street or institution's name ("Church Street").
+    Rule {
+        unless_next: PLACE_NAMES,
+        whole_word: true,
+        landmark: true,
+        ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
+    },
+];
+
+/// The house-style rule, applied when the policy asks for it.
+pub(super) const MASTER: Rule =
+    replace(r"master (bedroom|bed|bath|bathroom|suite|closet|retreat)", HouseStyle, "primary $1");
+
+/// Sentences inside a housing-for-older-persons community, where an age rule is lawful (42 U.S.C.
+/// 3607(b)): "a 55-and-older community", "HOPA".
+const OLDER_PERSONS_HOUSING: &[&str] = &[
+    "55 and older",
+    "55-and-older",
+    "55 and over",
+    "55-and-over",
+    "55+",
+    "62 and older",
+    "62-and-older",
+    "62+",
+    "hopa",
+    "housing for older persons",
+    "age-restricted",
+    "age restricted",
+    "age-qualified",
+];
+
+/// A person or a group of people, as a listing names whom it is for.
+macro_rules! people {
+    () => {
+        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele)"
+    };
+}
+
+/// Words for race and colour that describe people (only before a word for people: "white
+/// tenants", not "white cabinets").
+macro_rules! race {
+    () => {
+        r"(white|black|brown|colou?red|hispanic|latin[oax]|asian|caucasian|african[- ]american|afro[- ][a-z]+|native american|indigenous|pacific islander|arab|middle[- ]eastern|biracial|mixed[- ]race|ethnic|minority|non-?white|(pale|fair|dark|light|brown|olive)[- ]skinned)"
+    };
+}
+
+/// Nationalities, ancestries and languages that describe people.
+macro_rules! origin {
+    () => {
+        r"(mexican|chinese|indian|korean|japanese|vietnamese|filipino|thai|irish|italian|polish|german|russian|ukrainian|french|greek|portuguese|brazilian|puerto rican|cuban|dominican|haitian|jamaican|nigerian|somali|ethiopian|pakistani|bangladeshi|iranian|persian|afghan|syrian|lebanese|turkish|armenian|european|scandinavian|swedish|norwegian|dutch|british|english|scottish|anglo|south asian|east asian|caribbean|west indian|hmong|cambodian|laotian|salvadoran|guatemalan|honduran|colombian|venezuelan|peruvian|[a-z]+-american|american|foreign|immigrant|gypsy|romani|spanish|arabic|hebrew|hindi|urdu|mandarin|cantonese|tagalog|punjabi|creole)"
+    };
+}
+
+/// Religions and religiosity that describe people.
+macro_rules! faith {
+    () => {
+        r"(christian|catholic|jewish|muslim|islamic|hindu|sikh|buddhist|mormon|lds|protestant|baptist|methodist|lutheran|presbyterian|evangelical|pentecostal|orthodox|born[- ]again|devout|religious|secular|atheist|agnostic|god[- ]fearing|church[- ]?going|observant|pious|amish|mennonite|quaker)"
+    };
+}
+
+/// Ages and generations that describe people.
+macro_rules! age {
+    () => {
+        r"(young|younger|older|elderly|aged|retired|senior|mature|middle[- ]aged|youthful|twenty-?something|thirty-?something|millennial|boomer|gen[- ]?[xyz]|teenage|underage|adult)"
+    };
+}
+
+/// Sex, gender identity, orientation and marital status framed by them.
+macro_rules! sex {
+    () => {
+        r"(female|male|straight|gay|lesbian|queer|trans|transgender|cisgender|bisexual|pregnant|expectant|divorced|widowed|unmarried|married)"
+    };
+}
+
+/// Disability, health and sobriety that describe people.
+macro_rules! ability {
+    () => {
+        r"(disabled|handicapped|deaf|blind|able[- ]bodied|sane|sober|autistic|mentally (ill|stable|sound)|crippled|special[- ]needs)"
+    };
+}
+
+/// Words that, right after "<class> family" and the like, name a thing, not people ("an Italian
+/// family restaurant", "a Korean community center").
+const NAMED_THINGS: &[&str] = &[
+    "home",
+    "homes",
+    "house",
+    "houses",
+    "farm",
+    "restaurant",
+    "restaurants",
+    "business",
+    "businesses",
+    "style",
+    "market",
+    "center",
+    "centre",
+    "festival",
+    "heritage",
+    "museum",
+    "cemetery",
+    "school",
+    "club",
+    "room",
+    "rooms",
+    "garden",
+    "pool",
+    "swim",
+];
+
+/// People described by a class ("Black or Hispanic applicants", "an LDS family", "a nice Asian
+/// girl"): one or more class words joined by "or", "and", "/" or commas, right before a word for
+/// people.
+const fn described(pattern: &'static str, category: Category) -> Rule {
+    Rule { unless_next: NAMED_THINGS, whole_word: true, ..drop_sentence(pattern, category) }
+}
+
+/// A rule dropped unless the sentence says something lawful about who may live there (smoking,
+/// pets, credit, income, the lease): "Nonsmokers preferred", "We do not rent to smokers".
+const fn unless_lawful(pattern: &'static str, category: Category) -> Rule {
+    Rule { lawful_context: LAWFUL_SCREENING, whole_word: true, ..drop_sentence(pattern, category) }
+}
+
+/// What a landlord or seller may lawfully prefer or refuse.
+const LAWFUL_SCREENING: &[&str] = &[
+    "smok",
+    "pet",
+    "dog",
+    "cat ",
+    "cats",
+    "credit",
+    "income of",
+    "times the rent",
+    "lease",
+    "deposit",
+    "reference",
+    "background check",
+    "eviction",
+    "financing",
+    "cash",
+    "offer",
+    "closing",
+    "qualified",
+    "professional",
+    "long-term",
+    "long term",
+    "quiet",
+    "responsible",
+    "tidy",
+    "reliable",
+    "respectful",
+    "student",
+    "nurse",
+    "move-in",
+    "appointment",
+    "escrow",
+    "lender",
+    "pre-approv",
+    "proof of funds",
+    "conventional",
+    "fha",
+    "if you need",
+    "if you want",
+    "if you're looking for a",
+    "if you are looking for a",
+    "parking",
+    "garage",
+    "yard",
+    "furniture",
+    "lifestyle",
+    "welcome",
+    "accept",
+];
+
+/// People described by a class, the ways of refusing or preferring people that no class word
+/// gives away ("... need not apply", "X preferred", "you'll fit right in"), and the codes for
+/// income and neighbourhood make-up.
+pub(super) const DESCRIBED: &[Rule] = &[
+    described(concat!(race!(), r"((,| or| and| and/or| &|/) ", race!(), r")*[- ]", people!()), RaceOrNationalOrigin),
+    described(
+        concat!(origin!(), r"((,| or| and| and/or| &|/) ", origin!(), r")*[- ](speaking )?", people!()),
+        RaceOrNationalOrigin,
+    ),
+    described(concat!(faith!(), r"((,| or| and| and/or| &|/) ", faith!(), r")*[- ]", people!()), Religion),
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..described(concat!(age!(), r"((,| or| and| and/or| &|/) ", age!(), r")*[- ]", people!()), Age)
+    },
+    described(concat!(sex!(), r"((,| or| and| and/or| &|/) ", sex!(), r")*[- ]", people!()), Sex),
+    described(concat!(ability!(), r"((,| or| and| and/or| &|/) ", ability!(), r")*[- ]", people!()), Disability),
+    // People named by nationality or descent.
+    audience(
+        r"mexicans|puerto ricans|cubans|dominicans|haitians|jamaicans|africans|nigerians|somalis|ethiopians|arabs|pakistanis|indians|koreans|filipinos|italians|poles|germans|russians|ukrainians|greeks|europeans|canadians|brits|gypsies|gringos|(speak|speaks|speaking) (proper|good|perfect|fluent|native|unaccented|american|real) english|english (as a )?(first|native|primary|only) language|(no|without) (an? )?(foreign )?accents?|(illegal|legal) (aliens?|immigrants?|status)|aliens|(born|raised) (here|in (the )?(us|u\.s\.|usa|states|america|this country))|foreign nationals",
+        RaceOrNationalOrigin,
+    ),
+    // Neighbours described by their make-up: "the residents here are all pale and blond".
+    audience(
+        concat!(
+            r"(neighbou?rs|residents|everyone|everybody|people|folks|families|tenants|owners|homeowners|neighbou?rhood|community|block|street|building|area|town) (here |around here |nearby |on (the|this) (block|street) )?(are|is) (all|mostly|predominantly|largely|primarily|mainly|overwhelmingly|entirely|very|almost all|nearly all|exclusively) (",
+            race!(),
+            "|",
+            origin!(),
+            "|",
+            faith!(),
+            "|",
+            age!(),
+            r"|pale|blond|blonde|fair)",
+        ),
+        Steering,
+    ),
+    // The reader described by a class: "you may stand out if you're darker".
+    audience(
+        concat!(
+            r"(if|unless|as long as|so long as) (you're|you are|you were|they're|they are|he's|she's|your family is|you happen to be) (not )?(an? )?(",
+            race!(),
+            "|",
+            origin!(),
+            "|",
+            faith!(),
+            "|",
+            age!(),
+            "|",
+            sex!(),
+            "|",
+            ability!(),
+            r"|darker|lighter|fairer|pale|blond|blonde|white|black|brown|under \d\d|over \d\d)",
+        ),
+        Steering,
+    ),
+    // Source of income, where state and local law protects it.
+    Rule {
+        lawful_context: &["welcome", "accept"],
+        ..audience(
+            r"(on|receiving|collecting|with) (welfare|ssi|ssdi|disability( income| benefits)?|public assistance|government assistance|food stamps|unemployment)|(welfare|ssi|ssdi|subsidi[sz]ed|program|voucher|section[- ]8|public assistance|government assistance) (recipients|participants|holders|tenants|renters|applicants|crowd|types|people|families|element)|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|ssi|ssdi|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)",
+            Steering,
+        )
+    },
+    // Age by decade or generation.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"in (their|your|his|her) (early |mid |late |mid-|early-|late-)?(teens|twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties|20s|30s|40s|50s|60s|70s|80s|90s)|(you're|you are|they're|they are|if|unless) (under|over|younger than|older than) \d\d|recent (college )?grads?|college grads?|young at heart|pre-?teens|tweens|adolescents|minors|juveniles|zoomers|generation [xyz]",
+            Age,
+        )
+    },
+    // Sex and marital status framed by sex.
+    audience(
+        r"mr\.? (and|&) mrs|(biological|birth) (sex|gender|males?|females?)|the gender (listed|on|assigned|shown)|gender (listed|assigned|on (their|your) (id|birth))|divorc(ee|ees|ée|ées)|divorced (women|men|moms|dads|mothers|fathers|people)|widows?|widowers?|spinsters?|housewife|housewives|unwed (mothers?|moms?|parents?)",
+        Sex,
+    ),
+    // Disability named by condition, and refused accommodations.
+    audience(
+        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|(includes?|including|even|also) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) health|in good health|wheel chairs?|dementia|alzheimer'?s|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)",
+        Disability,
+    ),
+    // Children by nickname.
+    audience(r"rugrats|ankle[- ]biters|crumb[- ]?snatchers|munchkins|tots|kiddies|little rascals", FamilialStatus),
+    // Neighbourhood make-up in code.
+    audience(
+        r"urban (element|crowd|types|youth)|inner[- ]city (types|crowd|element|kids|people|folks)|(wrong|other) side of the tracks|(different|wrong|rough|sketchy|undesirable|unsavou?ry|bad|certain|ghetto) (crowd|element|elements|types|clientele|sorts)|undesirables|riff[- ]?raff|thugs|hoodlums|gangbangers|ghetto|before (the|this) (neighbou?rhood|area|block|street|town) changes|(neighbou?rhood|area|block) (is )?(changing|turning)|changing demographics",
+        Steering,
+    ),
+    // Refusals and preferences whatever the class.
+    unless_lawful(
+        r"need not apply|needn't apply|should not apply|(please )?(do not|don't) (bother )?(applying|apply)",
+        Steering,
+    ),
+    unless_lawful(
+        r"((will|would|do|does|did|can|shall)( not|n't)|cannot|never|refuses? to) (rent|sell|lease|show|consider|accept)( (it|this|the) (unit|home|house|apartment|property|place|room|space))? to|not rented to",
+        Steering,
+    ),
+    unless_lawful(r"(look|search|go) elsewhere|keep looking|not (a good|the right|an ideal|a great|a) fit", Steering),
+    Rule {
+        unless_next: &[
+            "lender",
+            "lenders",
+            "vendor",
+            "vendors",
+            "builder",
+            "escrow",
+            "title",
+            "closing",
+            "contractor",
+            "partner",
+            "provider",
+            "pricing",
+            "terms",
+            "date",
+            "dates",
+            "location",
+            "access",
+            "parking",
+            "seating",
+            "rate",
+            "rates",
+            "method",
+            "status",
+            "customer",
+            "school",
+            "schools",
+            "floor",
+            "plan",
+            "layout",
+            "side",
+            "view",
+        ],
+        ..unless_lawful(r"(are |is )?(strongly |highly )?(preferred|prefered)", Steering)
+    },
+    unless_lawful(
+        r"(you'll|you will|you'd|you would|you) (fit|blend) (right )?in|stand out( here)? if you|feel (right )?at home (here )?(if|among|with)",
+        Steering,
+    ),
+];

@@ -1,0 +1,95 @@
+//! Sentence and word handling for the rewrites: the sentence around a match, the proper name
+//! after a landmark, articles and capitals.
+
+/// The byte range of the sentence holding `range`, with the space after it.
+pub(super) fn sentence_around(text: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let ends: Vec<usize> = text.char_indices().filter(|&(i, c)| is_sentence_end(text, i, c)).map(|(i, _)| i).collect();
+    let start = ends.iter().rev().find(|&&i| i < range.start).map_or(0, |&i| i + 1);
+    // The sentence starts after the space that follows the previous one.
+    let start = start + text[start..range.start].len() - text[start..range.start].trim_start().len();
+    let end = ends.iter().find(|&&i| i >= range.end).map_or(text.len(), |&i| i + 1);
+    let end = end + text[end..].len() - text[end..].trim_start().len();
+    start..end
+}
+
+/// Whether the `c` at byte `i` ends a sentence: "!", "?", ";" or a line break, or a full stop
+/// before a space or the end that is not an abbreviation's ("St.") or a decimal point ("2.5").
+fn is_sentence_end(text: &str, i: usize, c: char) -> bool {
+    match c {
+        '!' | '?' | ';' | '\n' => true,
+        '.' => {
+            let after = text[i + 1..].chars().next();
+            after.is_none_or(char::is_whitespace) && !super::super::captions::ends_with_abbreviation(&text[..=i])
+        }
+        _ => false,
+    }
+}
+
+/// The length of the capitalised words at the start of `rest` (" Beth El" in " Beth El and the
+/// beach").
+pub(super) fn proper_name_after(rest: &str) -> usize {
+    let words: Vec<(usize, &str)> = rest
+        .split(' ')
+        .scan(0, |position, word| {
+            let start = *position;
+            *position += word.len() + 1;
+            Some((start, word))
+        })
+        .filter(|(_, w)| !w.is_empty())
+        .collect();
+    let capitalised = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
+    let mut end = 0;
+    for (i, &(start, word)) in words.iter().enumerate() {
+        // "Church of St. Paul": "of" joins a name that goes on.
+        if word == "of" && words.get(i + 1).is_some_and(|(_, next)| capitalised(next)) {
+            continue;
+        }
+        let bare = word.trim_end_matches([',', '.', ';', '!', '?', ')']);
+        if !capitalised(bare) {
+            break;
+        }
+        end = start + bare.len();
+        let abbreviation = matches!(word, "St." | "Mt." | "Ft.");
+        if bare.len() != word.len() && !abbreviation {
+            break;
+        }
+        if abbreviation {
+            end = start + word.len();
+        }
+    }
+    end
+}
+
+/// Makes the article before `range` agree with `replacement` ("a safe" -> "an established");
+/// returns the range shifted by any change.
+pub(super) fn fix_article(
+    text: &mut String,
+    range: std::ops::Range<usize>,
+    replacement: &str,
+) -> std::ops::Range<usize> {
+    let vowel = replacement.chars().next().is_some_and(|c| "aeiouAEIOU".contains(c));
+    let before = text[..range.start].trim_end();
+    let word_start = before.char_indices().rev().find(|(_, c)| !c.is_alphabetic()).map_or(0, |(i, c)| i + c.len_utf8());
+    let article = &before[word_start..];
+    let fixed = match (article, vowel) {
+        ("a", true) => "an",
+        ("A", true) => "An",
+        ("an", false) => "a",
+        ("An", false) => "A",
+        _ => return range,
+    };
+    let shift = fixed.len() as isize - article.len() as isize;
+    text.replace_range(word_start..word_start + article.len(), fixed);
+    let move_by = |i: usize| (i as isize + shift) as usize;
+    move_by(range.start)..move_by(range.end)
+}
+
+/// `replacement` with its first letter capitalised when `original`'s was.
+pub(super) fn match_case(original: &str, replacement: &str) -> String {
+    if original.chars().next().is_some_and(char::is_uppercase) {
+        let mut chars = replacement.chars();
+        chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+    } else {
+        replacement.to_string()
+    }
+}
