@@ -35,7 +35,7 @@ pub fn run() -> Result<()> {
     };
     let dir = root.join("target/bench-images");
     std::fs::create_dir_all(&dir)?;
-    let source = root.join("crates/media/tests/photos/heldout/pavilion.jpg");
+    let source = root.join("crates/media/tests/photos/tuning/pavilion.jpg");
     // A 3 MP and a 12 MP camera-sized JPEG made from a real photo (enlarged, then given back
     // its grain so the encoders see photo-like detail).
     let small = dir.join("in-3mp.jpg");

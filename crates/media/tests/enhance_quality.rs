@@ -21,11 +21,16 @@ const PHOTOS: [&str; 4] = ["coffee.jpg", "rocket.jpg", "chelsea.jpg", "astronaut
 const MIN_IMPROVEMENT: f64 = 0.25;
 /// Enhancing an original may move it by at most this mean CIEDE2000 (the prototype's worst: 1.9).
 const MAX_ORIGINAL_CHANGE: f64 = 3.5;
-/// Held-out bounds: the figures measured on the held-out photos (see the test), rounded up.
-const MAX_HELD_OUT_OVERALL: f64 = 0.75;
-const MAX_HELD_OUT_KIND: f64 = 1.05;
-const MAX_HELD_OUT_WORSE: usize = 30;
-const MAX_HELD_OUT_MOVE: f64 = 14.0;
+/// Tuning bounds: the figures measured on the tuning photos (see the test), rounded up.
+const MAX_TUNING_OVERALL: f64 = 0.68;
+const MAX_TUNING_KIND: f64 = 0.87;
+const MAX_TUNING_WORSE: usize = 23;
+const MAX_TUNING_MOVE: f64 = 10.6;
+/// Held-out bounds: the figures of the one run on the held-out photos, rounded up.
+const MAX_HELD_OUT_OVERALL: f64 = 0.62;
+const MAX_HELD_OUT_KIND: f64 = 0.90;
+const MAX_HELD_OUT_WORSE: usize = 20;
+const MAX_HELD_OUT_MOVE: f64 = 8.5;
 /// "bright and warm" must raise mean L* and mean b* (yellow-blue) by at least this much.
 const MIN_STYLE_SHIFT: f64 = 1.0;
 
@@ -283,9 +288,9 @@ fn straighten_leaves_photos_without_dominant_verticals_alone() {
     }
 }
 
-/// The held-out photos (`photos/heldout/`, see `photos/README.md`): never looked at while the
-/// enhancement was tuned.
-const HELD_OUT: [&str; 15] = [
+/// The tuning photos (`photos/tuning/`, see `photos/README.md`): held out until the enhancement's
+/// fourth version had been measured on them, then looked at while its fifth was made.
+const TUNING: [&str; 15] = [
     "wine_room.jpg",
     "brushes.jpg",
     "pavilion.jpg",
@@ -303,25 +308,52 @@ const HELD_OUT: [&str; 15] = [
     "forest_stream.jpg",
 ];
 
-/// Measured on the held-out photos, every degradation: the table of mean CIEDE2000 before and
-/// after, by kind, and how far an undegraded photo moves. The bounds are the figures of the
-/// current enhancement (docs/media.md), so a change that does worse fails; they are looser
-/// than the goal the figures are reported against (0.6x overall, 0.8x per kind, no photo made
-/// worse, an undegraded photo moved by at most 3).
-#[test]
-fn held_out_photos_are_measured() {
+/// The held-out photos (`photos/heldout/`, see `photos/README.md`): gathered by someone who had
+/// not seen the enhancement, never looked at while it was tuned, measured once on its fifth
+/// version.
+const HELD_OUT: [&str; 17] = [
+    "brick_house_lawn.jpg",
+    "chateau_lawn_sky.jpg",
+    "palace_by_lake.jpg",
+    "chateau_garden.jpg",
+    "castle_reflection.jpg",
+    "lighthouse_tower.jpg",
+    "hillside_village.jpg",
+    "walled_town.jpg",
+    "green_hills_sky.jpg",
+    "pasture_sheep.jpg",
+    "island_abbey.jpg",
+    "foggy_meadow_hills.jpg",
+    "sunset_clouds_hills.jpg",
+    "gateway_dusk.jpg",
+    "fort_aerial.jpg",
+    "city_from_summit.jpg",
+    "canyon_overlook.jpg",
+];
+
+/// What one set of photos gives, every degradation: mean CIEDE2000 before and after by kind, the
+/// photos made worse and how far an undegraded photo moves.
+struct SetFigures {
+    overall: f64,
+    worst_kind: f64,
+    made_worse: usize,
+    most_moved: f64,
+}
+
+/// Measures `photos` (in `folder`), printing the table and writing contact sheets.
+fn measure_set(set: &str, folder: &str, photos: &[&str]) -> SetFigures {
     let mut by_kind = vec![(0.0f64, 0.0f64); Degradation::ALL.len()];
     let mut made_worse = Vec::new();
     let mut most_moved = (String::new(), 0.0f64);
-    for name in HELD_OUT {
-        let original = load(&format!("heldout/{name}"));
+    for name in photos {
+        let original = load(&format!("{folder}/{name}"));
         let reference = lab_pixels(&original);
         let moved = mean_delta_e(&reference, &enhance(&original, ""));
         if moved > most_moved.1 {
             most_moved = (name.to_string(), moved);
         }
         let mut sheet = Vec::new();
-        let mut row = format!("{name:<18} none {moved:5.2}");
+        let mut row = format!("{name:<22} none {moved:5.2}");
         for (k, degradation) in Degradation::ALL.iter().enumerate() {
             let degraded = degradation.apply(&original);
             let before = mean_delta_e(&reference, &degraded);
@@ -336,14 +368,14 @@ fn held_out_photos_are_measured() {
             sheet.push([degraded, enhanced, original.clone()]);
         }
         println!("{row}");
-        save_sheet(&format!("heldout-{name}"), &sheet);
+        save_sheet(&format!("{folder}-{name}"), &sheet);
     }
     let (mut before_all, mut after_all) = (0.0, 0.0);
     let mut worst_kind = 0.0f64;
     for (degradation, (before, after)) in Degradation::ALL.iter().zip(&by_kind) {
-        let n = HELD_OUT.len() as f64;
+        let n = photos.len() as f64;
         println!(
-            "held-out {:<12} mean dE00 {:5.2} -> {:5.2} ({:.2}x)",
+            "{set} {:<12} mean dE00 {:5.2} -> {:5.2} ({:.2}x)",
             degradation.name(),
             before / n,
             after / n,
@@ -354,14 +386,34 @@ fn held_out_photos_are_measured() {
         worst_kind = worst_kind.max(after / before);
     }
     let overall = after_all / before_all;
-    println!("held-out all kinds    {overall:.2}x; worst kind {worst_kind:.2}x");
-    println!("held-out made worse: {} of {}", made_worse.len(), HELD_OUT.len() * Degradation::ALL.len());
+    println!("{set} all kinds    {overall:.2}x; worst kind {worst_kind:.2}x");
+    println!("{set} made worse: {} of {}", made_worse.len(), photos.len() * Degradation::ALL.len());
     for case in &made_worse {
         println!("  worse: {case}");
     }
-    println!("held-out undegraded photo moved at most {:.2} ({})", most_moved.1, most_moved.0);
-    assert!(overall <= MAX_HELD_OUT_OVERALL, "overall {overall:.2}x");
-    assert!(worst_kind <= MAX_HELD_OUT_KIND, "worst kind {worst_kind:.2}x");
-    assert!(made_worse.len() <= MAX_HELD_OUT_WORSE, "{made_worse:?}");
-    assert!(most_moved.1 <= MAX_HELD_OUT_MOVE, "{most_moved:?}");
+    println!("{set} undegraded photo moved at most {:.2} ({})", most_moved.1, most_moved.0);
+    SetFigures { overall, worst_kind, made_worse: made_worse.len(), most_moved: most_moved.1 }
+}
+
+/// The tuning photos: the bounds are the figures of the current enhancement (docs/recipes.md),
+/// so a change that does worse fails.
+#[test]
+fn tuning_photos_are_measured() {
+    let figures = measure_set("tuning", "tuning", &TUNING);
+    assert!(figures.overall <= MAX_TUNING_OVERALL, "overall {:.2}x", figures.overall);
+    assert!(figures.worst_kind <= MAX_TUNING_KIND, "worst kind {:.2}x", figures.worst_kind);
+    assert!(figures.made_worse <= MAX_TUNING_WORSE, "{} made worse", figures.made_worse);
+    assert!(figures.most_moved <= MAX_TUNING_MOVE, "moved {:.2}", figures.most_moved);
+}
+
+/// The held-out photos, every degradation. The bounds are the figures of the one run on them
+/// (docs/recipes.md), looser than the goal they are reported against (0.6x overall, 0.8x per
+/// kind, no photo made worse, an undegraded photo moved by at most 3).
+#[test]
+fn held_out_photos_are_measured() {
+    let figures = measure_set("held-out", "heldout", &HELD_OUT);
+    assert!(figures.overall <= MAX_HELD_OUT_OVERALL, "overall {:.2}x", figures.overall);
+    assert!(figures.worst_kind <= MAX_HELD_OUT_KIND, "worst kind {:.2}x", figures.worst_kind);
+    assert!(figures.made_worse <= MAX_HELD_OUT_WORSE, "{} made worse", figures.made_worse);
+    assert!(figures.most_moved <= MAX_HELD_OUT_MOVE, "moved {:.2}", figures.most_moved);
 }

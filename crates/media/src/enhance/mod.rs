@@ -71,6 +71,12 @@ const GREEN_TOLERANCE: f32 = 0.12;
 const TINT_CORRECTION: f32 = 0.3;
 /// Largest correction on either axis, in natural-log units (a gain of about 1.57).
 const MAX_LOG_CORRECTION: f32 = 0.45;
+/// Green-magenta tint of an estimate up to which it reads as the light's, and from which it
+/// reads as the scene's own colour (a field of green leaves, a purple dusk sky, a colour grade);
+/// between the two the whole correction fades out. Lights lie near the warm-cool axis: lamps,
+/// shade and daylight differ in warmth, and even fluorescent green is a small tint.
+const CAST_PLAUSIBLE_TINT: f32 = 0.3;
+const CAST_IMPLAUSIBLE_TINT: f32 = 0.5;
 
 /// Percentiles of the darkest and brightest channel that define the black and white levels.
 const BLACK_PERCENTILE: f64 = 0.005;
@@ -148,6 +154,19 @@ const TWILIGHT_WORDS: &[&str] = &["twilight", "dusk"];
 const STRAIGHTEN_WORDS: &[&str] = &["straighten", "straightened", "vertical", "verticals"];
 /// A style word right after one of these asks for the opposite style ("less contrast").
 const NEGATIONS: &[&str] = &["less", "lower", "reduce", "no", "not", "without"];
+
+/// How far a photo's levels may sit from a healthy one's before it reads as needing work: its
+/// darkest channel's floor above black (haze, a flat profile), its brightest channel's ceiling
+/// below white (dull), its median away from the key (exposure), and a cast beyond the tolerance.
+/// At these distances the default finishing is applied in full; a photo inside all of them gets
+/// a share of it in proportion, so one that needs nothing is barely touched.
+const NEED_BLACK_FLOOR: f32 = 0.10;
+const NEED_WHITE_CEILING: f32 = 0.15;
+const NEED_KEY_DISTANCE: f32 = 0.15;
+const NEED_CAST: f32 = 0.10;
+/// Levels healthy photos reach: a floor this close to black, a ceiling this close to white.
+const HEALTHY_BLACK: f32 = 0.03;
+const HEALTHY_WHITE: f32 = 0.92;
 
 /// Every adjustment chosen for one photo: a manifest callers can log or return
 /// so it is clear why the output looks the way it does.
@@ -264,6 +283,12 @@ impl Intent {
             previous = word;
         }
         intent
+    }
+
+    /// No style asked for: the finishing is the default one, scaled by how much the photo needs.
+    fn is_plain(&self) -> bool {
+        !(self.bright || self.moody || self.vivid || self.natural || self.warm || self.cool)
+            && !(self.contrast || self.soft || self.twilight)
     }
 
     // Contradictory requests cancel out rather than letting word order decide.
@@ -480,6 +505,10 @@ fn plan_rgb(rgb: &RgbImage, intent: &Intent, rotation: f32) -> Plan {
     let key = median_luma(&small, |p| {
         lookup(&balanced, p).map(|v| srgb_encode(srgb_decode(level(v, black_point)) * exposure))
     });
+    // With no style asked for, a photo that already looks right gets little finishing: a
+    // listing photographer does not re-grade a good photo.
+    let original_key = median_luma(&small, |p| p.map(|v| f32::from(v) / 255.0));
+    let finishing = if intent.is_plain() { need(black, white, original_key, intent.key_target(), cast) } else { 1.0 };
 
     let adjustments = Adjustments {
         verticals_rotation_degrees: rotation,
@@ -490,14 +519,25 @@ fn plan_rgb(rgb: &RgbImage, intent: &Intent, rotation: f32) -> Plan {
         black_point,
         exposure_ev,
         shadow_lift: intent.shadow_lift(key),
-        midtone_contrast: intent.midtone_contrast(),
-        local_contrast: intent.local_contrast(),
-        saturation: intent.saturation(),
+        midtone_contrast: finishing * intent.midtone_contrast(),
+        local_contrast: finishing * intent.local_contrast(),
+        saturation: finishing * intent.saturation(),
         warmth: intent.warmth(),
         twilight: intent.twilight(),
-        sharpen_amount: SHARPEN_AMOUNT,
+        sharpen_amount: finishing * SHARPEN_AMOUNT,
     };
     Plan { adjustments, small }
+}
+
+/// How much a photo needs correcting, 0 (its levels, exposure and colour look right) to 1, from
+/// its darkest channel's floor `black`, brightest channel's ceiling `white` (both after white
+/// balance), its median display luma `key` against the `target`, and the estimated `cast`.
+fn need(black: f32, white: f32, key: f32, target: f32, cast: Option<Cast>) -> f32 {
+    let hazy = (black - HEALTHY_BLACK) / NEED_BLACK_FLOOR;
+    let dull = (HEALTHY_WHITE - white) / NEED_WHITE_CEILING;
+    let exposure = (key - target).abs() / NEED_KEY_DISTANCE;
+    let cast = cast.map_or(0.0, |c| (c.warmth.abs() - WARM_TOLERANCE).max(0.0) * c.confidence / NEED_CAST);
+    hazy.max(dull).max(exposure).max(cast).clamp(0.0, 1.0)
 }
 
 /// Downsamples with a triangle filter (averaging, so noise does not skew the
@@ -597,6 +637,14 @@ struct Cast {
     confidence: f32,
 }
 
+impl Cast {
+    /// 1 for a cast a light gives, fading to 0 for one only a scene's own colour gives.
+    fn plausibility(&self) -> f32 {
+        let excess = (self.tint.abs() - CAST_PLAUSIBLE_TINT) / (CAST_IMPLAUSIBLE_TINT - CAST_PLAUSIBLE_TINT);
+        1.0 - excess.clamp(0.0, 1.0)
+    }
+}
+
 /// Gray-edge illuminant estimate: the Minkowski mean of per-channel gradient
 /// magnitudes in linear light.
 ///
@@ -660,7 +708,8 @@ fn white_balance_gains(cast: &Cast, intent: &Intent) -> [f32; 3] {
     };
     let tint_tolerance = if cast.tint > 0.0 { MAGENTA_TOLERANCE } else { GREEN_TOLERANCE };
     let tint = dead_zone(cast.tint, tint_tolerance, TINT_CORRECTION);
-    let (warmth, tint) = (warmth * cast.confidence, tint * cast.confidence);
+    let trust = cast.confidence * cast.plausibility();
+    let (warmth, tint) = (warmth * trust, tint * trust);
     let gains = [(-(warmth + tint)).exp(), 1.0, (warmth - tint).exp()];
     let norm = luma(gains);
     gains.map(|g| g / norm)
