@@ -373,6 +373,17 @@ macro_rules! ability {
     };
 }
 
+/// One or more words of a class joined by "or", "and", "/" or commas, then a word for people
+/// ("Black or Hispanic applicants"); `between` may stand before the people ("Spanish speaking").
+macro_rules! class_then_people {
+    ($class:ident) => {
+        class_then_people!($class, "")
+    };
+    ($class:ident, $between:literal) => {
+        concat!($class!(), r"((,| or| and| and/or| &|/) ", $class!(), r")*[- ]", $between, people!())
+    };
+}
+
 /// Words that, right after "<class> family" and the like, name a thing, not people ("an Italian
 /// family restaurant", "a Korean community center").
 const NAMED_THINGS: &[&str] = &[
@@ -470,18 +481,12 @@ const LAWFUL_SCREENING: &[&str] = &[
 /// gives away ("... need not apply", "X preferred", "you'll fit right in"), and the codes for
 /// income and neighbourhood make-up.
 pub(super) const DESCRIBED: &[Rule] = &[
-    described(concat!(race!(), r"((,| or| and| and/or| &|/) ", race!(), r")*[- ]", people!()), RaceOrNationalOrigin),
-    described(
-        concat!(origin!(), r"((,| or| and| and/or| &|/) ", origin!(), r")*[- ](speaking )?", people!()),
-        RaceOrNationalOrigin,
-    ),
-    described(concat!(faith!(), r"((,| or| and| and/or| &|/) ", faith!(), r")*[- ]", people!()), Religion),
-    Rule {
-        lawful_context: OLDER_PERSONS_HOUSING,
-        ..described(concat!(age!(), r"((,| or| and| and/or| &|/) ", age!(), r")*[- ]", people!()), Age)
-    },
-    described(concat!(sex!(), r"((,| or| and| and/or| &|/) ", sex!(), r")*[- ]", people!()), Sex),
-    described(concat!(ability!(), r"((,| or| and| and/or| &|/) ", ability!(), r")*[- ]", people!()), Disability),
+    described(class_then_people!(race), RaceOrNationalOrigin),
+    described(class_then_people!(origin, "(speaking )?"), RaceOrNationalOrigin),
+    described(class_then_people!(faith), Religion),
+    Rule { lawful_context: OLDER_PERSONS_HOUSING, ..described(class_then_people!(age), Age) },
+    described(class_then_people!(sex), Sex),
+    described(class_then_people!(ability), Disability),
     // People named by nationality or descent.
     audience(
         r"mexicans|puerto ricans|cubans|dominicans|haitians|jamaicans|africans|nigerians|somalis|ethiopians|arabs|pakistanis|indians|koreans|filipinos|italians|poles|germans|russians|ukrainians|greeks|europeans|canadians|brits|gypsies|gringos|(speak|speaks|speaking) (proper|good|perfect|fluent|native|unaccented|american|real) english|english (as a )?(first|native|primary|only) language|(no|without) (an? )?(foreign )?accents?|(illegal|legal) (aliens?|immigrants?|status)|aliens|(born|raised) (here|in (the )?(us|u\.s\.|usa|states|america|this country))|foreign nationals",
