@@ -64,15 +64,28 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     }
                     let capitalised =
                         |word: Option<&str>| word.and_then(|w| w.chars().next()).is_some_and(char::is_uppercase);
+                    let word_before = before.split_whitespace().last().unwrap_or("");
+                    if c.rule.unless_before.contains(&word_before) {
+                        return false;
+                    }
+                    if c.rule.at_phrase_end && !ends_a_phrase(rest) {
+                        return false;
+                    }
+                    // "St. Anne's Catholic Church": a building named by the words before it.
+                    let name_before = capitalised(Some(m.as_str()))
+                        && text[..m.start()].split_whitespace().last().is_some_and(|w| {
+                            w.chars().next().is_some_and(char::is_uppercase) && !w.ends_with(['.', '!', '?'])
+                        });
                     let mut following = rest.split_whitespace();
                     let (first, second) = (following.next(), following.next());
                     let named = capitalised(Some(m.as_str())) && capitalised(first);
                     // "Children's Hospital", "the Islamic Center of Riverside", "Jewish Community
                     // Center": an institution's proper name.
-                    let institution = named && (possessive || names_an_institution(rest));
+                    let institution = capitalised(Some(m.as_str()))
+                        && ((possessive && capitalised(first)) || names_an_institution(rest));
                     // "Temple Beth Shalom", "the church on Main Street": a landmark, not a draw.
-                    let landmark =
-                        c.rule.landmark && (named || (matches!(first, Some("on" | "at")) && capitalised(second)));
+                    let landmark = c.rule.landmark
+                        && (named || name_before || (matches!(first, Some("on" | "at")) && capitalised(second)));
                     if institution || landmark {
                         return false;
                     }
@@ -110,14 +123,46 @@ const INSTITUTIONS: &[&str] = &[
     "cemetery",
     "chamber",
     "foundation",
+    "church",
+    "cathedral",
+    "chapel",
+    "temple",
+    "synagogue",
+    "mosque",
+    "parish",
+    "abbey",
+    "monastery",
 ];
 
-/// Whether the capitalised words at the start of `rest` (three at most) end in an institution.
+/// Words that join the parts of a proper name ("Boys and Girls Club", "Church of St. Paul").
+const NAME_JOINERS: &[&str] = &["and", "&", "of", "for", "the"];
+
+/// Whether `rest` starts with a capitalised name (joined by "and", "of" ..., four words at most)
+/// that ends in an institution.
 fn names_an_institution(rest: &str) -> bool {
-    rest.split_whitespace()
-        .take(3)
-        .take_while(|w| w.chars().next().is_some_and(char::is_uppercase))
+    let mut words = rest.split_whitespace().take(4).peekable();
+    let starts_a_name = |w: &&str| w.chars().next().is_some_and(char::is_uppercase) || NAME_JOINERS.contains(w);
+    if !words.peek().is_some_and(starts_a_name) {
+        return false;
+    }
+    words
+        .take_while(starts_a_name)
         .any(|w| INSTITUTIONS.contains(&w.trim_end_matches([',', ';', ':', '.', ')']).to_lowercase().as_str()))
+}
+
+/// Words after which a phrase has ended ("another Korean who ...", "a Muslim and ...").
+const PHRASE_ENDERS: &[&str] = &[
+    "and", "or", "who", "that", "with", "like", "as", "to", "from", "in", "on", "at", "for", "but", "is", "are",
+    "would", "will", "only", "please",
+];
+
+/// Whether a phrase ends where `rest` starts: punctuation, the end of the text, or a word that
+/// begins a new phrase.
+fn ends_a_phrase(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    rest.is_empty()
+        || rest.starts_with([',', '.', ';', ':', '!', '?', ')', '\u{2014}', '-'])
+        || rest.split_whitespace().next().is_some_and(|w| PHRASE_ENDERS.contains(&w.to_lowercase().as_str()))
 }
 
 /// Whether the sentence holding `range` says something lawful that makes `rule`'s match ordinary.

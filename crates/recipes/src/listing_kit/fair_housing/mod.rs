@@ -198,6 +198,14 @@ mod tests {
         ("No-animal policy, and that includes service dogs.", Disability),
         ("No childern under 12.", FamilialStatus),
         ("Tenants on welfare will not be considered.", Steering),
+        ("The owner would rather rent to another Italian.", RaceOrNationalOrigin),
+        ("Occupants must be between 30 and 50.", Age),
+        ("Maximum of one child per unit.", FamilialStatus),
+        ("No strollers in the hallway.", FamilialStatus),
+        ("Wheelchairs will scuff the new floors.", Disability),
+        ("Accommodation requests will not be considered.", Disability),
+        ("The landlord is more comfortable renting to locals.", Steering),
+        ("Tenants who wear a hijab may feel out of place.", Religion),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -242,6 +250,14 @@ mod tests {
         "Steps to the French Quarter.",
         "The owner retires next year.",
         "Section 8 vouchers welcome.",
+        "About a mile from St. Anne's Catholic Church and the courthouse.",
+        "Across from the Boys and Girls Club.",
+        "Victorian painted lady with a turret.",
+        "Former church converted into lofts.",
+        "Detached garage with a man door.",
+        "Seller is expecting multiple offers.",
+        "Curry Road frontage.",
+        "Tenant must be at least 18 to sign the lease.",
     ];
 
     #[test]

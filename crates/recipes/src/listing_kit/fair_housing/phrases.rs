@@ -36,6 +36,12 @@ pub(super) struct Rule {
     /// preference about smoking or pets, not people ("Nonsmokers preferred"); an age rule inside
     /// a housing-for-older-persons community ("a 55-and-older community").
     pub(super) lawful_context: &'static [&'static str],
+    /// Words that, right before the match, make it ordinary language ("a painted lady" is a
+    /// Victorian house, "a former church" a building).
+    pub(super) unless_before: &'static [&'static str],
+    /// The match counts only where a phrase ends after it (a comma, a full stop, "and", "who"):
+    /// "renting to another Korean." names a person, "another Korean restaurant" does not.
+    pub(super) at_phrase_end: bool,
 }
 
 const fn rule(pattern: &'static str, category: Category, action: Action) -> Rule {
@@ -49,6 +55,8 @@ const fn rule(pattern: &'static str, category: Category, action: Action) -> Rule
         whole_word: false,
         landmark: false,
         lawful_context: &[],
+        unless_before: &[],
+        at_phrase_end: false,
     }
 }
 
@@ -221,6 +229,8 @@ const PROPERTY_WORDS: &[&str] = &[
     "park",
     "pool",
     "walk",
+    "farm",
+    "door",
     "access",
     "accessible",
     "kitchen",
@@ -259,7 +269,7 @@ const fn audience(pattern: &'static str, category: Category) -> Rule {
 /// The audience words, by category.
 pub(super) const AUDIENCE: &[Rule] = &[
     audience(
-        r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|(pregnant|expecting|expectant)( (women|mothers|parents|couples?|tenants))?|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
+        r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
         FamilialStatus,
     ),
     // A "senior center" is a place; so are a "senior home" and a "retirement community club".
@@ -283,12 +293,15 @@ pub(super) const AUDIENCE: &[Rule] = &[
         r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|[a-z]+ (descent|ancestry|extraction)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
         RaceOrNationalOrigin,
     ),
+    Rule {
+        unless_before: &["painted"],
+        ..audience(
+            r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
+            Sex,
+        )
+    },
     audience(
-        r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
-        Sex,
-    ),
-    audience(
-        r"(right|better|good|certain|our|your) (kind|sort|type|crowd) of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
+        r"(right|better|good|certain|our|your|same|different|other|that|those|these) (kind|sort|type|crowd)s? of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
         Steering,
     ),
     // Places of worship named as a draw ("close to several Baptist churches", "a Korean church next
@@ -297,6 +310,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
         unless_next: PLACE_NAMES,
         whole_word: true,
         landmark: true,
+        unless_before: &["former", "converted", "old", "historic", "renovated", "restored", "deconsecrated"],
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
     },
 ];
@@ -495,7 +509,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // Neighbours described by their make-up: "the residents here are all pale and blond".
     audience(
         concat!(
-            r"(neighbou?rs|residents|everyone|everybody|people|folks|families|tenants|owners|homeowners|neighbou?rhood|community|block|street|building|area|town) (here |around here |nearby |on (the|this) (block|street) )?(are|is) (all|mostly|predominantly|largely|primarily|mainly|overwhelmingly|entirely|very|almost all|nearly all|exclusively) (",
+            r"(neighbou?rs|residents|everyone|everybody|people|folks|families|tenants|owners|homeowners|neighbou?rhood|community|block|street|building|area|town|schools?|district|classrooms|congregation) (here |around here |nearby |on (the|this) (block|street) )?(are|is) (all|mostly|predominantly|largely|primarily|mainly|overwhelmingly|entirely|very|almost all|nearly all|exclusively) (",
             race!(),
             "|",
             origin!(),
@@ -569,6 +583,58 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Steering,
     ),
     unless_lawful(r"(look|search|go) elsewhere|keep looking|not (a good|the right|an ideal|a great|a) fit", Steering),
+    // A person named by a class word alone: "renting to another Korean", "a Muslim".
+    Rule {
+        at_phrase_end: true,
+        ..audience(
+            concat!(r"(a|an|another|other|fellow|no|any|more|fewer) (", race!(), "|", origin!(), "|", faith!(), ")"),
+            RaceOrNationalOrigin,
+        )
+    },
+    // Religion by dress, observance left out.
+    audience(
+        r"hijabs?|headscarf|headscarves|turbans?|yarmulkes?|kippahs?|burqas?|niqabs?|(don't|do not|doesn't|does not|won't|will not|who don't) celebrate|prayer (mats?|rugs?)",
+        Religion,
+    ),
+    // Ages as numbers in a rule (a lease signer's 18 or 21 is not one).
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(no|not) (older|younger) than \d\d|(must be|be|aged?|ages?|between the ages of) (between|under|over|at least|at most|no more than)? ?([2-9]\d) (and|to|or) (\d\d|older|younger|over|under)|must be (under|over|younger than|older than) [2-9]\d",
+            Age,
+        )
+    },
+    // A limit on children, and what children need.
+    audience(
+        r"(one|two|1|2|single|no more than (one|two|1|2))[- ]child(ren)?|child limit|limit of (one|two|1|2) (child|children|kids?)|(max|maximum|limit|up to|no more than|only) (of )?(one|1|two|2) (child|children|kids?)|(no|not|never|without) (room for )?(strollers?|cribs?|car seats?|high ?chairs?|bassinets?|playpens?)",
+        FamilialStatus,
+    ),
+    // National origin by cooking, music and names ("Curry Road" is a street).
+    Rule {
+        unless_next: PLACE_NAMES,
+        ..audience(
+            r"(strong|ethnic|foreign|spicy|pungent) (cooking|food)( smells| odou?rs)?|cooking (smells|odou?rs)|curry|(ethnic|foreign|mariachi|reggaeton|rap|hip[- ]hop) music|(american|english|anglo|normal)[- ]sounding names?|names? (that are )?(hard|difficult) to pronounce",
+            RaceOrNationalOrigin,
+        )
+    },
+    // Disability by equipment.
+    audience(
+        r"(wheelchairs?|walkers?|scooters?|oxygen tanks?) (may |will |could |would |can )?(scuff|scratch|damage|mark|ruin)|oxygen (tanks?|concentrators?)|hospital beds?|medical (equipment|devices?)|mobility scooters?",
+        Disability,
+    ),
+    // Whom the landlord is comfortable with.
+    audience(
+        r"(more|most) comfortable (renting|selling|leasing)|comfortable with (people|tenants|folks|families|someone|those|anyone) (like|who|of|from)",
+        Steering,
+    ),
+    audience(
+        r"(accommodation|modification)s? requests? (will not|won't|are not|aren't|cannot|can't|will never) (be )?(considered|accepted|granted|honou?red|allowed|approved)",
+        Disability,
+    ),
+    audience(
+        r"lily[- ]white|(good|right|wrong|other|bad|better|nice) side of (the tracks|town)|side of the tracks|(people|persons|folks|families|those|someone|anyone|tenants|neighbou?rs) (of|from) (your|their|our|his|her|a similar|the same|similar|different|other|a different) (background|culture|heritage|ethnicity|origin|kind)",
+        Steering,
+    ),
     Rule {
         unless_next: &[
             "lender",
