@@ -8,9 +8,10 @@
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
-/// The held-out corpus's figures on its one run: flagged sentences missed, clean ones changed.
-const MAX_MISSES: usize = 27;
-const MAX_FALSE_ALARMS: usize = 3;
+/// The held-out corpus's figures after the fixes that followed its one run (27 and 3 on the
+/// run itself; docs/recipes.md): flagged sentences missed, clean ones changed.
+const MAX_MISSES: usize = 26;
+const MAX_FALSE_ALARMS: usize = 1;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in

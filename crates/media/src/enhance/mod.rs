@@ -530,8 +530,9 @@ fn plan_rgb(rgb: &RgbImage, intent: &Intent, rotation: f32) -> Plan {
 }
 
 /// How much a photo needs correcting, 0 (its levels, exposure and colour look right) to 1, from
-/// its darkest channel's floor `black`, brightest channel's ceiling `white` (both after white
-/// balance), its median display luma `key` against the `target`, and the estimated `cast`.
+/// its darkest channel's floor `black` and brightest channel's ceiling `white` (both after white
+/// balance), its median display luma `key` as uploaded against the `target`, and the warmth of
+/// the estimated `cast` beyond the warm tolerance (its tint is not counted).
 fn need(black: f32, white: f32, key: f32, target: f32, cast: Option<Cast>) -> f32 {
     let hazy = (black - HEALTHY_BLACK) / NEED_BLACK_FLOOR;
     let dull = (HEALTHY_WHITE - white) / NEED_WHITE_CEILING;
@@ -832,6 +833,23 @@ fn apply_tone_and_colour(img: &mut RgbImage, plan: &Plan) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_healthy_photo_needs_nothing_and_a_flat_or_dark_one_everything() {
+        assert_eq!(need(0.0, 1.0, KEY_DEFAULT, KEY_DEFAULT, None), 0.0);
+        assert_eq!(need(0.25, 0.75, KEY_DEFAULT, KEY_DEFAULT, None), 1.0);
+        assert_eq!(need(0.0, 1.0, 0.2, KEY_DEFAULT, None), 1.0);
+        let warm = Cast { warmth: 0.2, tint: 0.0, confidence: 1.0 };
+        assert_eq!(need(0.0, 1.0, KEY_DEFAULT, KEY_DEFAULT, Some(warm)), 1.0);
+    }
+
+    #[test]
+    fn a_strongly_tinted_estimate_is_read_as_the_scene() {
+        let cast = |tint| Cast { warmth: 0.3, tint, confidence: 1.0 };
+        assert_eq!(cast(0.1).plausibility(), 1.0);
+        assert_eq!(cast(-0.6).plausibility(), 0.0);
+        assert!((cast(0.4).plausibility() - 0.5).abs() < 1e-6);
+    }
+
     use super::straighten::rotate_and_crop;
     use super::*;
     use image::Rgb;

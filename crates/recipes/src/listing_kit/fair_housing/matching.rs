@@ -92,7 +92,7 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     let next = first.unwrap_or("").to_lowercase();
                     let next = next.trim_end_matches([',', ';', ':', '!', '?', ')', '.']);
                     // "family-sized", "man-made": the start of a compound, not a word of its own.
-                    let compound = c.rule.whole_word && rest.starts_with(['-', '\u{2010}']);
+                    let compound = rest.starts_with(['-', '\u{2010}']);
                     // "a couple of cars" names a number, not a household.
                     let a_number = next == "of" && m.as_str().to_lowercase().ends_with("couple");
                     let ordinary = other_word || compound || a_number || c.rule.unless_next.contains(&next);
@@ -103,7 +103,8 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
         .min_by_key(|(range, _)| range.start)
 }
 
-/// Words that end an institution's proper name ("Islamic Center", "Jewish Community Center").
+/// Words that end the proper name of an institution or a place ("Islamic Center", "Jewish
+/// Community Center", "Quaker Hill").
 const INSTITUTIONS: &[&str] = &[
     "center",
     "centre",
@@ -132,6 +133,29 @@ const INSTITUTIONS: &[&str] = &[
     "parish",
     "abbey",
     "monastery",
+    // Places named after a word of a class ("Gay Street", "Lady Bird Lake", "Mormon Row").
+    "street",
+    "avenue",
+    "road",
+    "lane",
+    "drive",
+    "boulevard",
+    "row",
+    "county",
+    "lake",
+    "river",
+    "creek",
+    "hill",
+    "hills",
+    "gulch",
+    "bay",
+    "island",
+    "valley",
+    "park",
+    "square",
+    "bar",
+    "heights",
+    "point",
 ];
 
 /// Words that join the parts of a proper name ("Boys and Girls Club", "Church of St. Paul").
@@ -171,5 +195,15 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
         return false;
     }
     let sentence = text[sentence_around(text, range)].to_lowercase();
-    rule.lawful_context.iter().any(|context| sentence.contains(context))
+    rule.lawful_context.iter().any(|context| {
+        sentence.match_indices(context).any(|(at, _)| {
+            let before = &sentence[..at];
+            // At the start of a word ("lease", not "please"), and not refused ("won't accept").
+            let word_start = !before.ends_with(|c: char| c.is_alphanumeric());
+            let refused = before.split_whitespace().last().is_some_and(|w| {
+                matches!(w, "no" | "not" | "never" | "won't" | "don't" | "doesn't" | "can't" | "cannot")
+            });
+            word_start && !refused
+        })
+    })
 }

@@ -74,9 +74,11 @@ pub struct Policy {
 /// A misspelt class word ("childern") is read as the word it stands for; the finding then quotes
 /// the corrected spelling. A text with no finding comes back as written, typos and all.
 pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
-    let as_written = text;
     let found_before = findings.len();
-    let mut text = spelling::corrected(text).into_owned();
+    // Patterns match words one space apart; the output's whitespace is collapsed anyway.
+    let text_as_written = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let as_written = text_as_written.as_str();
+    let mut text = spelling::corrected(as_written).into_owned();
     // Each pass removes or neutralises one finding; replacements contain no listed phrase, so
     // this ends well within the bound (a text has fewer findings than words).
     let bound = text.split_whitespace().count() + 8;
@@ -94,7 +96,7 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
                 });
                 let with = compiled.rule.before_clause.filter(|_| clause_follows).unwrap_or(with);
                 let replaced = compiled.regex.replace(&matched, with).split_whitespace().collect::<Vec<_>>().join(" ");
-                let replaced = match_case(&original, &replaced);
+                let replaced = match_case(&original, &replaced, &text[..range.start]);
                 let range = fix_article(&mut text, range, &replaced);
                 findings.push(Finding {
                     category: compiled.rule.category,
@@ -126,7 +128,8 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
 
 /// Whether `text` has no finding.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
-    first_match(&spelling::corrected(text), policy).is_none()
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    first_match(&spelling::corrected(&text), policy).is_none()
 }
 
 #[cfg(test)]
@@ -304,6 +307,38 @@ mod tests {
         assert_eq!(cleaned, "Big yard.");
         let (cleaned, _) = check("Home with nice neighbors.");
         assert_eq!(cleaned, "Home with nice surroundings.");
+    }
+
+    #[test]
+    fn rewrites_stay_in_their_sentence_and_keep_its_case() {
+        let (cleaned, _) = check("Close to the park. The chapel on the grounds hosts weddings.");
+        assert_eq!(cleaned, "Close to the park.");
+        let (cleaned, _) = check("A lovely Christian home with a porch.");
+        assert_eq!(cleaned, "A lovely home with a porch.");
+        let (cleaned, findings) = check("Set in a safe\nneighborhood close to parks.");
+        assert_eq!((cleaned.as_str(), findings.len()), ("Set in an established neighborhood close to parks.", 1));
+    }
+
+    #[test]
+    fn refusals_are_read_in_every_form_and_lawful_words_only_as_words() {
+        for text in [
+            "Ideal for 40+ buyers.",
+            "Must be born in the U.S. to apply.",
+            "We won't sell to outsiders.",
+            "Please, applicants with accents need not apply.",
+            "The landlord won't accept anyone on food stamps.",
+        ] {
+            assert!(!check(text).1.is_empty(), "{text:?} not flagged");
+        }
+        for text in [
+            "Listed by Christina Lopez of Harbor Realty.",
+            "Text preferred for showings.",
+            "You'll feel right at home with three bedrooms.",
+            "Appliances no older than 10 years.",
+            "Located on Gay Street near Lady Bird Lake.",
+        ] {
+            assert_eq!(check(text), (text.to_string(), Vec::new()), "{text:?}");
+        }
     }
 
     #[test]

@@ -144,7 +144,7 @@ pub(super) const RULES: &[Rule] = &[
         takes_name: true,
         unless_next: PLACE_NAMES,
         ..replace(
-            r"(walking distance|steps|minutes|close|near|nearby) (to|from)? ?(the |a )?[a-z.' ]{0,30}(church|cathedral|synagogue|mosque|temple|chapel)",
+            r"(walking distance|steps|minutes|close|near|nearby) (to|from)? ?(the |a )?((st\. |saint |[a-z'’]+ ){0,4})(church|cathedral|synagogue|mosque|temple|chapel)",
             Religion,
             "$1 $2 local landmarks",
         )
@@ -169,11 +169,14 @@ pub(super) const RULES: &[Rule] = &[
     ),
     drop_sentence(r"english[- ](speaking )?(only|buyers?|tenants?|families)", RaceOrNationalOrigin),
     drop_sentence(r"no (immigrants|foreigners)", RaceOrNationalOrigin),
-    replace(
-        r"(ethnic|integrated|homogeneous|traditional) (neighborhood|neighbourhood|community)",
-        RaceOrNationalOrigin,
-        "$2",
-    ),
+    Rule {
+        unless_next: &["development", "design"],
+        ..replace(
+            r"(ethnic|integrated|homogeneous|traditional) (neighborhood|neighbourhood|community)",
+            RaceOrNationalOrigin,
+            "$2",
+        )
+    },
     // Sex.
     replace(r"bachelor(ette)? pad", Sex, "stylish home"),
     replace(r"man cave", Sex, "bonus room"),
@@ -248,6 +251,26 @@ const PROPERTY_WORDS: &[&str] = &[
     "countertops",
     "siding",
     "paint",
+    "oak",
+    "hardware",
+    "fixtures",
+    "homework",
+    "elevator",
+    "country",
+    "blocks",
+    "years",
+    "minutes",
+    "miles",
+    "months",
+    "weeks",
+    "days",
+    "hours",
+    "parking",
+    "space",
+    "spaces",
+    "ramp",
+    "ramps",
+    "lift",
     "restaurant",
     "restaurants",
     "business",
@@ -277,12 +300,12 @@ pub(super) const AUDIENCE: &[Rule] = &[
         lawful_context: OLDER_PERSONS_HOUSING,
         unless_next: NAMED_THINGS,
         ..audience(
-            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|applicants?|residents?|occupants?|people|persons?|anyone|someone|those) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+|(50|55|62) (and|or) (older|over|up)",
+            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|applicants?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)",
             Age,
         )
     },
     audience(
-        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers?|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible (study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
+        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible (study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
         Religion,
     ),
     audience(
@@ -290,18 +313,18 @@ pub(super) const AUDIENCE: &[Rule] = &[
         Disability,
     ),
     audience(
-        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|[a-z]+ (descent|ancestry|extraction)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
+        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
         RaceOrNationalOrigin,
     ),
     Rule {
         unless_before: &["painted"],
         ..audience(
-            r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
+            r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girlfriends?|boyfriends?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
             Sex,
         )
     },
     audience(
-        r"(right|better|good|certain|our|your|same|different|other|that|those|these) (kind|sort|type|crowd)s? of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
+        r"(right|better|good|certain|our|your|same|different|other|that|those|these) (kind|sort|type|crowd)s? of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|ssi|ssdi|food stamps|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
         Steering,
     ),
     // Places of worship named as a draw ("close to several Baptist churches", "a Korean church next
@@ -425,7 +448,21 @@ const NAMED_THINGS: &[&str] = &[
     "garden",
     "pool",
     "swim",
+    "acres",
+    "years",
+    "feet",
+    "miles",
+    "minutes",
+    "homes",
+    "units",
+    "trees",
+    "percent",
 ];
+
+/// Units after a number that make it a measure, not an age ("no older than 10 years", "25 to
+/// 35 minutes").
+const MEASURES: &[&str] =
+    &["years", "months", "days", "minutes", "hours", "feet", "ft", "miles", "acres", "inches", "percent"];
 
 /// People described by a class ("Black or Hispanic applicants", "an LDS family", "a nice Asian
 /// girl"): one or more class words joined by "or", "and", "/" or commas, right before a word for
@@ -443,6 +480,8 @@ const fn unless_lawful(pattern: &'static str, category: Category) -> Rule {
 /// What a landlord or seller may lawfully prefer or refuse.
 const LAWFUL_SCREENING: &[&str] = &[
     "smok",
+    "nonsmok",
+    "non-smok",
     "pet",
     "dog",
     "cat ",
@@ -489,6 +528,13 @@ const LAWFUL_SCREENING: &[&str] = &[
     "lifestyle",
     "welcome",
     "accept",
+    "text",
+    "email",
+    "e-mail",
+    "call",
+    "phone",
+    "contact",
+    "showing",
 ];
 
 /// People described by a class, the ways of refusing or preferring people that no class word
@@ -503,48 +549,56 @@ pub(super) const DESCRIBED: &[Rule] = &[
     described(class_then_people!(ability), Disability),
     // People named by nationality or descent.
     audience(
-        r"mexicans|puerto ricans|cubans|dominicans|haitians|jamaicans|africans|nigerians|somalis|ethiopians|arabs|pakistanis|indians|koreans|filipinos|italians|poles|germans|russians|ukrainians|greeks|europeans|canadians|brits|gypsies|gringos|(speak|speaks|speaking) (proper|good|perfect|fluent|native|unaccented|american|real) english|english (as a )?(first|native|primary|only) language|(no|without) (an? )?(foreign )?accents?|(illegal|legal) (aliens?|immigrants?|status)|aliens|(born|raised) (here|in (the )?(us|u\.s\.|usa|states|america|this country))|foreign nationals",
+        r"mexicans|puerto ricans|cubans|dominicans|haitians|jamaicans|africans|nigerians|somalis|ethiopians|arabs|pakistanis|indians|koreans|filipinos|italians|poles|germans|russians|ukrainians|greeks|europeans|canadians|brits|gypsies|gringos|(speak|speaks|speaking) (proper|good|perfect|fluent|native|unaccented|american|real) english|english (as a )?(first|native|primary|only) language|(no|without) (an? )?(foreign )?accents?|(illegal|legal) (aliens?|immigrants?|status)|aliens|(born|raised) (here|in (the )?(us|u\.s|usa|states|america|this country))|foreign nationals",
         RaceOrNationalOrigin,
     ),
-    // Neighbours described by their make-up: "the residents here are all pale and blond".
-    audience(
-        concat!(
-            r"(neighbou?rs|residents|everyone|everybody|people|folks|families|tenants|owners|homeowners|neighbou?rhood|community|block|street|building|area|town|schools?|district|classrooms|congregation) (here |around here |nearby |on (the|this) (block|street) )?(are|is) (all|mostly|predominantly|largely|primarily|mainly|overwhelmingly|entirely|very|almost all|nearly all|exclusively) (",
-            race!(),
-            "|",
-            origin!(),
-            "|",
-            faith!(),
-            "|",
-            age!(),
-            r"|pale|blond|blonde|fair)",
-        ),
-        Steering,
-    ),
-    // The reader described by a class: "you may stand out if you're darker".
-    audience(
-        concat!(
-            r"(if|unless|as long as|so long as) (you're|you are|you were|they're|they are|he's|she's|your family is|you happen to be) (not )?(an? )?(",
-            race!(),
-            "|",
-            origin!(),
-            "|",
-            faith!(),
-            "|",
-            age!(),
-            "|",
-            sex!(),
-            "|",
-            ability!(),
-            r"|darker|lighter|fairer|pale|blond|blonde|white|black|brown|under \d\d|over \d\d)",
-        ),
-        Steering,
-    ),
+    // Neighbours described by their make-up: "the residents here are all pale and blond" (not
+    // "the block is mostly older homes").
+    Rule {
+        unless_next: NAMED_THINGS,
+        ..audience(
+            concat!(
+                r"(neighbou?rs|residents|everyone|everybody|people|folks|families|tenants|owners|homeowners|neighbou?rhood|community|block|street|building|area|town|schools?|district|classrooms|congregation) (here |around here |nearby |on (the|this) (block|street) )?(are|is) (all|mostly|predominantly|largely|primarily|mainly|overwhelmingly|entirely|very|almost all|nearly all|exclusively) (",
+                race!(),
+                "|",
+                origin!(),
+                "|",
+                faith!(),
+                "|",
+                age!(),
+                r"|pale|blond|blonde|fair)",
+            ),
+            Steering,
+        )
+    },
+    // The reader described by a class: "you may stand out if you're darker" (not "if you're an
+    // English garden lover").
+    Rule {
+        at_phrase_end: true,
+        ..audience(
+            concat!(
+                r"(if|unless|as long as|so long as) (you're|you are|you were|they're|they are|he's|she's|your family is|you happen to be) (not )?(an? )?(",
+                race!(),
+                "|",
+                origin!(),
+                "|",
+                faith!(),
+                "|",
+                age!(),
+                "|",
+                sex!(),
+                "|",
+                ability!(),
+                r"|darker|lighter|fairer|pale|blond|blonde|white|black|brown|under \d\d|over \d\d)",
+            ),
+            Steering,
+        )
+    },
     // Source of income, where state and local law protects it.
     Rule {
         lawful_context: &["welcome", "accept"],
         ..audience(
-            r"(on|receiving|collecting|with) (welfare|ssi|ssdi|disability( income| benefits)?|public assistance|government assistance|food stamps|unemployment)|(welfare|ssi|ssdi|subsidi[sz]ed|program|voucher|section[- ]8|public assistance|government assistance) (recipients|participants|holders|tenants|renters|applicants|crowd|types|people|families|element)|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|ssi|ssdi|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)",
+            r"(on|receiving|collecting|with) (welfare|ssi|ssdi|disability( income| benefits)?|public assistance|government assistance|food stamps|unemployment)|(welfare|ssi|ssdi|subsidi[sz]ed|program|voucher|section[- ]8|public assistance|government assistance) (recipients|participants|holders|tenants|renters|applicants|crowd|types|people|families|element)",
             Steering,
         )
     },
@@ -563,14 +617,23 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Disability named by condition, and refused accommodations.
     audience(
-        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|(includes?|including|even|also) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) health|in good health|wheel chairs?|dementia|alzheimer'?s|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)",
+        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) (health|shape|condition)|in good (health|shape)|(can't|cannot|unable to) climb|(must not|cannot|can't|may not) (use|need|require|be in) (an? )?(wheel ?chairs?|walkers?|canes?|crutches|scooters?|oxygen)|(people|persons|tenants|anyone|those|someone) (in|using|with|who use|who need) (an? )?(wheel ?chairs?|walkers?|crutches|scooters?)|wheel chairs?|dementia|alzheimer'?s|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)",
         Disability,
     ),
+    // Service animals counted in a no-pets rule ("welcome, including emotional support animals"
+    // is the opposite).
+    Rule {
+        lawful_context: &["welcome", "allowed", "permitted", "accepted", "exempt"],
+        ..audience(
+            r"(includes?|including|even|also) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
+            Disability,
+        )
+    },
     // Children by nickname.
-    audience(r"rugrats|ankle[- ]biters|crumb[- ]?snatchers|munchkins|tots|kiddies|little rascals", FamilialStatus),
+    audience(r"rugrats|ankle[- ]biters|crumb[- ]?snatchers|munchkins|tots|little rascals|newborns?", FamilialStatus),
     // Neighbourhood make-up in code.
     audience(
-        r"urban (element|crowd|types|youth)|inner[- ]city (types|crowd|element|kids|people|folks)|(wrong|other) side of the tracks|(different|wrong|rough|sketchy|undesirable|unsavou?ry|bad|certain|ghetto) (crowd|element|elements|types|clientele|sorts)|undesirables|riff[- ]?raff|thugs|hoodlums|gangbangers|ghetto|before (the|this) (neighbou?rhood|area|block|street|town) changes|(neighbou?rhood|area|block) (is )?(changing|turning)|changing demographics",
+        r"urban (element|crowd|types|youth)|inner[- ]city (types|crowd|element|kids|people|folks)|(wrong|other) side of the tracks|(different|wrong|rough|sketchy|undesirable|unsavou?ry|bad|certain|ghetto) (crowd|element|elements|clientele)|undesirables|riff[- ]?raff|thugs|hoodlums|gangbangers|ghetto|\d+ ?(percent|%) (white|black|hispanic|latino|asian|jewish|christian|muslim|catholic|mexican|chinese|indian|korean|immigrant|foreign)|(everyone|everybody|all the neighbou?rs|all the residents)( here| on (the|this) (block|street))? (is|are) (white|black|brown|hispanic|latino|asian|jewish|christian|muslim|catholic|mexican|chinese|indian|korean|american|foreign|immigrants|old|young|retired|married)|before (the|this) (neighbou?rhood|area|block|street|town) changes|(neighbou?rhood|area|block) (is )?(changing|turning)|changing demographics",
         Steering,
     ),
     // Refusals and preferences whatever the class.
@@ -579,7 +642,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Steering,
     ),
     unless_lawful(
-        r"((will|would|do|does|did|can|shall)( not|n't)|cannot|never|refuses? to) (rent|sell|lease|show|consider|accept)( (it|this|the) (unit|home|house|apartment|property|place|room|space))? to|not rented to",
+        r"((will|would|do|does|did|can|shall)( not|n't)|won't|wont|cannot|never|refuses? to) (rent|sell|lease|show|consider|accept)( (it|this|the) (unit|home|house|apartment|property|place|room|space))? to|not rented to",
         Steering,
     ),
     unless_lawful(r"(look|search|go) elsewhere|keep looking|not (a good|the right|an ideal|a great|a) fit", Steering),
@@ -599,8 +662,9 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // Ages as numbers in a rule (a lease signer's 18 or 21 is not one).
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
+        unless_next: MEASURES,
         ..audience(
-            r"(no|not) (older|younger) than \d\d|(must be|be|aged?|ages?|between the ages of) (between|under|over|at least|at most|no more than)? ?([2-9]\d) (and|to|or) (\d\d|older|younger|over|under)|must be (under|over|younger than|older than) [2-9]\d",
+            r"((no|not) (older|younger) than \d\d|(must be|be|aged?|ages?|between the ages of) (between|under|over|at least|at most|no more than)? ?([2-9]\d) (and|to|or) (\d\d|older|younger|over|under)|must be (under|over|younger than|older than) [2-9]\d)( years old| years of age)?",
             Age,
         )
     },
@@ -613,7 +677,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         unless_next: PLACE_NAMES,
         ..audience(
-            r"(strong|ethnic|foreign|spicy|pungent) (cooking|food)( smells| odou?rs)?|cooking (smells|odou?rs)|curry|(ethnic|foreign|mariachi|reggaeton|rap|hip[- ]hop) music|(american|english|anglo|normal)[- ]sounding names?|names? (that are )?(hard|difficult) to pronounce",
+            r"(strong|ethnic|foreign|spicy|pungent) (cooking|food)( smells| odou?rs)?|curry|(ethnic|foreign|mariachi|reggaeton|rap|hip[- ]hop) music|(american|english|anglo|normal)[- ]sounding names?|names? (that are )?(hard|difficult) to pronounce",
             RaceOrNationalOrigin,
         )
     },
@@ -632,7 +696,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Disability,
     ),
     audience(
-        r"lily[- ]white|(good|right|wrong|other|bad|better|nice) side of (the tracks|town)|side of the tracks|(people|persons|folks|families|those|someone|anyone|tenants|neighbou?rs) (of|from) (your|their|our|his|her|a similar|the same|similar|different|other|a different) (background|culture|heritage|ethnicity|origin|kind)",
+        r"lily[- ]white|(good|right|wrong|bad|better|nice) side of town|side of the tracks|(people|persons|folks|families|those|someone|anyone|tenants|neighbou?rs) (of|from) (your|their|our|his|her|a similar|the same|similar|different|other|a different) (background|culture|heritage|ethnicity|origin|kind)",
         Steering,
     ),
     Rule {
@@ -672,7 +736,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         ..unless_lawful(r"(are |is )?(strongly |highly )?(preferred|prefered)", Steering)
     },
     unless_lawful(
-        r"(you'll|you will|you'd|you would|you) (fit|blend) (right )?in|stand out( here)? if you|feel (right )?at home (here )?(if|among|with)",
+        r"(you'll|you will|you'd|you would|you) (fit|blend) (right )?in|stand out( here)? if you|feel (right )?at home (here )?if",
         Steering,
     ),
 ];

@@ -47,14 +47,12 @@ const CLASS_WORDS: &[&str] = &[
     "transgender",
     "lesbian",
     "lesbians",
-    "bachelor",
     "gentlemen",
     "section",
-    "preferred",
 ];
 
 /// Ordinary words one slip away from a class word.
-const ORDINARY: &[&str] = &["retires", "sections", "seniors'"];
+const ORDINARY: &[&str] = &["retires", "sections", "seniors'", "christina", "christin"];
 
 /// `text` with each misspelt class word replaced by the class word, its first letter's case kept.
 pub(super) fn corrected(text: &str) -> Cow<'_, str> {
@@ -66,7 +64,10 @@ pub(super) fn corrected(text: &str) -> Cow<'_, str> {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
                 start = None;
-                if let Some(word) = class_word_meant(&text[s..i]) {
+                // A capitalised word before another is a name ("Christina Lopez"), not a slip.
+                let next_capitalised = text[i..].trim_start().starts_with(|c: char| c.is_uppercase());
+                let in_a_name = text[s..].starts_with(|c: char| c.is_uppercase()) && next_capitalised;
+                if let Some(word) = class_word_meant(&text[s..i]).filter(|_| !in_a_name) {
                     out.push_str(&text[copied..s]);
                     let capital = text[s..].starts_with(|c: char| c.is_ascii_uppercase());
                     out.push_str(&if capital { word[..1].to_ascii_uppercase() + &word[1..] } else { word.to_string() });
@@ -125,7 +126,7 @@ mod tests {
     fn slips_are_read_for_the_class_word() {
         assert_eq!(corrected("No childern under 12."), "No children under 12.");
         assert_eq!(corrected("No handicaped tenants."), "No handicapped tenants.");
-        assert_eq!(corrected("Christain tenants prefered."), "Christian tenants preferred.");
+        assert_eq!(corrected("Christain tenants prefered."), "Christian tenants prefered.");
         assert_eq!(corrected("Seciton 8 renters."), "Section 8 renters.");
         assert_eq!(corrected("Perfect for famlies."), "Perfect for families.");
         assert_eq!(corrected("Grandchilldren welcome."), "Grandchildren welcome.");
@@ -141,6 +142,8 @@ mod tests {
             "A family room and a children's wing.",
             "Disable the alarm at the panel.",
             "Familiar layout with a preferred lender.",
+            "Listed by Christina Lopez of Harbor Realty.",
+            "Call Christin at the office.",
         ] {
             assert_eq!(corrected(text), text);
         }

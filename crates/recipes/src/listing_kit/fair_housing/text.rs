@@ -84,9 +84,13 @@ pub(super) fn fix_article(
     move_by(range.start)..move_by(range.end)
 }
 
-/// `replacement` with its first letter capitalised when `original`'s was.
-pub(super) fn match_case(original: &str, replacement: &str) -> String {
-    if original.chars().next().is_some_and(char::is_uppercase) {
+/// `replacement` with its first letter capitalised when `original`'s was and it starts a
+/// sentence (`text_before` is what comes before it): "A lovely Christian home" reads "A lovely
+/// home", not "A lovely Home".
+pub(super) fn match_case(original: &str, replacement: &str, text_before: &str) -> String {
+    let starts_sentence =
+        text_before.trim_end().is_empty() || text_before.trim_end().ends_with(['.', '!', '?', ';', ':', '\n']);
+    if starts_sentence && original.chars().next().is_some_and(char::is_uppercase) {
         let mut chars = replacement.chars();
         chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
     } else {
