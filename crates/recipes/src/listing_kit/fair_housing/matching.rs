@@ -7,11 +7,13 @@ use super::Policy;
 use regex::Regex;
 use std::sync::OnceLock;
 
+/// A rule with its pattern compiled, word-bounded and case-insensitive.
 pub(super) struct Compiled {
     pub(super) regex: Regex,
     pub(super) rule: &'static Rule,
 }
 
+/// Compiles `rules`, each pattern between word boundaries.
 pub(super) fn compiled(rules: &'static [Rule]) -> Vec<Compiled> {
     rules
         .iter()
@@ -22,6 +24,8 @@ pub(super) fn compiled(rules: &'static [Rule]) -> Vec<Compiled> {
         .collect()
 }
 
+/// Every rule in the order ties are settled: rewrites, audience words, described people, then the
+/// house style when the deployment asks for it.
 fn rules(policy: Policy) -> impl Iterator<Item = &'static Compiled> {
     static LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
     static PEOPLE: OnceLock<Vec<Compiled>> = OnceLock::new();

@@ -72,7 +72,7 @@ pub struct Policy {
 /// Checks `text`; returns it rewritten and adds what changed to `findings`, naming `field`.
 ///
 /// A misspelt class word ("childern") is read as the word it stands for; the finding then quotes
-/// the corrected spelling. A text with no finding comes back as written, typos and all.
+/// the corrected spelling. A text with no finding comes back as written, typos and all, with its whitespace collapsed.
 pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
     let found_before = findings.len();
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.

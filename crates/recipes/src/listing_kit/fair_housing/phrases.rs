@@ -12,6 +12,8 @@ pub(super) enum Action {
     DropSentence,
 }
 
+/// One entry of the phrase list: a case-insensitive pattern, what to do with a match, and the
+/// exceptions that make a match ordinary language.
 pub(super) struct Rule {
     pub(super) pattern: &'static str,
     pub(super) category: Category,
