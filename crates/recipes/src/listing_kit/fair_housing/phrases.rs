@@ -253,6 +253,7 @@ const PROPERTY_WORDS: &[&str] = &[
     "countertops",
     "siding",
     "paint",
+    "care",
     "oak",
     "hardware",
     "fixtures",
@@ -301,25 +302,42 @@ pub(super) const AUDIENCE: &[Rule] = &[
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
         unless_next: NAMED_THINGS,
+        // "The seller has retired": the owner's news, not a buyer wanted.
+        unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers"],
         ..audience(
             r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|applicants?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)",
             Age,
         )
     },
-    audience(
-        r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible (study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
-        Religion,
-    ),
-    audience(
-        r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|care-?givers?|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
-        Disability,
-    ),
-    audience(
-        r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
-        RaceOrNationalOrigin,
-    ),
+    // "A leap of faith" is a figure of speech.
     Rule {
-        unless_before: &["painted"],
+        unless_before: &["leap"],
+        ..audience(
+            r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible (study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
+            Religion,
+        )
+    },
+    // "Gardening addicts" are keen gardeners.
+    Rule {
+        unless_before: &["gardening", "coffee", "fitness", "shopping", "adrenaline", "gym", "news", "sports"],
+        ..audience(
+            r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|care-?givers?|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
+            Disability,
+        )
+    },
+    // "Soft whites and deep blacks" are paint colours.
+    Rule {
+        unless_before: &[
+            "soft", "warm", "crisp", "bright", "cool", "deep", "off", "creamy", "clean", "pure", "rich", "matte",
+        ],
+        ..audience(
+            r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
+            RaceOrNationalOrigin,
+        )
+    },
+    // "A painted lady" is a Victorian house, "a maintenance man" a job.
+    Rule {
+        unless_before: &["painted", "maintenance", "handy", "delivery", "repair", "service"],
         ..audience(
             r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girlfriends?|boyfriends?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
             Sex,
