@@ -22,15 +22,9 @@ const MIN_IMPROVEMENT: f64 = 0.25;
 /// Enhancing an original may move it by at most this mean CIEDE2000 (the prototype's worst: 1.9).
 const MAX_ORIGINAL_CHANGE: f64 = 3.5;
 /// Tuning bounds: the figures measured on the tuning photos (see the test), rounded up.
-const MAX_TUNING_OVERALL: f64 = 0.68;
-const MAX_TUNING_KIND: f64 = 0.87;
-const MAX_TUNING_WORSE: usize = 23;
-const MAX_TUNING_MOVE: f64 = 10.6;
+const MAX_TUNING: SetFigures = SetFigures { overall: 0.68, worst_kind: 0.87, made_worse: 23, most_moved: 10.6 };
 /// Held-out bounds: the figures of the one run on the held-out photos, rounded up.
-const MAX_HELD_OUT_OVERALL: f64 = 0.62;
-const MAX_HELD_OUT_KIND: f64 = 0.90;
-const MAX_HELD_OUT_WORSE: usize = 20;
-const MAX_HELD_OUT_MOVE: f64 = 8.5;
+const MAX_HELD_OUT: SetFigures = SetFigures { overall: 0.62, worst_kind: 0.90, made_worse: 20, most_moved: 8.5 };
 /// "bright and warm" must raise mean L* and mean b* (yellow-blue) by at least this much.
 const MIN_STYLE_SHIFT: f64 = 1.0;
 
@@ -340,6 +334,16 @@ struct SetFigures {
     most_moved: f64,
 }
 
+impl SetFigures {
+    /// Fails when any figure is worse than its bound in `bounds`.
+    fn assert_within(&self, bounds: &SetFigures) {
+        assert!(self.overall <= bounds.overall, "overall {:.2}x", self.overall);
+        assert!(self.worst_kind <= bounds.worst_kind, "worst kind {:.2}x", self.worst_kind);
+        assert!(self.made_worse <= bounds.made_worse, "{} made worse", self.made_worse);
+        assert!(self.most_moved <= bounds.most_moved, "moved {:.2}", self.most_moved);
+    }
+}
+
 /// Measures `photos` (in `folder`), printing the table and writing contact sheets.
 fn measure_set(set: &str, folder: &str, photos: &[&str]) -> SetFigures {
     let mut by_kind = vec![(0.0f64, 0.0f64); Degradation::ALL.len()];
@@ -399,11 +403,7 @@ fn measure_set(set: &str, folder: &str, photos: &[&str]) -> SetFigures {
 /// so a change that does worse fails.
 #[test]
 fn tuning_photos_are_measured() {
-    let figures = measure_set("tuning", "tuning", &TUNING);
-    assert!(figures.overall <= MAX_TUNING_OVERALL, "overall {:.2}x", figures.overall);
-    assert!(figures.worst_kind <= MAX_TUNING_KIND, "worst kind {:.2}x", figures.worst_kind);
-    assert!(figures.made_worse <= MAX_TUNING_WORSE, "{} made worse", figures.made_worse);
-    assert!(figures.most_moved <= MAX_TUNING_MOVE, "moved {:.2}", figures.most_moved);
+    measure_set("tuning", "tuning", &TUNING).assert_within(&MAX_TUNING);
 }
 
 /// The held-out photos, every degradation. The bounds are the figures of the one run on them
@@ -411,9 +411,5 @@ fn tuning_photos_are_measured() {
 /// kind, no photo made worse, an undegraded photo moved by at most 3).
 #[test]
 fn held_out_photos_are_measured() {
-    let figures = measure_set("held-out", "heldout", &HELD_OUT);
-    assert!(figures.overall <= MAX_HELD_OUT_OVERALL, "overall {:.2}x", figures.overall);
-    assert!(figures.worst_kind <= MAX_HELD_OUT_KIND, "worst kind {:.2}x", figures.worst_kind);
-    assert!(figures.made_worse <= MAX_HELD_OUT_WORSE, "{} made worse", figures.made_worse);
-    assert!(figures.most_moved <= MAX_HELD_OUT_MOVE, "moved {:.2}", figures.most_moved);
+    measure_set("held-out", "heldout", &HELD_OUT).assert_within(&MAX_HELD_OUT);
 }

@@ -2,7 +2,7 @@
 //! language (a compound, a room named by a possessive, an institution's proper name).
 
 use super::phrases::{Rule, AUDIENCE, DESCRIBED, MASTER, RULES};
-use super::text::sentence_around;
+use super::text::{is_capitalised, sentence_around};
 use super::Policy;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -66,8 +66,7 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                             }
                         }
                     }
-                    let capitalised =
-                        |word: Option<&str>| word.and_then(|w| w.chars().next()).is_some_and(char::is_uppercase);
+                    let capitalised = |word: Option<&str>| word.is_some_and(is_capitalised);
                     let word_before = before.split_whitespace().last().unwrap_or("");
                     if c.rule.unless_before.contains(&word_before) {
                         return false;
@@ -77,9 +76,10 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     }
                     // "St. Anne's Catholic Church": a building named by the words before it.
                     let name_before = capitalised(Some(m.as_str()))
-                        && text[..m.start()].split_whitespace().last().is_some_and(|w| {
-                            w.chars().next().is_some_and(char::is_uppercase) && !w.ends_with(['.', '!', '?'])
-                        });
+                        && text[..m.start()]
+                            .split_whitespace()
+                            .last()
+                            .is_some_and(|w| is_capitalised(w) && !w.ends_with(['.', '!', '?']));
                     let mut following = rest.split_whitespace();
                     let (first, second) = (following.next(), following.next());
                     let named = capitalised(Some(m.as_str())) && capitalised(first);
@@ -169,7 +169,7 @@ const NAME_JOINERS: &[&str] = &["and", "&", "of", "for", "the"];
 /// that ends in an institution.
 fn names_an_institution(rest: &str) -> bool {
     let mut words = rest.split_whitespace().take(4).peekable();
-    let starts_a_name = |w: &&str| w.chars().next().is_some_and(char::is_uppercase) || NAME_JOINERS.contains(w);
+    let starts_a_name = |w: &&str| is_capitalised(w) || NAME_JOINERS.contains(w);
     if !words.peek().is_some_and(starts_a_name) {
         return false;
     }

@@ -22,7 +22,7 @@ mod text;
 use matching::first_match;
 use phrases::Action;
 use serde::{Deserialize, Serialize};
-use text::{fix_article, match_case, proper_name_after, sentence_around};
+use text::{collapse_whitespace, fix_article, match_case, proper_name_after, sentence_around};
 
 /// A protected category under the Fair Housing Act, plus steering language that signals who is
 /// welcome without naming a class.
@@ -76,7 +76,7 @@ pub struct Policy {
 pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
     let found_before = findings.len();
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.
-    let text_as_written = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text_as_written = collapse_whitespace(text);
     let as_written = text_as_written.as_str();
     let mut text = spelling::corrected(as_written).into_owned();
     // Each pass removes or neutralises one finding; replacements contain no listed phrase, so
@@ -95,7 +95,7 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
                     matches!(w.to_lowercase().as_str(), "who" | "that" | "whose" | "looking" | "seeking" | "wanting")
                 });
                 let with = compiled.rule.before_clause.filter(|_| clause_follows).unwrap_or(with);
-                let replaced = compiled.regex.replace(&matched, with).split_whitespace().collect::<Vec<_>>().join(" ");
+                let replaced = collapse_whitespace(&compiled.regex.replace(&matched, with));
                 let replaced = match_case(&original, &replaced, &text[..range.start]);
                 let range = fix_article(&mut text, range, &replaced);
                 findings.push(Finding {
@@ -123,12 +123,12 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
         return String::new();
     }
     let text = if findings.len() == found_before { as_written } else { &text };
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    collapse_whitespace(text)
 }
 
 /// Whether `text` has no finding.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = collapse_whitespace(text);
     first_match(&spelling::corrected(&text), policy).is_none()
 }
 

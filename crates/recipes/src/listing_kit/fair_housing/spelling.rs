@@ -5,6 +5,7 @@
 //! swapped, a letter doubled or undoubled, or (in words of eight letters or more) one inner letter
 //! left out. Words of their own that are one slip from a class word ("retires") are left alone.
 
+use super::text::is_capitalised;
 use std::borrow::Cow;
 
 /// The class words whose misspellings are read for them (six letters or more: shorter words are
@@ -65,8 +66,8 @@ pub(super) fn corrected(text: &str) -> Cow<'_, str> {
             (false, Some(s)) => {
                 start = None;
                 // A capitalised word before another is a name ("Christina Lopez"), not a slip.
-                let next_capitalised = text[i..].trim_start().starts_with(|c: char| c.is_uppercase());
-                let in_a_name = text[s..].starts_with(|c: char| c.is_uppercase()) && next_capitalised;
+                let next_capitalised = is_capitalised(text[i..].trim_start());
+                let in_a_name = is_capitalised(&text[s..]) && next_capitalised;
                 if let Some(word) = class_word_meant(&text[s..i]).filter(|_| !in_a_name) {
                     out.push_str(&text[copied..s]);
                     let capital = text[s..].starts_with(|c: char| c.is_ascii_uppercase());

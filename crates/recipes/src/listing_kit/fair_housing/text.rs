@@ -37,15 +37,14 @@ pub(super) fn proper_name_after(rest: &str) -> usize {
         })
         .filter(|(_, w)| !w.is_empty())
         .collect();
-    let capitalised = |w: &str| w.chars().next().is_some_and(char::is_uppercase);
     let mut end = 0;
     for (i, &(start, word)) in words.iter().enumerate() {
         // "Church of St. Paul": "of" joins a name that goes on.
-        if word == "of" && words.get(i + 1).is_some_and(|(_, next)| capitalised(next)) {
+        if word == "of" && words.get(i + 1).is_some_and(|(_, next)| is_capitalised(next)) {
             continue;
         }
         let bare = word.trim_end_matches([',', '.', ';', '!', '?', ')']);
-        if !capitalised(bare) {
+        if !is_capitalised(bare) {
             break;
         }
         end = start + bare.len();
@@ -90,10 +89,20 @@ pub(super) fn fix_article(
 pub(super) fn match_case(original: &str, replacement: &str, text_before: &str) -> String {
     let starts_sentence =
         text_before.trim_end().is_empty() || text_before.trim_end().ends_with(['.', '!', '?', ';', ':', '\n']);
-    if starts_sentence && original.chars().next().is_some_and(char::is_uppercase) {
+    if starts_sentence && is_capitalised(original) {
         let mut chars = replacement.chars();
         chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
     } else {
         replacement.to_string()
     }
+}
+
+/// Whether `word` starts with a capital letter.
+pub(super) fn is_capitalised(word: &str) -> bool {
+    word.chars().next().is_some_and(char::is_uppercase)
+}
+
+/// `text` with every run of whitespace made one space, as the check reads and returns it.
+pub(super) fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
