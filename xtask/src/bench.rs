@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--part images|media|service|providers|all] [--backend sqlite|postgres|both]
+//! `cargo xtask bench [--part images|media|service|providers|queue|all] [--backend sqlite|postgres|both]
 //! [--requests N] [--concurrency C] [--tracked N] [--provider-run-ms MS]`: times images and video beside libvips, ImageMagick and ffmpeg
 //! (`images`; `media` adds the engines end to end and the reel through one SQLite service); then
 //! (`service`, and `all`, the default) builds the release binaries, starts a real api-server (no in-process worker) on a scratch database and
@@ -7,7 +7,8 @@
 //! of representative local engines, polls under `wrk` beside a bare actix handler and `pgbench -S`
 //! (`poll_bench`), the pickup latency of an idle worker; then, against the provider simulator, the
 //! inline submit to an upstream provider and one worker tracking `--tracked` (1,000) requests at once
-//! (`--part providers`: that alone).
+//! (`--part providers`: that alone); `--part queue`: the queue's no-op job rate beside apalis
+//! (`queue_bench`).
 //! Nothing here asserts on timings; it measures.
 
 use crate::deployment::Deployment;
@@ -29,6 +30,8 @@ struct Options {
     throughput: bool,
     /// Only the provider-tracking figure.
     providers_only: bool,
+    /// The queue beside apalis (`all` and `queue`).
+    queue: bool,
     /// Requests held at the provider simulator at once in the tracking figure.
     tracked: usize,
     /// How long each of them runs there.
@@ -44,6 +47,7 @@ fn parse(args: &[String]) -> Result<Options> {
         service: true,
         throughput: true,
         providers_only: false,
+        queue: true,
         tracked: 1000,
         provider_run_ms: PROVIDER_RUN_MS,
     };
@@ -64,6 +68,7 @@ fn parse(args: &[String]) -> Result<Options> {
             "--tracked" => options.tracked = value.parse()?,
             "--provider-run-ms" => options.provider_run_ms = value.parse()?,
             "--part" => {
+                options.queue = matches!(value.as_str(), "all" | "queue");
                 (options.images, options.service, options.throughput) = match value.as_str() {
                     "images" => (true, false, false),
                     // Images and video, then the engines and the reel through one service.
@@ -74,7 +79,8 @@ fn parse(args: &[String]) -> Result<Options> {
                         options.providers_only = true;
                         (false, true, true)
                     }
-                    other => bail!("unknown part {other} (images, media, service, providers, all)"),
+                    "queue" => (false, false, false),
+                    other => bail!("unknown part {other} (images, media, service, providers, queue, all)"),
                 };
                 if !options.throughput {
                     options.backends = vec!["sqlite"];
@@ -91,9 +97,17 @@ pub fn run(args: &[String]) -> Result<()> {
     if options.images {
         crate::image_bench::run()?;
     }
-    if !options.service {
-        return Ok(());
+    if options.service {
+        service(&options)?;
     }
+    if options.queue {
+        crate::queue_bench::run(options.requests)?;
+    }
+    Ok(())
+}
+
+/// The service's figures (see the module's text).
+fn service(options: &Options) -> Result<()> {
     crate::run(crate::cargo().args([
         "build",
         "--release",
@@ -108,7 +122,7 @@ pub fn run(args: &[String]) -> Result<()> {
     for backend in &options.backends {
         if options.providers_only {
             println!("\n== backend: {backend} ==");
-            runtime.block_on(tracking(*backend == "postgres", &options))?;
+            runtime.block_on(tracking(*backend == "postgres", options))?;
             continue;
         }
         let mut server = Deployment::start(
@@ -125,12 +139,12 @@ pub fn run(args: &[String]) -> Result<()> {
             ],
         )?;
         println!("\n== backend: {backend} ==");
-        let result = runtime.block_on(measure(&mut server, &options, *backend == "postgres"));
+        let result = runtime.block_on(measure(&mut server, options, *backend == "postgres"));
         drop(server);
         result?;
         if options.throughput {
             runtime.block_on(pickup(*backend == "postgres"))?;
-            runtime.block_on(tracking(*backend == "postgres", &options))?;
+            runtime.block_on(tracking(*backend == "postgres", options))?;
         }
     }
     Ok(())
@@ -520,6 +534,11 @@ async fn throughput(
     // Polls of a succeeded task (its output URLs signed on every answer), the worker idle.
     let polled = ids.first().context("no task was submitted")?;
     crate::poll_bench::poll_beside_anchors(&target.base, &target.key, polled, postgres)?;
+    // Submits of one key last, its rate limits lifted and no worker taking the cores meanwhile:
+    // the tasks they queue are never run.
+    server.kill_worker()?;
+    server.admin(&["key", "rate", &key_id, "--submits-per-minute", "0", "--reads-per-minute", "0"])?;
+    crate::poll_bench::submits_beside_anchor(&target.base, &target.key, postgres)?;
 
     Ok(())
 }

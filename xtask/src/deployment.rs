@@ -239,3 +239,13 @@ fn psql(sql: &str) -> Result<()> {
 pub fn unique() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
 }
+
+/// Runs `use_it` with the name of a scratch PostgreSQL database (on the machine's server, user
+/// `postgres`) made for it, and drops the database afterwards whatever `use_it` returned.
+pub fn with_scratch_database<T>(prefix: &str, use_it: impl FnOnce(&str) -> Result<T>) -> Result<T> {
+    let database = format!("{prefix}_{}", unique());
+    crate::run(Command::new("createdb").args(["-h", "127.0.0.1", "-U", "postgres", &database]))?;
+    let result = use_it(&database);
+    let _ = Command::new("dropdb").args(["-h", "127.0.0.1", "-U", "postgres", "--force", &database]).status();
+    result
+}

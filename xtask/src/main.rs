@@ -10,6 +10,7 @@ mod log_secrets;
 mod mcp_e2e;
 mod module_cycles;
 mod poll_bench;
+mod queue_bench;
 mod s3_e2e;
 mod scale_out;
 mod webhooks_e2e;

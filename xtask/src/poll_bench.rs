@@ -1,8 +1,10 @@
-//! The polling figure beside its anchors, measured by `wrk` (one thread, 32 connections, as a
-//! load generator that costs the server's two cores little): `GET /v1/tasks/{id}` on the
-//! api-server, the same request on a bare actix-web handler answering a task-shaped body
+//! The hot paths beside their anchors, measured by `wrk` (one thread, 32 connections, as a load
+//! generator that costs the server's two cores little): `GET /v1/tasks/{id}` on the api-server,
+//! the same request on a bare actix-web handler answering a task-shaped body
 //! (`crates/http/examples/bare_poll.rs`), and on PostgreSQL `pgbench -S` (single-row selects, 32
-//! clients) on a scratch database of its own.
+//! clients); `POST /v1/generate` of one key and, on PostgreSQL, the ceiling of transactions that
+//! update one hot row (`pgbench` with a one-line script, 32 clients). pgbench runs on a scratch
+//! database of its own.
 
 use anyhow::{bail, Context, Result};
 use std::io::BufRead;
@@ -23,7 +25,7 @@ pub fn poll_beside_anchors(base: &str, key: &str, task_id: &str, postgres: bool)
         return Ok(());
     }
     let url = format!("{base}/v1/tasks/{task_id}");
-    let ours = wrk(&url, Some(key))?;
+    let ours = wrk(&url, Some(key), None)?;
     print_figures("GET /v1/tasks/{id} (wrk c=32)", &ours);
     let bare = bare_actix(task_id)?;
     print_figures("  bare actix handler (wrk c=32)", &bare);
@@ -33,7 +35,7 @@ pub fn poll_beside_anchors(base: &str, key: &str, task_id: &str, postgres: bool)
         ours.requests_per_second / bare.requests_per_second
     );
     if postgres {
-        let selects = pgbench_select_only()?;
+        let selects = pgbench(&["-S"])?;
         println!("{:<34} {:>8.0} tps", "  pgbench -S (c=32)", selects);
         println!("{:<34} {:.2}x pgbench -S", "  polls", ours.requests_per_second / selects);
     }
@@ -52,12 +54,42 @@ fn has_wrk() -> bool {
     found() || (crate::apt_install(&["wrk"]) && found())
 }
 
-/// Five seconds of `wrk -t1 -c32` on `url`, with `key` as the bearer token.
-fn wrk(url: &str, key: Option<&str>) -> Result<WrkFigures> {
+/// Prints the api-server's submit throughput and latency for one key (whose rate limits the
+/// caller has lifted) and, on PostgreSQL, the ratio to the hot-row ceiling.
+pub fn submits_beside_anchor(base: &str, key: &str, postgres: bool) -> Result<()> {
+    if !has_wrk() {
+        println!("submits under wrk: skipped (apt-get install wrk)");
+        return Ok(());
+    }
+    let script = std::env::current_dir()?.join("target/bench-submit.lua");
+    std::fs::write(
+        &script,
+        "wrk.method = \"POST\"\n\
+         wrk.body = '{\"model\": \"tts\", \"prompt\": \"Two beds, one bath, a garden.\"}'\n\
+         wrk.headers[\"Content-Type\"] = \"application/json\"\n",
+    )?;
+    let ours = wrk(&format!("{base}/v1/generate"), Some(key), Some(&script))?;
+    print_figures("POST /v1/generate, one key (wrk c=32)", &ours);
+    if postgres {
+        let hot_row = std::env::current_dir()?.join("target/bench-hot-row.sql");
+        std::fs::write(&hot_row, "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\n")?;
+        let ceiling = pgbench(&["-f", &hot_row.to_string_lossy()])?;
+        println!("{:<34} {:>8.0} tps", "  pgbench, one hot row (c=32)", ceiling);
+        println!("{:<34} {:.2}x the hot-row ceiling", "  submits", ours.requests_per_second / ceiling);
+    }
+    Ok(())
+}
+
+/// Five seconds of `wrk -t1 -c32` on `url`, with `key` as the bearer token and the requests made
+/// by `script` (a `wrk` Lua script) when given.
+fn wrk(url: &str, key: Option<&str>, script: Option<&std::path::Path>) -> Result<WrkFigures> {
     let mut command = Command::new("wrk");
     command.args(["-t1", "-c32", "-d5s", "--latency"]);
     if let Some(key) = key {
         command.args(["-H", &format!("Authorization: Bearer {key}")]);
+    }
+    if let Some(script) = script {
+        command.arg("-s").arg(script);
     }
     let output = command.arg(url).output().context("running wrk")?;
     let text = String::from_utf8_lossy(&output.stdout);
@@ -109,26 +141,25 @@ fn bare_actix(task_id: &str) -> Result<WrkFigures> {
         out.read_line(&mut line)?;
         line.trim().strip_prefix("listening on ").map(str::to_string).context("bare_poll printed no address")
     });
-    let figures = address.and_then(|address| wrk(&format!("http://{address}/v1/tasks/{task_id}"), None));
+    let figures = address.and_then(|address| wrk(&format!("http://{address}/v1/tasks/{task_id}"), None, None));
     let _ = server.kill();
     let _ = server.wait();
     figures
 }
 
-/// `pgbench -S` with 32 clients on one thread for five seconds, on a scratch database made and
-/// dropped here; transactions (single-row selects) a second.
-fn pgbench_select_only() -> Result<f64> {
-    let database = format!("media_pgbench_{}", crate::deployment::unique());
+/// `pgbench` with `workload` (`-S`: single-row selects; `-f FILE`: a script) and 32 clients on
+/// one thread for five seconds, on a scratch database made and dropped here; transactions a second.
+fn pgbench(workload: &[&str]) -> Result<f64> {
     let connection = ["-h", "127.0.0.1", "-U", "postgres"];
-    crate::run(Command::new("createdb").args(connection).arg(&database))?;
-    let measured = (|| {
-        let init = Command::new("pgbench").args(connection).args(["-i", "-q", "-s", "1", &database]).output()?;
+    crate::deployment::with_scratch_database("media_pgbench", |database| {
+        let init = Command::new("pgbench").args(connection).args(["-i", "-q", "-s", "1", database]).output()?;
         if !init.status.success() {
             bail!("pgbench -i failed: {}", String::from_utf8_lossy(&init.stderr));
         }
         let run = Command::new("pgbench")
             .args(connection)
-            .args(["-S", "-c", "32", "-j", "1", "-T", "5", &database])
+            .args(workload)
+            .args(["-c", "32", "-j", "1", "-T", "5", database])
             .output()?;
         let text = String::from_utf8_lossy(&run.stdout);
         text.lines()
@@ -137,7 +168,5 @@ fn pgbench_select_only() -> Result<f64> {
             .context("pgbench printed no tps")?
             .parse::<f64>()
             .map_err(Into::into)
-    })();
-    let _ = Command::new("dropdb").args(connection).args(["--force", &database]).status();
-    measured
+    })
 }

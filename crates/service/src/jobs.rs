@@ -69,7 +69,8 @@ impl Api<'_> {
 
     /// A poll: the live key behind `token` and its task `id`, read in one trip to the database's
     /// threads (a poll is the commonest request, and each trip is a hand-off to them and back),
-    /// or on SQLite on this thread when the reads can be done at once. The task's answer (its
+    /// or without one: on SQLite on this thread when the reads can be done at once, on
+    /// PostgreSQL on this thread's own connection when the key is verified in memory. The task's answer (its
     /// view, or a 404 or 410) comes beside the caller rather than in place of it, so that the
     /// front end counts the request against the key's rate before it answers with the task.
     pub async fn authenticate_and_poll(
@@ -79,11 +80,18 @@ impl Api<'_> {
     ) -> Result<(Caller, Result<TaskView, ServiceError>), ServiceError> {
         let hash = secret_hash(token)?;
         let wanted = (IdSpace::of(id) == IdSpace::Task).then(|| id.to_string());
-        let storage::PollReads { key: found, task: record } =
-            match self.service.database().poll_reads_at_once(&hash, wanted.as_deref()) {
-                Some(reads) => reads?,
-                None => self.service.db(move |db| db.poll_reads(&hash, wanted.as_deref())).await?,
-            };
+        let database = self.service.database();
+        let at_once = match database.poll_reads_at_once(&hash, wanted.as_deref()) {
+            Some(reads) => Some(reads?),
+            None => match database.poll_reads_async(&hash, wanted.as_deref()) {
+                Some(reads) => reads.await,
+                None => None,
+            },
+        };
+        let storage::PollReads { key: found, task: record } = match at_once {
+            Some(reads) => reads,
+            None => self.service.db(move |db| db.poll_reads(&hash, wanted.as_deref())).await?,
+        };
         let caller = live_caller(found)?;
         let task = found_record(IdSpace::Task, id, record).and_then(|record| self.service.task_view(&record));
         Ok((caller, task))

@@ -1,6 +1,6 @@
 //! The connection pool over either backend, and the transactions every operation runs in.
 
-use crate::{is_connection_loss, StorageError, StorageResult};
+use crate::{is_connection_loss, NewTask, StorageError, StorageResult, SubmitError, TaskRecord};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::pg::PgConnection;
 use diesel::r2d2::R2D2Connection;
@@ -232,6 +232,8 @@ pub struct Database {
     pub(crate) url: std::sync::Arc<str>,
     /// Verified keys, while a listener keeps them true (see [`Database::cache_verified_keys`]).
     pub(crate) key_cache: std::sync::Arc<crate::key_cache::KeyCache>,
+    /// Submits waiting to share a transaction, per account (see `group_commit`).
+    pub(crate) submits: Arc<crate::group_commit::GroupCommit<NewTask, Result<TaskRecord, SubmitError>>>,
 }
 
 impl Database {
@@ -272,7 +274,14 @@ impl Database {
             target,
             losses: losses.clone(),
         })?;
-        Ok(Database { pool, losses, backend, url: url.into(), key_cache: Default::default() })
+        Ok(Database {
+            pool,
+            losses,
+            backend,
+            url: url.into(),
+            key_cache: Default::default(),
+            submits: Default::default(),
+        })
     }
 
     /// Applies every pending migration of this backend.
@@ -423,7 +432,7 @@ pub(crate) fn postgres_url(url: &str) -> String {
 
 /// Whether a PostgreSQL URL names a server on this machine: a loopback host, or none (a Unix
 /// socket).
-fn is_local_server(url: &str) -> bool {
+pub(crate) fn is_local_server(url: &str) -> bool {
     let Ok(parsed) = url::Url::parse(url) else { return false };
     match parsed.host() {
         None => true,

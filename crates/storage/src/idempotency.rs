@@ -51,26 +51,6 @@ pub(crate) fn find(
     }
 }
 
-/// Records that `claim`'s key of `key_id` created `task_id`.
-pub(crate) fn record(
-    conn: &mut AnyConnection,
-    key_id: &str,
-    claim: &IdempotencyClaim,
-    task_id: &str,
-    now: i64,
-) -> QueryResult<()> {
-    diesel::insert_into(idempotency_keys::table)
-        .values((
-            idempotency_keys::key_id.eq(key_id),
-            idempotency_keys::idempotency_key.eq(&claim.key),
-            idempotency_keys::request_hash.eq(&claim.request_hash),
-            idempotency_keys::task_id.eq(task_id),
-            idempotency_keys::created_at.eq(now),
-        ))
-        .execute(conn)?;
-    Ok(())
-}
-
 impl Database {
     /// Removes the idempotency keys recorded before `cutoff` (Unix milliseconds); returns how many.
     pub fn forget_idempotency_keys_before(&self, cutoff: i64) -> StorageResult<usize> {

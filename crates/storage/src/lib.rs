@@ -10,11 +10,13 @@
 //! a blocking thread.
 
 mod accounts;
+mod async_polls;
 mod cancellation;
 mod connection;
 mod console;
 mod dialect;
 mod figures;
+mod group_commit;
 mod idempotency;
 mod key_cache;
 mod keys;
@@ -29,6 +31,7 @@ mod revocation;
 mod schema;
 mod settings;
 mod settlement;
+mod submission;
 mod task_record;
 mod tasks;
 #[cfg(feature = "test-support")]
@@ -85,6 +88,10 @@ pub enum StorageError {
     /// A unique name is taken.
     #[error("{0} already exists")]
     AlreadyExists(String),
+    /// A transaction's outcome was lost (the thread running it failed): whether it committed is
+    /// not known here.
+    #[error("database error: {0}")]
+    Interrupted(String),
     /// Stored data could not be read back.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),

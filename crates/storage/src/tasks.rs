@@ -1,17 +1,15 @@
 //! Tasks: creating one together with its billing hold, and reading it back.
 
-use crate::accounts::Account;
 use crate::connection::{on_native_connection, AnyConnection};
-use crate::idempotency::{self, EarlierRequest, IdempotencyClaim};
-use crate::keys::ApiKey;
-use crate::listener::JOBS_CHANNEL;
-use crate::schema::{accounts, api_keys, ledger, tasks};
+use crate::idempotency::{EarlierRequest, IdempotencyClaim};
+use crate::schema::{ledger, tasks};
+use crate::submission;
 use crate::task_record::{PolledColumns, TaskRecord};
-use crate::webhooks::{self, WebhookChoice};
-use crate::{dialect, ledger as ledger_rows, now_millis, tracking, Database, StorageError, StorageResult};
+use crate::webhooks::WebhookChoice;
+use crate::{Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use domain::{billing, BillingRefusal, TaskStatus, Usd};
+use domain::{BillingRefusal, Usd};
 
 /// What is needed to create a task.
 #[derive(Clone, Debug)]
@@ -86,125 +84,39 @@ impl From<r2d2::Error> for SubmitError {
     }
 }
 
-/// Reads one row of `table` by id, locked `FOR UPDATE` on PostgreSQL, in one round trip.
-fn locked_row<Row>(conn: &mut AnyConnection, table: &str, id: &str) -> QueryResult<Row>
-where
-    Row: diesel::QueryableByName<crate::connection::MultiBackend> + 'static,
-{
-    dialect::sql_query(conn, &format!("SELECT * FROM {table} WHERE id = ?{{FOR_UPDATE}}"))
-        .bind::<Text, _>(id)
-        .get_result(conn)
-}
-
 impl Database {
     /// Creates a queued task and places its hold, in one transaction: the key's cap and the
     /// account's allowance are checked and reserved under row locks, so concurrent submits can
-    /// never together pass a limit.
+    /// never together pass a limit. Concurrent submits of one account share that transaction
+    /// (see `group_commit`): each is checked as if it ran alone after the ones before it.
     pub fn submit_task(&self, new: &NewTask) -> Result<TaskRecord, SubmitError> {
-        let now = now_millis();
-        self.transaction(|conn| {
-            // Lock order account -> key everywhere, so concurrent holds and settlements serialise
-            // per account without deadlocks. On SQLite the IMMEDIATE transaction already holds the
-            // database's write lock, and the rows are simply read.
-            let account: Account = locked_row(conn, "accounts", &new.account_id)?;
-            let key: ApiKey = locked_row(conn, "api_keys", &new.key_id)?;
-            if key.account_id != account.id {
-                return Err(StorageError::NotFound(format!("key {:?} of account {:?}", key.id, account.id)).into());
-            }
-            // A key revoked while this submit waited for its row is refused: the check that let
-            // the request in ran before the lock.
-            if key.revoked_at.is_some() {
-                return Err(SubmitError::Revoked);
-            }
-            // After the row locks, so a concurrent try of the same request sees this one's record.
-            if let Some(claim) = &new.idempotency {
-                if let Some(earlier) = idempotency::find(conn, &key.id, claim, now)? {
-                    return Err(SubmitError::AlreadySubmitted(earlier));
-                }
-            }
-            if new.input_bytes > 0 {
-                let held: i64 = tasks::table
-                    .filter(tasks::key_id.eq(&key.id))
-                    .filter(tasks::status.eq_any([TaskStatus::Queued.as_str(), TaskStatus::Running.as_str()]))
-                    .filter(tasks::input_bytes.gt(0))
-                    .select(tasks::input_bytes)
-                    .load::<i64>(conn)?
-                    .into_iter()
-                    .fold(0, i64::saturating_add);
-                if held.saturating_add(new.input_bytes) > new.key_input_limit {
-                    return Err(SubmitError::InputsOverLimit { held, limit: new.key_input_limit });
-                }
-            }
-            let hold = billing::place_hold(&key.limits(), &account.limits(), new.price)?;
-            diesel::update(accounts::table.find(&account.id))
-                .set(accounts::free_held_units.eq(accounts::free_held_units + hold.from_allowance.units()))
-                .execute(conn)?;
-            diesel::update(api_keys::table.find(&key.id))
-                .set(api_keys::held_units.eq(api_keys::held_units + hold.total.units()))
-                .execute(conn)?;
-            let record = TaskRecord {
-                id: new.id.clone(),
-                key_id: key.id.clone(),
-                account_id: account.id.clone(),
-                engine: new.engine.clone(),
-                job: new.job.clone(),
-                status: TaskStatus::Queued.as_str().to_string(),
-                created_at: now,
-                updated_at: now,
-                started_at: None,
-                finished_at: None,
-                lease_owner: None,
-                lease_expires_at: None,
-                attempt: 0,
-                outputs: None,
-                price_units: hold.total.units(),
-                hold_allowance_units: hold.from_allowance.units(),
-                cost_units: None,
-                error: None,
-                sandbox: false,
-                priority: new.priority,
-                result: None,
-                failure_kind: None,
-                provider: new.provider.clone(),
-                provider_handle: None,
-                provider_callback: None,
-                provider_millis: None,
-                provider_cost_units: None,
-                expired_at: None,
+        self.submits.run(
+            &new.account_id,
+            new.clone(),
+            |batch| self.submit_tasks(&batch),
+            || Err(StorageError::Interrupted("the submit's transaction ended without an answer".into()).into()),
+        )
+    }
+
+    /// Creates several tasks of one account in one transaction, in order: each is checked (and
+    /// refused, or held) as [`Database::submit_task`] would check it after the ones before it,
+    /// and the results come back in the same order. When the transaction fails as a whole (a
+    /// database error), each submit runs again in its own, so one cannot fail the others.
+    pub fn submit_tasks(&self, batch: &[NewTask]) -> Vec<Result<TaskRecord, SubmitError>> {
+        let alone =
+            |new: &NewTask| match self.transaction(|conn| submission::submit_batch(conn, std::slice::from_ref(new))) {
+                Ok(mut results) => results.pop().unwrap_or_else(|| {
+                    Err(StorageError::Interrupted("the submit's transaction gave no answer".into()).into())
+                }),
+                Err(error) => Err(error.into()),
             };
-            diesel::insert_into(tasks::table)
-                .values((
-                    tasks::id.eq(&record.id),
-                    tasks::key_id.eq(&record.key_id),
-                    tasks::account_id.eq(&record.account_id),
-                    tasks::engine.eq(&record.engine),
-                    tasks::job.eq(&record.job),
-                    tasks::status.eq(&record.status),
-                    tasks::input_bytes.eq(new.input_bytes),
-                    tasks::created_at.eq(now),
-                    tasks::updated_at.eq(now),
-                    tasks::price_units.eq(record.price_units),
-                    tasks::hold_allowance_units.eq(record.hold_allowance_units),
-                    tasks::priority.eq(record.priority),
-                    tasks::provider.eq(&record.provider),
-                ))
-                .execute(conn)?;
-            if record.provider.is_some() {
-                // Not looked at by trackers while the submission is under way (see
-                // `Database::record_submission`).
-                tracking::hold_for_submission(conn, &record.id)?;
-            }
-            if !webhooks::record_for_task(conn, &record.id, &key.id, &new.webhook)? {
-                return Err(SubmitError::NoWebhookSecret);
-            }
-            ledger_rows::append(conn, &record, "hold", hold.total, hold.from_allowance, now)?;
-            if let Some(claim) = &new.idempotency {
-                idempotency::record(conn, &key.id, claim, &record.id, now)?;
-            }
-            // Delivered at commit to every listening worker (see `Database::listen_for_jobs`).
-            dialect::notify(conn, JOBS_CHANNEL)?;
-            Ok(record)
-        })
+        if batch.len() == 1 {
+            return batch.iter().map(alone).collect();
+        }
+        match self.transaction(|conn| submission::submit_batch(conn, batch)) {
+            Ok(results) => results,
+            Err(_) => batch.iter().map(alone).collect(),
+        }
     }
 
     /// The task `id` if it belongs to `key_id`, as its owner sees it: every column but the job

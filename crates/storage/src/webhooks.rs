@@ -3,7 +3,7 @@
 //! lost and none made twice) and claimed by workers under a lease.
 
 use crate::connection::AnyConnection;
-use crate::schema::{api_keys, key_webhooks, task_webhooks, webhook_attempts, webhook_deliveries};
+use crate::schema::{api_keys, key_webhooks, webhook_attempts, webhook_deliveries};
 use crate::{dialect, new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Text};
@@ -143,46 +143,6 @@ pub enum WebhookChoice {
     Requested(TaskWebhook),
     /// The key's default, if it has one; `Some` overrides whether it sends `running`.
     KeyDefault(Option<bool>),
-}
-
-/// Records task `task_id`'s webhook, in its submit transaction. A requested webhook needs the
-/// key to have a signing secret: `Ok(false)` when it has none.
-pub(crate) fn record_for_task(
-    conn: &mut AnyConnection,
-    task_id: &str,
-    key_id: &str,
-    choice: &WebhookChoice,
-) -> QueryResult<bool> {
-    match choice {
-        WebhookChoice::Off => Ok(true),
-        WebhookChoice::Requested(webhook) => {
-            let has_secret: i64 =
-                key_webhooks::table.filter(key_webhooks::key_id.eq(key_id)).count().get_result(conn)?;
-            if has_secret == 0 {
-                return Ok(false);
-            }
-            diesel::insert_into(task_webhooks::table)
-                .values((
-                    task_webhooks::task_id.eq(task_id),
-                    task_webhooks::url.eq(&webhook.url),
-                    task_webhooks::on_running.eq(webhook.on_running),
-                ))
-                .execute(conn)?;
-            Ok(true)
-        }
-        WebhookChoice::KeyDefault(on_running) => {
-            dialect::sql_query(
-                conn,
-                "INSERT INTO task_webhooks (task_id, url, on_running) SELECT ?, default_url, \
-                 COALESCE(?, default_on_running) FROM key_webhooks WHERE key_id = ? AND default_url IS NOT NULL",
-            )
-            .bind::<Text, _>(task_id)
-            .bind::<diesel::sql_types::Nullable<Bool>, _>(*on_running)
-            .bind::<Text, _>(key_id)
-            .execute(conn)?;
-            Ok(true)
-        }
-    }
 }
 
 /// Queues the `event` message of task `task_id` when the task has a webhook that sends it, in the

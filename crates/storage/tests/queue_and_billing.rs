@@ -782,3 +782,104 @@ fn a_polls_reads_are_done_at_once_only_on_sqlite_and_only_without_a_write() {
         }
     });
 }
+
+/// One transaction of many submits of one account checks each as if it ran alone after the ones
+/// before it: caps, the allowance, idempotency keys, webhooks and inputs held, all within the
+/// batch.
+#[test]
+fn a_batch_of_submits_checks_each_in_turn() {
+    each_backend(|db| {
+        let name = new_id("acct-name");
+        let account = db.create_account(&name, false, usd("1")).expect("account");
+        let create_key = |cap: Option<&str>| {
+            let secret = keys::secret_from_random(rand_bytes());
+            db.create_key(&name, &keys::hash_secret(&secret), None, cap.map(usd)).expect("key").id
+        };
+        let (capped, open) = (create_key(Some("0.6")), create_key(None));
+        let claim = |key: &str| storage::IdempotencyClaim { key: key.into(), request_hash: "h1".into() };
+        let mut batch = vec![
+            new_task(db, &capped, "0.4"),
+            new_task(db, &capped, "0.3"),
+            new_task(db, &capped, "0.2"),
+            new_task(db, &open, "0.3"),
+            new_task(db, &open, "0.2"),
+            NewTask { idempotency: Some(claim("k1")), ..new_task(db, &open, "0.1") },
+            NewTask { idempotency: Some(claim("k1")), ..new_task(db, &open, "0.1") },
+            NewTask {
+                webhook: storage::WebhookChoice::Requested(domain::TaskWebhook {
+                    url: "https://example.com/hook".into(),
+                    on_running: false,
+                }),
+                ..new_task(db, &open, "0")
+            },
+            NewTask { input_bytes: 10, key_input_limit: 5, ..new_task(db, &capped, "0") },
+        ];
+        batch[6].idempotency.as_mut().expect("claim").request_hash = "h2".into();
+        let results = db.submit_tasks(&batch);
+        let outcome: Vec<&str> = results
+            .iter()
+            .map(|result| match result {
+                Ok(_) => "ok",
+                Err(SubmitError::Refused(BillingRefusal::SpendCapReached { .. })) => "cap",
+                Err(SubmitError::Refused(BillingRefusal::AllowanceUsedUp { .. })) => "allowance",
+                Err(SubmitError::AlreadySubmitted(_)) => "again",
+                Err(SubmitError::NoWebhookSecret) => "no secret",
+                Err(SubmitError::InputsOverLimit { .. }) => "inputs",
+                Err(_) => "other",
+            })
+            .collect();
+        assert_eq!(outcome, ["ok", "cap", "ok", "ok", "allowance", "ok", "again", "no secret", "inputs"]);
+        let Err(SubmitError::AlreadySubmitted(earlier)) = &results[6] else { unreachable!() };
+        assert_eq!((earlier.task_id.as_str(), earlier.same_request), (batch[5].id.as_str(), false));
+        let held = |key: &str| db.key(key).expect("key").held_units;
+        assert_eq!((held(&capped), held(&open)), (6_000, 4_000));
+        assert_eq!(db.account(&account.id).expect("account").free_held_units, 10_000);
+        for (new, result) in batch.iter().zip(&results) {
+            assert_eq!(db.task(&new.id).expect("read").is_some(), result.is_ok(), "only accepted tasks are stored");
+        }
+        // The batch's idempotency record holds for a later request.
+        let again = NewTask { idempotency: Some(claim("k1")), ..new_task(db, &open, "0") };
+        assert!(matches!(db.submit_task(&again), Err(SubmitError::AlreadySubmitted(e)) if e.task_id == batch[5].id));
+    });
+}
+
+/// Two api-servers (two pools, each batching its own submits) and 32 clients each submit at once
+/// to one key under a cap and an allowance: exactly what fits is accepted, and each idempotency
+/// key makes one task between them.
+#[test]
+fn batches_of_two_processes_never_pass_the_cap() {
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend).expect("test database");
+        let first = test_db.db.clone();
+        let second = Database::connect(&test_db.url, 8).expect("second pool");
+        let key = account_and_key(&first, "100", false, Some("2.5"));
+        let barrier = Arc::new(Barrier::new(64));
+        let handles: Vec<_> = (0..64)
+            .map(|i| {
+                let db = if i % 2 == 0 { first.clone() } else { second.clone() };
+                let (key, barrier) = (key.clone(), barrier.clone());
+                thread::spawn(move || {
+                    // Eight requests are tries of one request; the rest are their own.
+                    let idempotency =
+                        (i < 8).then(|| storage::IdempotencyClaim { key: "same".into(), request_hash: "h".into() });
+                    let new = NewTask { idempotency, ..new_task(&db, &key, "0.1") };
+                    barrier.wait();
+                    db.submit_task(&new)
+                })
+            })
+            .collect();
+        let results: Vec<_> = handles.into_iter().map(|h| h.join().expect("thread")).collect();
+        let accepted = results.iter().filter(|r| r.is_ok()).count();
+        let tries_accepted = results[..8].iter().filter(|r| r.is_ok()).count();
+        assert_eq!(accepted, 25, "{backend:?}: the cap fits 25 submits");
+        assert!(tries_accepted <= 1, "{backend:?}: the eight tries of one request made {tries_accepted} tasks");
+        assert!(results.iter().all(|r| matches!(
+            r,
+            Ok(_)
+                | Err(SubmitError::AlreadySubmitted(_))
+                | Err(SubmitError::Refused(BillingRefusal::SpendCapReached { .. }))
+        )));
+        assert_eq!(first.key(&key).expect("key").held_units, 25_000);
+        assert_eq!(first.verify_ledger().expect("verify"), vec![], "{backend:?}: books must balance");
+    }
+}

@@ -1,0 +1,332 @@
+//! Creating tasks: one account's submits, one or many, in one transaction. The account's and
+//! keys' rows are locked once, each submit is checked in turn against the limits as the ones
+//! before it left them (revocation, idempotency, inputs held, the billing hold, the webhook), and
+//! everything accepted is written with one statement per table. The result is what running the
+//! submits one after another would give, at the cost of one commit (see `group_commit`).
+
+use crate::accounts::Account;
+use crate::connection::{on_native_connection, AnyConnection};
+use crate::idempotency::{self, EarlierRequest, IdempotencyClaim};
+use crate::keys::ApiKey;
+use crate::listener::JOBS_CHANNEL;
+use crate::schema::{accounts, api_keys, idempotency_keys, key_webhooks, ledger, task_webhooks, tasks};
+use crate::task_record::TaskRecord;
+use crate::tasks::{NewTask, SubmitError};
+use crate::webhooks::WebhookChoice;
+use crate::{dialect, now_millis, tracking, StorageError};
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use domain::{billing, Hold, TaskStatus};
+use std::collections::HashMap;
+
+/// Reads one row of `table` by id, locked `FOR UPDATE` on PostgreSQL, in one round trip.
+fn locked_row<Row>(conn: &mut AnyConnection, table: &str, id: &str) -> QueryResult<Row>
+where
+    Row: diesel::QueryableByName<crate::connection::MultiBackend> + 'static,
+{
+    dialect::sql_query(conn, &format!("SELECT * FROM {table} WHERE id = ?{{FOR_UPDATE}}"))
+        .bind::<Text, _>(id)
+        .get_result(conn)
+}
+
+/// A key as this batch has it: its row, locked, and what the batch's earlier submits took.
+struct KeyState {
+    row: ApiKey,
+    /// Bytes of stored inputs its queued and running tasks hold (read when first needed).
+    inputs_held: Option<i64>,
+    /// Its webhook settings: `None` when it has no signing secret (read when first needed).
+    webhook: Option<Option<KeyDefaultWebhook>>,
+    /// Holds this batch placed on it.
+    held_here: i64,
+}
+
+/// A key's signing secret exists; its default target, if it has one.
+struct KeyDefaultWebhook {
+    url: Option<String>,
+    on_running: bool,
+}
+
+/// What a submit that passed its checks comes to.
+struct Passed {
+    record: TaskRecord,
+    hold: Hold,
+    /// Its webhook's target and whether it announces `running`.
+    webhook: Option<(String, bool)>,
+}
+
+/// One accepted submit, waiting to be written.
+struct Accepted {
+    record: TaskRecord,
+    input_bytes: i64,
+    webhook: Option<(String, bool)>,
+    claim: Option<IdempotencyClaim>,
+}
+
+/// Runs `batch` (submits of one account, in order) in `conn`'s transaction. `Err` only for a
+/// failure of the whole transaction; each submit's refusal is its own entry.
+pub(crate) fn submit_batch(
+    conn: &mut AnyConnection,
+    batch: &[NewTask],
+) -> Result<Vec<Result<TaskRecord, SubmitError>>, StorageError> {
+    let Some(first) = batch.first() else { return Ok(Vec::new()) };
+    let now = now_millis();
+    // Lock order account -> key everywhere, so concurrent holds and settlements serialise per
+    // account without deadlocks; keys in id order, so two batches never wait on each other in a
+    // cycle. On SQLite the IMMEDIATE transaction already holds the database's write lock, and the
+    // rows are simply read.
+    let mut account: Account = locked_row(conn, "accounts", &first.account_id)?;
+    let mut key_ids: Vec<&str> = batch.iter().map(|new| new.key_id.as_str()).collect();
+    key_ids.sort_unstable();
+    key_ids.dedup();
+    let mut keys: HashMap<String, KeyState> = HashMap::new();
+    for id in key_ids {
+        let row: ApiKey = locked_row(conn, "api_keys", id)?;
+        keys.insert(id.to_string(), KeyState { row, inputs_held: None, webhook: None, held_here: 0 });
+    }
+    let mut free_held_here = 0;
+    // Idempotency keys claimed earlier in this batch: (key id, idempotency key) -> (task, hash).
+    let mut claimed: HashMap<(String, String), (String, String)> = HashMap::new();
+    let mut accepted: Vec<Accepted> = Vec::new();
+    let mut results = Vec::with_capacity(batch.len());
+    for new in batch {
+        let Some(key) = keys.get_mut(&new.key_id) else {
+            // Every key of the batch was read above.
+            results.push(Err(StorageError::NotFound(format!("key {:?}", new.key_id)).into()));
+            continue;
+        };
+        let outcome = accept(conn, new, &mut account, key, &mut claimed, now);
+        results.push(match outcome {
+            Ok(Passed { record, hold, webhook }) => {
+                key.held_here += hold.total.units();
+                free_held_here += hold.from_allowance.units();
+                accepted.push(Accepted {
+                    record: record.clone(),
+                    input_bytes: new.input_bytes,
+                    webhook,
+                    claim: new.idempotency.clone(),
+                });
+                Ok(record)
+            }
+            Err(refusal) => Err(refusal),
+        });
+    }
+    if accepted.is_empty() {
+        return Ok(results);
+    }
+    if free_held_here != 0 {
+        diesel::update(accounts::table.find(&account.id))
+            .set(accounts::free_held_units.eq(accounts::free_held_units + free_held_here))
+            .execute(conn)?;
+    }
+    for (id, key) in &keys {
+        if key.held_here != 0 {
+            diesel::update(api_keys::table.find(id))
+                .set(api_keys::held_units.eq(api_keys::held_units + key.held_here))
+                .execute(conn)?;
+        }
+    }
+    write_accepted(conn, &accepted, now)?;
+    // Delivered at commit to every listening worker (see `Database::listen_for_jobs`).
+    dialect::notify(conn, JOBS_CHANNEL)?;
+    Ok(results)
+}
+
+/// Checks one submit against the state the batch has reached and, when it passes, updates that
+/// state: the record to write, its hold, and its webhook target.
+fn accept(
+    conn: &mut AnyConnection,
+    new: &NewTask,
+    account: &mut Account,
+    key: &mut KeyState,
+    claimed: &mut HashMap<(String, String), (String, String)>,
+    now: i64,
+) -> Result<Passed, SubmitError> {
+    if key.row.account_id != account.id || new.account_id != account.id {
+        return Err(StorageError::NotFound(format!("key {:?} of account {:?}", key.row.id, new.account_id)).into());
+    }
+    // A key revoked while this submit waited for its row is refused: the check that let the
+    // request in ran before the lock.
+    if key.row.revoked_at.is_some() {
+        return Err(SubmitError::Revoked);
+    }
+    // After the row locks, so a concurrent try of the same request sees this one's record.
+    if let Some(claim) = &new.idempotency {
+        let earlier = match claimed.get(&(key.row.id.clone(), claim.key.clone())) {
+            Some((task_id, hash)) => {
+                Some(EarlierRequest { task_id: task_id.clone(), same_request: *hash == claim.request_hash })
+            }
+            None => idempotency::find(conn, &key.row.id, claim, now)?,
+        };
+        if let Some(earlier) = earlier {
+            return Err(SubmitError::AlreadySubmitted(earlier));
+        }
+    }
+    if new.input_bytes > 0 {
+        let held = match key.inputs_held {
+            Some(held) => held,
+            None => *key.inputs_held.insert(inputs_held(conn, &key.row.id)?),
+        };
+        if held.saturating_add(new.input_bytes) > new.key_input_limit {
+            return Err(SubmitError::InputsOverLimit { held, limit: new.key_input_limit });
+        }
+    }
+    let hold = billing::place_hold(&key.row.limits(), &account.limits(), new.price)?;
+    let webhook = match &new.webhook {
+        WebhookChoice::Off => None,
+        WebhookChoice::Requested(webhook) => match key_webhook(conn, key)? {
+            Some(_) => Some((webhook.url.clone(), webhook.on_running)),
+            None => return Err(SubmitError::NoWebhookSecret),
+        },
+        WebhookChoice::KeyDefault(on_running) => key_webhook(conn, key)?
+            .and_then(|default| Some((default.url.clone()?, on_running.unwrap_or(default.on_running)))),
+    };
+    // Accepted: what follows in the batch sees this submit's hold and inputs.
+    key.row.held_units += hold.total.units();
+    account.free_held_units += hold.from_allowance.units();
+    if let Some(held) = key.inputs_held.as_mut() {
+        *held = held.saturating_add(new.input_bytes);
+    }
+    if let Some(claim) = &new.idempotency {
+        claimed.insert((key.row.id.clone(), claim.key.clone()), (new.id.clone(), claim.request_hash.clone()));
+    }
+    let record = TaskRecord {
+        id: new.id.clone(),
+        key_id: key.row.id.clone(),
+        account_id: account.id.clone(),
+        engine: new.engine.clone(),
+        job: new.job.clone(),
+        status: TaskStatus::Queued.as_str().to_string(),
+        created_at: now,
+        updated_at: now,
+        started_at: None,
+        finished_at: None,
+        lease_owner: None,
+        lease_expires_at: None,
+        attempt: 0,
+        outputs: None,
+        price_units: hold.total.units(),
+        hold_allowance_units: hold.from_allowance.units(),
+        cost_units: None,
+        error: None,
+        sandbox: false,
+        priority: new.priority,
+        result: None,
+        failure_kind: None,
+        provider: new.provider.clone(),
+        provider_handle: None,
+        provider_callback: None,
+        provider_millis: None,
+        provider_cost_units: None,
+        expired_at: None,
+    };
+    Ok(Passed { record, hold, webhook })
+}
+
+/// Bytes of stored inputs held by `key_id`'s queued and running tasks.
+fn inputs_held(conn: &mut AnyConnection, key_id: &str) -> QueryResult<i64> {
+    Ok(tasks::table
+        .filter(tasks::key_id.eq(key_id))
+        .filter(tasks::status.eq_any([TaskStatus::Queued.as_str(), TaskStatus::Running.as_str()]))
+        .filter(tasks::input_bytes.gt(0))
+        .select(tasks::input_bytes)
+        .load::<i64>(conn)?
+        .into_iter()
+        .fold(0, i64::saturating_add))
+}
+
+/// `key`'s webhook settings, read once per batch: `None` when it has no signing secret.
+fn key_webhook<'k>(conn: &mut AnyConnection, key: &'k mut KeyState) -> QueryResult<Option<&'k KeyDefaultWebhook>> {
+    if key.webhook.is_none() {
+        let row: Option<(Option<String>, bool)> = key_webhooks::table
+            .find(&key.row.id)
+            .select((key_webhooks::default_url, key_webhooks::default_on_running))
+            .first(conn)
+            .optional()?;
+        key.webhook = Some(row.map(|(url, on_running)| KeyDefaultWebhook { url, on_running }));
+    }
+    Ok(key.webhook.as_ref().and_then(Option::as_ref))
+}
+
+/// Writes the accepted submits: their tasks, hold ledger rows, webhooks and idempotency records,
+/// one statement per table.
+fn write_accepted(conn: &mut AnyConnection, accepted: &[Accepted], now: i64) -> QueryResult<()> {
+    let task_rows: Vec<_> = accepted
+        .iter()
+        .map(|Accepted { record, input_bytes, .. }| {
+            (
+                tasks::id.eq(&record.id),
+                tasks::key_id.eq(&record.key_id),
+                tasks::account_id.eq(&record.account_id),
+                tasks::engine.eq(&record.engine),
+                tasks::job.eq(&record.job),
+                tasks::status.eq(&record.status),
+                tasks::input_bytes.eq(*input_bytes),
+                tasks::created_at.eq(now),
+                tasks::updated_at.eq(now),
+                tasks::price_units.eq(record.price_units),
+                tasks::hold_allowance_units.eq(record.hold_allowance_units),
+                tasks::priority.eq(record.priority),
+                tasks::provider.eq(&record.provider),
+            )
+        })
+        .collect();
+    // On the backend's own connection: diesel writes many rows in one statement there.
+    on_native_connection!(conn, |native| diesel::insert_into(tasks::table).values(&task_rows).execute(native))?;
+    let ledger_rows: Vec<_> = accepted
+        .iter()
+        .map(|Accepted { record, .. }| {
+            (
+                ledger::task_id.eq(&record.id),
+                ledger::key_id.eq(&record.key_id),
+                ledger::account_id.eq(&record.account_id),
+                ledger::kind.eq("hold"),
+                ledger::amount_units.eq(record.price_units),
+                ledger::allowance_units.eq(record.hold_allowance_units),
+                ledger::created_at.eq(now),
+            )
+        })
+        .collect();
+    on_native_connection!(conn, |native| diesel::insert_into(ledger::table).values(&ledger_rows).execute(native))?;
+    let webhook_rows: Vec<_> = accepted
+        .iter()
+        .filter_map(|Accepted { record, webhook, .. }| {
+            let (url, on_running) = webhook.as_ref()?;
+            Some((
+                task_webhooks::task_id.eq(&record.id),
+                task_webhooks::url.eq(url),
+                task_webhooks::on_running.eq(*on_running),
+            ))
+        })
+        .collect();
+    if !webhook_rows.is_empty() {
+        on_native_connection!(conn, |native| diesel::insert_into(task_webhooks::table)
+            .values(&webhook_rows)
+            .execute(native))?;
+    }
+    let claim_rows: Vec<_> = accepted
+        .iter()
+        .filter_map(|Accepted { record, claim, .. }| {
+            let claim = claim.as_ref()?;
+            Some((
+                idempotency_keys::key_id.eq(&record.key_id),
+                idempotency_keys::idempotency_key.eq(&claim.key),
+                idempotency_keys::request_hash.eq(&claim.request_hash),
+                idempotency_keys::task_id.eq(&record.id),
+                idempotency_keys::created_at.eq(now),
+            ))
+        })
+        .collect();
+    if !claim_rows.is_empty() {
+        on_native_connection!(conn, |native| diesel::insert_into(idempotency_keys::table)
+            .values(&claim_rows)
+            .execute(native))?;
+    }
+    for Accepted { record, .. } in accepted {
+        if record.provider.is_some() {
+            // Not looked at by trackers while the submission is under way (see
+            // `Database::record_submission`).
+            tracking::hold_for_submission(conn, &record.id)?;
+        }
+    }
+    Ok(())
+}
