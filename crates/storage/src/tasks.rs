@@ -145,9 +145,11 @@ impl Database {
 
 /// [`Database::task_for_key`] on `conn`.
 pub(crate) fn task_for_key(conn: &mut AnyConnection, id: &str, key_id: &str) -> QueryResult<Option<TaskRecord>> {
-    Ok(on_native_connection!(conn, |conn| tasks::table
+    // By id alone, the owner checked after: a prepared statement that also filtered on the key
+    // could be planned once, while the table was small, to walk the key's index, and then read
+    // every task of a busy key on each poll.
+    let polled = on_native_connection!(conn, |conn| tasks::table
         .find(id)
-        .filter(tasks::key_id.eq(key_id))
         .select((
             // A bound empty string, not an SQL literal: diesel never caches the prepared
             // statement of a query holding raw SQL, and this one runs on every poll.
@@ -159,6 +161,6 @@ pub(crate) fn task_for_key(conn: &mut AnyConnection, id: &str, key_id: &str) -> 
             (tasks::provider_millis, tasks::provider_cost_units, tasks::expired_at),
         ))
         .first::<PolledColumns>(conn)
-        .optional())?
-    .map(TaskRecord::from_polled))
+        .optional())?;
+    Ok(polled.map(TaskRecord::from_polled).filter(|task| task.key_id == key_id))
 }
