@@ -1,6 +1,6 @@
 //! The connection pool over either backend, and the transactions every operation runs in.
 
-use crate::{is_connection_loss, NewTask, StorageError, StorageResult, SubmitError, TaskRecord};
+use crate::{is_connection_loss, StorageError, StorageResult};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::pg::PgConnection;
 use diesel::r2d2::R2D2Connection;
@@ -232,9 +232,13 @@ pub struct Database {
     pub(crate) url: std::sync::Arc<str>,
     /// Verified keys, while a listener keeps them true (see [`Database::cache_verified_keys`]).
     pub(crate) key_cache: std::sync::Arc<crate::key_cache::KeyCache>,
-    /// Submits waiting to share a transaction, per account (see `group_commit`).
-    pub(crate) submits: Arc<crate::group_commit::GroupCommit<NewTask, Result<TaskRecord, SubmitError>>>,
+    /// Tells this pool (and its clones) apart from other pools of the process, so that submits
+    /// share a transaction only with those of the same pool (see `Database::submit_task`).
+    pub(crate) instance: u64,
 }
+
+/// The next pool's [`Database::instance`].
+static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(0);
 
 impl Database {
     /// Opens a pool for `url` (`sqlite://PATH`, `sqlite:PATH` or `postgres://...`) and applies
@@ -280,7 +284,7 @@ impl Database {
             backend,
             url: url.into(),
             key_cache: Default::default(),
-            submits: Default::default(),
+            instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
         })
     }
 

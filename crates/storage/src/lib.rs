@@ -55,8 +55,8 @@ pub use polls::PollReads;
 pub use queue::{ClaimedTask, RunningShares};
 pub use revocation::Revoked;
 pub use settlement::Success;
+pub use submission::{NewTask, SubmitError};
 pub use task_record::TaskRecord;
-pub use tasks::{NewTask, SubmitError};
 pub use tracking::{ProviderMargin, SUBMISSION_WINDOW_MS};
 pub use verification::{AllowanceGrant, LinkPurpose, Verified};
 pub use webhooks::{

@@ -11,13 +11,85 @@ use crate::keys::ApiKey;
 use crate::listener::JOBS_CHANNEL;
 use crate::schema::{accounts, api_keys, idempotency_keys, key_webhooks, ledger, task_webhooks, tasks};
 use crate::task_record::TaskRecord;
-use crate::tasks::{NewTask, SubmitError};
 use crate::webhooks::WebhookChoice;
 use crate::{dialect, now_millis, tracking, StorageError};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use domain::{billing, Hold, TaskStatus};
+use domain::{billing, BillingRefusal, Hold, TaskStatus, Usd};
 use std::collections::HashMap;
+
+/// What is needed to create a task.
+#[derive(Clone, Debug)]
+pub struct NewTask {
+    /// Task id (`task_...`).
+    pub id: String,
+    /// Submitting key.
+    pub key_id: String,
+    /// The key's account, billed for the task.
+    pub account_id: String,
+    /// Engine id.
+    pub engine: String,
+    /// The validated job as JSON.
+    pub job: String,
+    /// Quoted price, to be held.
+    pub price: Usd,
+    /// Claim order: higher first (a caller waiting on the result).
+    pub priority: i32,
+    /// The upstream provider the job is submitted to; such a task is never claimed to run here,
+    /// only tracked (see `Database::claim_tracked`).
+    pub provider: Option<String>,
+    /// Bytes of the inputs moved to the object store for it at submit.
+    pub input_bytes: i64,
+    /// Most bytes of stored inputs the key may have in queued and running tasks at once, this
+    /// task's included.
+    pub key_input_limit: i64,
+    /// The client's idempotency key for this request, if it sent one.
+    pub idempotency: Option<IdempotencyClaim>,
+    /// Where the task's webhooks go.
+    pub webhook: WebhookChoice,
+}
+
+/// Why a task was not created.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    /// The billing rules refuse the job (HTTP 402).
+    #[error(transparent)]
+    Refused(#[from] BillingRefusal),
+    /// The database failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The key was revoked before the job could be held (HTTP 401).
+    #[error("this API key has been revoked")]
+    Revoked,
+    /// The key's queued and running tasks already hold this many bytes of stored inputs, and
+    /// this task's would take them past the limit.
+    #[error("the key's unfinished jobs hold {held} bytes of inputs; at most {limit} at once")]
+    InputsOverLimit {
+        /// Bytes held by the key's unfinished tasks.
+        held: i64,
+        /// The limit.
+        limit: i64,
+    },
+    /// The request's idempotency key already created a task (within its window): the same request
+    /// is answered with that task, another request under the key is refused.
+    #[error("this idempotency key was used by an earlier request (task {})", .0.task_id)]
+    AlreadySubmitted(EarlierRequest),
+    /// The request names a webhook, and its key has no signing secret to sign it with.
+    #[error("this API key has no webhook signing secret")]
+    NoWebhookSecret,
+}
+
+impl From<diesel::result::Error> for SubmitError {
+    fn from(e: diesel::result::Error) -> Self {
+        SubmitError::Storage(e.into())
+    }
+}
+
+impl From<r2d2::Error> for SubmitError {
+    fn from(e: r2d2::Error) -> Self {
+        SubmitError::Storage(e.into())
+    }
+}
 
 /// Reads one row of `table` by id, locked `FOR UPDATE` on PostgreSQL, in one round trip.
 fn locked_row<Row>(conn: &mut AnyConnection, table: &str, id: &str) -> QueryResult<Row>

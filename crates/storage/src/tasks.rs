@@ -1,88 +1,17 @@
 //! Tasks: creating one together with its billing hold, and reading it back.
 
 use crate::connection::{on_native_connection, AnyConnection};
-use crate::idempotency::{EarlierRequest, IdempotencyClaim};
+use crate::group_commit::GroupCommit;
 use crate::schema::{ledger, tasks};
-use crate::submission;
+use crate::submission::{self, NewTask, SubmitError};
 use crate::task_record::{PolledColumns, TaskRecord};
-use crate::webhooks::WebhookChoice;
 use crate::{Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
-use domain::{BillingRefusal, Usd};
+use std::sync::LazyLock;
 
-/// What is needed to create a task.
-#[derive(Clone, Debug)]
-pub struct NewTask {
-    /// Task id (`task_...`).
-    pub id: String,
-    /// Submitting key.
-    pub key_id: String,
-    /// The key's account, billed for the task.
-    pub account_id: String,
-    /// Engine id.
-    pub engine: String,
-    /// The validated job as JSON.
-    pub job: String,
-    /// Quoted price, to be held.
-    pub price: Usd,
-    /// Claim order: higher first (a caller waiting on the result).
-    pub priority: i32,
-    /// The upstream provider the job is submitted to; such a task is never claimed to run here,
-    /// only tracked (see `Database::claim_tracked`).
-    pub provider: Option<String>,
-    /// Bytes of the inputs moved to the object store for it at submit.
-    pub input_bytes: i64,
-    /// Most bytes of stored inputs the key may have in queued and running tasks at once, this
-    /// task's included.
-    pub key_input_limit: i64,
-    /// The client's idempotency key for this request, if it sent one.
-    pub idempotency: Option<IdempotencyClaim>,
-    /// Where the task's webhooks go.
-    pub webhook: WebhookChoice,
-}
-
-/// Why a task was not created.
-#[derive(Debug, thiserror::Error)]
-pub enum SubmitError {
-    /// The billing rules refuse the job (HTTP 402).
-    #[error(transparent)]
-    Refused(#[from] BillingRefusal),
-    /// The database failed.
-    #[error(transparent)]
-    Storage(#[from] StorageError),
-    /// The key was revoked before the job could be held (HTTP 401).
-    #[error("this API key has been revoked")]
-    Revoked,
-    /// The key's queued and running tasks already hold this many bytes of stored inputs, and
-    /// this task's would take them past the limit.
-    #[error("the key's unfinished jobs hold {held} bytes of inputs; at most {limit} at once")]
-    InputsOverLimit {
-        /// Bytes held by the key's unfinished tasks.
-        held: i64,
-        /// The limit.
-        limit: i64,
-    },
-    /// The request's idempotency key already created a task (within its window): the same request
-    /// is answered with that task, another request under the key is refused.
-    #[error("this idempotency key was used by an earlier request (task {})", .0.task_id)]
-    AlreadySubmitted(EarlierRequest),
-    /// The request names a webhook, and its key has no signing secret to sign it with.
-    #[error("this API key has no webhook signing secret")]
-    NoWebhookSecret,
-}
-
-impl From<diesel::result::Error> for SubmitError {
-    fn from(e: diesel::result::Error) -> Self {
-        SubmitError::Storage(e.into())
-    }
-}
-
-impl From<r2d2::Error> for SubmitError {
-    fn from(e: r2d2::Error) -> Self {
-        SubmitError::Storage(e.into())
-    }
-}
+/// Submits waiting to share a transaction, per pool and account (see `group_commit`).
+static SUBMITS: LazyLock<GroupCommit<NewTask, Result<TaskRecord, SubmitError>>> = LazyLock::new(GroupCommit::default);
 
 impl Database {
     /// Creates a queued task and places its hold, in one transaction: the key's cap and the
@@ -90,8 +19,9 @@ impl Database {
     /// never together pass a limit. Concurrent submits of one account share that transaction
     /// (see `group_commit`): each is checked as if it ran alone after the ones before it.
     pub fn submit_task(&self, new: &NewTask) -> Result<TaskRecord, SubmitError> {
-        self.submits.run(
-            &new.account_id,
+        let group = format!("{}/{}", self.instance, new.account_id);
+        SUBMITS.run(
+            &group,
             new.clone(),
             |batch| self.submit_tasks(&batch),
             || Err(StorageError::Interrupted("the submit's transaction ended without an answer".into()).into()),
