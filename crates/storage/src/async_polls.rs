@@ -12,7 +12,7 @@
 //! is tried again five seconds later).
 
 use crate::polls::PollReads;
-use crate::task_record::TaskRecord;
+use crate::task_record::{PolledColumns, TaskRecord};
 use crate::{Backend, Database};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -21,15 +21,6 @@ use std::sync::mpsc::{sync_channel, Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_postgres::{Client, NoTls, Statement};
-
-/// The columns of a poll's task read, in `TaskRecord`'s order, the job left out (it can hold
-/// megabytes a poll never shows). By id alone, the owner checked after: a prepared statement that
-/// also filtered on the key could be planned once, while the table was small, to walk the key's
-/// index, and then read every task of a busy key on each poll.
-const TASK_FOR_KEY: &str = "SELECT id, key_id, account_id, engine, status, created_at, updated_at, started_at, \
-     finished_at, lease_owner, lease_expires_at, attempt, outputs, price_units, hold_allowance_units, cost_units, \
-     error, sandbox, priority, result, failure_kind, provider, provider_handle, provider_callback, provider_millis, \
-     provider_cost_units, expired_at FROM tasks WHERE id = $1";
 
 /// A thread's connection to one database, and its prepared task read.
 struct ThreadConnection {
@@ -130,6 +121,7 @@ fn thread_connection(url: &str) -> Option<Arc<ThreadConnection>> {
         }
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let config: tokio_postgres::Config = url.parse().ok()?;
+        let sql = crate::tasks::polled_task_postgres_sql().ok()?;
         let (opened, arrives) = sync_channel(1);
         connections.opening.insert(url.to_string(), Opening::UnderWay(arrives));
         // The connection's own task runs on the runtime that opened it: on an HTTP worker's
@@ -139,7 +131,7 @@ fn thread_connection(url: &str) -> Option<Arc<ThreadConnection>> {
             let result = async {
                 let (client, connection) = config.connect(NoTls).await?;
                 spawner.spawn(connection);
-                let task_for_key = client.prepare(TASK_FOR_KEY).await?;
+                let task_for_key = client.prepare(&sql).await?;
                 Ok::<_, tokio_postgres::Error>(ThreadConnection { client, task_for_key })
             }
             .await;
@@ -159,40 +151,19 @@ async fn read_task(
     id: &str,
     key_id: &str,
 ) -> Result<Option<TaskRecord>, tokio_postgres::Error> {
-    let row = connection.client.query_opt(&connection.task_for_key, &[&id]).await?;
-    let task = row.map(|row| task_from_row(&row)).transpose()?;
+    let row = connection.client.query_opt(&connection.task_for_key, &[&"", &id]).await?;
+    let task = row.map(|row| polled_columns(&row)).transpose()?.map(TaskRecord::from_polled);
     Ok(task.filter(|task| task.key_id == key_id))
 }
 
-fn task_from_row(row: &tokio_postgres::Row) -> Result<TaskRecord, tokio_postgres::Error> {
-    Ok(TaskRecord {
-        id: row.try_get(0)?,
-        key_id: row.try_get(1)?,
-        account_id: row.try_get(2)?,
-        engine: row.try_get(3)?,
-        job: String::new(),
-        status: row.try_get(4)?,
-        created_at: row.try_get(5)?,
-        updated_at: row.try_get(6)?,
-        started_at: row.try_get(7)?,
-        finished_at: row.try_get(8)?,
-        lease_owner: row.try_get(9)?,
-        lease_expires_at: row.try_get(10)?,
-        attempt: row.try_get(11)?,
-        outputs: row.try_get(12)?,
-        price_units: row.try_get(13)?,
-        hold_allowance_units: row.try_get(14)?,
-        cost_units: row.try_get(15)?,
-        error: row.try_get(16)?,
-        sandbox: row.try_get(17)?,
-        priority: row.try_get(18)?,
-        result: row.try_get(19)?,
-        failure_kind: row.try_get(20)?,
-        provider: row.try_get(21)?,
-        provider_handle: row.try_get(22)?,
-        provider_callback: row.try_get(23)?,
-        provider_millis: row.try_get(24)?,
-        provider_cost_units: row.try_get(25)?,
-        expired_at: row.try_get(26)?,
-    })
+/// A row of the poll's task read, in the columns' order.
+fn polled_columns(row: &tokio_postgres::Row) -> Result<PolledColumns, tokio_postgres::Error> {
+    Ok((
+        (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?, row.try_get(4)?),
+        (row.try_get(5)?, row.try_get(6)?, row.try_get(7)?, row.try_get(8)?, row.try_get(9)?),
+        (row.try_get(10)?, row.try_get(11)?, row.try_get(12)?, row.try_get(13)?, row.try_get(14)?),
+        (row.try_get(15)?, row.try_get(16)?, row.try_get(17)?, row.try_get(18)?, row.try_get(19)?),
+        (row.try_get(20)?, row.try_get(21)?, row.try_get(22)?, row.try_get(23)?, row.try_get(24)?),
+        (row.try_get(25)?, row.try_get(26)?, row.try_get(27)?),
+    ))
 }

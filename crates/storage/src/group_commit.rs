@@ -14,7 +14,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
 
 /// Most items run in one batch.
-pub(crate) const MAX_BATCH: usize = 64;
+const MAX_BATCH: usize = 64;
 
 /// A caller's item, and where its answer goes.
 struct Waiting<T, R> {

@@ -73,24 +73,38 @@ impl Database {
     }
 }
 
-/// [`Database::task_for_key`] on `conn`.
-pub(crate) fn task_for_key(conn: &mut AnyConnection, id: &str, key_id: &str) -> QueryResult<Option<TaskRecord>> {
-    // By id alone, the owner checked after: a prepared statement that also filtered on the key
-    // could be planned once, while the table was small, to walk the key's index, and then read
-    // every task of a busy key on each poll.
-    let polled = on_native_connection!(conn, |conn| tasks::table
-        .find(id)
-        .select((
+/// A poll's read of task `$id`: every column but the job itself (read as an empty string), by id
+/// alone, its owner checked by the caller. Written once for the pooled read
+/// ([`task_for_key`]) and the PostgreSQL thread's connection ([`polled_task_postgres_sql`]).
+/// Not filtered on the key: a prepared statement that also filtered on it could be planned once,
+/// while the table was small, to walk the key's index, and then read every task of a busy key on
+/// each poll.
+macro_rules! polled_task {
+    ($id:expr) => {
+        tasks::table.find($id).select((
             // A bound empty string, not an SQL literal: diesel never caches the prepared
             // statement of a query holding raw SQL, and this one runs on every poll.
             (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, "".into_sql::<Text>()),
             (tasks::status, tasks::created_at, tasks::updated_at, tasks::started_at, tasks::finished_at),
-            (tasks::lease_owner, tasks::lease_expires_at, tasks::attempt, tasks::outputs, tasks::price_units,),
+            (tasks::lease_owner, tasks::lease_expires_at, tasks::attempt, tasks::outputs, tasks::price_units),
             (tasks::hold_allowance_units, tasks::cost_units, tasks::error, tasks::sandbox, tasks::priority),
-            (tasks::result, tasks::failure_kind, tasks::provider, tasks::provider_handle, tasks::provider_callback,),
+            (tasks::result, tasks::failure_kind, tasks::provider, tasks::provider_handle, tasks::provider_callback),
             (tasks::provider_millis, tasks::provider_cost_units, tasks::expired_at),
         ))
-        .first::<PolledColumns>(conn)
-        .optional())?;
+    };
+}
+
+/// [`Database::task_for_key`] on `conn`.
+pub(crate) fn task_for_key(conn: &mut AnyConnection, id: &str, key_id: &str) -> QueryResult<Option<TaskRecord>> {
+    let polled = on_native_connection!(conn, |conn| polled_task!(id).first::<PolledColumns>(conn).optional())?;
     Ok(polled.map(TaskRecord::from_polled).filter(|task| task.key_id == key_id))
+}
+
+/// The SQL of a poll's task read as PostgreSQL runs it: `$1` is the empty string read in place of
+/// the job, `$2` the task's id; its rows are [`PolledColumns`].
+pub(crate) fn polled_task_postgres_sql() -> QueryResult<String> {
+    use diesel::query_builder::{QueryBuilder, QueryFragment};
+    let mut builder = diesel::pg::PgQueryBuilder::default();
+    QueryFragment::<diesel::pg::Pg>::to_sql(&polled_task!(""), &mut builder, &diesel::pg::Pg)?;
+    Ok(builder.finish())
 }

@@ -883,3 +883,20 @@ fn batches_of_two_processes_never_pass_the_cap() {
         assert_eq!(first.verify_ledger().expect("verify"), vec![], "{backend:?}: books must balance");
     }
 }
+
+/// A submit whose write fails (here a task id already taken) fails its batch's transaction; the
+/// others of the batch are then run again alone and accepted, and nothing of the failed one stays.
+#[test]
+fn a_failed_write_in_a_batch_fails_only_its_own_submit() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        let taken = db.submit_task(&new_task(db, &key, "0.1")).expect("first submit");
+        let again = NewTask { id: taken.id.clone(), ..new_task(db, &key, "0.2") };
+        let batch = [new_task(db, &key, "0.1"), again, new_task(db, &key, "0.1")];
+        let results = db.submit_tasks(&batch);
+        assert!(results[0].is_ok() && results[2].is_ok(), "{results:?}");
+        assert!(matches!(results[1], Err(SubmitError::Storage(_))), "{:?}", results[1]);
+        assert_eq!(db.key(&key).expect("key").held_units, 3_000, "three holds of 0.1, none of 0.2");
+        assert_eq!(db.task(&taken.id).expect("read").expect("stored").price_units, 1_000);
+    });
+}
