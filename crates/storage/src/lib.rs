@@ -88,6 +88,10 @@ pub enum StorageError {
     /// A unique name is taken.
     #[error("{0} already exists")]
     AlreadyExists(String),
+    /// The database could not be reached for a batch of work that shared one attempt (see
+    /// `Database::submit_tasks`); each part of the batch gets this, with the original error.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
     /// A transaction's outcome was lost (the thread running it failed): whether it committed is
     /// not known here.
     #[error("database error: {0}")]
@@ -102,7 +106,7 @@ impl StorageError {
     /// connection closed under a query): a condition to retry, not a fault of the request.
     pub fn is_unavailable(&self) -> bool {
         match self {
-            StorageError::Pool(_) | StorageError::Connect(_) => true,
+            StorageError::Pool(_) | StorageError::Connect(_) | StorageError::Unavailable(_) => true,
             StorageError::Query(error) => is_connection_loss(error),
             _ => false,
         }
@@ -115,6 +119,9 @@ pub(crate) fn is_connection_loss(error: &diesel::result::Error) -> bool {
     use diesel::result::{DatabaseErrorKind, Error};
     match error {
         Error::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => true,
+        // A commit or rollback that failed on a connection cut under it leaves diesel unsure of
+        // the transaction's state; the pool discards such a connection (`is_broken`).
+        Error::BrokenTransactionManager => true,
         Error::DatabaseError(_, info) => {
             // PostgreSQL reports an administrator or failover cutting sessions as 57P01-class
             // errors; libpq words them this way.

@@ -31,7 +31,8 @@ impl Database {
     /// Creates several tasks of one account in one transaction, in order: each is checked (and
     /// refused, or held) as [`Database::submit_task`] would check it after the ones before it,
     /// and the results come back in the same order. When the transaction fails as a whole (a
-    /// database error), each submit runs again in its own, so one cannot fail the others.
+    /// statement's error), each submit runs again in its own, so one cannot fail the others;
+    /// when the database cannot be reached, each is told so.
     pub fn submit_tasks(&self, batch: &[NewTask]) -> Vec<Result<TaskRecord, SubmitError>> {
         let alone =
             |new: &NewTask| match self.transaction(|conn| submission::submit_batch(conn, std::slice::from_ref(new))) {
@@ -45,6 +46,13 @@ impl Database {
         }
         match self.transaction(|conn| submission::submit_batch(conn, batch)) {
             Ok(results) => results,
+            // The database cannot be reached: every submit is told so at once. Running each
+            // again would make the last wait out as many connection timeouts as there are
+            // submits before it.
+            Err(error) if error.is_unavailable() => {
+                let shown = error.to_string();
+                batch.iter().map(|_| Err(StorageError::Unavailable(shown.clone()).into())).collect()
+            }
             Err(_) => batch.iter().map(alone).collect(),
         }
     }
