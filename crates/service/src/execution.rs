@@ -42,8 +42,20 @@ pub enum JobOutcome {
 impl JobRunner<'_> {
     /// Claims the next job for `worker_id` with a lease of `lease_ms`.
     pub async fn claim(&self, worker_id: &str, lease_ms: i64) -> Result<Option<ClaimedJob>, ServiceError> {
+        Ok(self.claim_up_to(worker_id, lease_ms, 1).await?.pop())
+    }
+
+    /// Claims up to `limit` jobs for `worker_id` at once (one per free slot), each with a lease
+    /// of `lease_ms`, in the order they are to start.
+    pub async fn claim_up_to(
+        &self,
+        worker_id: &str,
+        lease_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<ClaimedJob>, ServiceError> {
         let (worker_id, shares) = (worker_id.to_string(), self.service.config().running_shares);
-        Ok(self.service.db(move |db| db.claim_task(&worker_id, lease_ms, shares)).await?.map(ClaimedJob))
+        let claimed = self.service.db(move |db| db.claim_tasks(&worker_id, lease_ms, shares, limit)).await?;
+        Ok(claimed.into_iter().map(ClaimedJob).collect())
     }
 
     /// Renews a running job's lease; false when the attempt lost the task.

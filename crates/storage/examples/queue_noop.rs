@@ -1,9 +1,9 @@
 //! The queue's own throughput, for `cargo xtask bench --part queue`: `queue_noop DATABASE_URL
-//! JOBS WORKERS` submits JOBS no-op tasks from 32 client threads while WORKERS threads claim each,
-//! do nothing and settle it as succeeded (the capture, the ledger, the webhook outbox: all a real
-//! job's bookkeeping), and prints how long the last one took to finish from the first submit.
-//! Workers wake on the queue's notification on PostgreSQL and poll every millisecond on SQLite,
-//! as a worker does.
+//! JOBS WORKERS` submits JOBS no-op tasks from 32 client threads while one worker of WORKERS
+//! slots claims them (as many at once as it has free slots), does nothing and settles each as
+//! succeeded (the capture, the ledger, the webhook outbox: all a real job's bookkeeping), and
+//! prints how long the last one took to finish from the first submit. The worker wakes on the
+//! queue's notification on PostgreSQL and polls every millisecond on SQLite, as a worker does.
 
 use domain::{keys, Usd};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -60,42 +60,101 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
         })
         .collect();
-    let worker_threads: Vec<_> = (0..workers)
-        .map(|n| {
-            let (db, finished, wake) = (db.clone(), finished.clone(), wake.clone());
+    // One worker with WORKERS slots, as the worker binary runs: whenever slots are free it claims
+    // that many tasks in one claim, and each runs (does nothing) and ends on a slot of its own;
+    // ends that meet are settled together.
+    let (claim_time, settle_time) = (Arc::new(Timings::default()), Arc::new(Timings::default()));
+    let free_slots = Arc::new((Mutex::new(workers), Condvar::new()));
+    let (to_slots, slot_queue) = std::sync::mpsc::channel::<storage::ClaimedTask>();
+    let slot_queue = Arc::new(Mutex::new(slot_queue));
+    let slots: Vec<_> = (0..workers)
+        .map(|_| {
+            let (db, finished, free_slots, slot_queue, settle_time) =
+                (db.clone(), finished.clone(), free_slots.clone(), slot_queue.clone(), settle_time.clone());
             std::thread::spawn(move || -> Result<(), String> {
-                let id = format!("noop-worker-{n}");
-                while finished.load(Ordering::SeqCst) < jobs {
-                    let seen = *wake.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    match db.claim_task(&id, 60_000, RunningShares::UNLIMITED).map_err(|e| e.to_string())? {
-                        Some(claimed) => {
-                            db.finish_succeeded(
-                                &claimed.task.id,
-                                claimed.attempt,
-                                "[]",
-                                None,
-                                Usd::from_units(100),
-                                false,
-                            )
-                            .map_err(|e| e.to_string())?;
-                            finished.fetch_add(1, Ordering::SeqCst);
-                        }
-                        None => {
-                            let guard = wake.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                            let _ = wake.1.wait_timeout_while(guard, Duration::from_millis(1), |count| *count == seen);
-                        }
+                loop {
+                    let next = slot_queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
+                    let Ok(claimed) = next else { return Ok(()) };
+                    let settling = Instant::now();
+                    let settled =
+                        db.finish_succeeded(&claimed.task.id, claimed.attempt, "[]", None, Usd::from_units(100), false);
+                    settle_time.record(settling.elapsed());
+                    if let Err(e) = settled {
+                        // Ends the run: the claimer stops at once rather than wait for this job.
+                        finished.store(usize::MAX, Ordering::SeqCst);
+                        return Err(e.to_string());
                     }
+                    finished.fetch_add(1, Ordering::SeqCst);
+                    *free_slots.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
+                    free_slots.1.notify_all();
                 }
-                Ok(())
             })
         })
         .collect();
+    let claimer = {
+        let (db, finished, wake, claim_time) = (db.clone(), finished.clone(), wake.clone(), claim_time.clone());
+        std::thread::spawn(move || -> Result<(), String> {
+            while finished.load(Ordering::SeqCst) < jobs {
+                let free = {
+                    let guard = free_slots.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let (mut free, _) = free_slots
+                        .1
+                        .wait_timeout_while(guard, Duration::from_millis(1), |free| *free == 0)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    std::mem::take(&mut *free)
+                };
+                if free == 0 {
+                    continue;
+                }
+                let seen = *wake.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let claiming = Instant::now();
+                let claimed =
+                    db.claim_tasks("noop-worker", 60_000, RunningShares::UNLIMITED, free).map_err(|e| e.to_string())?;
+                claim_time.record(claiming.elapsed());
+                let unfilled = free - claimed.len();
+                *free_slots.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) += unfilled;
+                let idle = claimed.is_empty();
+                for task in claimed {
+                    to_slots.send(task).map_err(|e| e.to_string())?;
+                }
+                if idle {
+                    let guard = wake.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let _ = wake.1.wait_timeout_while(guard, Duration::from_millis(1), |count| *count == seen);
+                }
+            }
+            // Dropping the sender lets the slots go.
+            Ok(())
+        })
+    };
+    let worker_threads: Vec<_> = std::iter::once(claimer).chain(slots).collect();
     for thread in clients.into_iter().chain(worker_threads) {
         thread.join().map_err(|_| "a thread panicked")??;
     }
     let seconds = started.elapsed().as_secs_f64();
+    println!("claims: {claim_time}; settlements: {settle_time}");
     println!("ours enqueue-claim-complete: {jobs} jobs in {seconds:.2} s, {:.0} jobs/s", jobs as f64 / seconds);
     Ok(())
+}
+
+/// How many calls of one kind were made and how long they took in all.
+#[derive(Default)]
+struct Timings {
+    calls: AtomicUsize,
+    micros: AtomicUsize,
+}
+
+impl Timings {
+    fn record(&self, took: Duration) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.micros.fetch_add(usize::try_from(took.as_micros()).unwrap_or(usize::MAX), Ordering::Relaxed);
+    }
+}
+
+impl std::fmt::Display for Timings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (calls, micros) = (self.calls.load(Ordering::Relaxed), self.micros.load(Ordering::Relaxed));
+        write!(f, "{calls}, mean {:.2} ms", micros as f64 / calls.max(1) as f64 / 1000.0)
+    }
 }
 
 /// Bytes for a key's secret, from the clock and the process id (a bench key, thrown away).

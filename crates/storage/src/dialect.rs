@@ -21,11 +21,7 @@ const NOW_POSTGRES: &str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS
 /// - `{SKIP_LOCKED}`: a row lock that skips rows other transactions hold, so concurrent claims
 ///   never wait on each other.
 pub(crate) fn render(template: &str, backend: Backend) -> String {
-    let (now, for_update, skip_locked) = match backend {
-        Backend::Sqlite => (NOW_SQLITE, "", ""),
-        Backend::Postgres => (NOW_POSTGRES, " FOR UPDATE", " FOR UPDATE SKIP LOCKED"),
-    };
-    let sql = template.replace("{NOW}", now).replace("{FOR_UPDATE}", for_update).replace("{SKIP_LOCKED}", skip_locked);
+    let sql = render_markers(template, backend);
     if backend == Backend::Sqlite {
         return sql;
     }
@@ -40,6 +36,16 @@ pub(crate) fn render(template: &str, backend: Backend) -> String {
         }
     }
     numbered
+}
+
+/// `template` with its markers rendered for `backend` and its `?` placeholders left as they are,
+/// for a statement type that pushes its own binds (diesel numbers them).
+pub(crate) fn render_markers(template: &str, backend: Backend) -> String {
+    let (now, for_update, skip_locked) = match backend {
+        Backend::Sqlite => (NOW_SQLITE, "", ""),
+        Backend::Postgres => (NOW_POSTGRES, " FOR UPDATE", " FOR UPDATE SKIP LOCKED"),
+    };
+    template.replace("{NOW}", now).replace("{FOR_UPDATE}", for_update).replace("{SKIP_LOCKED}", skip_locked)
 }
 
 /// A raw statement from `template` (see [`render`]) for `conn`'s backend.

@@ -1,7 +1,7 @@
 //! The append-only billing ledger, usage summaries, and the check that balances match it.
 
 use crate::accounts::Account;
-use crate::connection::AnyConnection;
+use crate::connection::{on_native_connection, AnyConnection};
 use crate::keys::ApiKey;
 use crate::schema::{accounts, api_keys, ledger};
 use crate::task_record::TaskRecord;
@@ -57,27 +57,53 @@ pub struct LedgerMismatch {
     pub recomputed: i64,
 }
 
-/// Appends a ledger row for a task, in the caller's transaction. The unique `(task_id, kind)`
-/// index makes a second hold, capture or release of one task impossible.
-pub(crate) fn append(
-    conn: &mut AnyConnection,
-    task: &TaskRecord,
-    kind: &str,
+/// Money moved for a task, to be appended to the ledger.
+pub(crate) struct Movement {
+    task_id: String,
+    key_id: String,
+    account_id: String,
+    kind: &'static str,
     amount: Usd,
     allowance: Usd,
-    now: i64,
-) -> QueryResult<usize> {
-    diesel::insert_into(ledger::table)
-        .values((
-            ledger::task_id.eq(task.id.as_str()),
-            ledger::key_id.eq(task.key_id.as_str()),
-            ledger::account_id.eq(task.account_id.as_str()),
-            ledger::kind.eq(kind),
-            ledger::amount_units.eq(amount.units()),
-            ledger::allowance_units.eq(allowance.units()),
-            ledger::created_at.eq(now),
-        ))
-        .execute(conn)
+}
+
+impl Movement {
+    /// `amount` (of which `allowance` on the free allowance) moved for `task` as `kind`: `hold`,
+    /// `capture` or `release`.
+    pub(crate) fn of(task: &TaskRecord, kind: &'static str, amount: Usd, allowance: Usd) -> Movement {
+        Movement {
+            task_id: task.id.clone(),
+            key_id: task.key_id.clone(),
+            account_id: task.account_id.clone(),
+            kind,
+            amount,
+            allowance,
+        }
+    }
+}
+
+/// Appends `movements` to the ledger in one statement, in the caller's transaction. The unique
+/// `(task_id, kind)` index makes a second hold, capture or release of one task impossible.
+pub(crate) fn append_all(conn: &mut AnyConnection, movements: &[Movement], now: i64) -> QueryResult<usize> {
+    if movements.is_empty() {
+        return Ok(0);
+    }
+    let rows: Vec<_> = movements
+        .iter()
+        .map(|movement| {
+            (
+                ledger::task_id.eq(&movement.task_id),
+                ledger::key_id.eq(&movement.key_id),
+                ledger::account_id.eq(&movement.account_id),
+                ledger::kind.eq(movement.kind),
+                ledger::amount_units.eq(movement.amount.units()),
+                ledger::allowance_units.eq(movement.allowance.units()),
+                ledger::created_at.eq(now),
+            )
+        })
+        .collect();
+    // On the backend's own connection: diesel writes many rows in one statement there.
+    on_native_connection!(conn, |native| diesel::insert_into(ledger::table).values(&rows).execute(native))
 }
 
 #[derive(Default)]

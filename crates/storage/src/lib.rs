@@ -15,6 +15,7 @@ mod cancellation;
 mod connection;
 mod console;
 mod dialect;
+mod endings;
 mod figures;
 mod group_commit;
 mod idempotency;

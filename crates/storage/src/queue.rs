@@ -1,15 +1,20 @@
 //! The job queue over the tasks table: claims with a lease, heartbeats, release, and the
 //! finalisation that settles billing in the same transaction as the terminal status.
 
+use crate::connection::{on_native_connection, Backend};
 use crate::dialect;
+use crate::endings::{End, Ending, Settled};
 use crate::schema::tasks;
-use crate::settlement::{self, Holding, Success};
+use crate::settlement::{Holding, Success};
 use crate::task_record::TaskRecord;
 use crate::webhooks;
 use crate::{now_millis, Database, StorageResult};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Integer, Text};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::serialize::ToSql;
+use diesel::sql_types::{BigInt, Integer, Text, Untyped};
 use domain::{Capture, FailureKind, TaskStatus, Usd, WebhookEvent};
+use std::sync::LazyLock;
 
 /// A task a worker has claimed, with the attempt number that fences its finalisation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,18 +32,105 @@ impl From<TaskRecord> for ClaimedTask {
 }
 
 // A task is claimable when queued, or running under a lease that lapsed (its worker died).
-// SKIP LOCKED lets many workers claim concurrently without waiting on each other's rows.
 // The keys and accounts already running their share (live leases on work run here) are passed
-// over; each set is computed once per claim.
-const CLAIM: &str = "UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = ?, \
+// over before the oldest candidates are taken, so a key at its share never hides the others'
+// tasks. Among the candidates, a task's place in its key's line (after what the key runs) must be
+// within the key's share; among those left, its place in its account's line likewise: the tasks
+// one claim takes are those that claims of one task each, one after another, would take.
+// SKIP LOCKED lets a claim pass rows a settlement or a cancellation holds.
+const CLAIM: &str = "WITH running AS (SELECT key_id, account_id FROM tasks WHERE provider IS NULL \
+       AND status = 'running' AND lease_expires_at >= {NOW}), \
+     running_keys AS (SELECT key_id, COUNT(*) AS n FROM running GROUP BY key_id), \
+     running_accounts AS (SELECT account_id, COUNT(*) AS n FROM running GROUP BY account_id) \
+     UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = ?, \
      lease_expires_at = {NOW} + ?, started_at = COALESCE(started_at, ?), updated_at = ? \
-     WHERE id = (SELECT id FROM tasks WHERE provider IS NULL \
-     AND (status = 'queued' OR (status = 'running' AND lease_expires_at < {NOW})) \
-     AND key_id NOT IN (SELECT key_id FROM tasks WHERE provider IS NULL AND status = 'running' \
-       AND lease_expires_at >= {NOW} GROUP BY key_id HAVING COUNT(*) >= ?) \
-     AND account_id NOT IN (SELECT account_id FROM tasks WHERE provider IS NULL AND status = 'running' \
-       AND lease_expires_at >= {NOW} GROUP BY account_id HAVING COUNT(*) >= ?) \
-     ORDER BY priority DESC, created_at, id LIMIT 1{SKIP_LOCKED}) RETURNING *";
+     WHERE id IN (SELECT id FROM (SELECT k.id, k.priority, k.created_at, \
+         ROW_NUMBER() OVER (PARTITION BY k.account_id ORDER BY k.priority DESC, k.created_at, k.id) \
+           + COALESCE(ra.n, 0) AS account_place \
+       FROM (SELECT c.id, c.account_id, c.priority, c.created_at, \
+           ROW_NUMBER() OVER (PARTITION BY c.key_id ORDER BY c.priority DESC, c.created_at, c.id) \
+             + COALESCE(rk.n, 0) AS key_place \
+         FROM (SELECT id, key_id, account_id, priority, created_at FROM tasks WHERE provider IS NULL \
+           AND status IN ('queued', 'running') \
+           AND (status = 'queued' OR (status = 'running' AND lease_expires_at < {NOW})) \
+           AND key_id NOT IN (SELECT key_id FROM running_keys WHERE n >= ?) \
+           AND account_id NOT IN (SELECT account_id FROM running_accounts WHERE n >= ?) \
+           ORDER BY priority DESC, created_at, id LIMIT ?{SKIP_LOCKED}) c \
+         LEFT JOIN running_keys rk ON rk.key_id = c.key_id) k \
+       LEFT JOIN running_accounts ra ON ra.account_id = k.account_id \
+       WHERE k.key_place <= ?) ranked \
+     WHERE account_place <= ? ORDER BY priority DESC, created_at, id LIMIT ?) \
+     RETURNING *";
+/// [`CLAIM`] for each backend, rendered once and cut at its placeholders.
+static CLAIM_SQL: LazyLock<[Vec<String>; 2]> = LazyLock::new(|| {
+    [Backend::Sqlite, Backend::Postgres]
+        .map(|backend| dialect::render_markers(CLAIM, backend).split('?').map(str::to_string).collect())
+});
+
+/// One claim, as a statement type of its own: its text never changes, so each connection
+/// prepares it once and every later claim skips parsing and planning, which cost PostgreSQL more
+/// than running it (`diesel::sql_query` is prepared anew on every call).
+struct ClaimStatement<'a> {
+    /// [`CLAIM`] for the connection's backend, cut at its placeholders (one more piece than binds).
+    sql: &'a [String],
+    worker_id: &'a str,
+    /// The other binds, in the order of the statement's placeholders.
+    numbers: [i64; 9],
+}
+
+impl<'a> ClaimStatement<'a> {
+    fn new(backend: Backend, worker_id: &'a str, lease_ms: i64, now: i64, shares: RunningShares, limit: usize) -> Self {
+        let sql = match backend {
+            Backend::Sqlite => &CLAIM_SQL[0],
+            Backend::Postgres => &CLAIM_SQL[1],
+        };
+        let (per_key, per_account) = (i64::from(shares.per_key), i64::from(shares.per_account));
+        let limit_bind = i64::try_from(limit).unwrap_or(i64::MAX);
+        let numbers =
+            [lease_ms, now, now, per_key, per_account, candidates_for(limit), per_key, per_account, limit_bind];
+        ClaimStatement { sql, worker_id, numbers }
+    }
+}
+
+impl QueryId for ClaimStatement<'_> {
+    type QueryId = ClaimStatement<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for ClaimStatement<'_> {
+    type SqlType = Untyped;
+}
+
+impl<Conn> RunQueryDsl<Conn> for ClaimStatement<'_> {}
+
+impl<DB> QueryFragment<DB> for ClaimStatement<'_>
+where
+    DB: diesel::backend::Backend,
+    str: ToSql<Text, DB>,
+    i64: ToSql<BigInt, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        let mut pieces = self.sql.iter();
+        let mut next_piece = |out: &mut AstPass<'_, 'b, DB>| {
+            out.push_sql(pieces.next().map_or("", String::as_str));
+        };
+        next_piece(&mut out);
+        out.push_bind_param::<Text, _>(self.worker_id)?;
+        for number in &self.numbers {
+            next_piece(&mut out);
+            out.push_bind_param::<BigInt, _>(number)?;
+        }
+        next_piece(&mut out);
+        Ok(())
+    }
+}
+
+/// Candidates a claim of `n` tasks looks at: enough that a few keys at their share among the
+/// oldest tasks leave room for the others.
+fn candidates_for(limit: usize) -> i64 {
+    i64::try_from(limit.saturating_mul(4).max(16)).unwrap_or(i64::MAX)
+}
+
 // A tracked task may still be `queued` (at its provider) while a tracker holds it; a task run
 // here is `running` whenever an attempt holds it.
 const RENEW: &str = "UPDATE tasks SET lease_expires_at = {NOW} + ? WHERE id = ? \
@@ -68,28 +160,47 @@ impl Database {
         lease_ms: i64,
         shares: RunningShares,
     ) -> StorageResult<Option<ClaimedTask>> {
-        let claimed = self.write(|conn| {
+        Ok(self.claim_tasks(worker_id, lease_ms, shares, 1)?.pop())
+    }
+
+    /// Claims up to `limit` of the oldest claimable tasks for `worker_id` in one transaction, each
+    /// with a lease of `lease_ms`, oldest (and highest priority) first. No key or account is
+    /// given more than its `shares`, counting what it already runs and the others claimed here.
+    pub fn claim_tasks(
+        &self,
+        worker_id: &str,
+        lease_ms: i64,
+        shares: RunningShares,
+        limit: usize,
+    ) -> StorageResult<Vec<ClaimedTask>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut claimed = self.write(|conn| {
             // Claims run one at a time, so two workers never both see a key under its share and
             // both take one of its tasks.
             dialect::lock_name(conn, "claim")?;
+            if conn.backend() == Backend::Postgres {
+                // The claim reads the queue in its index's order and stops after the candidates.
+                // The statistics of a queue that churns lag behind it, and with them the planner
+                // would read every queued row off a bitmap and sort them, a cost that grows with
+                // the queue.
+                diesel::sql_query("SET LOCAL enable_bitmapscan = off").execute(conn)?;
+            }
             // Read the clock once the locks are held: a claim that waited for a submit's write
             // would otherwise stamp its task as started before it was accepted.
             let now = now_millis();
-            let claimed = dialect::sql_query(conn, CLAIM)
-                .bind::<Text, _>(worker_id)
-                .bind::<BigInt, _>(lease_ms)
-                .bind::<BigInt, _>(now)
-                .bind::<BigInt, _>(now)
-                .bind::<BigInt, _>(i64::from(shares.per_key))
-                .bind::<BigInt, _>(i64::from(shares.per_account))
-                .get_result::<TaskRecord>(conn)
-                .optional()?;
-            if let Some(task) = &claimed {
-                webhooks::announce(conn, &task.id, WebhookEvent::Running, now)?;
-            }
+            let claim = ClaimStatement::new(conn.backend(), worker_id, lease_ms, now, shares, limit);
+            let claimed: Vec<TaskRecord> = on_native_connection!(conn, |native| claim.load(native))?;
+            let ids: Vec<&str> = claimed.iter().map(|task| task.id.as_str()).collect();
+            webhooks::announce_all(conn, &ids, WebhookEvent::Running, now)?;
             Ok(claimed)
         })?;
-        Ok(claimed.map(ClaimedTask::from))
+        // RETURNING gives no order: the caller starts them in the queue's.
+        claimed.sort_by(|a, b| {
+            b.priority.cmp(&a.priority).then(a.created_at.cmp(&b.created_at)).then_with(|| a.id.cmp(&b.id))
+        });
+        Ok(claimed.into_iter().map(ClaimedTask::from).collect())
     }
 
     /// Renews the lease of `task_id` for the holder of `attempt`. Returns false when the lease
@@ -149,12 +260,10 @@ impl Database {
         holding: Holding,
         success: &Success,
     ) -> StorageResult<Option<Capture>> {
-        let now = now_millis();
-        self.transaction(|conn| {
-            let Some(task) = settlement::lock_attempt(conn, task_id, attempt, holding)? else {
-                return Ok(None);
-            };
-            settlement::settle_succeeded(conn, &task, success, now).map(Some)
+        let ending = Ending { task_id: task_id.to_string(), attempt, holding, end: End::succeeded(success) };
+        Ok(match self.settle(ending)? {
+            Settled::Succeeded(capture) => Some(capture),
+            Settled::Failed | Settled::NotHeld => None,
         })
     }
 
@@ -167,13 +276,7 @@ impl Database {
         error: &str,
         kind: FailureKind,
     ) -> StorageResult<bool> {
-        let now = now_millis();
-        self.transaction(|conn| {
-            let Some(task) = settlement::lock_attempt(conn, task_id, attempt, holding)? else {
-                return Ok(false);
-            };
-            settlement::settle_failed(conn, &task, error, kind, now)?;
-            Ok(true)
-        })
+        let end = End::Failed { error: error.to_string(), kind };
+        Ok(self.settle(Ending { task_id: task_id.to_string(), attempt, holding, end })? == Settled::Failed)
     }
 }

@@ -3,17 +3,18 @@
 //! hold. Shared by jobs run here ([`crate::Database::finish_succeeded`]) and jobs tracked at a
 //! provider ([`crate::Database::finish_tracked`]).
 
-use crate::connection::AnyConnection;
+use crate::connection::{on_native_connection, AnyConnection};
 use crate::dialect;
-use crate::ledger;
+use crate::ledger::{self, Movement};
 use crate::listener::FINISHED_CHANNEL;
 use crate::schema::{accounts, api_keys, tasks};
 use crate::task_record::TaskRecord;
 use crate::webhooks;
 use crate::{StorageError, StorageResult};
 use diesel::prelude::*;
-use diesel::sql_types::{Integer, Text};
+use diesel::sql_types::Text;
 use domain::{billing, Capture, FailureKind, TaskStatus, Usd, WebhookEvent};
+use std::collections::BTreeMap;
 
 /// What a successful job is finalised with.
 #[derive(Clone, Debug, Default)]
@@ -41,28 +42,6 @@ pub(crate) enum Holding {
     QueuedOrRunning,
 }
 
-/// Reads the task if `attempt` holds it, locking its row on PostgreSQL so a concurrent finaliser
-/// waits, then sees the new status and backs off.
-pub(crate) fn lock_attempt(
-    conn: &mut AnyConnection,
-    task_id: &str,
-    attempt: i32,
-    holding: Holding,
-) -> QueryResult<Option<TaskRecord>> {
-    lock_account_of_task(conn, task_id)?;
-    let template = match holding {
-        Holding::Running => "SELECT * FROM tasks WHERE id = ? AND status = 'running' AND attempt = ?{FOR_UPDATE}",
-        Holding::QueuedOrRunning => {
-            "SELECT * FROM tasks WHERE id = ? AND status IN ('queued', 'running') AND attempt = ?{FOR_UPDATE}"
-        }
-    };
-    dialect::sql_query(conn, template)
-        .bind::<Text, _>(task_id)
-        .bind::<Integer, _>(attempt)
-        .get_result::<TaskRecord>(conn)
-        .optional()
-}
-
 /// Locks the account of task `task_id` (on PostgreSQL; SQLite's write transaction already holds
 /// the database). A settlement takes the account before the task, in the order every hold,
 /// cancellation and revocation takes them (account, then key or task): a settlement that locked
@@ -77,12 +56,69 @@ pub(crate) fn lock_account_of_task(conn: &mut AnyConnection, task_id: &str) -> Q
     .map(drop)
 }
 
-/// Marks the locked `task` succeeded with `success` and captures its cost.
-pub(crate) fn settle_succeeded(
+/// What settling tasks moves besides their own rows, gathered so that many tasks' settlements
+/// write each account, each key and the ledger once (see [`Books::write`]).
+#[derive(Default)]
+pub(crate) struct Books {
+    /// Per account: change of allowance held, allowance used, and amount to invoice.
+    accounts: BTreeMap<String, (i64, i64, i64)>,
+    /// Per key: change of amount held, and amount spent.
+    keys: BTreeMap<String, (i64, i64)>,
+    /// Ledger rows.
+    ledger: Vec<Movement>,
+    /// Tasks that ended.
+    ended: Vec<String>,
+}
+
+impl Books {
+    /// Writes what the settled tasks moved: each account's and key's balances in one statement
+    /// (in id order, the order every transaction takes them), the ledger rows in one, their
+    /// `completed` webhooks, and one notification that tasks ended.
+    pub(crate) fn write(self, conn: &mut AnyConnection, now: i64) -> StorageResult<()> {
+        if self.ended.is_empty() {
+            return Ok(());
+        }
+        for (id, (free_held, free_used, invoice)) in &self.accounts {
+            on_native_connection!(conn, |native| diesel::update(accounts::table.find(id))
+                .set((
+                    accounts::free_held_units.eq(accounts::free_held_units + free_held),
+                    accounts::free_used_units.eq(accounts::free_used_units + free_used),
+                    accounts::invoice_units.eq(accounts::invoice_units + invoice),
+                ))
+                .execute(native))?;
+        }
+        for (id, (held, spent)) in &self.keys {
+            on_native_connection!(conn, |native| diesel::update(api_keys::table.find(id))
+                .set((
+                    api_keys::held_units.eq(api_keys::held_units + held),
+                    api_keys::spent_units.eq(api_keys::spent_units + spent)
+                ))
+                .execute(native))?;
+        }
+        ledger::append_all(conn, &self.ledger, now)?;
+        let ended: Vec<&str> = self.ended.iter().map(String::as_str).collect();
+        webhooks::announce_all(conn, &ended, WebhookEvent::Completed, now)?;
+        dialect::notify(conn, FINISHED_CHANNEL)?;
+        Ok(())
+    }
+
+    fn account(&mut self, id: &str) -> &mut (i64, i64, i64) {
+        self.accounts.entry(id.to_string()).or_default()
+    }
+
+    fn key(&mut self, id: &str) -> &mut (i64, i64) {
+        self.keys.entry(id.to_string()).or_default()
+    }
+}
+
+/// Marks the locked `task` succeeded with `success`, entering what it moves in `books`. A task
+/// the lifecycle does not let succeed is an error, and nothing is written for it.
+pub(crate) fn succeed(
     conn: &mut AnyConnection,
     task: &TaskRecord,
     success: &Success,
     now: i64,
+    books: &mut Books,
 ) -> StorageResult<Capture> {
     if task.status()? == TaskStatus::Queued {
         // A provider's task that finished before we saw it start: it goes through `running` (its
@@ -93,7 +129,7 @@ pub(crate) fn settle_succeeded(
     }
     let hold = task.hold();
     let capture = billing::capture(&hold, success.cost);
-    diesel::update(tasks::table.find(&task.id))
+    on_native_connection!(conn, |native| diesel::update(tasks::table.find(&task.id))
         .set((
             tasks::status.eq(TaskStatus::Succeeded.as_str()),
             tasks::outputs.eq(success.outputs_json),
@@ -108,24 +144,17 @@ pub(crate) fn settle_succeeded(
             tasks::provider_millis.eq(success.provider_millis),
             tasks::provider_cost_units.eq(success.provider_cost.map(|c| c.units())),
         ))
-        .execute(conn)?;
-    diesel::update(accounts::table.find(&task.account_id))
-        .set((
-            accounts::free_held_units.eq(accounts::free_held_units - hold.from_allowance.units()),
-            accounts::free_used_units.eq(accounts::free_used_units + capture.from_allowance.units()),
-            accounts::invoice_units.eq(accounts::invoice_units + capture.to_invoice.units()),
-        ))
-        .execute(conn)?;
-    diesel::update(api_keys::table.find(&task.key_id))
-        .set((
-            api_keys::held_units.eq(api_keys::held_units - hold.total.units()),
-            api_keys::spent_units.eq(api_keys::spent_units + capture.cost.units()),
-        ))
-        .execute(conn)?;
-    ledger::append(conn, task, "capture", capture.cost, capture.from_allowance, now)?;
-    ledger::append(conn, task, "release", capture.released, capture.released_from_allowance, now)?;
-    webhooks::announce(conn, &task.id, WebhookEvent::Completed, now)?;
-    dialect::notify(conn, FINISHED_CHANNEL)?;
+        .execute(native))?;
+    let account = books.account(&task.account_id);
+    account.0 -= hold.from_allowance.units();
+    account.1 += capture.from_allowance.units();
+    account.2 += capture.to_invoice.units();
+    let key = books.key(&task.key_id);
+    key.0 -= hold.total.units();
+    key.1 += capture.cost.units();
+    books.ledger.push(Movement::of(task, "capture", capture.cost, capture.from_allowance));
+    books.ledger.push(Movement::of(task, "release", capture.released, capture.released_from_allowance));
+    books.ended.push(task.id.clone());
     Ok(capture)
 }
 
@@ -152,7 +181,8 @@ pub(crate) fn cancel_unfinished(
     })
 }
 
-/// Marks the locked `task` failed with `error` of `kind` and releases its whole hold.
+/// Marks the locked `task` failed with `error` of `kind` and releases its whole hold, in the
+/// caller's transaction.
 pub(crate) fn settle_failed(
     conn: &mut AnyConnection,
     task: &TaskRecord,
@@ -160,8 +190,23 @@ pub(crate) fn settle_failed(
     kind: FailureKind,
     now: i64,
 ) -> StorageResult<()> {
+    let mut books = Books::default();
+    fail(conn, task, error, kind, now, &mut books)?;
+    books.write(conn, now)
+}
+
+/// Marks the locked `task` failed with `error` of `kind`, entering the release of its hold in
+/// `books`. A task the lifecycle does not let fail is an error, and nothing is written for it.
+pub(crate) fn fail(
+    conn: &mut AnyConnection,
+    task: &TaskRecord,
+    error: &str,
+    kind: FailureKind,
+    now: i64,
+    books: &mut Books,
+) -> StorageResult<()> {
     check_transition(task, TaskStatus::Failed)?;
-    diesel::update(tasks::table.find(&task.id))
+    on_native_connection!(conn, |native| diesel::update(tasks::table.find(&task.id))
         .set((
             tasks::status.eq(TaskStatus::Failed.as_str()),
             tasks::error.eq(error),
@@ -171,17 +216,12 @@ pub(crate) fn settle_failed(
             tasks::lease_owner.eq(None::<String>),
             tasks::lease_expires_at.eq(None::<i64>),
         ))
-        .execute(conn)?;
+        .execute(native))?;
     let hold = task.hold();
-    diesel::update(accounts::table.find(&task.account_id))
-        .set(accounts::free_held_units.eq(accounts::free_held_units - hold.from_allowance.units()))
-        .execute(conn)?;
-    diesel::update(api_keys::table.find(&task.key_id))
-        .set(api_keys::held_units.eq(api_keys::held_units - hold.total.units()))
-        .execute(conn)?;
-    ledger::append(conn, task, "release", hold.total, hold.from_allowance, now)?;
-    webhooks::announce(conn, &task.id, WebhookEvent::Completed, now)?;
-    dialect::notify(conn, FINISHED_CHANNEL)?;
+    books.account(&task.account_id).0 -= hold.from_allowance.units();
+    books.key(&task.key_id).0 -= hold.total.units();
+    books.ledger.push(Movement::of(task, "release", hold.total, hold.from_allowance));
+    books.ended.push(task.id.clone());
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 //! lost and none made twice) and claimed by workers under a lease.
 
 use crate::connection::AnyConnection;
-use crate::schema::{api_keys, key_webhooks, webhook_attempts, webhook_deliveries};
+use crate::schema::{api_keys, key_webhooks, task_webhooks, webhook_attempts, webhook_deliveries};
 use crate::{dialect, new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Text};
@@ -162,6 +162,27 @@ pub(crate) fn announce(conn: &mut AnyConnection, task_id: &str, event: WebhookEv
     .bind::<Text, _>(task_id)
     .bind::<Bool, _>(event == WebhookEvent::Completed)
     .execute(conn)?;
+    Ok(())
+}
+
+/// [`announce`] for each of `task_ids` whose webhook sends `event`, finding them with one read:
+/// most tasks have no webhook, and a batch of them costs that one statement.
+pub(crate) fn announce_all(
+    conn: &mut AnyConnection,
+    task_ids: &[&str],
+    event: WebhookEvent,
+    now: i64,
+) -> QueryResult<()> {
+    if task_ids.is_empty() {
+        return Ok(());
+    }
+    let mut with_webhook = task_webhooks::table.filter(task_webhooks::task_id.eq_any(task_ids)).into_boxed();
+    if event == WebhookEvent::Running {
+        with_webhook = with_webhook.filter(task_webhooks::on_running.eq(true));
+    }
+    for task_id in with_webhook.select(task_webhooks::task_id).load::<String>(conn)? {
+        announce(conn, &task_id, event, now)?;
+    }
     Ok(())
 }
 

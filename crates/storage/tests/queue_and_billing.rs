@@ -541,21 +541,35 @@ fn provider_tasks_are_timers_fenced_by_attempt() {
     });
 }
 
+/// The queued tasks of a flooding key, of a second key of its account, and of another account's key.
+struct Backlog {
+    flood: Vec<String>,
+    sibling_tasks: Vec<String>,
+    others: Vec<String>,
+}
+
+/// Six tasks of a flooding key, then two of a second key of its account, then `others` of
+/// another account's key.
+fn backlog(db: &Database, others: usize) -> Backlog {
+    let flooder = account_and_key(db, "50", false, None);
+    let account = db.key(&flooder).unwrap().account_id;
+    let name = db.account(&account).unwrap().name;
+    let sibling = db.create_key(&name, &keys::hash_secret(&keys::secret_from_random(rand_bytes())), None, None);
+    let sibling = sibling.expect("second key").id;
+    let other = account_and_key(db, "5", false, None);
+    let submit = |key: &str, n: usize| -> Vec<String> {
+        (0..n).map(|_| db.submit_task(&new_task(db, key, "0.1")).unwrap().id).collect()
+    };
+    Backlog { flood: submit(&flooder, 6), sibling_tasks: submit(&sibling, 2), others: submit(&other, others) }
+}
+
 /// A key (and an account) that floods the queue gets no more than its share of running tasks,
 /// even with claims racing on several workers, and another key's task is claimed past its backlog.
 #[test]
 fn a_flooding_key_runs_only_its_share_and_others_pass_it() {
     each_backend(|db| {
-        let flooder = account_and_key(db, "50", false, None);
-        let account = db.key(&flooder).unwrap().account_id;
-        let name = db.account(&account).unwrap().name;
-        let sibling = db.create_key(&name, &keys::hash_secret(&keys::secret_from_random(rand_bytes())), None, None);
-        let sibling = sibling.expect("second key").id;
-        let other = account_and_key(db, "5", false, None);
-        let flood: Vec<String> = (0..6).map(|_| db.submit_task(&new_task(db, &flooder, "0.1")).unwrap().id).collect();
-        let sibling_tasks: Vec<String> =
-            (0..2).map(|_| db.submit_task(&new_task(db, &sibling, "0.1")).unwrap().id).collect();
-        let others = db.submit_task(&new_task(db, &other, "0.1")).unwrap().id;
+        let Backlog { flood, sibling_tasks, others } = backlog(db, 1);
+        let others = others[0].clone();
         let shares = RunningShares { per_key: 2, per_account: 3 };
         let barrier = Barrier::new(8);
         let claimed: Vec<String> = thread::scope(|scope| {
@@ -899,4 +913,95 @@ fn a_failed_write_in_a_batch_fails_only_its_own_submit() {
         assert_eq!(db.key(&key).expect("key").held_units, 3_000, "three holds of 0.1, none of 0.2");
         assert_eq!(db.task(&taken.id).expect("read").expect("stored").price_units, 1_000);
     });
+}
+
+/// One claim takes as many tasks as asked, oldest first, and still gives no key or account more
+/// than its share, counting the ones it already runs and the ones taken in the same claim.
+#[test]
+fn one_claim_takes_many_tasks_within_the_shares() {
+    each_backend(|db| {
+        let Backlog { flood, sibling_tasks, others } = backlog(db, 2);
+        let shares = RunningShares { per_key: 2, per_account: 3 };
+
+        let in_queue_order = |ids: &[&String]| {
+            let mut tasks: Vec<_> = ids.iter().map(|id| db.task(id).unwrap().unwrap()).collect();
+            tasks.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+            tasks.into_iter().map(|task| task.id).collect::<Vec<String>>()
+        };
+        let first: Vec<String> =
+            db.claim_tasks("w", 60_000, shares, 10).unwrap().into_iter().map(|c| c.task.id).collect();
+        let flood_first_two = &in_queue_order(&flood.iter().collect::<Vec<_>>())[..2];
+        let sibling_first = &in_queue_order(&sibling_tasks.iter().collect::<Vec<_>>())[..1];
+        let expected: Vec<&String> = flood_first_two.iter().chain(sibling_first).chain(&others).collect();
+        assert_eq!(first, in_queue_order(&expected), "two of the flood, one of its sibling, the other key's two");
+        assert!(db.claim_tasks("w", 60_000, shares, 10).unwrap().is_empty(), "every key and account is at its share");
+
+        // One flood task ends: its key may run one more, and its account too.
+        assert!(db.finish_succeeded(&first[0], 1, "[]", None, usd("0.1"), true).unwrap().is_some());
+        let next: Vec<String> =
+            db.claim_tasks("w", 60_000, shares, 10).unwrap().into_iter().map(|c| c.task.id).collect();
+        let flood_left: Vec<String> =
+            in_queue_order(&flood.iter().filter(|id| !first.contains(id)).collect::<Vec<_>>());
+        assert_eq!(next, flood_left[..1]);
+
+        // A claim takes no more than asked, the oldest first.
+        let unlimited: Vec<String> =
+            db.claim_tasks("w", 60_000, RunningShares::UNLIMITED, 2).unwrap().into_iter().map(|c| c.task.id).collect();
+        assert_eq!(unlimited, flood_left[1..3]);
+        let running: Vec<&String> = first[1..].iter().chain(&next).chain(&unlimited).collect();
+        for id in running {
+            assert!(db.finish_failed(id, 1, "test over", FailureKind::Job).unwrap());
+        }
+    });
+}
+
+/// Ends reported at the same moment by two processes' workers, some of them twice (a job's end
+/// and a duplicate of it), share transactions: each task ends once, billed once if it succeeded,
+/// and the books balance.
+#[test]
+fn ends_settled_together_bill_each_task_once() {
+    const JOBS: usize = 24;
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend).expect("test database");
+        let first = test_db.db.clone();
+        let second = Database::connect(&test_db.url, 8).expect("second pool");
+        let key = account_and_key(&first, "100", false, None);
+        for _ in 0..JOBS {
+            first.submit_task(&new_task(&first, &key, "0.1")).expect("submit");
+        }
+        let claimed = first.claim_tasks("w", 60_000, RunningShares::UNLIMITED, JOBS).expect("claim");
+        assert_eq!(claimed.len(), JOBS);
+        // Each task is ended by two threads, one per process: every third one fails.
+        let barrier = Arc::new(Barrier::new(2 * JOBS));
+        let handles: Vec<_> = (0..2 * JOBS)
+            .map(|i| {
+                let db = if i % 2 == 0 { first.clone() } else { second.clone() };
+                let (claim, barrier) = (claimed[i / 2].clone(), barrier.clone());
+                thread::spawn(move || {
+                    barrier.wait();
+                    if (i / 2) % 3 == 0 {
+                        db.finish_failed(&claim.task.id, claim.attempt, "broke", FailureKind::Job).map(u8::from)
+                    } else {
+                        db.finish_succeeded(&claim.task.id, claim.attempt, "[]", None, usd("0.0600"), false)
+                            .map(|capture| u8::from(capture.is_some()))
+                    }
+                })
+            })
+            .collect();
+        let won: Vec<u8> = handles.into_iter().map(|h| h.join().expect("thread").expect("settle")).collect();
+        for (job, pair) in won.chunks(2).enumerate() {
+            assert_eq!(pair.iter().sum::<u8>(), 1, "{backend:?}: job {job} ended {pair:?} times");
+        }
+        let succeeded = (0..JOBS).filter(|job| job % 3 != 0).count() as i64;
+        let key_row = first.key(&key).expect("key");
+        assert_eq!(key_row.spent_units, succeeded * 600, "{backend:?}: each success billed once");
+        assert_eq!(key_row.held_units, 0, "{backend:?}: every hold released");
+        for (job, claim) in claimed.iter().enumerate() {
+            let ledger = first.task_ledger(&claim.task.id).expect("ledger");
+            let kinds: Vec<&str> = ledger.iter().map(|entry| entry.kind.as_str()).collect();
+            let expected: &[&str] = if job % 3 == 0 { &["hold", "release"] } else { &["hold", "capture", "release"] };
+            assert_eq!(kinds, expected, "{backend:?}: {}", claim.task.id);
+        }
+        assert_eq!(first.verify_ledger().expect("verify"), vec![], "{backend:?}: books must balance");
+    }
 }

@@ -144,11 +144,16 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     tracing::info!(worker = %config.worker_id, concurrency = config.concurrency, "worker started");
     let mut backoff = Backoff::new(config.poll_interval);
     loop {
-        let permit = tokio::select! {
+        let first = tokio::select! {
             biased;
             _ = shutdown_requested(&mut shutdown) => break,
             permit = slots.clone().acquire_owned() => match permit { Ok(p) => p, Err(_) => break },
         };
+        // Every free slot is filled by one claim.
+        let mut permits = vec![first];
+        while let Ok(permit) = slots.clone().try_acquire_owned() {
+            permits.push(permit);
+        }
         // Reap finished jobs so the set does not grow without bound.
         while running.try_join_next().is_some() {}
         // Listening before the claim: a job that ends while the claim finds nothing (its key or
@@ -157,16 +162,20 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
         let ended = service.task_ended().notified();
         tokio::pin!(ended);
         ended.as_mut().enable();
-        match service.runner().claim(&config.worker_id, lease_ms).await {
-            Ok(Some(claimed)) => {
-                let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
-                running.spawn(async move {
-                    run_one(&service, &config, claimed, shutdown).await;
-                    drop(permit);
-                });
+        match service.runner().claim_up_to(&config.worker_id, lease_ms, permits.len()).await {
+            Ok(claimed) if !claimed.is_empty() => {
+                // Slots the claim did not fill go back at once.
+                permits.truncate(claimed.len());
+                for (claimed, permit) in claimed.into_iter().zip(permits) {
+                    let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
+                    running.spawn(async move {
+                        run_one(&service, &config, claimed, shutdown).await;
+                        drop(permit);
+                    });
+                }
             }
-            Ok(None) => {
-                drop(permit);
+            Ok(_) => {
+                drop(permits);
                 tokio::select! {
                     _ = service.job_queued().notified() => {}
                     _ = &mut ended => {}
@@ -175,7 +184,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
                 }
             }
             Err(e) => {
-                drop(permit);
+                drop(permits);
                 if !backoff.wait_after("claiming a job", &e, &mut shutdown).await {
                     break;
                 }
