@@ -1,5 +1,5 @@
 //! The Fair Housing check measured on two corpora of listing sentences: `data/fair_housing_dev.tsv`,
-//! read while the check's phrase lists were written (the first five held-out corpora joined it
+//! read while the check's phrase lists were written (the first six held-out corpora joined it
 //! once measured), and `data/fair_housing_holdout.tsv`, written by someone who had not read the
 //! lists or any earlier corpus, after the lists were fixed, and never used to change them. A miss is a flagged sentence
 //! that is not flagged, or comes out still naming a protected class (judged by this file's own
@@ -8,10 +8,10 @@
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
-/// The held-out corpus's figures after the fixes that followed its one run (27 and 3 on the
-/// run itself; docs/recipes.md): flagged sentences missed, clean ones changed.
-const MAX_MISSES: usize = 26;
-const MAX_FALSE_ALARMS: usize = 1;
+/// The held-out corpus's figures on its one run (the seventh corpus, on the seventh version of the
+/// check; docs/recipes.md): flagged sentences missed, clean ones changed.
+const MAX_MISSES: usize = 15;
+const MAX_FALSE_ALARMS: usize = 5;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in
@@ -142,6 +142,65 @@ const CLASS_WORDS: &[&str] = &[
     "males",
     "men",
     "section",
+    // Added with the seventh held-out corpus, before its run.
+    "shul",
+    "shabbat",
+    "playdates",
+    "dependents",
+    "latter-day",
+    "saint",
+    "jehovah",
+    "witnesses",
+    "pastor",
+    "american-born",
+    "twentysomethings",
+    "newcomers",
+    "overseas",
+    "retirement",
+    "descent",
+    "speakers",
+    "able-bodied",
+    "caregiver",
+    "aide",
+    "transgender",
+    "hearing-impaired",
+    "homogeneous",
+    "demographic",
+    "millennials",
+    "grads",
+    "walker",
+    "cane",
+    "scooter",
+    "oxygen",
+    "sober",
+    "recovery",
+    "non-believers",
+    "atheists",
+    "church-going",
+    "worship",
+    "accent",
+    "headscarves",
+    "turbans",
+    "international",
+    "nesters",
+    "ethnic",
+    "non-english",
+    "diversity",
+    "god-fearing",
+    "beliefs",
+    "all-american",
+    "caucasian",
+    "singles",
+    "urban",
+    "light-skinned",
+    "grown-ups",
+    "youthful",
+    "younger",
+    "older",
+    "teenagers",
+    "babies",
+    "child-free",
+    "mass",
 ];
 
 fn words(text: &str) -> Vec<String> {

@@ -564,7 +564,12 @@ pub(super) const DESCRIBED: &[Rule] = &[
     described(class_then_people!(race), RaceOrNationalOrigin),
     described(class_then_people!(origin, "(speaking )?"), RaceOrNationalOrigin),
     described(class_then_people!(faith), Religion),
-    Rule { lawful_context: OLDER_PERSONS_HOUSING, ..described(class_then_people!(age), Age) },
+    // "$45 per adult applicant", "each adult occupant signs the lease": screening every adult.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        unless_before: &["per", "each", "every", "all"],
+        ..described(class_then_people!(age), Age)
+    },
     described(class_then_people!(sex), Sex),
     described(class_then_people!(ability), Disability),
     // People named by nationality or descent.
@@ -759,4 +764,76 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(you'll|you will|you'd|you would|you) (fit|blend) (right )?in|stand out( here)? if you|feel (right )?at home (here )?if",
         Steering,
     ),
+    // Health as a condition of renting, and disclosures of it.
+    audience(
+        r"good (physical|mental)( and (physical|mental))? (health|shape|condition)|psychiatric (medications?|meds|treatment|care|conditions?|illness|disorders?|diagnos[ie]s)|(disclose|list|report|declare) (any |all |your )?(medications?|prescriptions|diagnos[ie]s|medical (conditions?|history)|health (conditions?|history))|(tenants|applicants|residents|renters|buyers|people|someone|anyone|who are|who is) (fully|completely|totally) independent",
+        Disability,
+    ),
+    // Accommodations and modifications refused, and service animals treated as pets.
+    audience(
+        r"(won't|will not|wouldn't|would not) be (needing|requiring|asking for|requesting) (any )?(special |reasonable )?(accommodations?|modifications?)|(unable to|not able to|cannot|can't|won't|will not|do not|don't|does not|doesn't|never|not) (allow|permit|approve|accept|install|make|add)(ing)? ([a-z-]+ ){0,3}(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts|(reasonable |special )?(modifications|accommodations))|(service|assistance|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?) (count|counts|are counted|will count|are treated as pets|are subject to|require (the |a )?(standard )?(pet )?(deposit|fee|rent)|pay (the |a )?(standard )?pet)",
+        Disability,
+    ),
+    // People by a condition of sense or body ("blind corner cabinets" are furniture).
+    audience(
+        r"(anyone|those|people|someone|persons|individuals|tenants|residents|applicants|buyers|renters) (who are |who is |that are )?(legally )?(blind|deaf|hard of hearing|visually impaired|hearing impaired|vision impaired)",
+        Disability,
+    ),
+    // Age in words, and who would feel out of place.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(anyone|those|people|someone|tenants|residents|folks|buyers|renters|applicants) (over|under|older than|younger than|past) (twenty|thirty|forty|fifty|sixty|seventy|eighty)|(would|will|might|may|could) feel out of place",
+            Age,
+        )
+    },
+    // Pregnancy asked about in a preference ("Seller is expecting offers" is not one).
+    Rule {
+        at_phrase_end: true,
+        ..audience(r"(who|that) (are|is|are not|aren't|is not|isn't) (currently )?expecting", FamilialStatus)
+    },
+    // Occupancy tied to people, not rooms.
+    audience(
+        r"regardless of (the )?(bedroom|room) count|regardless of (the )?(number of )?(bedrooms|rooms)|(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?",
+        FamilialStatus,
+    ),
+    // Religion by membership, observance and the things of a faith.
+    audience(
+        r"parishioners?|congregants?|(fellow|other) (believers|worshippers|churchgoers|members of (my|our|the) (church|parish|congregation|faith))|(mention|list|tell us|share|name) your (parish|church|congregation|faith|religion|denomination|place of worship)|mezuzahs?|(religious|holy) (items|symbols|displays|decorations|icons|articles|objects)|crucifix(es)?|traditional values|(attend|attends|go to|goes to) (church|services|mass|temple|mosque|synagogue) regularly",
+        Religion,
+    ),
+    // Race and origin by names, hair, language and belonging.
+    audience(
+        r"(applicants|tenants|renters|buyers|people|anyone|those|someone|folks|families) (named|called|with names like|whose names? (is|are|sounds?))|(hard|difficult)[- ]to[- ]pronounce (names?|surnames?)|dreadlocks|cornrows|afros|(natural|ethnic) (hair|hairstyles)|(who|that) (need|needs|require|requires) (a |an )?(translator|interpreter)|(speaks?|speaking) only english|english[- ]only|speaks? the language|(real|true|proper|genuine|born and bred) (americans?|american (families|tenants|buyers))|(must be|should be|only|preferably) (from|born) (around here|here|locally|this country|the (us|u\.s\.|states|area))|(no|not|without) (international|foreign) (students|applicants|buyers|tenants|renters|nationals)|recent (arrivals|immigrants|refugees)|(no|not) (rap|hip[- ]hop|reggaeton|mariachi)",
+        RaceOrNationalOrigin,
+    ),
+    // The reader or a neighbour described by a class with "who is" ("someone who isn't Mexican").
+    Rule {
+        at_phrase_end: true,
+        ..audience(
+            concat!(
+                r"(someone|anyone|people|tenants|applicants|buyers|renters|those|a person|a tenant|a buyer) (who|that) (is|isn't|is not|are|aren't|are not) (not )?(an? )?(",
+                race!(),
+                "|",
+                origin!(),
+                "|",
+                faith!(),
+                ")",
+            ),
+            RaceOrNationalOrigin,
+        )
+    },
+    // Make-up and sameness: demographics, people who look alike, a place that never changes.
+    audience(
+        r"demographics?|demographically|(share|shares|sharing|have|has|of) (the same|a similar|a common|similar) (background|heritage|ethnicity|culture|roots|ancestry|backgrounds)|looks? (a lot |just |exactly |pretty much )?like (you and me|me and you|us)|looks? (a lot|just|exactly) like you|(people|folks|neighbou?rs|families) like (us|you and me|ourselves)|(area|neighbou?rhood|block|street|town|community) has (stayed|remained) the same|before (the|this) (part of (town|the city)|neighbou?rhood|area|block|street|town|city) changes|starts? looking like (the )?(east|west|north|south) side|certain (kind|type|sort|class) of (tenants?|people|buyers?|renters?|residents?|neighbou?rs|persons?|folks|clientele)|(match|matches|fit|fits|suit|suits|in keeping with|reflect|reflects) the (character|makeup|make-up|profile|culture|tone) of the (community|neighbou?rhood|area|block|street|building)|only show (this|the) (home|house|unit|property|listing) to",
+        Steering,
+    ),
+    // A place that never changes ("the building hasn't changed hands" is a sale).
+    Rule {
+        unless_next: &["hands", "owners", "ownership", "much", "a", "its", "the"],
+        ..audience(
+            r"(block|street|neighbou?rhood|area|town|community) (hasn't|has not|has never|never|hasn't really) changed",
+            Steering,
+        )
+    },
 ];
