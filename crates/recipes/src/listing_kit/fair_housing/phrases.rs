@@ -192,7 +192,20 @@ pub(super) const RULES: &[Rule] = &[
     // Steering.
     replace(r"safe (neighborhood|neighbourhood|community|area|street)", Steering, "established $1"),
     Rule {
-        unless_next: &["right", "rights", "use", "listing", "agency", "agent", "access", "buyer", "seller"],
+        unless_next: &[
+            "right",
+            "rights",
+            "right-to-sell",
+            "right-to-list",
+            "right-to-represent",
+            "use",
+            "listing",
+            "agency",
+            "agent",
+            "access",
+            "buyer",
+            "seller",
+        ],
         ..replace(r"exclusive", Steering, "distinctive")
     },
     replace(
@@ -354,6 +367,8 @@ pub(super) const AUDIENCE: &[Rule] = &[
         whole_word: true,
         landmark: true,
         unless_before: &["former", "converted", "old", "historic", "renovated", "restored", "deconsecrated"],
+        // Places of worship of every faith, named together: no faith is the draw.
+        lawful_context: &["many faiths", "all faiths", "every faith", "many denominations", "all denominations"],
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
     },
 ];
@@ -406,6 +421,13 @@ macro_rules! origin {
 macro_rules! faith {
     () => {
         r"(christian|catholic|jewish|muslim|islamic|hindu|sikh|buddhist|mormon|lds|protestant|baptist|methodist|lutheran|presbyterian|evangelical|pentecostal|orthodox|born[- ]again|devout|religious|secular|atheist|agnostic|god[- ]fearing|church[- ]?going|observant|pious|amish|mennonite|quaker)"
+    };
+}
+
+/// Race, origin or faith: one word of any of them.
+macro_rules! race_origin_or_faith {
+    () => {
+        concat!(race!(), "|", origin!(), "|", faith!())
     };
 }
 
@@ -813,11 +835,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         ..audience(
             concat!(
                 r"(someone|anyone|people|tenants|applicants|buyers|renters|those|a person|a tenant|a buyer) (who|that) (is|isn't|is not|are|aren't|are not) (not )?(an? )?(",
-                race!(),
-                "|",
-                origin!(),
-                "|",
-                faith!(),
+                race_origin_or_faith!(),
                 ")",
             ),
             RaceOrNationalOrigin,
@@ -835,5 +853,47 @@ pub(super) const DESCRIBED: &[Rule] = &[
             r"(block|street|neighbou?rhood|area|town|community) (hasn't|has not|has never|never|hasn't really) changed",
             Steering,
         )
+    },
+    // Clergy vouching for a tenant, and faith as a reference.
+    audience(
+        r"(pastor|priest|rabbi|imam|minister|clergy|church|parish|religious)('s)? (references?|letters?|recommendations?)",
+        Religion,
+    ),
+    // Make-up kept over time ("has stayed largely Irish and Italian").
+    audience(
+        concat!(
+            r"(stayed|remained|been|kept|stays|remains) (largely|mostly|predominantly|primarily|mainly|overwhelmingly|almost entirely|all) (",
+            race_origin_or_faith!(),
+            ")",
+        ),
+        Steering,
+    ),
+    // Origin by arrival.
+    audience(
+        r"(newcomers|people|folks|families|immigrants|arrivals) from (overseas|abroad|other countries|another country)|(just|recently|newly) (arrived|came|moved|immigrated) (in|to) (this|the) country|(u\.?s\.?|american) birth certificates?",
+        RaceOrNationalOrigin,
+    ),
+    // Age by retirement and by set.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(near|nearing|close to|approaching) retirement|(the )?(younger|older|young|retired|senior) set",
+            Age,
+        )
+    },
+    // Disability: animals doubted, impairments, accessible spaces refused.
+    audience(
+        r"(so-called|so called|alleged|supposed|fake) (service|assistance|emotional[- ]support|support|therapy) (animals?|dogs?)|(hearing|visually|vision|cognitively)[- ]impaired|(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?|parking)( requests?)? (will not|won't|are not|aren't|cannot|can't|is not|isn't) (be )?(granted|approved|honou?red|considered|accepted|provided)|requests? for (a |an )?(reserved |designated )?(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?)",
+        Disability,
+    ),
+    // Steering by blending in, the element, diversity and unchanged faces.
+    audience(
+        r"(who|that) (will|would|can|could) (fit|blend) (right )?in|(safe|away|free|protected|shielded|sheltered) from (the|that|those|certain|such) (element|elements|crowd|types)|(away from|escape|escape from|without|free of|free from|less|no) (the |all the )?diversity|all[- ]american (part|parts|neighbou?rhood|town|street|block|community|area|families|family|tenants|buyers)|the faces (here )?(haven't|have not|never|don't|do not) change",
+        Steering,
+    ),
+    // A man named for the work ("a handyman special" is a house).
+    Rule {
+        unless_next: &["special", "specials"],
+        ..audience(r"handy (guy|man|fella|gentleman)|(guy|man|fella) who can", Sex)
     },
 ];
