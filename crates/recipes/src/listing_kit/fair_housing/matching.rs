@@ -1,8 +1,8 @@
 //! Finding the first listed phrase in a text, with the exceptions that make a match ordinary
 //! language (a compound, a room named by a possessive, an institution's proper name).
 
-use super::phrases::{Rule, AUDIENCE, DESCRIBED, MASTER, RULES};
-use super::text::{is_capitalised, sentence_around};
+use super::phrases::{Rule, AUDIENCE, DESCRIBED, MASTER, OLDER_PERSONS_HOUSING, RULES};
+use super::text::{is_capitalised, sentence_around, statement_around};
 use super::Policy;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -100,7 +100,9 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     // "a couple of cars" names a number, not a household.
                     let a_number = next == "of" && m.as_str().to_lowercase().ends_with("couple");
                     let ordinary = other_word || compound || a_number || c.rule.unless_next.contains(&next);
-                    !ordinary && !lawful_in_context(text, m.range(), c.rule)
+                    !ordinary
+                        && !lawful_in_context(text, m.range(), c.rule)
+                        && !states_equal_opportunity(text, m.range())
                 })
                 .map(|m| (m.range(), c))
         })
@@ -193,12 +195,25 @@ fn ends_a_phrase(rest: &str) -> bool {
         || rest.split_whitespace().next().is_some_and(|w| PHRASE_ENDERS.contains(&w.to_lowercase().as_str()))
 }
 
-/// Whether the sentence holding `range` says something lawful that makes `rule`'s match ordinary.
+/// Whether the statement holding `range` says something lawful that makes `rule`'s match
+/// ordinary. A place of worship is a landmark, not a draw, where places of several faiths are
+/// named together ("close to churches, synagogues and mosques").
+///
+/// A housing-for-older-persons context covers its whole statement, semicolons included; other
+/// lawful contexts cover their own sentence ("Nonsmokers preferred; Christians only" is two).
 fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> bool {
+    let statement = text[statement_around(text, range.clone())].to_lowercase();
+    if rule.landmark && faiths_of_places_named(&statement) > 1 {
+        return true;
+    }
     if rule.lawful_context.is_empty() {
         return false;
     }
-    let sentence = text[sentence_around(text, range)].to_lowercase();
+    let sentence = if rule.lawful_context == OLDER_PERSONS_HOUSING {
+        statement
+    } else {
+        text[sentence_around(text, range)].to_lowercase()
+    };
     rule.lawful_context.iter().any(|context| {
         sentence.match_indices(context).any(|(at, _)| {
             let before = &sentence[..at];
@@ -210,4 +225,40 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
             word_start && !refused
         })
     })
+}
+
+/// Places of worship by the faith they serve; a temple may be any of several, and counts as one.
+const PLACES_OF_WORSHIP: &[&[&str]] = &[
+    &["church", "churches", "chapel", "chapels", "cathedral", "cathedrals"],
+    &["synagogue", "synagogues", "shul", "shuls"],
+    &["mosque", "mosques", "masjid"],
+    &["temple", "temples"],
+    &["gurdwara", "gurdwaras"],
+];
+
+/// How many faiths' places of worship a (lower-case) sentence names.
+fn faiths_of_places_named(sentence: &str) -> usize {
+    let words: Vec<&str> = sentence.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    PLACES_OF_WORSHIP.iter().filter(|kind| words.iter().any(|w| kind.contains(w))).count()
+}
+
+/// Whether the statement holding `range` declares equal opportunity ("We don't discriminate
+/// based on race, color, religion ...", "families and individuals of every background are
+/// welcome"): naming the classes to say that none matters is not a preference, unless the
+/// statement turns ("... but", "preferred", "only").
+fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
+    static DECLARES: OnceLock<Option<Regex>> = OnceLock::new();
+    static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
+    let declares = DECLARES.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
+        )
+        .ok()
+    });
+    let turns = TURNS.get_or_init(|| {
+        Regex::new(r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless)\b").ok()
+    });
+    let statement = &text[statement_around(text, range)];
+    let (Some(declares), Some(turns)) = (declares, turns) else { return false };
+    declares.is_match(statement) && !turns.is_match(statement)
 }

@@ -342,6 +342,27 @@ mod tests {
     }
 
     #[test]
+    fn statements_of_equal_opportunity_and_lawful_age_rules_keep_their_reach() {
+        for text in [
+            "We don't discriminate based on race, religion or national origin.",
+            "Near churches, synagogues and mosques.",
+            "A 55-and-older community under HOPA; one resident per home must be 55 or older.",
+        ] {
+            assert_eq!(check(text), (text.to_string(), Vec::new()), "{text:?}");
+        }
+        for text in [
+            // A declaration that turns is a preference.
+            "We don't discriminate, but Christian tenants are preferred.",
+            // Another faith's place named elsewhere does not make a draw a landmark.
+            "Close to a beautiful church. The synagogue is across town.",
+            // A lawful screening word covers its own clause only.
+            "Nonsmokers preferred; Catholics only.",
+        ] {
+            assert!(!check(text).1.is_empty(), "{text:?} not flagged");
+        }
+    }
+
+    #[test]
     fn a_text_with_many_findings_is_cleaned_to_the_end() {
         let text = "Safe neighborhood, exclusive. ".repeat(100);
         let (cleaned, findings) = check(&text);

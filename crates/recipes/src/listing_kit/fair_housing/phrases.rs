@@ -379,7 +379,7 @@ pub(super) const MASTER: Rule =
 
 /// Sentences inside a housing-for-older-persons community, where an age rule is lawful (42 U.S.C.
 /// 3607(b)): "a 55-and-older community", "HOPA".
-const OLDER_PERSONS_HOUSING: &[&str] = &[
+pub(super) const OLDER_PERSONS_HOUSING: &[&str] = &[
     "55 and older",
     "55-and-older",
     "55 and over",
@@ -895,5 +895,47 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         unless_next: &["special", "specials"],
         ..audience(r"handy (guy|man|fella|gentleman)|(guy|man|fella) who can", Sex)
+    },
+    // Origin by resettlement, assimilation, a second language and an accent.
+    audience(
+        r"refugees?|asylum[- ](seekers?|status)|resettle(d|ment)|old[- ]stock|assimilate|assimilated|english (is|isn't|is not) (your|their|his|her) (first|second|native|primary|mother) (language|tongue)|unaccented|accent[- ]free",
+        RaceOrNationalOrigin,
+    ),
+    // People of two origins named together ("folks of Irish or Italian heritage").
+    audience(r"(of|with) [a-z]+ (or|and|&) [a-z]+ (heritage|descent|ancestry|extraction|blood)", RaceOrNationalOrigin),
+    // Disability: the deaf's ways of calling refused, recovery, placards, wheelchairs, fixtures
+    // refused in the passive, assistance animals held to pet rules.
+    audience(
+        r"(no|not|without|never|(don't|do not|won't|will not|can't|cannot) (accept|take|answer|use)) (tty|tdd|relay|video relay|vrs)( calls?| services?)?|(addiction|substance abuse|drug|alcohol) (recovery|treatment|rehab|rehabilitation)( programs?| centers?)?|(no exceptions?|not|won't|will not|regardless of|don't|do not)[^.;]{0,30}\b(handicap(ped)?|disabled|disability|accessible|ada) (placards?|tags?|plates?|permits?)|(can't|cannot|can not|unable to|won't|will not|not able to|do not|don't|does not|doesn't) (accommodate|allow|fit|take|handle|permit) (a |any )?(wheelchairs?|walkers?|mobility scooters?|service (animals?|dogs?)|disabilit(y|ies)|disabled)|(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts)( and [a-z ]{1,20})? (may not|will not|won't|cannot|can't|can not|are not|aren't|must not|shall not) be (installed|added|made|allowed|permitted|approved)|(esas?|(service|assistance|emotional[- ]support|support|guide|therapy) (animals?|dogs?)) (are |is |will be |must be |get )?(charged|billed|assessed|subject to|held to|limited to|restricted to|treated like)",
+        Disability,
+    ),
+    // Race and neighbourhood make-up by busing, integration and "the element".
+    audience(
+        r"bus+ing|(from|of) the inner[- ]city|inner[- ]city (kids|children|families|people|element|types|crowd|students|tenants)|(before|prior to|since|after|until) (integration|desegregation)|segregat(ed|ion)|thugs?|(kept|keep|keeps|keeping) out (the|that|those|certain|undesirable|a certain)|(looking for|want|wants|seeking|seek|prefer|like|enjoy) (more |a lot of |some )?diversity",
+        Steering,
+    ),
+    // What children ride and push kept off, and a complex oriented to adults.
+    audience(
+        r"adult[- ]oriented|(strollers?|tricycles?|trikes?|big wheels|toys|playpens?)( and (strollers?|tricycles?|trikes?|toys|big wheels|scooters|bikes))? (are |must be |will be |to be )?(kept off|not allowed|prohibited|banned|forbidden)",
+        FamilialStatus,
+    ),
+    // Sex as recorded at birth.
+    audience(
+        r"(sex|gender) (listed |shown |recorded |stated |marked |printed )?(on|at) (their|your|his|her|the|an?) ?(original )?birth( certificates?)?|(sex|gender) assigned at birth|biological (sex|males?|females?|men|women)",
+        Sex,
+    ),
+    // A faith's practice as a building's custom, and a believer as the one wanted.
+    audience(
+        r"prayers? (before|after|at|during|to (open|start|begin)) (the |each |every |our |a )?[a-z ]{0,20}(potluck|dinner|meal|meeting|gathering)s?|(building|community|monthly|weekly|tenant|resident) (prayers?|bible study|worship|devotions?)",
+        Religion,
+    ),
+    Rule { unless_next: &["in"], ..audience(r"believer", Religion) },
+    // A person wanted young ("someone young enough to keep up with the yard").
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(someone|anyone|a person|people|tenants?|renters?|buyers?|residents?|applicants?) (who is |who are |that is )?(young|younger|old|older)",
+            Age,
+        )
     },
 ];

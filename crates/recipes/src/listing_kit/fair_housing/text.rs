@@ -3,7 +3,23 @@
 
 /// The byte range of the sentence holding `range`, with the space after it.
 pub(super) fn sentence_around(text: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
-    let ends: Vec<usize> = text.char_indices().filter(|&(i, c)| is_sentence_end(text, i, c)).map(|(i, _)| i).collect();
+    bounds_around(text, range, true)
+}
+
+/// The whole statement around `range`: its sentence with the clauses a semicolon joins to it,
+/// the reach of a lawful context ("a 55-and-older community under HOPA; one resident must be
+/// 55 or older").
+pub(super) fn statement_around(text: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    bounds_around(text, range, false)
+}
+
+/// The sentence around `range`, a semicolon ending one when `semicolons_end`.
+fn bounds_around(text: &str, range: std::ops::Range<usize>, semicolons_end: bool) -> std::ops::Range<usize> {
+    let ends: Vec<usize> = text
+        .char_indices()
+        .filter(|&(i, c)| (semicolons_end || c != ';') && is_sentence_end(text, i, c))
+        .map(|(i, _)| i)
+        .collect();
     let start = ends.iter().rev().find(|&&i| i < range.start).map_or(0, |&i| i + 1);
     // The sentence starts after the space that follows the previous one.
     let start = start + text[start..range.start].len() - text[start..range.start].trim_start().len();
