@@ -371,11 +371,12 @@ async fn measure(server: &mut Deployment, options: &Options, postgres: bool) -> 
     let target = Target { base: server.base.clone(), key: server.key.clone() };
     let target = &target;
     let client = reqwest::Client::builder().pool_max_idle_per_host(options.concurrency).build()?;
-    if options.throughput {
-        throughput(server, options, &client, target, postgres).await?;
+    let throughput_key = if options.throughput {
+        Some(throughput(server, options, &client, target, postgres).await?)
     } else {
         server.start_worker()?;
-    }
+        None
+    };
     for (label, body) in [
         ("alpha-schnell 1024x1024 PNG", json!({"model": "alpha-schnell", "prompt": "bright living room"})),
         ("upscale-epsilon 512->1024", json!({"model": "upscale-epsilon", "image_url": "SELF_IMAGE"})),
@@ -405,7 +406,15 @@ async fn measure(server: &mut Deployment, options: &Options, postgres: bool) -> 
         println!("{:<34} end to end {:>8.0} ms", label, elapsed.as_secs_f64() * 1000.0);
     }
     lip_sync(&client, target).await?;
-    reel(&client, target, server.worker_pid()).await
+    reel(&client, target, server.worker_pid()).await?;
+    // Submits of one key last, its rate limits lifted and no worker taking the cores meanwhile:
+    // the tasks they queue are never run, so nothing after this may wait for a job.
+    if let Some(key_id) = throughput_key {
+        server.kill_worker()?;
+        server.admin(&["key", "rate", &key_id, "--submits-per-minute", "0", "--reads-per-minute", "0"])?;
+        crate::poll_bench::submits_beside_anchor(&target.base, &target.key, postgres)?;
+    }
+    Ok(())
 }
 
 /// `lipsync` on a 5 s 720p clip (from `lambda-fast`) and a spoken sentence (from `tts`), end to
@@ -452,14 +461,14 @@ async fn lip_sync(client: &reqwest::Client, target: &Target) -> Result<()> {
 }
 
 /// Submit and poll throughput with the rate limits on and off, then the queue drained by a
-/// standalone worker (started here).
+/// standalone worker (started here, and left running); returns the bench key's id.
 async fn throughput(
     server: &mut Deployment,
     options: &Options,
     client: &reqwest::Client,
     target: &Target,
     postgres: bool,
-) -> Result<()> {
+) -> Result<String> {
     let poll = |id: String| {
         let client = client.clone();
         async move {
@@ -534,13 +543,7 @@ async fn throughput(
     // Polls of a succeeded task (its output URLs signed on every answer), the worker idle.
     let polled = ids.first().context("no task was submitted")?;
     crate::poll_bench::poll_beside_anchors(&target.base, &target.key, polled, postgres)?;
-    // Submits of one key last, its rate limits lifted and no worker taking the cores meanwhile:
-    // the tasks they queue are never run.
-    server.kill_worker()?;
-    server.admin(&["key", "rate", &key_id, "--submits-per-minute", "0", "--reads-per-minute", "0"])?;
-    crate::poll_bench::submits_beside_anchor(&target.base, &target.key, postgres)?;
-
-    Ok(())
+    Ok(key_id)
 }
 
 async fn end_to_end(client: &reqwest::Client, target: &Target, body: Value) -> Result<(Duration, Value)> {
