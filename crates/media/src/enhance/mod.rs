@@ -28,8 +28,13 @@ use serde::Serialize;
 
 use crate::filters::box_blur;
 
+mod notes;
 mod sharpen;
 mod straighten;
+mod white_balance;
+
+use notes::Intent;
+use white_balance::{estimate_cast, white_balance_gains, Cast, WARM_TOLERANCE};
 
 use sharpen::{unsharp_luma, SHARPEN_AMOUNT, SHARPEN_SIGMA, SHARPEN_THRESHOLD};
 pub use straighten::straighten_verticals;
@@ -39,44 +44,6 @@ const STATS_MAX_SIDE: u32 = 512;
 
 /// Rec. 709 luma weights, matching the sRGB primaries the photos are encoded in.
 const LUMA: [f32; 3] = [0.2126, 0.7152, 0.0722];
-
-/// Minkowski norm of the gray-edge estimate: high enough that the strongest edges (window frames,
-/// specular highlights), which show the colour of the light best, dominate the estimate.
-const GRAY_EDGE_NORM: i32 = 6;
-/// A pixel with every channel at or above this is clipped white and says nothing about the light.
-const CLIP_LEVEL: u8 = 250;
-/// Linear-light luma gradient above which a pixel counts as an edge when judging confidence.
-const EDGE_GRADIENT: f32 = 0.01;
-/// Share of edge pixels at which the estimate is fully trusted; flatter photos are corrected less.
-const EDGE_SHARE_FULL_CONFIDENCE: f32 = 0.05;
-/// Warmth of the light (half the natural log of its R/B ratio) left alone: rooms lit by lamps
-/// are meant to look warm.
-const WARM_TOLERANCE: f32 = 0.05;
-/// Share of a warm cast beyond the tolerance that is removed: a warm-lit scene keeps some glow.
-const WARM_CORRECTION: f32 = 0.85;
-/// Share removed when the notes ask for warmth.
-const WARM_CORRECTION_WARM_NOTES: f32 = 0.4;
-/// Share removed when the notes ask for a twilight look, whose lights are meant to glow.
-const WARM_CORRECTION_TWILIGHT: f32 = 0.5;
-/// Blue casts are rarely intended indoors (shade, overcast windows), so they are removed fully;
-/// a blue-hour sky has few edges and barely moves a gray-edge estimate anyway.
-const COOL_TOLERANCE: f32 = 0.0;
-const COOL_CORRECTION: f32 = 1.0;
-/// Green-magenta tint left alone. Magenta rarely comes from a light but often from content
-/// (wood, skin, rugs), so it gets the wider tolerance; green comes from fluorescent and LED light.
-const MAGENTA_TOLERANCE: f32 = 0.2;
-const GREEN_TOLERANCE: f32 = 0.12;
-/// Tint estimates are the least reliable (a saturated object, or one clipped in a single channel,
-/// moves them), so less than a third is trusted.
-const TINT_CORRECTION: f32 = 0.3;
-/// Largest correction on either axis, in natural-log units (a gain of about 1.57).
-const MAX_LOG_CORRECTION: f32 = 0.45;
-/// Green-magenta tint of an estimate up to which it reads as the light's, and from which it
-/// reads as the scene's own colour (a field of green leaves, a purple dusk sky, a colour grade);
-/// between the two the whole correction fades out. Lights lie near the warm-cool axis: lamps,
-/// shade and daylight differ in warmth, and even fluorescent green is a small tint.
-const CAST_PLAUSIBLE_TINT: f32 = 0.3;
-const CAST_IMPLAUSIBLE_TINT: f32 = 0.5;
 
 /// Percentiles of the darkest and brightest channel that define the black and white levels.
 const BLACK_PERCENTILE: f64 = 0.005;
@@ -96,33 +63,6 @@ const OVER_EXPOSED_MARGIN: f32 = 0.12;
 /// The brightest channel's white percentile from which highlights count as clipped.
 const OVER_EXPOSED_WHITE: f32 = 0.97;
 
-/// Median display luma exposure aims for, by style.
-const KEY_DEFAULT: f32 = 0.45;
-const KEY_BRIGHT: f32 = 0.52;
-const KEY_MOODY: f32 = 0.40;
-const KEY_TWILIGHT: f32 = 0.42;
-/// Median luma below which shadows are lifted, rising to the maximum lift for a black median.
-/// Twilight shots are meant to be dark, so they start lifting much lower.
-const LIFT_KEY_DEFAULT: f32 = 0.38;
-const LIFT_KEY_BRIGHT: f32 = 0.55;
-const LIFT_KEY_TWILIGHT: f32 = 0.25;
-const LIFT_MAX_DEFAULT: f32 = 0.3;
-const LIFT_MAX_BRIGHT: f32 = 0.6;
-/// "Bright" always lifts at least this much, so it shows even on a photo with a high key.
-const LIFT_MIN_BRIGHT: f32 = 0.5;
-/// "Moody" deepens shadows instead of lifting them.
-const LIFT_MOODY: f32 = -0.3;
-
-/// Midtone S-curve strength, by style; the default keeps lifted shadows from looking flat.
-const CONTRAST_DEFAULT: f32 = 0.10;
-const CONTRAST_MOODY: f32 = 0.20;
-const CONTRAST_EXTRA: f32 = 0.15;
-const CONTRAST_TWILIGHT_EXTRA: f32 = 0.10;
-
-/// Local contrast ("clarity") amount, by style.
-const LOCAL_CONTRAST_DEFAULT: f32 = 0.25;
-const LOCAL_CONTRAST_EXTRA: f32 = 0.10;
-const LOCAL_CONTRAST_SOFT: f32 = 0.10;
 /// Clarity blur radius as a fraction of the long side: large enough to act on objects (walls,
 /// furniture), not texture.
 const LOCAL_CONTRAST_RADIUS: f32 = 0.02;
@@ -130,30 +70,10 @@ const LOCAL_CONTRAST_RADIUS: f32 = 0.02;
 /// frame stays faint.
 const LOCAL_CONTRAST_LIMIT: f32 = 0.2;
 
-const SAT_DEFAULT: f32 = 0.08;
-const SAT_VIVID: f32 = 0.25;
-const SAT_NATURAL: f32 = 0.0;
-const SAT_TWILIGHT: f32 = 0.15;
-
-const WARMTH_SHIFT: f32 = 0.06;
-
 /// Twilight split toning: darker than the pivot goes bluer, brighter (lit windows, lamps) warmer,
 /// by this much per unit of luma away from the pivot.
 const TWILIGHT_SPLIT: f32 = 0.08;
 const TWILIGHT_PIVOT: f32 = 0.45;
-
-const BRIGHT_WORDS: &[&str] = &["bright", "brighter", "brighten", "airy", "light", "lighter"];
-const MOODY_WORDS: &[&str] = &["moody", "darker", "darken"];
-const VIVID_WORDS: &[&str] = &["vivid", "vibrant", "saturated", "pop", "pops", "punchy"];
-const NATURAL_WORDS: &[&str] = &["natural", "subtle"];
-const WARM_WORDS: &[&str] = &["warm", "warmer", "golden", "cosy", "cozy"];
-const COOL_WORDS: &[&str] = &["cool", "cooler"];
-const CONTRAST_WORDS: &[&str] = &["contrast", "contrasty", "crisp", "dramatic"];
-const SOFT_WORDS: &[&str] = &["soft", "softer", "flat", "flatter"];
-const TWILIGHT_WORDS: &[&str] = &["twilight", "dusk"];
-const STRAIGHTEN_WORDS: &[&str] = &["straighten", "straightened", "vertical", "verticals"];
-/// A style word right after one of these asks for the opposite style ("less contrast").
-const NEGATIONS: &[&str] = &["less", "lower", "reduce", "no", "not", "without"];
 
 /// How far a photo's levels may sit from a healthy one's before it reads as needing work: its
 /// darkest channel's floor above black (haze, a flat profile), its brightest channel's ceiling
@@ -223,182 +143,6 @@ impl Adjustments {
             warmth: intent.warmth(),
             twilight: intent.twilight(),
             sharpen_amount: 0.0,
-        }
-    }
-}
-
-/// Stylistic requests parsed from the free-text notes.
-#[derive(Debug, Default, Clone, Copy)]
-struct Intent {
-    bright: bool,
-    moody: bool,
-    vivid: bool,
-    natural: bool,
-    warm: bool,
-    cool: bool,
-    contrast: bool,
-    soft: bool,
-    twilight: bool,
-    straighten: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Brightness {
-    Neutral,
-    Bright,
-    Moody,
-}
-
-/// Sets `wanted` when `word` is one of `words`, or `opposite` when the word is negated.
-fn mark(word: &str, negated: bool, words: &[&str], wanted: &mut bool, opposite: &mut bool) {
-    if words.contains(&word) {
-        if negated {
-            *opposite = true;
-        } else {
-            *wanted = true;
-        }
-    }
-}
-
-impl Intent {
-    fn parse(notes: &str) -> Self {
-        let mut intent = Self::default();
-        let words: Vec<String> =
-            notes.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
-        let mut previous = "";
-        for word in &words {
-            let word = word.as_str();
-            let negated = NEGATIONS.contains(&previous);
-            mark(word, negated, BRIGHT_WORDS, &mut intent.bright, &mut intent.moody);
-            mark(word, negated, MOODY_WORDS, &mut intent.moody, &mut intent.bright);
-            mark(word, negated, VIVID_WORDS, &mut intent.vivid, &mut intent.natural);
-            mark(word, negated, NATURAL_WORDS, &mut intent.natural, &mut intent.vivid);
-            mark(word, negated, WARM_WORDS, &mut intent.warm, &mut intent.cool);
-            mark(word, negated, COOL_WORDS, &mut intent.cool, &mut intent.warm);
-            mark(word, negated, CONTRAST_WORDS, &mut intent.contrast, &mut intent.soft);
-            mark(word, negated, SOFT_WORDS, &mut intent.soft, &mut intent.contrast);
-            let blue_hour = previous == "blue" && word == "hour";
-            intent.twilight |= !negated && (TWILIGHT_WORDS.contains(&word) || blue_hour);
-            intent.straighten |= !negated && STRAIGHTEN_WORDS.contains(&word);
-            previous = word;
-        }
-        intent
-    }
-
-    /// No style asked for: the finishing is the default one, scaled by how much the photo needs.
-    fn is_plain(&self) -> bool {
-        !(self.bright || self.moody || self.vivid || self.natural || self.warm || self.cool)
-            && !(self.contrast || self.soft || self.twilight)
-    }
-
-    // Contradictory requests cancel out rather than letting word order decide.
-    fn brightness(&self) -> Brightness {
-        match (self.bright, self.moody) {
-            (true, false) => Brightness::Bright,
-            (false, true) => Brightness::Moody,
-            _ => Brightness::Neutral,
-        }
-    }
-
-    fn key_target(&self) -> f32 {
-        let key = match self.brightness() {
-            Brightness::Bright => KEY_BRIGHT,
-            Brightness::Moody => KEY_MOODY,
-            Brightness::Neutral => KEY_DEFAULT,
-        };
-        if self.twilight {
-            key.min(KEY_TWILIGHT)
-        } else {
-            key
-        }
-    }
-
-    /// Shadow lift for a photo whose median display luma (after exposure) is `key`.
-    fn shadow_lift(&self, key: f32) -> f32 {
-        let brightness = self.brightness();
-        let lift_key = if self.twilight {
-            LIFT_KEY_TWILIGHT
-        } else if brightness == Brightness::Bright {
-            LIFT_KEY_BRIGHT
-        } else {
-            LIFT_KEY_DEFAULT
-        };
-        let max = if brightness == Brightness::Bright { LIFT_MAX_BRIGHT } else { LIFT_MAX_DEFAULT };
-        let auto = max * ((lift_key - key) / lift_key).clamp(0.0, 1.0);
-        match brightness {
-            Brightness::Bright => auto.max(LIFT_MIN_BRIGHT),
-            Brightness::Moody => LIFT_MOODY,
-            Brightness::Neutral => auto,
-        }
-    }
-
-    fn midtone_contrast(&self) -> f32 {
-        let base = if self.brightness() == Brightness::Moody { CONTRAST_MOODY } else { CONTRAST_DEFAULT };
-        let styled = match (self.contrast, self.soft) {
-            (true, false) => base + CONTRAST_EXTRA,
-            (false, true) => 0.0,
-            _ => base,
-        };
-        if self.twilight {
-            styled + CONTRAST_TWILIGHT_EXTRA
-        } else {
-            styled
-        }
-    }
-
-    fn local_contrast(&self) -> f32 {
-        match (self.contrast, self.soft) {
-            (true, false) => LOCAL_CONTRAST_DEFAULT + LOCAL_CONTRAST_EXTRA,
-            (false, true) => LOCAL_CONTRAST_SOFT,
-            _ => LOCAL_CONTRAST_DEFAULT,
-        }
-    }
-
-    fn saturation(&self) -> f32 {
-        let saturation = match (self.vivid, self.natural) {
-            (true, false) => SAT_VIVID,
-            (false, true) => SAT_NATURAL,
-            _ => SAT_DEFAULT,
-        };
-        if self.twilight {
-            saturation.max(SAT_TWILIGHT)
-        } else {
-            saturation
-        }
-    }
-
-    fn warmth(&self) -> f32 {
-        match (self.warm, self.cool) {
-            (true, false) => WARMTH_SHIFT,
-            (false, true) => -WARMTH_SHIFT,
-            _ => 0.0,
-        }
-    }
-
-    fn twilight(&self) -> f32 {
-        if self.twilight {
-            1.0
-        } else {
-            0.0
-        }
-    }
-
-    /// Share of a warm cast (beyond the tolerance) that white balance removes.
-    fn warm_correction(&self) -> f32 {
-        let share = if self.warm && !self.cool { WARM_CORRECTION_WARM_NOTES } else { WARM_CORRECTION };
-        if self.twilight {
-            share.min(WARM_CORRECTION_TWILIGHT)
-        } else {
-            share
-        }
-    }
-
-    /// Share of a cool cast that white balance removes; a twilight look keeps its blue.
-    fn cool_correction(&self) -> f32 {
-        if self.twilight {
-            0.0
-        } else {
-            COOL_CORRECTION
         }
     }
 }
@@ -628,100 +372,6 @@ fn percentile(hist: &[u64; 256], n: u64, q: f64) -> u8 {
     255
 }
 
-/// The colour of the light as the gray-edge estimator sees it, and how far to trust it.
-#[derive(Debug, Clone, Copy)]
-struct Cast {
-    /// Half the log of the light's R/B ratio; positive is warm.
-    warmth: f32,
-    /// Log of the light's R-B geometric mean over G; positive is magenta.
-    tint: f32,
-    confidence: f32,
-}
-
-impl Cast {
-    /// 1 for a cast a light gives, fading to 0 for one only a scene's own colour gives.
-    fn plausibility(&self) -> f32 {
-        let excess = (self.tint.abs() - CAST_PLAUSIBLE_TINT) / (CAST_IMPLAUSIBLE_TINT - CAST_PLAUSIBLE_TINT);
-        1.0 - excess.clamp(0.0, 1.0)
-    }
-}
-
-/// Gray-edge illuminant estimate: the Minkowski mean of per-channel gradient
-/// magnitudes in linear light.
-///
-/// Differences between neighbouring pixels cancel the surfaces' own colours far
-/// better than plain averages do, so a room with a red sofa or a frame full of
-/// blue sky is not mistaken for a cast (the failure of gray world). Pixels
-/// clipped white in every channel are skipped. `None` when a channel has no
-/// edges at all.
-fn estimate_cast(small: &RgbImage, linear: &[f32; 256]) -> Option<Cast> {
-    let (w, h) = small.dimensions();
-    if w < 2 || h < 2 {
-        return None;
-    }
-    let clipped = |p: [u8; 3]| p.iter().all(|&v| v >= CLIP_LEVEL);
-    let mut energy = [0.0f64; 3];
-    let mut samples = 0u64;
-    let mut edges = 0u64;
-    for y in 0..h - 1 {
-        for x in 0..w - 1 {
-            let here = small.get_pixel(x, y).0;
-            let right = small.get_pixel(x + 1, y).0;
-            let below = small.get_pixel(x, y + 1).0;
-            if clipped(here) || clipped(right) || clipped(below) {
-                continue;
-            }
-            let mut edge_luma = 0.0f32;
-            for c in 0..3 {
-                let v = linear[usize::from(here[c])];
-                let dx = linear[usize::from(right[c])] - v;
-                let dy = linear[usize::from(below[c])] - v;
-                let magnitude = (dx * dx + dy * dy).sqrt();
-                energy[c] += f64::from(magnitude).powi(GRAY_EDGE_NORM);
-                edge_luma += LUMA[c] * magnitude;
-            }
-            samples += 1;
-            if edge_luma > EDGE_GRADIENT {
-                edges += 1;
-            }
-        }
-    }
-    if samples == 0 || energy.iter().any(|&e| e <= 0.0) {
-        return None;
-    }
-    let log_light = energy.map(|e| (e / samples as f64).ln() / f64::from(GRAY_EDGE_NORM));
-    Some(Cast {
-        warmth: ((log_light[0] - log_light[2]) / 2.0) as f32,
-        tint: ((log_light[0] + log_light[2]) / 2.0 - log_light[1]) as f32,
-        confidence: (edges as f32 / samples as f32 / EDGE_SHARE_FULL_CONFIDENCE).clamp(0.0, 1.0),
-    })
-}
-
-/// Linear-light gains that remove the part of the cast a photographer would.
-///
-/// Each axis has a dead zone (intended warmth or tint stays), only a share of
-/// the rest is removed, the correction is capped and scaled by confidence.
-fn white_balance_gains(cast: &Cast, intent: &Intent) -> [f32; 3] {
-    let warmth = if cast.warmth > 0.0 {
-        dead_zone(cast.warmth, WARM_TOLERANCE, intent.warm_correction())
-    } else {
-        dead_zone(cast.warmth, COOL_TOLERANCE, intent.cool_correction())
-    };
-    let tint_tolerance = if cast.tint > 0.0 { MAGENTA_TOLERANCE } else { GREEN_TOLERANCE };
-    let tint = dead_zone(cast.tint, tint_tolerance, TINT_CORRECTION);
-    let trust = cast.confidence * cast.plausibility();
-    let (warmth, tint) = (warmth * trust, tint * trust);
-    let gains = [(-(warmth + tint)).exp(), 1.0, (warmth - tint).exp()];
-    let norm = luma(gains);
-    gains.map(|g| g / norm)
-}
-
-/// The correction for an estimate `v`: `share` of its excess beyond `tolerance`, capped.
-fn dead_zone(v: f32, tolerance: f32, share: f32) -> f32 {
-    let excess = (v.abs() - tolerance).max(0.0).copysign(v);
-    (share * excess).clamp(-MAX_LOG_CORRECTION, MAX_LOG_CORRECTION)
-}
-
 /// Shadow lift then a midtone S-curve pivoting on mid-grey.
 ///
 /// The lift `x(1-x)^4` peaks at x = 0.2 and fades to nothing in the
@@ -842,14 +492,9 @@ mod tests {
         assert_eq!(need(0.0, 1.0, KEY_DEFAULT, KEY_DEFAULT, Some(warm)), 1.0);
     }
 
-    #[test]
-    fn a_strongly_tinted_estimate_is_read_as_the_scene() {
-        let cast = |tint| Cast { warmth: 0.3, tint, confidence: 1.0 };
-        assert_eq!(cast(0.1).plausibility(), 1.0);
-        assert_eq!(cast(-0.6).plausibility(), 0.0);
-        assert!((cast(0.4).plausibility() - 0.5).abs() < 1e-6);
-    }
-
+    use super::notes::{
+        KEY_DEFAULT, LIFT_MAX_BRIGHT, LIFT_MIN_BRIGHT, LIFT_MOODY, SAT_DEFAULT, SAT_NATURAL, SAT_VIVID, WARMTH_SHIFT,
+    };
     use super::straighten::rotate_and_crop;
     use super::*;
     use image::Rgb;
@@ -1061,24 +706,10 @@ mod tests {
         // Mostly sky: gray world would kill the blue; gray edge sees only one edge.
         let input = RgbImage::from_fn(64, 64, |_, y| if y < 48 { Rgb([90, 150, 235]) } else { Rgb([90, 120, 60]) });
         let plan = plan_enhancement(&DynamicImage::ImageRgb8(input.clone()), "");
-        let limit = MAX_LOG_CORRECTION.exp() * 1.1;
+        let limit = white_balance::MAX_LOG_CORRECTION.exp() * 1.1;
         assert!(plan.white_balance_gains.iter().all(|&g| g < limit && g > 1.0 / limit), "{plan:?}");
         let sky = enhance(&input, "").get_pixel(10, 10).0;
         assert!(sky[2] > sky[0] + 60, "sky became {sky:?}");
-    }
-
-    #[test]
-    fn white_balance_correction_has_dead_zone_share_and_cap() {
-        assert!((dead_zone(0.3, 0.05, 0.8) - 0.2).abs() < 1e-6);
-        assert!((dead_zone(-0.3, 0.05, 1.0) + 0.25).abs() < 1e-6);
-        assert_eq!(dead_zone(0.04, 0.05, 1.0), 0.0);
-        assert_eq!(dead_zone(3.0, 0.0, 1.0), MAX_LOG_CORRECTION);
-        let cast = Cast { warmth: 0.4, tint: 0.0, confidence: 1.0 };
-        let gains = white_balance_gains(&cast, &Intent::default());
-        assert!(gains[0] < gains[1] && gains[1] < gains[2], "{gains:?}");
-        assert!((luma(gains) - 1.0).abs() < 1e-5, "{gains:?}");
-        let unsure = white_balance_gains(&Cast { confidence: 0.0, ..cast }, &Intent::default());
-        assert!(unsure.iter().all(|&g| (g - 1.0).abs() < 1e-6), "{unsure:?}");
     }
 
     #[test]
