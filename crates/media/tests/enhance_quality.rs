@@ -21,10 +21,11 @@ const PHOTOS: [&str; 4] = ["coffee.jpg", "rocket.jpg", "chelsea.jpg", "astronaut
 const MIN_IMPROVEMENT: f64 = 0.25;
 /// Enhancing an original may move it by at most this mean CIEDE2000 (the prototype's worst: 1.9).
 const MAX_ORIGINAL_CHANGE: f64 = 3.5;
-/// Tuning bounds: the figures measured on the tuning photos (see the test), rounded up.
-const MAX_TUNING: SetFigures = SetFigures { overall: 0.68, worst_kind: 0.87, made_worse: 23, most_moved: 10.6 };
+/// Tuning bounds: the figures measured on the two tuning sets (see the tests), rounded up.
+const MAX_TUNING: SetFigures = SetFigures { overall: 0.65, worst_kind: 0.77, made_worse: 12, most_moved: 7.0 };
+const MAX_SECOND_TUNING: SetFigures = SetFigures { overall: 0.59, worst_kind: 0.76, made_worse: 12, most_moved: 6.3 };
 /// Held-out bounds: the figures of the one run on the held-out photos, rounded up.
-const MAX_HELD_OUT: SetFigures = SetFigures { overall: 0.62, worst_kind: 0.90, made_worse: 20, most_moved: 8.5 };
+const MAX_HELD_OUT: SetFigures = SetFigures { overall: 0.55, worst_kind: 0.67, made_worse: 7, most_moved: 8.3 };
 /// "bright and warm" must raise mean L* and mean b* (yellow-blue) by at least this much.
 const MIN_STYLE_SHIFT: f64 = 1.0;
 
@@ -302,10 +303,10 @@ const TUNING: [&str; 15] = [
     "forest_stream.jpg",
 ];
 
-/// The held-out photos (`photos/heldout/`, see `photos/README.md`): gathered by someone who had
-/// not seen the enhancement, never looked at while it was tuned, measured once on its fifth
-/// version.
-const HELD_OUT: [&str; 17] = [
+/// The second tuning set (`photos/heldout/`, see `photos/README.md`): gathered by someone who
+/// had not seen the enhancement and held out until its fifth version was measured on them once,
+/// then looked at while the sixth was made.
+const SECOND_TUNING: [&str; 17] = [
     "brick_house_lawn.jpg",
     "chateau_lawn_sky.jpg",
     "palace_by_lake.jpg",
@@ -323,6 +324,32 @@ const HELD_OUT: [&str; 17] = [
     "fort_aerial.jpg",
     "city_from_summit.jpg",
     "canyon_overlook.jpg",
+];
+
+/// The held-out photos (`photos/heldout2/`, sources in its `SOURCES.md`): gathered from packages
+/// no earlier set came from by someone who had not seen the enhancement, never looked at while
+/// it was tuned, measured once on its sixth version.
+const HELD_OUT: [&str; 20] = [
+    "interior_corridor_hall.jpg",
+    "interior_cinema_lobby.jpg",
+    "interior_store_aisle.jpg",
+    "interior_billiard_room.jpg",
+    "stone_castle_exterior.jpg",
+    "wooden_house_exterior.jpg",
+    "chateau_driveway_lawn.jpg",
+    "white_house_lawn.jpg",
+    "cobbled_street_brick_houses.jpg",
+    "garden_pergola_path.jpg",
+    "garden_boulder_lawn.jpg",
+    "outdoor_pool_patio.jpg",
+    "city_skyline_night_river.jpg",
+    "sunset_treeline.jpg",
+    "hilltop_view_over_town.jpg",
+    "aerial_city_suburbs.jpg",
+    "rooftops_high_view.jpg",
+    "beach_dune_grass_sea.jpg",
+    "storm_sky_over_fields.jpg",
+    "resort_pier_water_villas.jpg",
 ];
 
 /// What one set of photos gives, every degradation: mean CIEDE2000 before and after by kind, the
@@ -352,11 +379,13 @@ fn measure_set(set: &str, folder: &str, photos: &[&str]) -> SetFigures {
     for name in photos {
         let original = load(&format!("{folder}/{name}"));
         let reference = lab_pixels(&original);
-        let moved = mean_delta_e(&reference, &enhance(&original, ""));
+        let enhanced_original = enhance(&original, "");
+        let moved = mean_delta_e(&reference, &enhanced_original);
         if moved > most_moved.1 {
             most_moved = (name.to_string(), moved);
         }
-        let mut sheet = Vec::new();
+        // The first row is the photo as it was, enhanced: what a good photo is moved by.
+        let mut sheet = vec![[original.clone(), enhanced_original, original.clone()]];
         let mut row = format!("{name:<22} none {moved:5.2}");
         for (k, degradation) in Degradation::ALL.iter().enumerate() {
             let degraded = degradation.apply(&original);
@@ -406,10 +435,16 @@ fn tuning_photos_are_measured() {
     measure_set("tuning", "tuning", &TUNING).assert_within(&MAX_TUNING);
 }
 
+/// The second tuning set, held out until the fifth version and looked at for the sixth.
+#[test]
+fn second_tuning_photos_are_measured() {
+    measure_set("tuning 2", "heldout", &SECOND_TUNING).assert_within(&MAX_SECOND_TUNING);
+}
+
 /// The held-out photos, every degradation. The bounds are the figures of the one run on them
 /// (docs/recipes.md), looser than the goal they are reported against (0.6x overall, 0.8x per
 /// kind, no photo made worse, an undegraded photo moved by at most 3).
 #[test]
 fn held_out_photos_are_measured() {
-    measure_set("held-out", "heldout", &HELD_OUT).assert_within(&MAX_HELD_OUT);
+    measure_set("held-out", "heldout2", &HELD_OUT).assert_within(&MAX_HELD_OUT);
 }

@@ -24,9 +24,10 @@ pub(super) const WARM_CORRECTION: f32 = 0.85;
 pub(super) const WARM_CORRECTION_WARM_NOTES: f32 = 0.4;
 /// Share removed when the notes ask for a twilight look, whose lights are meant to glow.
 pub(super) const WARM_CORRECTION_TWILIGHT: f32 = 0.5;
-/// Blue casts are rarely intended indoors (shade, overcast windows), so they are removed fully;
-/// a blue-hour sky has few edges and barely moves a gray-edge estimate anyway.
-const COOL_TOLERANCE: f32 = 0.0;
+/// Blue casts are rarely intended indoors (shade, overcast windows), so all of one beyond a
+/// narrow dead zone is removed; the dead zone spares the slight cool reading that blue sky and
+/// fog give a gray-edge estimate of a daylight scene.
+const COOL_TOLERANCE: f32 = 0.08;
 pub(super) const COOL_CORRECTION: f32 = 1.0;
 /// Green-magenta tint left alone. Magenta rarely comes from a light but often from content
 /// (wood, skin, rugs), so it gets the wider tolerance; green comes from fluorescent and LED light.
@@ -43,6 +44,10 @@ pub(super) const MAX_LOG_CORRECTION: f32 = 0.45;
 /// shade and daylight differ in warmth, and even fluorescent green is a small tint.
 const CAST_PLAUSIBLE_TINT: f32 = 0.3;
 const CAST_IMPLAUSIBLE_TINT: f32 = 0.5;
+/// Warmth up to which an estimate reads as a lamp's (tungsten under a daylight balance is about
+/// 0.5), and from which it reads as a sunset's or a colour grade's, fading out between.
+const CAST_PLAUSIBLE_WARMTH: f32 = 0.45;
+const CAST_IMPLAUSIBLE_WARMTH: f32 = 0.75;
 
 /// The colour of the light as the gray-edge estimator sees it, and how far to trust it.
 #[derive(Debug, Clone, Copy)]
@@ -57,8 +62,9 @@ pub(super) struct Cast {
 impl Cast {
     /// 1 for a cast a light gives, fading to 0 for one only a scene's own colour gives.
     pub(super) fn plausibility(&self) -> f32 {
-        let excess = (self.tint.abs() - CAST_PLAUSIBLE_TINT) / (CAST_IMPLAUSIBLE_TINT - CAST_PLAUSIBLE_TINT);
-        1.0 - excess.clamp(0.0, 1.0)
+        let tint = (self.tint.abs() - CAST_PLAUSIBLE_TINT) / (CAST_IMPLAUSIBLE_TINT - CAST_PLAUSIBLE_TINT);
+        let warmth = (self.warmth - CAST_PLAUSIBLE_WARMTH) / (CAST_IMPLAUSIBLE_WARMTH - CAST_PLAUSIBLE_WARMTH);
+        1.0 - tint.max(warmth).clamp(0.0, 1.0)
     }
 }
 
@@ -105,12 +111,17 @@ pub(super) fn estimate_cast(small: &RgbImage, linear: &[f32; 256]) -> Option<Cas
     if samples == 0 || energy.iter().any(|&e| e <= 0.0) {
         return None;
     }
-    let log_light = energy.map(|e| (e / samples as f64).ln() / f64::from(GRAY_EDGE_NORM));
-    Some(Cast {
+    let confidence = (edges as f32 / samples as f32 / EDGE_SHARE_FULL_CONFIDENCE).clamp(0.0, 1.0);
+    Some(cast_of(energy.map(|e| (e / samples as f64).ln() / f64::from(GRAY_EDGE_NORM)), confidence))
+}
+
+/// The cast of a light whose colour has the natural logs `log_light`.
+fn cast_of(log_light: [f64; 3], confidence: f32) -> Cast {
+    Cast {
         warmth: ((log_light[0] - log_light[2]) / 2.0) as f32,
         tint: ((log_light[0] + log_light[2]) / 2.0 - log_light[1]) as f32,
-        confidence: (edges as f32 / samples as f32 / EDGE_SHARE_FULL_CONFIDENCE).clamp(0.0, 1.0),
-    })
+        confidence,
+    }
 }
 
 /// Linear-light gains that remove the part of the cast a photographer would.
