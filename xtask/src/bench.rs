@@ -5,7 +5,9 @@
 //! prints figures: submit and poll throughput and latency over HTTP with no job competing for the
 //! CPU, then, with a standalone worker process started, the queue drain rate and the end-to-end time
 //! of representative local engines, polls under `wrk` beside a bare actix handler and `pgbench -S`
-//! (`poll_bench`), the pickup latency of an idle worker; then, against the provider simulator, the
+//! (`poll_bench`), and last (the worker stopped, so the tasks they queue never run and nothing
+//! after them waits on a job) submits of one key under `wrk` beside `pgbench`'s hot-row ceiling;
+//! the pickup latency of an idle worker on a deployment of its own; then, against the provider simulator, the
 //! inline submit to an upstream provider and one worker tracking `--tracked` (1,000) requests at once
 //! (`--part providers`: that alone); `--part queue`: the queue's no-op job rate beside apalis
 //! (`queue_bench`).
