@@ -237,21 +237,21 @@ fn plan_rgb(rgb: &RgbImage, intent: &Intent, rotation: f32) -> Plan {
 
     // Levels from the darkest and brightest channel, so a saturated colour
     // counts as bright or dark as it looks rather than by its luma.
+    // The same pass counts the pixels clipped in a channel after the balance.
     let mut darkest = [0u64; 256];
     let mut brightest = [0u64; 256];
+    let mut clipped = 0u64;
     for p in small.pixels() {
         let c = lookup(&balanced, p.0);
+        let top = c[0].max(c[1]).max(c[2]);
         darkest[level_index(c[0].min(c[1]).min(c[2]))] += 1;
-        brightest[level_index(c[0].max(c[1]).max(c[2]))] += 1;
+        brightest[level_index(top)] += 1;
+        clipped += u64::from(top >= CLIPPED_LEVEL);
     }
     let n = u64::from(small.width()) * u64::from(small.height());
     let black = level_value(percentile(&darkest, n, BLACK_PERCENTILE));
     let white = level_value(percentile(&brightest, n, WHITE_PERCENTILE));
-    let floor = (black - BLACK_TOLERANCE).max(0.0);
-    // A veil lifts the floor and dulls the highlights; a pale scene keeps its whites.
-    let dullness = ((PALE_SCENE_WHITE - white) / (PALE_SCENE_WHITE - VEILED_WHITE)).clamp(0.0, 1.0);
-    let share = HIGH_FLOOR_SHARE + (1.0 - HIGH_FLOOR_SHARE) * dullness;
-    let black_point = (floor.min(SURE_HAZE) + share * (floor - SURE_HAZE).max(0.0)).min(BLACK_MAX);
+    let black_point = black_point(black, white);
 
     // Exposure: raise the median towards the key, but never lift the
     // highlights past the white target, so an intentionally dark scene with
@@ -260,7 +260,7 @@ fn plan_rgb(rgb: &RgbImage, intent: &Intent, rotation: f32) -> Plan {
     let key_levelled = median_luma(&small, |p| lookup(&balanced, p).map(|v| level(v, black_point))).max(floor);
     let white_levelled = level(white, black_point).max(floor);
     let original_key = median_luma(&small, |p| p.map(|v| f32::from(v) / 255.0));
-    let over_exposure = over_exposure(&small, &balanced);
+    let over_exposure = over_exposure(clipped as f32 / n.max(1) as f32);
     // A pale scene (overcast, fog, a white room) sits above the key as uploaded: levelling its
     // floor must not leave its midtones darker than they were, unless it reads as over-exposed.
     let key_goal = if intent.is_plain() && over_exposure == 0.0 {
@@ -313,14 +313,22 @@ fn need(black: f32, white: f32, key: f32, target: f32, cast: Option<Cast>) -> f3
     hazy.max(dull).max(exposure).max(cast).clamp(0.0, 1.0)
 }
 
-/// How sure it is that a photo is over-exposed, 0 to 1, from the share of its pixels clipped in
-/// their brightest channel: a well-exposed photo clips a window or a patch of sky, an
+/// How sure it is that a photo is over-exposed, 0 to 1, from the `share` of its pixels clipped
+/// in their brightest channel: a well-exposed photo clips a window or a patch of sky, an
 /// over-exposed one much of its bright half.
-fn over_exposure(small: &RgbImage, balanced: &[[f32; 256]; 3]) -> f32 {
-    let n = (small.width() as usize * small.height() as usize).max(1);
-    let clipped = small.pixels().filter(|p| lookup(balanced, p.0).iter().any(|&v| v >= CLIPPED_LEVEL)).count();
-    let share = clipped as f32 / n as f32;
+fn over_exposure(share: f32) -> f32 {
     ((share - CLIPPED_SHARE_NONE) / (CLIPPED_SHARE_FULL - CLIPPED_SHARE_NONE)).clamp(0.0, 1.0)
+}
+
+/// The display level made black, from the darkest channel's floor `black` and the brightest
+/// channel's ceiling `white`: a floor near black is haze and goes; of a higher one, all goes
+/// where the whites are dulled too (a veil lifts the blacks and dulls the whites), and only a
+/// share where they are not (fog, overcast light and pale scenes have high floors of their own).
+fn black_point(black: f32, white: f32) -> f32 {
+    let floor = (black - BLACK_TOLERANCE).max(0.0);
+    let dullness = ((PALE_SCENE_WHITE - white) / (PALE_SCENE_WHITE - VEILED_WHITE)).clamp(0.0, 1.0);
+    let share = HIGH_FLOOR_SHARE + (1.0 - HIGH_FLOOR_SHARE) * dullness;
+    (floor.min(SURE_HAZE) + share * (floor - SURE_HAZE).max(0.0)).min(BLACK_MAX)
 }
 
 /// Downsamples with a triangle filter (averaging, so noise does not skew the

@@ -1,7 +1,7 @@
 //! Finding the first listed phrase in a text, with the exceptions that make a match ordinary
 //! language (a compound, a room named by a possessive, an institution's proper name).
 
-use super::phrases::{Rule, AUDIENCE, DESCRIBED, MASTER, OLDER_PERSONS_HOUSING, RULES};
+use super::phrases::{Rule, AUDIENCE, DESCRIBED, MASTER, RULES};
 use super::text::{is_capitalised, sentence_around, statement_around};
 use super::Policy;
 use regex::Regex;
@@ -198,23 +198,17 @@ fn ends_a_phrase(rest: &str) -> bool {
 /// Whether the statement holding `range` says something lawful that makes `rule`'s match
 /// ordinary. A place of worship is a landmark, not a draw, where places of several faiths are
 /// named together ("close to churches, synagogues and mosques").
-///
-/// A housing-for-older-persons context covers its whole statement, semicolons included; other
-/// lawful contexts cover their own sentence ("Nonsmokers preferred; Christians only" is two).
 fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> bool {
     let statement = text[statement_around(text, range.clone())].to_lowercase();
     if rule.landmark && faiths_of_places_named(&statement) > 1 {
         return true;
     }
-    if rule.lawful_context.is_empty() {
+    let lawful = rule.lawful_context;
+    if lawful.words.is_empty() {
         return false;
     }
-    let sentence = if rule.lawful_context == OLDER_PERSONS_HOUSING {
-        statement
-    } else {
-        text[sentence_around(text, range)].to_lowercase()
-    };
-    rule.lawful_context.iter().any(|context| {
+    let sentence = if lawful.whole_statement { statement } else { text[sentence_around(text, range)].to_lowercase() };
+    lawful.words.iter().any(|context| {
         sentence.match_indices(context).any(|(at, _)| {
             let before = &sentence[..at];
             // At the start of a word ("lease", not "please"), and not refused ("won't accept").

@@ -37,13 +37,31 @@ pub(super) struct Rule {
     /// Words that, anywhere in the sentence holding the match, make it a lawful statement: a
     /// preference about smoking or pets, not people ("Nonsmokers preferred"); an age rule inside
     /// a housing-for-older-persons community ("a 55-and-older community").
-    pub(super) lawful_context: &'static [&'static str],
+    pub(super) lawful_context: Lawful,
     /// Words that, right before the match, make it ordinary language ("a painted lady" is a
     /// Victorian house, "a former church" a building).
     pub(super) unless_before: &'static [&'static str],
     /// The match counts only where a phrase ends after it (a comma, a full stop, "and", "who"):
     /// "renting to another Korean." names a person, "another Korean restaurant" does not.
     pub(super) at_phrase_end: bool,
+}
+
+/// Words that make a match lawful, and how far they reach.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Lawful {
+    pub(super) words: &'static [&'static str],
+    /// The words reach the whole statement, the clauses a semicolon joins included (a
+    /// community's legal status covers the rules stated after it); otherwise only their own
+    /// sentence ("Nonsmokers preferred; Catholics only" is two).
+    pub(super) whole_statement: bool,
+}
+
+impl Lawful {
+    const NONE: Self = Self::in_sentence(&[]);
+
+    const fn in_sentence(words: &'static [&'static str]) -> Self {
+        Self { words, whole_statement: false }
+    }
 }
 
 const fn rule(pattern: &'static str, category: Category, action: Action) -> Rule {
@@ -56,7 +74,7 @@ const fn rule(pattern: &'static str, category: Category, action: Action) -> Rule
         unless_next: &[],
         whole_word: false,
         landmark: false,
-        lawful_context: &[],
+        lawful_context: Lawful::NONE,
         unless_before: &[],
         at_phrase_end: false,
     }
@@ -368,7 +386,13 @@ pub(super) const AUDIENCE: &[Rule] = &[
         landmark: true,
         unless_before: &["former", "converted", "old", "historic", "renovated", "restored", "deconsecrated"],
         // Places of worship of every faith, named together: no faith is the draw.
-        lawful_context: &["many faiths", "all faiths", "every faith", "many denominations", "all denominations"],
+        lawful_context: Lawful::in_sentence(&[
+            "many faiths",
+            "all faiths",
+            "every faith",
+            "many denominations",
+            "all denominations",
+        ]),
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
     },
 ];
@@ -377,9 +401,11 @@ pub(super) const AUDIENCE: &[Rule] = &[
 pub(super) const MASTER: Rule =
     replace(r"master (bedroom|bed|bath|bathroom|suite|closet|retreat)", HouseStyle, "primary $1");
 
-/// Sentences inside a housing-for-older-persons community, where an age rule is lawful (42 U.S.C.
-/// 3607(b)): "a 55-and-older community", "HOPA".
-pub(super) const OLDER_PERSONS_HOUSING: &[&str] = &[
+/// Statements inside a housing-for-older-persons community, where an age rule is lawful (42
+/// U.S.C. 3607(b)): "a 55-and-older community", "HOPA".
+const OLDER_PERSONS_HOUSING: Lawful = Lawful { words: OLDER_PERSONS_WORDS, whole_statement: true };
+
+const OLDER_PERSONS_WORDS: &[&str] = &[
     "55 and older",
     "55-and-older",
     "55 and over",
@@ -516,7 +542,7 @@ const fn described(pattern: &'static str, category: Category) -> Rule {
 /// A rule dropped unless the sentence says something lawful about who may live there (smoking,
 /// pets, credit, income, the lease): "Nonsmokers preferred", "We do not rent to smokers".
 const fn unless_lawful(pattern: &'static str, category: Category) -> Rule {
-    Rule { lawful_context: LAWFUL_SCREENING, whole_word: true, ..drop_sentence(pattern, category) }
+    Rule { lawful_context: Lawful::in_sentence(LAWFUL_SCREENING), whole_word: true, ..drop_sentence(pattern, category) }
 }
 
 /// What a landlord or seller may lawfully prefer or refuse.
@@ -643,7 +669,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     },
     // Source of income, where state and local law protects it.
     Rule {
-        lawful_context: &["welcome", "accept"],
+        lawful_context: Lawful::in_sentence(&["welcome", "accept"]),
         ..audience(
             r"(on|receiving|collecting|with) (welfare|ssi|ssdi|disability( income| benefits)?|public assistance|government assistance|food stamps|unemployment)|(welfare|ssi|ssdi|subsidi[sz]ed|program|voucher|section[- ]8|public assistance|government assistance) (recipients|participants|holders|tenants|renters|applicants|crowd|types|people|families|element)",
             Steering,
@@ -670,7 +696,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // Service animals counted in a no-pets rule ("welcome, including emotional support animals"
     // is the opposite).
     Rule {
-        lawful_context: &["welcome", "allowed", "permitted", "accepted", "exempt"],
+        lawful_context: Lawful::in_sentence(&["welcome", "allowed", "permitted", "accepted", "exempt"]),
         ..audience(
             r"(includes?|including|even|also) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
             Disability,
