@@ -2,10 +2,10 @@
 //!
 //! Each photo has a reference mask made by hand; the cut-out's opaque pixels (alpha at least
 //! half) are compared with it by intersection over union. The development photos are the ones
-//! the method was tuned on. The first two held-out sets were held out from the earlier
-//! model-free method and were looked at while the subject network was adopted (its
-//! calibration was chosen on `heldout2/yellow_flower`); the third was gathered after that and
-//! was only ever measured.
+//! the method was tuned on. The first three held-out sets were looked at while the method took
+//! its present form (the calibration was chosen on `heldout2/yellow_flower`, the framed second
+//! look on the failures of all three), so they are development too; the fourth was gathered
+//! after that and was only ever measured.
 //! `cargo test -p media --test cutout_quality -- --nocapture` prints the figures and writes each
 //! cut-out over a checkerboard to the test scratch directory (`target/tmp/cutout-*.png`) for a
 //! person to look at.
@@ -38,6 +38,19 @@ const HELD_OUT_3: [&str; 6] = [
     "heldout3/kite",
 ];
 
+/// A fourth held-out set, gathered after the framed second look was chosen on the first three
+/// and measured once (`cutouts/heldout4/`).
+const HELD_OUT_4: [&str; 8] = [
+    "heldout4/orange",
+    "heldout4/aloe",
+    "heldout4/speaker",
+    "heldout4/vice_president",
+    "heldout4/rabbit",
+    "heldout4/black_dog",
+    "heldout4/raccoon",
+    "heldout4/wall_clock",
+];
+
 /// The goal for every photo's IoU with its reference mask, and for each set's mean; printed
 /// beside the figures. Not every set reaches it yet (docs/engines.md).
 const GOAL_EACH: f64 = 0.8;
@@ -45,9 +58,10 @@ const GOAL_MEAN: f64 = 0.9;
 /// The bounds the test holds, by set: (lowest photo, mean). They are the figures of the current
 /// method rounded down, so a change that does worse fails.
 const DEVELOPMENT_BOUNDS: (f64, f64) = (0.85, 0.93);
-const HELD_OUT_BOUNDS: (f64, f64) = (0.85, 0.9);
-const HELD_OUT_2_BOUNDS: (f64, f64) = (0.02, 0.6);
-const HELD_OUT_3_BOUNDS: (f64, f64) = (0.1, 0.8);
+const HELD_OUT_BOUNDS: (f64, f64) = (0.9, 0.95);
+const HELD_OUT_2_BOUNDS: (f64, f64) = (0.02, 0.75);
+const HELD_OUT_3_BOUNDS: (f64, f64) = (0.9, 0.95);
+const HELD_OUT_4_BOUNDS: (f64, f64) = (0.2, 0.8);
 
 fn path(file: &str) -> PathBuf {
     [env!("CARGO_MANIFEST_DIR"), "tests", "cutouts", file].iter().collect()
@@ -115,8 +129,10 @@ fn cutouts_match_the_reference_masks() {
     let held_out = measure("held-out", &HELD_OUT);
     let held_out_2 = measure("held-out 2", &HELD_OUT_2);
     let held_out_3 = measure("held-out 3", &HELD_OUT_3);
+    let held_out_4 = measure("held-out 4", &HELD_OUT_4);
     check("development", &development, DEVELOPMENT_BOUNDS);
     check("held-out", &held_out, HELD_OUT_BOUNDS);
     check("held-out 2", &held_out_2, HELD_OUT_2_BOUNDS);
     check("held-out 3", &held_out_3, HELD_OUT_3_BOUNDS);
+    check("held-out 4", &held_out_4, HELD_OUT_4_BOUNDS);
 }

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use image::{imageops, RgbImage};
+use image::{imageops, ImageBuffer, Luma, Rgb, RgbImage};
 use tract_onnx::prelude::{
     tract_ndarray, tvec, Arc, DatumExt, Framework, InferenceModelExt, IntoRunnable, Tensor, TypedRunnableModel,
 };
@@ -47,13 +47,109 @@ fn plan() -> Result<&'static Arc<TypedRunnableModel>, MediaError> {
 /// stretched so the least likely pixel is 0 and the most likely 1 (the network's scale varies
 /// from picture to picture; its ranking is what it learnt). `None` when no pixel reaches
 /// [`MIN_PEAK`]: the network sees no subject (a flat picture, noise).
+///
+/// The network looks twice: at the picture as it is, and at the picture inside a grey frame.
+/// It learnt salient objects that stand inside the picture, so a subject cut by the frame (a
+/// flower filling it, a notebook seen close up) comes out faint or is passed over for a detail
+/// inside it; with a margin around the picture the same subject stands inside and is found.
+/// The framed look is taken when [`framed_look_is_better`] says so.
 pub(crate) fn subject_likelihood(rgb: &RgbImage) -> Result<Option<Vec<f32>>, MediaError> {
-    let side = SIDE as u32;
-    let small = imageops::resize(rgb, side, side, imageops::FilterType::Triangle);
+    let plain = look(&squeezed(rgb))?;
+    if peak(&plain) < MIN_PEAK {
+        return Ok(None);
+    }
+    let plain = stretched(plain);
+    let framed = stretched(unframed(&look(&framed(rgb))?));
+    Ok(Some(if framed_look_is_better(&plain, &framed) { framed } else { plain }))
+}
+
+/// The share of a picture's margin a framed look may claim before it has read the picture
+/// itself as the object (a photo on a grey card).
+const WHOLE_PICTURE_MARGIN: f32 = 0.8;
+/// Least mean certainty (|2p - 1|, 1 when every pixel is 0 or 1) of a framed look that is taken.
+const MIN_FRAMED_CERTAINTY: f32 = 0.8;
+/// Least share of the plain look's subject that the framed look must hold: it may only grow
+/// the subject, never move to another one.
+const MIN_HELD: f32 = 0.8;
+/// How much larger the framed look's subject must be to be worth its lower resolution.
+const MIN_GROWTH: f32 = 1.1;
+/// Least share of the picture's margin the framed look's subject must touch: framing only helps
+/// a subject that the picture's edge cuts.
+const MIN_MARGIN_TOUCHED: f32 = 0.05;
+
+/// Whether the framed look (`framed`) tells the subject better than the plain one (`plain`),
+/// both stretched likelihoods over the picture at [`SIDE`]x[`SIDE`]: it grows the plain look's
+/// subject (holding most of it) into one that the picture's edge cuts, is sure of it, and has
+/// not taken the whole picture for the subject.
+fn framed_look_is_better(plain: &[f32], framed: &[f32]) -> bool {
+    let subject = |map: &[f32]| map.iter().map(|&p| p > 0.5).collect::<Vec<bool>>();
+    let (plain_subject, framed_subject) = (subject(plain), subject(framed));
+    let count = |mask: &[bool]| mask.iter().filter(|&&on| on).count();
+    let (plain_area, framed_area) = (count(&plain_subject), count(&framed_subject));
+    let held = plain_subject.iter().zip(&framed_subject).filter(|(&p, &f)| p && f).count();
+    let certainty = framed.iter().map(|&p| (2.0 * p - 1.0).abs()).sum::<f32>() / framed.len().max(1) as f32;
+    let margin = margin_share(&framed_subject);
+    (MIN_MARGIN_TOUCHED..WHOLE_PICTURE_MARGIN).contains(&margin)
+        && certainty >= MIN_FRAMED_CERTAINTY
+        && held as f32 >= MIN_HELD * plain_area as f32
+        && framed_area as f32 >= MIN_GROWTH * plain_area as f32
+}
+
+/// The share of the pixels on a [`SIDE`]x[`SIDE`] mask's four edges that are set.
+fn margin_share(mask: &[bool]) -> f32 {
+    let last = SIDE - 1;
+    let on_edge =
+        (0..SIDE).flat_map(|i| [(i, 0), (i, last), (0, i), (last, i)]).filter(|&(x, y)| mask[y * SIDE + x]).count();
+    on_edge as f32 / (4 * SIDE) as f32
+}
+
+/// The picture squeezed to the network's square.
+fn squeezed(rgb: &RgbImage) -> RgbImage {
+    imageops::resize(rgb, SIDE as u32, SIDE as u32, imageops::FilterType::Triangle)
+}
+
+/// Width of the grey frame around a framed look, in network pixels on each side (15% of the
+/// picture's width and height).
+const FRAME: u32 = 37;
+/// The frame's grey: mid grey, near the mean colour the network was trained to expect.
+const FRAME_GREY: u8 = 128;
+
+/// The picture squeezed into the middle of the network's square, inside a grey frame.
+fn framed(rgb: &RgbImage) -> RgbImage {
+    let inner = SIDE as u32 - 2 * FRAME;
+    let mut canvas = RgbImage::from_pixel(SIDE as u32, SIDE as u32, Rgb([FRAME_GREY; 3]));
+    let picture = imageops::resize(rgb, inner, inner, imageops::FilterType::Triangle);
+    imageops::replace(&mut canvas, &picture, i64::from(FRAME), i64::from(FRAME));
+    canvas
+}
+
+/// A framed look's likelihood over the picture alone, scaled back to the network's square.
+fn unframed(values: &[f32]) -> Vec<f32> {
+    let inner = SIDE as u32 - 2 * FRAME;
+    let square = ImageBuffer::<Luma<f32>, Vec<f32>>::from_fn(inner, inner, |x, y| {
+        Luma([values[(y + FRAME) as usize * SIDE + (x + FRAME) as usize]])
+    });
+    imageops::resize(&square, SIDE as u32, SIDE as u32, imageops::FilterType::Triangle).into_raw()
+}
+
+fn peak(values: &[f32]) -> f32 {
+    values.iter().copied().fold(f32::MIN, f32::max)
+}
+
+/// `values` stretched so the lowest is 0 and the highest 1.
+fn stretched(values: Vec<f32>) -> Vec<f32> {
+    let (low, high) = values.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let span = (high - low).max(1e-6);
+    values.into_iter().map(|v| ((v - low) / span).clamp(0.0, 1.0)).collect()
+}
+
+/// The network's answer for a [`SIDE`]x[`SIDE`] picture: the subject likelihood of each pixel,
+/// row by row.
+fn look(square: &RgbImage) -> Result<Vec<f32>, MediaError> {
     // As the network was trained: channels scaled by the brightest value, then standardised.
-    let brightest = f32::from(small.pixels().flat_map(|p| p.0).max().unwrap_or(255).max(1));
+    let brightest = f32::from(square.pixels().flat_map(|p| p.0).max().unwrap_or(255).max(1));
     let input = tract_ndarray::Array4::from_shape_fn((1, 3, SIDE, SIDE), |(_, c, y, x)| {
-        let v = f32::from(small.get_pixel(x as u32, y as u32).0[c]) / brightest;
+        let v = f32::from(square.get_pixel(x as u32, y as u32).0[c]) / brightest;
         (v - MEAN[c]) / DEVIATION[c]
     });
     let input: Tensor = input.into();
@@ -80,18 +176,47 @@ pub(crate) fn subject_likelihood(rgb: &RgbImage) -> Result<Option<Vec<f32>>, Med
             SIDE * SIDE
         )));
     }
-    let (low, high) = values.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-    if high < MIN_PEAK {
-        return Ok(None);
-    }
-    let span = (high - low).max(1e-6);
-    Ok(Some(values.into_iter().map(|v| ((v - low) / span).clamp(0.0, 1.0)).collect()))
+    Ok(values)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use image::Rgb;
+
+    /// A likelihood over the network's square: 1 inside the rectangle `x0..x1` by `y0..y1`
+    /// (in network pixels), 0 elsewhere.
+    fn rectangle(x0: usize, x1: usize, y0: usize, y1: usize) -> Vec<f32> {
+        (0..SIDE * SIDE)
+            .map(|i| if (x0..x1).contains(&(i % SIDE)) && (y0..y1).contains(&(i / SIDE)) { 1.0 } else { 0.0 })
+            .collect()
+    }
+
+    #[test]
+    fn a_framed_look_is_taken_when_it_grows_the_subject_to_the_edge() {
+        // The plain look found only a band across a notebook; the framed one the notebook,
+        // cut by the top, left and right edges.
+        let band = rectangle(200, 240, 0, 280);
+        let notebook = rectangle(0, SIDE, 0, 280);
+        assert!(framed_look_is_better(&band, &notebook));
+        // A faint subject the plain look missed altogether.
+        assert!(framed_look_is_better(&vec![0.0; SIDE * SIDE], &notebook));
+    }
+
+    #[test]
+    fn a_framed_look_is_not_taken_when_it_takes_the_picture_moves_or_stays_inside() {
+        let cup = rectangle(100, 220, 80, 260);
+        // The whole picture read as the object.
+        assert!(!framed_look_is_better(&cup, &rectangle(0, SIDE, 0, SIDE)));
+        // Another subject than the plain look's.
+        assert!(!framed_look_is_better(&cup, &rectangle(0, 90, 0, 200)));
+        // A larger subject that the picture's edge does not cut: the plain look's resolution wins.
+        assert!(!framed_look_is_better(&cup, &rectangle(90, 230, 70, 270)));
+        // The same subject: nothing gained.
+        assert!(!framed_look_is_better(&cup, &cup));
+        // An unsure framed look.
+        let unsure: Vec<f32> = rectangle(0, SIDE, 0, 280).iter().map(|&p| 0.3 + 0.3 * p).collect();
+        assert!(!framed_look_is_better(&cup, &unsure));
+    }
 
     #[test]
     fn the_model_finds_a_red_disc_on_grey() {
