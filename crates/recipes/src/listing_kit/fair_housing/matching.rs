@@ -1,7 +1,7 @@
 //! Finding the first listed phrase in a text, with the exceptions that make a match ordinary
 //! language (a compound, a room named by a possessive, an institution's proper name).
 
-use super::phrases::{Rule, AUDIENCE, DESCRIBED, MASTER, RULES};
+use super::phrases::{Rule, AUDIENCE, CLASS_WORDS, DESCRIBED, MASTER, RULES};
 use super::text::{is_capitalised, sentence_around, statement_around};
 use super::Policy;
 use regex::Regex;
@@ -74,12 +74,9 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     if c.rule.at_phrase_end && !ends_a_phrase(rest) {
                         return false;
                     }
-                    // "St. Anne's Catholic Church": a building named by the words before it.
-                    let name_before = capitalised(Some(m.as_str()))
-                        && text[..m.start()]
-                            .split_whitespace()
-                            .last()
-                            .is_some_and(|w| is_capitalised(w) && !w.ends_with(['.', '!', '?']));
+                    // "St. Anne's Catholic Church", "the Sri Venkateswara temple": a building
+                    // named by the words before it, unless they name a class ("the Korean church").
+                    let name_before = named_by_words_before(&text[..m.start()], capitalised(Some(m.as_str())));
                     let mut following = rest.split_whitespace();
                     let (first, second) = (following.next(), following.next());
                     let named = capitalised(Some(m.as_str())) && capitalised(first);
@@ -107,6 +104,31 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                 .map(|m| (m.range(), c))
         })
         .min_by_key(|(range, _)| range.start)
+}
+
+/// Whether the words before a place of worship (`before`) are its proper name: the last is
+/// capitalised and does not end a sentence. A capitalised place ("Catholic Church") takes any
+/// such word; a lower-case one ("the Sri Venkateswara temple") only a word that is not a class
+/// ("the Korean church") and does not start the sentence ("Near temples").
+fn named_by_words_before(before: &str, place_capitalised: bool) -> bool {
+    let mut words = before.split_whitespace().rev();
+    let Some(last) = words.next() else { return false };
+    if !is_capitalised(last) || last.ends_with(['.', '!', '?']) {
+        return false;
+    }
+    if place_capitalised {
+        return true;
+    }
+    let starts_sentence = words.next().is_none_or(|w| w.ends_with(['.', '!', '?', ';', ':']));
+    !starts_sentence && !names_a_class(last)
+}
+
+/// Whether `word` names a race, an origin or a faith ("Korean", "Baptist").
+fn names_a_class(word: &str) -> bool {
+    static CLASS: OnceLock<Option<Regex>> = OnceLock::new();
+    let class = CLASS.get_or_init(|| Regex::new(&format!("(?i)^(?:{})$", CLASS_WORDS)).ok());
+    let word = word.trim_end_matches([',', '\'', '\u{2019}']).trim_end_matches("'s");
+    class.as_ref().is_none_or(|class| class.is_match(word))
 }
 
 /// Words that end the proper name of an institution or a place ("Islamic Center", "Jewish

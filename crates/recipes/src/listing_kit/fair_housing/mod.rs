@@ -22,7 +22,7 @@ mod text;
 use matching::first_match;
 use phrases::Action;
 use serde::{Deserialize, Serialize};
-use text::{collapse_whitespace, fix_article, match_case, proper_name_after, sentence_around};
+use text::{collapse_whitespace, fix_article, match_case, proper_name_after, statement_around};
 
 /// A protected category under the Fair Housing Act, plus steering language that signals who is
 /// welcome without naming a class.
@@ -107,7 +107,9 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
                 text.replace_range(range, &replaced);
             }
             Action::DropSentence => {
-                let sentence = sentence_around(&text, range);
+                // The clauses a semicolon joins go with it: what is left of "Set up for one
+                // working person; not designed for families" still says whom it is for.
+                let sentence = statement_around(&text, range);
                 findings.push(Finding {
                     category: compiled.rule.category,
                     field: field.to_string(),
@@ -360,6 +362,22 @@ mod tests {
         ] {
             assert!(!check(text).1.is_empty(), "{text:?} not flagged");
         }
+    }
+
+    #[test]
+    fn a_place_of_worship_named_by_the_words_before_it_is_a_landmark_unless_they_name_a_class() {
+        let text = "Across the road from the Sri Venkateswara temple.";
+        assert_eq!(check(text), (text.to_string(), Vec::new()));
+        for text in ["Across the road from the Korean church.", "Lovely temples nearby."] {
+            assert!(!check(text).1.is_empty(), "{text:?} not flagged");
+        }
+    }
+
+    #[test]
+    fn a_dropped_clause_takes_the_clauses_joined_to_it_by_a_semicolon() {
+        let (cleaned, findings) = check("Bright studio. Fits one person; we will not rent to a couple with kids.");
+        assert_eq!(cleaned, "Bright studio.");
+        assert_eq!(findings.len(), 1);
     }
 
     #[test]

@@ -235,85 +235,111 @@ pub(super) const RULES: &[Rule] = &[
     drop_sentence(r"(restricted|selective) (community|neighborhood|neighbourhood|buyers?)", Steering),
 ];
 
+/// The property words as an array, with `extra` words after them.
+macro_rules! property_words {
+    ($($extra:literal),* $(,)?) => {
+        &[
+            "degree",
+            "degrees",
+            "room",
+            "rooms",
+            "bedroom",
+            "bedrooms",
+            "bath",
+            "bathroom",
+            "playroom",
+            "wing",
+            "area",
+            "gatherings",
+            "gathering",
+            "movie",
+            "dinners",
+            "suite",
+            "grand",
+            "apartment",
+            "apartments",
+            "unit",
+            "flat",
+            "playground",
+            "play",
+            "museum",
+            "hospital",
+            "library",
+            "park",
+            "pool",
+            "walk",
+            "farm",
+            "door",
+            "access",
+            "accessible",
+            "kitchen",
+            "cabinets",
+            "cabinetry",
+            "appliances",
+            "walls",
+            "trim",
+            "interior",
+            "exterior",
+            "finishes",
+            "brick",
+            "marble",
+            "tile",
+            "countertops",
+            "siding",
+            "paint",
+            "care",
+            "oak",
+            "hardware",
+            "fixtures",
+            "homework",
+            "elevator",
+            "country",
+            "blocks",
+            "years",
+            "minutes",
+            "miles",
+            "months",
+            "weeks",
+            "days",
+            "hours",
+            "parking",
+            "space",
+            "spaces",
+            "ramp",
+            "ramps",
+            "lift",
+            "restaurant",
+            "restaurants",
+            "business",
+            "businesses",
+            "bakery",
+            "market",
+            "deli",
+            "grocery",
+            $($extra,)*
+        ]
+    };
+}
+
 /// Rooms and things a household word describes rather than addresses ("family room", "the
-/// children's wing", "a couple of cars").
-const PROPERTY_WORDS: &[&str] = &[
-    "room",
-    "rooms",
-    "bedroom",
-    "bedrooms",
-    "bath",
-    "bathroom",
-    "playroom",
-    "wing",
-    "area",
-    "gatherings",
-    "gathering",
-    "movie",
-    "dinners",
-    "suite",
-    "grand",
-    "apartment",
-    "apartments",
-    "unit",
-    "flat",
-    "playground",
-    "play",
-    "museum",
+/// children's wing", "a couple of cars"), and a diploma ("a bachelor's degree").
+const PROPERTY_WORDS: &[&str] = property_words!();
+
+/// The property words, and the places a faith's name may describe ("the Catholic high school",
+/// "a Quaker meeting house").
+const FAITH_PLACE_WORDS: &[&str] = property_words!(
+    "meeting",
+    "high",
+    "school",
+    "schools",
+    "elementary",
+    "academy",
+    "college",
+    "university",
     "hospital",
-    "library",
-    "park",
-    "pool",
-    "walk",
-    "farm",
-    "door",
-    "access",
-    "accessible",
-    "kitchen",
-    "cabinets",
-    "cabinetry",
-    "appliances",
-    "walls",
-    "trim",
-    "interior",
-    "exterior",
-    "finishes",
-    "brick",
-    "marble",
-    "tile",
-    "countertops",
-    "siding",
-    "paint",
-    "care",
-    "oak",
-    "hardware",
-    "fixtures",
-    "homework",
-    "elevator",
-    "country",
-    "blocks",
-    "years",
-    "minutes",
-    "miles",
-    "months",
-    "weeks",
-    "days",
-    "hours",
-    "parking",
-    "space",
-    "spaces",
-    "ramp",
-    "ramps",
-    "lift",
-    "restaurant",
-    "restaurants",
-    "business",
-    "businesses",
-    "bakery",
-    "market",
-    "deli",
-    "grocery",
-];
+    "cemetery",
+    "charities",
+);
 
 /// A word or phrase that names people by a protected class (or codes for one), wherever it
 /// stands in a sentence. It is what is left of a preference the rewrites above could not make
@@ -340,9 +366,11 @@ pub(super) const AUDIENCE: &[Rule] = &[
             Age,
         )
     },
-    // "A leap of faith" is a figure of speech.
+    // "A leap of faith" is a figure of speech; "the Catholic high school", "a Quaker meeting
+    // house" are places.
     Rule {
         unless_before: &["leap"],
+        unless_next: FAITH_PLACE_WORDS,
         ..audience(
             r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible (study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
             Religion,
@@ -456,6 +484,9 @@ macro_rules! race_origin_or_faith {
         concat!(race!(), "|", origin!(), "|", faith!())
     };
 }
+
+/// Words naming a race, an origin or a faith, as a regular expression's alternatives.
+pub(super) const CLASS_WORDS: &str = race_origin_or_faith!();
 
 /// Ages and generations that describe people.
 macro_rules! age {
@@ -964,4 +995,51 @@ pub(super) const DESCRIBED: &[Rule] = &[
             Age,
         )
     },
+    // Ages as a number in a rule after a verb ("we can't have anyone under 12 living here"):
+    // the word before is no owner's news here.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(anyone|someone|no one|nobody|children|kids|tenants?|occupants?|residents?) (under|below|younger than|over|older than) (the age of )?\d\d?\b",
+            Age,
+        )
+    },
+    // Age by pace of life ("not for anyone slowing down").
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(anyone|someone|those|people|folks|buyers|tenants|renters|residents) (who (is|are) )?(slowing down|past (their|his|her) prime|getting on in years|set in (their|his|her) ways)",
+            Age,
+        )
+    },
+    // Disability: medical needs given no exception, diagnoses asked for, wheelchairs' users.
+    audience(
+        r"no exceptions? (for|made for|for any) (any )?(medical|health|physical|mental) (conditions?|issues|needs|reasons|problems|limitations)|(list|disclose|provide|report|share|state|name|declare|describe) (any |all |your |their |his |her )?(mental health|psychiatric|medical|health) (diagnos[ie]s|conditions|history|histories|medications|records|treatment)|(folks|people|those|anyone|tenants|renters|applicants|someone|residents) (in|using|who use|on) (wheelchairs|walkers|crutches|mobility scooters)",
+        Disability,
+    ),
+    // Spanish listings: a household of a people, children refused.
+    audience(
+        r"(familias?|inquilinos?|personas?|gente|parejas?|compradores?) (hispan[oa]s?|latin[oa]s?|mexican[oa]s?|blanc[oa]s?|negr[oa]s?|american[oa]s?|chin[oa]s?|asi[aá]tic[oa]s?|cristian[oa]s?|cat[oó]lic[oa]s?|jud[ií][oa]s?|musulman[ae]s?)|(sin|no se aceptan|no aceptamos|no se permiten) (ni[nñ]os|hijos|bebes|bebés)|(solo|s[oó]lo) (adultos|parejas|hombres|mujeres|solteros|solteras)",
+        RaceOrNationalOrigin,
+    ),
+    // Origin by the language spoken, and people kept among their own.
+    audience(
+        r"(mandarin|cantonese|chinese|korean|vietnamese|tagalog|hindi|urdu|punjabi|bengali|gujarati|arabic|farsi|persian|russian|polish|portuguese|french|haitian creole|creole|hebrew|yiddish|japanese|italian|german|greek|somali|amharic)[- ]speak(ing|ers?)|desi (famil(y|ies)|tenants?|buyers?|households?|people|folks|couples?|community)|(among|with) (their|his|her|your|our) own (people|kind)|(their|your|his|her) own kind",
+        RaceOrNationalOrigin,
+    ),
+    // Refusing a group named earlier ("folks in wheelchairs ... so we'd rather not rent to them").
+    audience(
+        r"(would|'d|\u{2019}d) rather not (rent|sell|lease|show)( (it|the (unit|home|house|apartment|place)))? to (them|those|such)",
+        Steering,
+    ),
+    // A faith's schooling as the tenant wanted; other faiths set apart.
+    audience(
+        r"(seminary|divinity|bible college|rabbinical|yeshiva) (students?|graduates?)|seminarians?|non-(jewish|jews|christians?|catholics?|muslims?|hindus?|sikhs?|mormons?|believers|religious)|(little|nothing|not much) in common with (the |your |their |our )?(neighbou?rs|residents|community|locals|other (tenants|residents|owners|families))",
+        Religion,
+    ),
+    // Make-up kept by covenant and sameness.
+    audience(
+        r"(protected|kept|preserved|guarded|shielded|maintained) by (its |the |their )?(restrictive|racial|old|original) (covenants?|deed restrictions)|racial(ly)? restrictive covenants?|homogen(e)?ous",
+        Steering,
+    ),
 ];
