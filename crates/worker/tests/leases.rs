@@ -272,3 +272,43 @@ async fn a_job_that_ends_starts_the_next_of_its_key_without_waiting_for_a_poll()
         running.stop().await;
     }
 }
+
+/// One claim fills every free slot within the fair shares: with four slots free and the queue
+/// holding two jobs of one key before one each of two other keys, the worker starts the first
+/// job of each key together, in one claim (one start time, read once by the claim), and the
+/// first key's second job only when its first has ended (a key's share is one running job).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_claim_fills_the_free_slots_within_each_keys_share() {
+    for backend in BACKENDS {
+        let f = fixture(backend).await;
+        let mut callers = vec![f.caller.clone()];
+        for _ in 0..2 {
+            let name = storage::new_id("acct");
+            f.service.operator().create_account(&name, false).await.expect("account");
+            let secret = f.service.operator().create_key(&name, None, None).await.expect("key").secret;
+            callers.push(f.service.api().authenticate(Some(&secret)).await.expect("caller"));
+        }
+        let mut ids = Vec::new();
+        for (i, caller) in [&callers[0], &callers[0], &callers[1], &callers[2]].into_iter().enumerate() {
+            let body = serde_json::json!({"prompt": format!("Listing {i}: two beds.")});
+            ids.push(f.service.api().submit(caller, request("tts", body)).await.unwrap().id);
+        }
+        let mut config = worker_config(Duration::from_secs(30), Duration::from_secs(5));
+        config.concurrency = 4;
+        config.poll_interval = Duration::from_secs(60);
+        let running = start_worker(f.service.clone(), config);
+        let owners = [&callers[0], &callers[0], &callers[1], &callers[2]];
+        for (id, caller) in ids.iter().zip(owners) {
+            tokio::time::timeout(Duration::from_secs(20), wait_terminal(&f.service, caller, id))
+                .await
+                .unwrap_or_else(|_| panic!("{backend:?}: {id} did not end"));
+        }
+        running.stop().await;
+        let records: Vec<_> = ids.iter().map(|id| f.service.database().task(id).unwrap().unwrap()).collect();
+        let started: Vec<i64> = records.iter().map(|r| r.started_at.expect("started")).collect();
+        assert!(records.iter().all(|r| r.status == "succeeded"), "{backend:?}: {records:?}");
+        assert_eq!((started[0], started[0]), (started[2], started[3]), "{backend:?}: one claim for three keys");
+        let first_ended = records[0].finished_at.expect("finished");
+        assert!(started[1] >= first_ended, "{backend:?}: the key's second job started before its first ended");
+    }
+}
