@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Fill the hand-drawn outlines in this folder into ../<name>.mask.png.
+"""Fill the hand-drawn outlines of one set into its masks.
+
+Usage: python3 fill_masks.py SET/polygons [name ...], e.g. heldout4/polygons: each
+SET/polygons/<name>.txt is filled into SET/<name>.mask.png.
 
 Each <name>.txt holds shapes, each started by a header line and followed by
 vertex coordinates "x,y" (whitespace separated, any number per line):
@@ -9,13 +12,14 @@ vertex coordinates "x,y" (whitespace separated, any number per line):
   subline W      polyline of width W px removed from the subject
   norefine       polygon inside which the colour refinement is not applied
   colorsub B L   polygon inside which every pixel with CIELAB b* > B or
-                 L* > L is removed from the subject (used for the light
+                 L* > L is removed from the subject (heldout4: the light
                  shining through the cut-out numerals of wall_clock.jpg)
   refine B R     (single line) refine pixels within B px of the hand
                  outline by the colour rule below, seeds from rings R px wide
 Shapes are applied in file order; add/sub/addline/subline shapes placed
 after the "refine" line are applied after the refinement (used for thin
-occluders such as grass blades, which the colour rule cannot see). Coordinates are continuous image
+occluders such as grass blades, which the colour rule cannot see, and for
+the scanner border of heldout5/young_man.jpg). Coordinates are continuous image
 coordinates: pixel (i, j) covers [i, i+1) x [j, j+1), so a vertex read off
 the pixel grid of a zoomed crop sits on a pixel corner. Polygons are
 rasterised at 8x8 supersampling and a pixel is subject when at least half
@@ -38,7 +42,7 @@ from PIL import Image, ImageDraw
 from scipy import ndimage
 from scipy.spatial import cKDTree
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.getcwd()
 OUT = os.path.dirname(HERE)
 SS = 8
 
@@ -177,6 +181,6 @@ def fill(name):
 
 
 if __name__ == '__main__':
-    names = sys.argv[1:] or sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(HERE, '*.txt')))
+    names = sys.argv[2:] or sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(HERE, '*.txt')))
     for n in names:
         fill(n)
