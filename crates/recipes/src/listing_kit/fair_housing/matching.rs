@@ -235,9 +235,18 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
             let before = &sentence[..at];
             // At the start of a word ("lease", not "please"), and not refused ("won't accept").
             let word_start = !before.ends_with(|c: char| c.is_alphanumeric());
-            let refused = before.split_whitespace().last().is_some_and(|w| {
-                matches!(w, "no" | "not" | "never" | "won't" | "don't" | "doesn't" | "can't" | "cannot")
-            });
+            // Right before it, or before its article: "it is not a 55+ community".
+            let negation = |w: &str| {
+                matches!(
+                    w,
+                    "no" | "not" | "never" | "won't" | "don't" | "doesn't" | "can't" | "cannot" | "isn't" | "aren't"
+                )
+            };
+            let mut words_before = before.split_whitespace().rev();
+            let refused = match words_before.next() {
+                Some("a" | "an" | "the") => words_before.next().is_some_and(negation),
+                last => last.is_some_and(negation),
+            };
             word_start && !refused
         })
     })

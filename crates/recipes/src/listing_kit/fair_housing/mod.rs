@@ -359,6 +359,8 @@ mod tests {
             "Close to a beautiful church. The synagogue is across town.",
             // A lawful screening word covers its own clause only.
             "Nonsmokers preferred; Catholics only.",
+            // A lawful context the sentence itself denies.
+            "Nobody under 18 may live here, as this is not a 55+ community.",
         ] {
             assert!(!check(text).1.is_empty(), "{text:?} not flagged");
         }

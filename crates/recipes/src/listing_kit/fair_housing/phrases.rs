@@ -175,7 +175,7 @@ pub(super) const RULES: &[Rule] = &[
         "$2",
     ),
     drop_sentence(r"no (christians|catholics|jews|muslims|mormons|atheists)", Religion),
-    drop_sentence(r"(christians?|catholics?|jews|jewish|muslims?|mormons?|protestants?) only", Religion),
+    drop_sentence(r"(christians?|catholics?|jews|jewish|muslims?|mormons?|protestants?)[- ]only", Religion),
     // Disability.
     drop_sentence(r"no (wheelchairs?|handicapped|disabled|disabilities)", Disability),
     drop_sentence(r"not (suitable|suited|for) (for )?(the )?(handicapped|disabled|wheelchairs?)", Disability),
@@ -372,7 +372,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
         unless_before: &["leap"],
         unless_next: FAITH_PLACE_WORDS,
         ..audience(
-            r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible (study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
+            r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible[- ](study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
             Religion,
         )
     },
@@ -1024,7 +1024,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Origin by the language spoken, and people kept among their own.
     audience(
-        r"(mandarin|cantonese|chinese|korean|vietnamese|tagalog|hindi|urdu|punjabi|bengali|gujarati|arabic|farsi|persian|russian|polish|portuguese|french|haitian creole|creole|hebrew|yiddish|japanese|italian|german|greek|somali|amharic)[- ]speak(ing|ers?)|desi (famil(y|ies)|tenants?|buyers?|households?|people|folks|couples?|community)|(among|with) (their|his|her|your|our) own (people|kind)|(their|your|his|her) own kind",
+        r"(mandarin|cantonese|chinese|korean|vietnamese|tagalog|hindi|urdu|punjabi|bengali|gujarati|arabic|farsi|persian|russian|polish|portuguese|french|haitian creole|creole|hebrew|yiddish|japanese|italian|german|greek|somali|amharic)[- ]speak(ing|ers?)|desi (famil(y|ies)|tenants?|buyers?|households?|people|folks|couples?|community)|(among|with) (their|his|her|your|our) own (people|kind)|(their|your|his|her) own kind|(of|from) (our|their|your|his|her|my) own (race|kind|people|background|ethnicity|colou?r|country|culture|heritage)",
         RaceOrNationalOrigin,
     ),
     // Refusing a group named earlier ("folks in wheelchairs ... so we'd rather not rent to them").
@@ -1036,6 +1036,32 @@ pub(super) const DESCRIBED: &[Rule] = &[
     audience(
         r"(seminary|divinity|bible college|rabbinical|yeshiva) (students?|graduates?)|seminarians?|non-(jewish|jews|christians?|catholics?|muslims?|hindus?|sikhs?|mormons?|believers|religious)|(little|nothing|not much) in common with (the |your |their |our )?(neighbou?rs|residents|community|locals|other (tenants|residents|owners|families))",
         Religion,
+    ),
+    // Accommodation refused, and observance asked for.
+    audience(
+        r"(must not|mustn't|cannot|can't|should not|shouldn't|may not|won't|will not|do not|don't|does not|doesn't) (need|require|request|ask for|expect)( any)? (reasonable )?accommodations?|no (reasonable )?accommodations?( will be| are| can be| to be)? (made|granted|given|provided|offered|available)|reasonable accommodations? (will not|won't|cannot|can't|are not|aren't|is not|isn't) (be )?(made|granted|given|provided|offered|available|considered)",
+        Disability,
+    ),
+    audience(r"(sabbath|shabbat|shabbos|torah|halachically|religiously)[- ]observant", Religion),
+    // Spanish listings: service animals refused, birthplace wanted.
+    audience(
+        r"(no se aceptan|no aceptamos|no se permiten|no permitimos|sin) (animales de (servicio|apoyo|asistencia)|perros (de servicio|gu[ií]a)|sillas de ruedas)",
+        Disability,
+    ),
+    audience(
+        r"nacid[oa]s? en (los )?(estados unidos|ee\.? ?uu\.?|este pa[ií]s|m[eé]xico|am[eé]rica)|(solo|s[oó]lo) ciudadanos",
+        RaceOrNationalOrigin,
+    ),
+    // Chinese listings: a run of characters naming children, a people, skin or a faith. (A word
+    // boundary falls only at the run's ends, so the rule reads the whole run.)
+    audience(r"\p{Han}*(小孩|孩子|儿童|婴儿|怀孕)\p{Han}*", FamilialStatus),
+    audience(r"\p{Han}*(中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人)\p{Han}*", RaceOrNationalOrigin),
+    audience(r"\p{Han}*(基督徒|穆斯林|佛教徒|犹太人|天主教徒)\p{Han}*", Religion),
+    audience(r"\p{Han}*(残疾|轮椅|精神病)\p{Han}*", Disability),
+    // A question about diversity answered for the place ("This one isn't").
+    audience(
+        r"(diverse|diversity|integrated|mixed)[^.?!]{0,60}\?\s*(this one|this (neighbou?rhood|area|building|block|community|street)|it|ours) (isn't|is not|ain't|doesn't|does not)",
+        Steering,
     ),
     // Make-up kept by covenant and sameness.
     audience(

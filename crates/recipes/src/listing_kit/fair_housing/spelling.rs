@@ -4,6 +4,7 @@
 //! A word is read as a class word when it is one slip away from it: two neighbouring letters
 //! swapped, a letter doubled or undoubled, or (in words of eight letters or more) one inner letter
 //! left out. Words of their own that are one slip from a class word ("retires") are left alone.
+//! Classified-ad shorthand with its vowels dropped ("adlts", "wht") is read for its word too.
 
 use super::text::is_capitalised;
 use std::borrow::Cow;
@@ -85,9 +86,26 @@ pub(super) fn corrected(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The class word `word` is a slip for, if any.
+/// Class words as classified ads shorten them, vowels dropped ("Adlts only bldg", "Wht tenants
+/// prfrd"); only forms that are no other word.
+const SHORTHAND: &[(&str, &str)] = &[
+    ("adlt", "adult"),
+    ("adlts", "adults"),
+    ("chldrn", "children"),
+    ("wht", "white"),
+    ("xtian", "christian"),
+    ("xtians", "christians"),
+    ("hndcp", "handicapped"),
+    ("hndcpd", "handicapped"),
+    ("dsbld", "disabled"),
+];
+
+/// The class word `word` is a slip for, or shorthand of, if any.
 fn class_word_meant(word: &str) -> Option<&'static str> {
     let lower = word.to_ascii_lowercase();
+    if let Some(&(_, meant)) = SHORTHAND.iter().find(|(short, _)| *short == lower) {
+        return Some(meant);
+    }
     if lower.len() < 6 || CLASS_WORDS.contains(&lower.as_str()) || ORDINARY.contains(&lower.as_str()) {
         return None;
     }
@@ -131,6 +149,7 @@ mod tests {
         assert_eq!(corrected("Seciton 8 renters."), "Section 8 renters.");
         assert_eq!(corrected("Perfect for famlies."), "Perfect for families.");
         assert_eq!(corrected("Grandchilldren welcome."), "Grandchildren welcome.");
+        assert_eq!(corrected("Adlts only bldg."), "Adults only bldg.");
     }
 
     #[test]
