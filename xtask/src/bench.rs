@@ -15,7 +15,6 @@
 
 use crate::deployment::Deployment;
 use anyhow::{bail, Context, Result};
-use base64::Engine as _;
 use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -348,7 +347,7 @@ async fn submit_all(
 }
 
 /// Where and as whom requests go.
-struct Target {
+pub(crate) struct Target {
     base: String,
     key: String,
 }
@@ -412,7 +411,7 @@ async fn measure(server: &mut Deployment, options: &Options, postgres: bool) -> 
         println!("{:<34} end to end {:>8.0} ms", label, elapsed.as_secs_f64() * 1000.0);
     }
     lip_sync(&client, target).await?;
-    reel(&client, target, server.worker_pid()).await?;
+    crate::reel_bench::run(&client, target, server.worker_pid()).await?;
     // Submits of one key last, its rate limits lifted and no worker taking the cores meanwhile:
     // the tasks they queue are never run, so nothing after this may wait for a job.
     if let Some(key_id) = throughput_key {
@@ -558,7 +557,7 @@ async fn end_to_end(client: &reqwest::Client, target: &Target, body: Value) -> R
 
 /// Submits `body` to `path`, then polls the job (a task, or a reel at its own endpoint) every
 /// `every`, calling `on_poll` each time, until it succeeds; returns the time taken and the job.
-async fn submit_and_wait(
+pub(crate) async fn submit_and_wait(
     client: &reqwest::Client,
     target: &Target,
     path: &str,
@@ -581,90 +580,8 @@ async fn submit_and_wait(
     }
 }
 
-/// A 15 s reel from three real photos with voice-over and music, end to end, with the peak memory
-/// of the worker and its job processes while it runs;
-/// then ffmpeg with libx264 encoding the same frames (decoded from the reel) for comparison.
-async fn reel(client: &reqwest::Client, target: &Target, worker: Option<u32>) -> Result<()> {
-    let photos_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/media/tests/photos");
-    let photo = |name: &str| -> Result<String> {
-        let bytes = std::fs::read(photos_dir.join(name)).with_context(|| format!("reading {name}"))?;
-        Ok(format!("data:image/jpeg;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)))
-    };
-    let body = json!({
-        "photos": [photo("coffee.jpg")?, photo("rocket.jpg")?, photo("chelsea.jpg")?],
-        "details": {"price": 525000, "beds": 3, "baths": 2, "square_feet": 1850, "address": "42 Harbor Lane",
-                    "agent_name": "Dana Reyes", "phone": "(860) 555-0142"},
-        "params": {"duration": 15, "voiceover": true, "music": true},
-    });
-    let baseline = worker.map_or(0, tree_rss_kib);
-    let mut peak = baseline;
-    let sample = || peak = peak.max(worker.map_or(0, tree_rss_kib));
-    let (elapsed, reel) =
-        submit_and_wait(client, target, "/v1/recipes/reel", body, Duration::from_millis(20), sample).await?;
-    println!(
-        "{:<34} end to end {:>8.0} ms  (worker and job processes' RSS {} MiB before, peak {} MiB, sampled every 20 ms)",
-        "reel 15 s 1080x1920, voice, music",
-        elapsed.as_secs_f64() * 1000.0,
-        baseline / 1024,
-        peak / 1024
-    );
-    let url = reel["output"][0]["url"].as_str().context("reel video url")?;
-    let mp4 = client.get(url).send().await?.bytes().await?;
-    // Kept beside the image figures' files, to look at.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-images");
-    std::fs::create_dir_all(&dir)?;
-    let input = dir.join("reel.mp4");
-    std::fs::write(&input, &mp4)?;
-    match ffmpeg_same_frames(&input, &dir.join("x264.mp4")) {
-        Ok((elapsed, peak_kib, bytes)) => println!(
-            "{:<34} encode     {:>8.0} ms  (peak {} MiB; {} KiB vs ours {} KiB)",
-            "ffmpeg libx264 same 450 frames",
-            elapsed.as_secs_f64() * 1000.0,
-            peak_kib / 1024,
-            bytes / 1024,
-            mp4.len() / 1024
-        ),
-        Err(e) => println!("{:<34} skipped: {e}", "ffmpeg libx264 same 450 frames"),
-    }
-    Ok(())
-}
-
-/// Decodes `input` to raw RGB frames and pipes them into ffmpeg's libx264 (medium preset, CRF 20,
-/// yuv420p, BT.709, fast start), as a user would make the video from rendered frames. Returns
-/// the encoder's wall time, its peak memory and the file size.
-fn ffmpeg_same_frames(input: &std::path::Path, output: &std::path::Path) -> Result<(Duration, u64, u64)> {
-    use std::process::{Command, Stdio};
-    let started = Instant::now();
-    let mut decoder = Command::new("ffmpeg")
-        .args(["-v", "error", "-i"])
-        .arg(input)
-        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("ffmpeg is not installed (apt-get install ffmpeg)")?;
-    let frames = decoder.stdout.take().context("decoder output")?;
-    let mut encoder = Command::new("ffmpeg")
-        .args(["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "1080x1920", "-r", "30", "-i", "-"])
-        .args(["-c:v", "libx264", "-preset", "medium", "-crf", "20", "-pix_fmt", "yuv420p"])
-        .args(["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709", "-movflags", "+faststart"])
-        .arg(output)
-        .stdin(frames)
-        .spawn()
-        .context("starting ffmpeg")?;
-    let mut peak = 0;
-    while encoder.try_wait()?.is_none() {
-        if let Some(hwm) = rss_kib(encoder.id(), "VmHWM") {
-            peak = peak.max(hwm);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let elapsed = started.elapsed();
-    decoder.wait()?;
-    Ok((elapsed, peak, std::fs::metadata(output)?.len()))
-}
-
 /// Resident memory of a process and every process under it (a worker's job processes), KiB.
-fn tree_rss_kib(pid: u32) -> u64 {
+pub(crate) fn tree_rss_kib(pid: u32) -> u64 {
     let children = std::fs::read_dir(format!("/proc/{pid}/task"))
         .into_iter()
         .flatten()
@@ -675,7 +592,7 @@ fn tree_rss_kib(pid: u32) -> u64 {
 }
 
 /// A memory figure (`VmRSS`, `VmHWM`) of a process, KiB.
-fn rss_kib(pid: u32, field: &str) -> Option<u64> {
+pub(crate) fn rss_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()

@@ -68,6 +68,11 @@ pub fn run() -> Result<()> {
         &out("vips-2x.png"),
     )?;
     line("upscale 2x, 3 MP JPEG -> 12 MP PNG", ours_up, ours_up_bytes, "vips resize lanczos3", vips_up, vips_up_bytes);
+    // The same job alone on its worker, which may use every core (vips always does).
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).to_string();
+    let (ours_up_all, _) =
+        ours_run(&ours, &["upscale", &small.to_string_lossy(), &out("ours-2x-mt.png"), "0", &cores])?;
+    line(&format!("  the same on {cores} threads"), ours_up_all, ours_up_bytes, "", vips_up, vips_up_bytes);
     {
         let (im, im_bytes) = best_of_3(
             &convert,
@@ -113,7 +118,11 @@ pub fn run() -> Result<()> {
         vips_png,
         vips_png_bytes,
     );
-    video(&root, &small, &dir)
+    video(&root, &small, &dir)?;
+    if !have("ffmpeg") {
+        return Ok(());
+    }
+    crate::video_engines_bench::run(&root, &dir)
 }
 
 /// The `eta-lite-i2v` pan and zoom (5 s, 1280x720, 24 fps, from the 3 MP still): our job on one
@@ -164,7 +173,7 @@ fn video(root: &Path, still: &Path, dir: &Path) -> Result<()> {
     line(&format!("pan and zoom 5 s 720p, {cores} threads"), all_cores, bytes as u64, "", theirs, their_bytes);
 
     // Same frames: SSIM of each file against the frames we drew, and x264's size at our SSIM.
-    let our_ssim = ssim(&ours_mp4, &frames)?;
+    let our_ssim = ssim(&ours_mp4, &frames, "1280x720", "24")?;
     let mut ladder = Vec::new();
     for crf in [18, 21, 23, 26, 29, 32] {
         let output = path(&format!("x264-crf{crf}.mp4"));
@@ -200,7 +209,12 @@ fn video(root: &Path, still: &Path, dir: &Path) -> Result<()> {
             ],
         )?;
         let elapsed = started.elapsed().as_secs_f64() * 1000.0;
-        ladder.push((crf, ssim(&output, &frames)?, std::fs::metadata(&output)?.len() as f64, elapsed));
+        ladder.push((
+            crf,
+            ssim(&output, &frames, "1280x720", "24")?,
+            std::fs::metadata(&output)?.len() as f64,
+            elapsed,
+        ));
     }
     for (crf, ssim, bytes, ms) in &ladder {
         println!("  x264 veryfast CRF {crf:>2} on our frames: SSIM {ssim:.4}, {:>5.0} KiB, {ms:.0} ms", bytes / 1024.0);
@@ -218,9 +232,9 @@ fn video(root: &Path, still: &Path, dir: &Path) -> Result<()> {
 
 /// SSIM (all planes, as ffmpeg's `ssim` filter weighs them) of `video` against raw RGB frames
 /// converted to 4:2:0 with the BT.709 matrix, the form both encoders start from.
-fn ssim(video: &str, frames: &str) -> Result<f64> {
+pub(crate) fn ssim(video: &str, frames: &str, size: &str, rate: &str) -> Result<f64> {
     let output = Command::new("ffmpeg")
-        .args(["-i", video, "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "1280x720", "-r", "24", "-i", frames])
+        .args(["-i", video, "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", size, "-r", rate, "-i", frames])
         .args(["-lavfi", "[1:v]scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[ref];[0:v][ref]ssim"])
         .args(["-f", "null", "-"])
         .output()?;
@@ -231,7 +245,7 @@ fn ssim(video: &str, frames: &str) -> Result<f64> {
 
 /// x264's bytes at `target` SSIM, interpolated linearly between the two rungs of the ladder
 /// around it; `None` when the target lies outside the ladder.
-fn bytes_at_ssim(ladder: &[(String, f64, f64, f64)], target: f64) -> Option<f64> {
+pub(crate) fn bytes_at_ssim(ladder: &[(String, f64, f64, f64)], target: f64) -> Option<f64> {
     ladder.windows(2).find_map(|pair| {
         let ((_, hi_ssim, hi_bytes, _), (_, lo_ssim, lo_bytes, _)) = (&pair[0], &pair[1]);
         (target <= *hi_ssim && target >= *lo_ssim).then(|| {
@@ -241,7 +255,7 @@ fn bytes_at_ssim(ladder: &[(String, f64, f64, f64)], target: f64) -> Option<f64>
     })
 }
 
-fn line(what: &str, ours_ms: f64, ours_bytes: u64, anchor: &str, anchor_ms: f64, anchor_bytes: u64) {
+pub(crate) fn line(what: &str, ours_ms: f64, ours_bytes: u64, anchor: &str, anchor_ms: f64, anchor_bytes: u64) {
     println!(
         "{what:<38} ours {ours_ms:>7.0} ms {:>6} KiB | {anchor:<26} {anchor_ms:>7.0} ms {:>6} KiB | {:.2}x",
         ours_bytes / 1024,
@@ -259,12 +273,13 @@ fn ours_run(binary: &PathBuf, args: &[&str]) -> Result<(f64, u64)> {
     let text = String::from_utf8_lossy(&output.stdout);
     let fields: Vec<f64> = text.split_whitespace().filter_map(|f| f.parse().ok()).collect();
     let [decode, op, encode, total, bytes] = fields[..] else { bail!("image_bench printed {text:?}") };
-    println!("  ours, {}: decode {decode:.0} ms, {} {op:.0} ms, encode {encode:.0} ms", args[0], args[0]);
+    let on = args.get(4).map_or(String::new(), |threads| format!(" on {threads} threads"));
+    println!("  ours, {}{on}: decode {decode:.0} ms, {} {op:.0} ms, encode {encode:.0} ms", args[0], args[0]);
     Ok((total, bytes as u64))
 }
 
 /// The best wall time of three runs of a command, and the size of the file it wrote.
-fn best_of_3(program: &str, args: &[&str], output: &str) -> Result<(f64, u64)> {
+pub(crate) fn best_of_3(program: &str, args: &[&str], output: &str) -> Result<(f64, u64)> {
     let mut best = f64::INFINITY;
     for _ in 0..3 {
         let start = Instant::now();
@@ -274,7 +289,7 @@ fn best_of_3(program: &str, args: &[&str], output: &str) -> Result<(f64, u64)> {
     Ok((best, std::fs::metadata(output)?.len()))
 }
 
-fn tool(program: &str, args: &[&str]) -> Result<()> {
+pub(crate) fn tool(program: &str, args: &[&str]) -> Result<()> {
     let status = Command::new(program).args(args).status().with_context(|| format!("running {program}"))?;
     if !status.success() {
         bail!("{program} {args:?} failed");

@@ -11,8 +11,10 @@ mod mcp_e2e;
 mod module_cycles;
 mod poll_bench;
 mod queue_bench;
+mod reel_bench;
 mod s3_e2e;
 mod scale_out;
+mod video_engines_bench;
 mod webhooks_e2e;
 
 use anyhow::{bail, Context, Result};

@@ -123,7 +123,8 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
         }
         Family::VideoToVideo => {
             let video = required(inputs.video.as_deref(), "video_url")?;
-            stream_video(video, true, |frame| Ok(sandbox::sandbox_edit(&DynamicImage::ImageRgb8(frame), prompt, seed)))
+            let mut edit = sandbox::SandboxEdit::new(prompt, seed);
+            stream_video(video, true, |frame| Ok(edit.apply(frame)))
         }
         Family::VideoUpscaling => {
             let video = required(inputs.video.as_deref(), "video_url")?;
@@ -137,7 +138,7 @@ pub fn run(spec: &EngineSpec, job: &ValidatedJob, inputs: &Inputs) -> Result<Eng
                         frame.height()
                     )));
                 }
-                Ok(image::imageops::resize(&frame, even(width), even(height), image::imageops::FilterType::CatmullRom))
+                Ok(resample::resize_rgb(&frame, even(width), even(height), resample::Filter::CatmullRom))
             })
         }
         Family::LipSync => lip_sync(inputs),
@@ -391,7 +392,7 @@ impl SizedEncoder {
         let frame = if frame.dimensions() == size {
             frame
         } else {
-            image::imageops::resize(&frame, size.0, size.1, image::imageops::FilterType::Triangle)
+            resample::resize_rgb(&frame, size.0, size.1, resample::Filter::Bilinear)
         };
         self.push_sized(&frame)?;
         Ok(frame)

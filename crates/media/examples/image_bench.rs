@@ -4,6 +4,8 @@
 //! `image_bench upscale IN OUT.png` (2x, Lanczos3 and the unsharp mask, as `upscale-clarity`);
 //! `image_bench reduce IN OUT.jpg|OUT.png LONG_EDGE` (Lanczos3 to the long edge, then JPEG
 //! quality 90 as the MLS export of `listing-enhance`, or PNG). Prints `decode_ms op_ms encode_ms total_ms bytes`.
+//! A fifth argument is the threads the job may use (one unless given; every core when its
+//! worker runs no other job).
 
 use std::time::Instant;
 
@@ -15,10 +17,13 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (op, input, output) = match args.as_slice() {
         [op, input, output, ..] => (op.as_str(), input, output),
-        _ => fail("usage: image_bench upscale|reduce IN OUT [LONG_EDGE]"),
+        _ => fail("usage: image_bench upscale|reduce IN OUT [LONG_EDGE] [THREADS]"),
     };
     let bytes = std::fs::read(input).unwrap_or_else(|e| fail(&format!("{input}: {e}")));
     let long_edge: u32 = args.get(3).and_then(|v| v.parse().ok()).unwrap_or(2048);
+    if let Some(threads) = args.get(4) {
+        media::set_job_threads(threads.parse().unwrap_or_else(|_| fail("THREADS must be a number")));
+    }
     let mut best: Option<[f64; 4]> = None;
     let mut encoded = Vec::new();
     for _ in 0..3 {

@@ -127,13 +127,19 @@ pub fn upscale(img: &DynamicImage, factor: u32) -> DynamicImage {
             (3, rgb.into_raw(), dims, false)
         }
     };
-    let blurred = box_blur_u8(&samples, rw as usize, rh as usize, channels, radius);
+    let threads = crate::job_threads();
+    let blurred = box_blur_u8(&samples, (rw as usize, rh as usize), channels, radius, threads);
     let sharpened: Vec<u8> = (0..=u16::MAX).map(|i| sharpen_channel((i >> 8) as u8, i as u8)).collect();
-    for (i, (p, b)) in samples.iter_mut().zip(&blurred).enumerate() {
-        if !(alpha && i % 4 == 3) {
-            *p = sharpened[usize::from(*p) << 8 | usize::from(*b)];
+    let row_len = rw as usize * channels;
+    in_bands(&mut samples, row_len, threads, |first_row, band| {
+        let blurred = &blurred[first_row * row_len..][..band.len()];
+        // Bands start on a row, so a sample's place in its pixel is its place in the band's.
+        for (i, (p, b)) in band.iter_mut().zip(blurred).enumerate() {
+            if !(alpha && i % 4 == 3) {
+                *p = sharpened[usize::from(*p) << 8 | usize::from(*b)];
+            }
         }
-    }
+    });
     if alpha {
         RgbaImage::from_raw(rw, rh, samples).map_or_else(|| img.clone(), DynamicImage::ImageRgba8)
     } else {
@@ -150,12 +156,12 @@ fn box_radius(sigma: f32) -> usize {
 
 /// Two passes of a box blur of `radius` over packed 8-bit samples, rows then columns, edges
 /// extended. Running sums make each pass cost the same whatever the radius.
-fn box_blur_u8(src: &[u8], w: usize, h: usize, channels: usize, radius: usize) -> Vec<u8> {
+fn box_blur_u8(src: &[u8], (w, h): (usize, usize), channels: usize, radius: usize, threads: usize) -> Vec<u8> {
     let mut a = src.to_vec();
     let mut b = vec![0u8; src.len()];
     for _ in 0..2 {
-        blur_rows(&a, &mut b, w, h, channels, radius);
-        blur_columns(&b, &mut a, w, h, channels, radius);
+        blur_rows(&a, &mut b, w, channels, radius, threads);
+        blur_columns(&b, &mut a, (w, h), channels, radius, threads);
     }
     a
 }
@@ -167,43 +173,68 @@ fn mean_table(radius: usize) -> Vec<u8> {
     (0..=255 * width).map(|sum| ((sum + width / 2) / width) as u8).collect()
 }
 
-fn blur_rows(src: &[u8], dst: &mut [u8], w: usize, h: usize, channels: usize, radius: usize) {
+fn blur_rows(src: &[u8], dst: &mut [u8], w: usize, channels: usize, radius: usize, threads: usize) {
     let mean = mean_table(radius);
     let row_len = w * channels;
-    for y in 0..h {
-        let row = &src[y * row_len..(y + 1) * row_len];
-        let out = &mut dst[y * row_len..(y + 1) * row_len];
-        for c in 0..channels {
-            let at = |x: usize| u32::from(row[x.min(w - 1) * channels + c]);
-            let mut sum: u32 = u32::from(row[c]) * radius as u32 + (0..=radius).map(at).sum::<u32>();
-            for x in 0..w {
-                out[x * channels + c] = mean[sum as usize];
-                sum += at(x + radius + 1);
-                sum -= at(x.saturating_sub(radius));
+    in_bands(dst, row_len, threads, |first_row, band| {
+        for (y, out) in band.chunks_exact_mut(row_len).enumerate() {
+            let row = &src[(first_row + y) * row_len..][..row_len];
+            for c in 0..channels {
+                let at = |x: usize| u32::from(row[x.min(w - 1) * channels + c]);
+                let mut sum: u32 = u32::from(row[c]) * radius as u32 + (0..=radius).map(at).sum::<u32>();
+                for x in 0..w {
+                    out[x * channels + c] = mean[sum as usize];
+                    sum += at(x + radius + 1);
+                    sum -= at(x.saturating_sub(radius));
+                }
             }
         }
-    }
+    });
 }
 
-fn blur_columns(src: &[u8], dst: &mut [u8], w: usize, h: usize, channels: usize, radius: usize) {
+fn blur_columns(src: &[u8], dst: &mut [u8], (w, h): (usize, usize), channels: usize, radius: usize, threads: usize) {
     let mean = mean_table(radius);
     let row_len = w * channels;
     let row = |y: isize| &src[y.clamp(0, h as isize - 1) as usize * row_len..][..row_len];
-    let mut sums = vec![0u32; row_len];
-    for y in -(radius as isize)..=radius as isize {
-        for (s, &v) in sums.iter_mut().zip(row(y)) {
-            *s += u32::from(v);
+    in_bands(dst, row_len, threads, |first_row, band| {
+        // Each band starts its running sums afresh from the source rows around its first row.
+        let first = first_row as isize;
+        let mut sums = vec![0u32; row_len];
+        for y in first - radius as isize..=first + radius as isize {
+            for (s, &v) in sums.iter_mut().zip(row(y)) {
+                *s += u32::from(v);
+            }
         }
+        for (k, out) in band.chunks_exact_mut(row_len).enumerate() {
+            for (o, s) in out.iter_mut().zip(&sums) {
+                *o = mean[*s as usize];
+            }
+            let y = first + k as isize;
+            let (add, sub) = (row(y + radius as isize + 1), row(y - radius as isize));
+            for ((s, &a), &d) in sums.iter_mut().zip(add).zip(sub) {
+                *s = *s + u32::from(a) - u32::from(d);
+            }
+        }
+    });
+}
+
+/// Runs `work` on bands of whole rows of `rows` (rows of `row_len` bytes), one band for each of
+/// up to `threads` threads (what the job may use, [`crate::job_threads`]), each given its first
+/// row's index. One thread runs it all in place.
+fn in_bands(rows: &mut [u8], row_len: usize, threads: usize, work: impl Fn(usize, &mut [u8]) + Sync) {
+    let count = rows.len() / row_len.max(1);
+    let threads = threads.min(count).max(1);
+    if threads == 1 {
+        work(0, rows);
+        return;
     }
-    for y in 0..h {
-        for (o, s) in dst[y * row_len..(y + 1) * row_len].iter_mut().zip(&sums) {
-            *o = mean[*s as usize];
+    let band_rows = count.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (i, band) in rows.chunks_mut(band_rows * row_len).enumerate() {
+            let work = &work;
+            scope.spawn(move || work(i * band_rows, band));
         }
-        let (add, sub) = (row((y + radius + 1) as isize), row(y as isize - radius as isize));
-        for ((s, &a), &d) in sums.iter_mut().zip(add).zip(sub) {
-            *s = *s + u32::from(a) - u32::from(d);
-        }
-    }
+    });
 }
 
 /// Unsharp-mask one sample; the threshold keeps flat noisy areas untouched.
@@ -243,6 +274,26 @@ pub fn even_dim(v: u32) -> u32 {
 mod tests {
     use super::*;
     use crate::test_images::test_pattern;
+
+    #[test]
+    fn the_blur_in_bands_matches_the_blur_in_one_piece() {
+        // 37 rows: bands of uneven height, the last shorter than the rest.
+        let picture = test_pattern(23, 37);
+        for (channels, samples) in
+            [(3, picture.as_raw().clone()), (4, DynamicImage::ImageRgb8(picture).to_rgba8().into_raw())]
+        {
+            for radius in [1, 3] {
+                let whole = box_blur_u8(&samples, (23, 37), channels, radius, 1);
+                for threads in [2, 3, 8, 64] {
+                    assert_eq!(
+                        box_blur_u8(&samples, (23, 37), channels, radius, threads),
+                        whole,
+                        "{channels} {radius} {threads}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn upscale_scales_and_clamps_factor() {

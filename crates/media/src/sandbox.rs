@@ -2,7 +2,7 @@
 //! is configured: their output is a function of the prompt and seed only, so tests and demos are
 //! reproducible.
 
-use image::{DynamicImage, Rgb, RgbImage};
+use image::{DynamicImage, RgbImage};
 
 use crate::codecs::{MAX_ANIMATION_FRAMES, MAX_IMAGE_DIM};
 use crate::resample::{even_dim, resize_rgb, resize_window, Filter};
@@ -24,40 +24,91 @@ pub fn sandbox_image(prompt: &str, seed: u64, width: u32, height: u32) -> RgbIma
 /// for an instruction-edit model): colour grade, prompt-coloured tint and
 /// vignette. Output has the input's size.
 pub fn sandbox_edit(img: &DynamicImage, prompt: &str, seed: u64) -> RgbImage {
-    let mut rgb = img.to_rgb8();
-    let (w, h) = rgb.dimensions();
-    if w == 0 || h == 0 {
-        return rgb;
-    }
-    let mut rng = Rng::new(prompt_seed(prompt, seed));
-    let tint = hsv_to_rgb(rng.unit() as f32, rng.range(0.5, 0.9) as f32, 1.0);
-    let tint_strength = rng.range(0.2, 0.4) as f32;
-    let gains = [rng.range(0.85, 1.15) as f32, rng.range(0.85, 1.15) as f32, rng.range(0.85, 1.15) as f32];
-    let gamma = rng.range(0.8, 1.25) as f32;
-    let saturation = rng.range(0.6, 1.5) as f32;
-    let contrast = rng.range(0.9, 1.25) as f32;
-    let vignette = rng.range(0.35, 0.6) as f32;
+    SandboxEdit::new(prompt, seed).apply(img.to_rgb8())
+}
 
+/// The edit [`sandbox_edit`] makes, prepared once for a `prompt` and `seed` and applied to
+/// many pictures: the video-to-video engines apply it to every decoded frame. Each channel's
+/// grade is a table of its 256 values and the vignette a map of the frame's size, made once, so
+/// no power function runs per pixel.
+pub struct SandboxEdit {
+    graded: [[f32; 256]; 3],
+    saturation: f32,
+    contrast: f32,
+    tint_strength: f32,
+    /// The tint's colour, already scaled by its strength.
+    tint: [f32; 3],
+    vignette: f32,
+    /// The vignette's brightness at each pixel of the last size edited.
+    falloff: ((u32, u32), Vec<f32>),
+}
+
+impl SandboxEdit {
+    /// The edit for `prompt` + `seed`.
+    pub fn new(prompt: &str, seed: u64) -> SandboxEdit {
+        let mut rng = Rng::new(prompt_seed(prompt, seed));
+        let tint = hsv_to_rgb(rng.unit() as f32, rng.range(0.5, 0.9) as f32, 1.0);
+        let tint_strength = rng.range(0.2, 0.4) as f32;
+        let gains = [rng.range(0.85, 1.15) as f32, rng.range(0.85, 1.15) as f32, rng.range(0.85, 1.15) as f32];
+        let gamma = rng.range(0.8, 1.25) as f32;
+        let saturation = rng.range(0.6, 1.5) as f32;
+        let contrast = rng.range(0.9, 1.25) as f32;
+        let vignette = rng.range(0.35, 0.6) as f32;
+        SandboxEdit {
+            graded: std::array::from_fn(|k| {
+                std::array::from_fn(|v| (v as f32 / 255.0 * gains[k]).clamp(0.0, 1.0).powf(gamma))
+            }),
+            saturation,
+            contrast,
+            tint_strength,
+            tint: tint.map(|t| t * tint_strength * 1.6),
+            vignette,
+            falloff: ((0, 0), Vec::new()),
+        }
+    }
+
+    /// Edits `rgb` in place and returns it.
+    pub fn apply(&mut self, mut rgb: RgbImage) -> RgbImage {
+        let (w, h) = rgb.dimensions();
+        if w == 0 || h == 0 {
+            return rgb;
+        }
+        if self.falloff.0 != (w, h) {
+            self.falloff = ((w, h), vignette_map(w, h, self.vignette));
+        }
+        let (saturation, contrast, keep) = (self.saturation, self.contrast, 1.0 - self.tint_strength);
+        for (p, &fall) in rgb.chunks_exact_mut(3).zip(&self.falloff.1) {
+            let c = [
+                self.graded[0][usize::from(p[0])],
+                self.graded[1][usize::from(p[1])],
+                self.graded[2][usize::from(p[2])],
+            ];
+            let luma = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
+            for k in 0..3 {
+                let mut v = luma + (c[k] - luma) * saturation;
+                v = (v - 0.5) * contrast + 0.5;
+                v = v * keep + self.tint[k] * luma;
+                p[k] = to_u8(v * fall);
+            }
+        }
+        rgb
+    }
+}
+
+/// `1 - strength * d^1.3` at each pixel of a `w` x `h` picture, `d` its squared distance from
+/// the centre over the corner's.
+fn vignette_map(w: u32, h: u32, strength: f32) -> Vec<f32> {
     let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
     let max_r2 = cx * cx + cy * cy;
-    for (x, y, p) in rgb.enumerate_pixels_mut() {
-        let mut c = [0.0f32; 3];
-        for k in 0..3 {
-            let v = f32::from(p.0[k]) / 255.0;
-            c[k] = (v * gains[k]).clamp(0.0, 1.0).powf(gamma);
-        }
-        let luma = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
-        let (dx, dy) = (x as f32 + 0.5 - cx, y as f32 + 0.5 - cy);
-        let falloff = 1.0 - vignette * ((dx * dx + dy * dy) / max_r2).powf(1.3);
-        for k in 0..3 {
-            let mut v = luma + (c[k] - luma) * saturation;
-            v = (v - 0.5) * contrast + 0.5;
-            v = v * (1.0 - tint_strength) + tint[k] * luma * tint_strength * 1.6;
-            c[k] = v * falloff;
-        }
-        *p = Rgb(to_rgb8(c));
-    }
-    rgb
+    (0..h)
+        .flat_map(|y| {
+            let dy = y as f32 + 0.5 - cy;
+            (0..w).map(move |x| {
+                let dx = x as f32 + 0.5 - cx;
+                1.0 - strength * ((dx * dx + dy * dy) / max_r2).powf(1.3)
+            })
+        })
+        .collect()
 }
 
 /// Ken-Burns animation over a still: the crop window glides and zooms smoothly
@@ -145,9 +196,13 @@ pub fn sandbox_motion_frames(
 }
 
 fn to_rgb8(c: [f32; 3]) -> [u8; 3] {
-    // Adding a half and truncating rounds the clamped (non-negative) values without a libm call
-    // per sample.
-    c.map(|v| (v * 255.0 + 0.5).clamp(0.0, 255.0) as u8)
+    c.map(to_u8)
+}
+
+/// A 0..1 sample to 8 bits, rounded.
+fn to_u8(v: f32) -> u8 {
+    // Adding a half and truncating rounds the clamped (non-negative) value without a libm call.
+    (v * 255.0 + 0.5).clamp(0.0, 255.0) as u8
 }
 
 /// HSV (all components in 0..1) to linear-ish RGB in 0..1.
@@ -168,7 +223,7 @@ fn hsv_to_rgb(h: f32, s: f32, v: f32) -> [f32; 3] {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum ShapeKind {
     Disc,
     Ring,
@@ -296,26 +351,55 @@ impl Scene {
             })
             .collect();
 
+        // Each row is drawn in three passes over a line of floating-point colours: the backdrop,
+        // then each shape over the pixels it can reach, then the grain; each pixel sees the same
+        // operations in the same order as a pass per pixel would, without testing every pixel
+        // against every shape the row crosses.
+        let mut line = vec![[0.0f32; 3]; w as usize];
+        // Edges are anti-aliased over 1.5 px: a shape covers nothing past half of that outside
+        // its outline.
+        let per_edge = 1.0 / (1.5 * pixel);
+        let edge_width = 0.75 * pixel * 1.01;
         let rows = img.chunks_exact_mut(w as usize * 3);
         let still = backdrop.glow.chunks_exact(w as usize).zip(backdrop.grain.chunks_exact(w as usize));
         for (y, (row, (glows, grains))) in rows.zip(still).enumerate() {
             let v = (y as f32 + 0.5) / unit;
-            // Only the shapes this row passes through are looked at for its pixels.
-            let crossing: Vec<&Placed> = placed.iter().filter(|p| (v - p.cy).abs() <= p.reach).collect();
-            for (x, (p, (&glow, &grain))) in row.chunks_exact_mut(3).zip(glows.iter().zip(grains)).enumerate() {
+            for (x, (c, &glow)) in line.iter_mut().zip(glows).enumerate() {
                 let u = (x as f32 + 0.5) / unit;
                 let g = (((u - aw / 2.0) * dir_x + (v - ah / 2.0) * dir_y) / (2.0 * half_extent.max(1e-3)) + 0.5)
                     .clamp(0.0, 1.0);
-                let mut c: [f32; 3] = std::array::from_fn(|k| self.top[k] * (1.0 - g) + self.bottom[k] * g);
+                *c = std::array::from_fn(|k| self.top[k] * (1.0 - g) + self.bottom[k] * g);
                 for (ck, gk) in c.iter_mut().zip(self.glow_colour) {
                     *ck += (gk - *ck) * glow;
                 }
-                for placed in &crossing {
-                    let (dx, dy) = (u - placed.cx, v - placed.cy);
+            }
+            for placed in placed.iter().filter(|p| (v - p.cy).abs() <= p.reach) {
+                // How far either side of its centre the shape can cover this row: a disc or ring
+                // within its outer circle, a square within its reach.
+                let dy = v - placed.cy;
+                let half = match placed.shape.kind {
+                    ShapeKind::Square => placed.reach,
+                    ShapeKind::Disc | ShapeKind::Ring => {
+                        let outer = placed.shape.size * if placed.shape.kind == ShapeKind::Ring { 1.18 } else { 1.0 }
+                            + edge_width;
+                        if dy.abs() >= outer {
+                            continue;
+                        }
+                        (outer * outer - dy * dy).sqrt()
+                    }
+                };
+                // A pixel or so either side; `cover` below is the exact test.
+                let first = ((placed.cx - half) * unit - 1.5).max(0.0) as usize;
+                let last = (((placed.cx + half) * unit + 1.5).max(0.0) as usize).min(line.len());
+                let size = placed.shape.size;
+                // Subtle internal shading gives shapes some volume.
+                let shade = 1.0 - 0.25 * ((dy / size.max(1e-3)).clamp(-1.0, 1.0) * 0.5 + 0.5);
+                for x in first..last {
+                    let u = (x as f32 + 0.5) / unit;
+                    let dx = u - placed.cx;
                     if dx.abs() > placed.reach {
                         continue;
                     }
-                    let size = placed.shape.size;
                     let dist = match placed.shape.kind {
                         ShapeKind::Disc => (dx * dx + dy * dy).sqrt() - size,
                         ShapeKind::Ring => ((dx * dx + dy * dy).sqrt() - size).abs() - size * 0.18,
@@ -329,19 +413,16 @@ impl Scene {
                         }
                     };
                     // Anti-aliased edge about 1.5 px wide.
-                    let cover = (0.5 - dist / (1.5 * pixel)).clamp(0.0, 1.0) * placed.shape.opacity;
+                    let cover = (0.5 - dist * per_edge).clamp(0.0, 1.0) * placed.shape.opacity;
                     if cover > 0.0 {
-                        // Subtle internal shading gives shapes some volume.
-                        let shade = 1.0 - 0.25 * ((dy / size.max(1e-3)).clamp(-1.0, 1.0) * 0.5 + 0.5);
-                        for (ck, sk) in c.iter_mut().zip(placed.shape.colour) {
+                        for (ck, sk) in line[x].iter_mut().zip(placed.shape.colour) {
                             *ck += (sk * shade - *ck) * cover;
                         }
                     }
                 }
-                for ck in &mut c {
-                    *ck += grain;
-                }
-                p.copy_from_slice(&to_rgb8(c));
+            }
+            for ((p, c), &grain) in row.chunks_exact_mut(3).zip(&line).zip(grains) {
+                p.copy_from_slice(&to_rgb8(c.map(|ck| ck + grain)));
             }
         }
         img
@@ -429,6 +510,17 @@ mod tests {
         assert_eq!(a, sandbox_edit(&src, "make it warmer", 1));
         assert!(mean_abs_diff(&a, &src.to_rgb8()) > 5.0);
         assert_ne!(a, sandbox_edit(&src, "make it colder", 1));
+    }
+
+    #[test]
+    fn a_prepared_edit_gives_each_frame_what_a_fresh_one_would() {
+        let mut edit = SandboxEdit::new("golden hour", 3);
+        // Two sizes in turn: the vignette's map follows the frame's size.
+        for (w, h) in [(40, 30), (64, 48), (40, 30)] {
+            let frame = test_pattern(w, h);
+            let fresh = sandbox_edit(&DynamicImage::ImageRgb8(frame.clone()), "golden hour", 3);
+            assert_eq!(edit.apply(frame), fresh, "{w}x{h}");
+        }
     }
 
     #[test]

@@ -183,7 +183,6 @@ async fn engine_audio(
         .map_err(|e| RecipeError::Failed(format!("{engine} audio: {e}")))
 }
 
-/// Draws and encodes the reel; the CPU-bound part.
 /// Decodes each fetched photo and plans its motion: the stills, and each one's crop for the result.
 fn frame_photos(photos: Vec<Vec<u8>>) -> Result<(Vec<Still>, Vec<Value>), RecipeError> {
     let aspect = f64::from(WIDTH) / f64::from(HEIGHT);
@@ -202,6 +201,7 @@ fn frame_photos(photos: Vec<Vec<u8>>) -> Result<(Vec<Still>, Vec<Value>), Recipe
     Ok((stills, crops))
 }
 
+/// Draws and encodes the reel; the CPU-bound part.
 fn make(
     job: &ReelJob,
     stills: Vec<Still>,
@@ -209,6 +209,48 @@ fn make(
     audio: Option<Vec<f32>>,
     script: Option<String>,
 ) -> Result<RecipeOutput, RecipeError> {
+    let (reel, cues, caption_boxes) = assemble(job, stills);
+    let video = encode(&reel, audio.as_deref())?;
+    let cover = cover(&reel)?;
+    let duration = reel.timeline.duration();
+    let result = json!({
+        "width": WIDTH,
+        "height": HEIGHT,
+        "fps": FPS,
+        "frames": reel.timeline.frames,
+        "duration_seconds": duration,
+        "audio": audio.is_some(),
+        "voiceover": job.voiceover,
+        "music": job.music,
+        "voiceover_script": script,
+        "safe_zone": layout::safe_zone(),
+        "captions": caption_boxes,
+        "photos": crops,
+    });
+    let files = vec![
+        OutputFile::video(video, WIDTH, HEIGHT, duration),
+        OutputFile::image(cover, "jpg", WIDTH, HEIGHT),
+        OutputFile::text(subtitles::srt(&cues).into_bytes(), "srt"),
+        OutputFile::text(subtitles::vtt(&cues).into_bytes(), "vtt"),
+    ];
+    Ok(RecipeOutput { files, result })
+}
+
+/// Draws every frame of `job`'s reel from its photos (the bytes behind its photo URLs, in
+/// order) and hands each to `each` as it is drawn: the very pictures the service gives the
+/// encoder, for measuring what encoding loses.
+pub fn draw_frames(
+    job: &ReelJob,
+    photos: Vec<Vec<u8>>,
+    mut each: impl FnMut(&image::RgbImage) -> Result<(), RecipeError>,
+) -> Result<(), RecipeError> {
+    let (stills, _) = frame_photos(photos)?;
+    let (reel, _, _) = assemble(job, stills);
+    for_each_frame(&reel, &mut each)
+}
+
+/// The reel to draw, its subtitle cues and its captions' boxes.
+fn assemble(job: &ReelJob, stills: Vec<Still>) -> (Reel, Vec<Cue>, Vec<Value>) {
     let timeline = Timeline::new(job.photos.len(), job.duration_secs, job.listing.has_contact());
     let slot_lines = caption_lines(job);
     let plates: Vec<_> = slot_lines.iter().map(|lines| layout::caption_plate(lines, &job.brand)).collect();
@@ -234,31 +276,7 @@ fn make(
             caption_boxes.push(json!({"start_seconds": slot.start, "end_seconds": slot.end, "text": text, "box": b}));
         }
     }
-    let reel = Reel { stills, plates, end_card, timeline };
-    let video = encode(&reel, audio.as_deref())?;
-    let cover = cover(&reel)?;
-    let duration = reel.timeline.duration();
-    let result = json!({
-        "width": WIDTH,
-        "height": HEIGHT,
-        "fps": FPS,
-        "frames": reel.timeline.frames,
-        "duration_seconds": duration,
-        "audio": audio.is_some(),
-        "voiceover": job.voiceover,
-        "music": job.music,
-        "voiceover_script": script,
-        "safe_zone": layout::safe_zone(),
-        "captions": caption_boxes,
-        "photos": crops,
-    });
-    let files = vec![
-        OutputFile::video(video, WIDTH, HEIGHT, duration),
-        OutputFile::image(cover, "jpg", WIDTH, HEIGHT),
-        OutputFile::text(subtitles::srt(&cues).into_bytes(), "srt"),
-        OutputFile::text(subtitles::vtt(&cues).into_bytes(), "vtt"),
-    ];
-    Ok(RecipeOutput { files, result })
+    (Reel { stills, plates, end_card, timeline }, cues, caption_boxes)
 }
 
 /// Each still's caption: its own caption, then a share of the details (the headline and price
@@ -301,13 +319,22 @@ fn encode(reel: &Reel, audio: Option<&[f32]>) -> Result<Vec<u8>, RecipeError> {
     let failed = |e: media::MediaError| RecipeError::Failed(format!("encoding the reel: {e}"));
     let aac = audio.map(|samples| media::aac::encode(samples, soundtrack::SAMPLE_RATE)).transpose().map_err(failed)?;
     let mut encoder = media::video::VideoEncoder::new(WIDTH, HEIGHT, FPS).map_err(failed)?;
+    for_each_frame(reel, |frame| encoder.push(frame).map_err(failed))?;
+    encoder.finish(aac).map_err(failed)
+}
+
+/// Draws the reel's frames in order into one buffer, handing each to `each`.
+fn for_each_frame(
+    reel: &Reel,
+    mut each: impl FnMut(&image::RgbImage) -> Result<(), RecipeError>,
+) -> Result<(), RecipeError> {
     let mut frame = image::RgbImage::new(WIDTH, HEIGHT);
     let mut scratch = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
     for index in 0..reel.timeline.frames {
         reel.draw(reel.timeline.time_of(index), &mut frame, &mut scratch, false);
-        encoder.push(&frame).map_err(failed)?;
+        each(&frame)?;
     }
-    encoder.finish(aac).map_err(failed)
+    Ok(())
 }
 
 /// The cover: the first still with its caption fully on screen.
