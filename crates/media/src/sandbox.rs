@@ -389,13 +389,13 @@ impl Scene {
                     }
                 };
                 // A pixel or so either side; `cover` below is the exact test.
-                let first = ((placed.cx - half) * unit - 1.5).max(0.0) as usize;
-                let last = (((placed.cx + half) * unit + 1.5).max(0.0) as usize).min(line.len());
+                let first = (((placed.cx - half) * unit - 1.5).max(0.0) as usize).min(line.len());
+                let last = (((placed.cx + half) * unit + 1.5).max(0.0) as usize).min(line.len()).max(first);
                 let size = placed.shape.size;
                 // Subtle internal shading gives shapes some volume.
                 let shade = 1.0 - 0.25 * ((dy / size.max(1e-3)).clamp(-1.0, 1.0) * 0.5 + 0.5);
-                for x in first..last {
-                    let u = (x as f32 + 0.5) / unit;
+                for (x, colour) in line[first..last].iter_mut().enumerate() {
+                    let u = ((first + x) as f32 + 0.5) / unit;
                     let dx = u - placed.cx;
                     if dx.abs() > placed.reach {
                         continue;
@@ -415,7 +415,7 @@ impl Scene {
                     // Anti-aliased edge about 1.5 px wide.
                     let cover = (0.5 - dist * per_edge).clamp(0.0, 1.0) * placed.shape.opacity;
                     if cover > 0.0 {
-                        for (ck, sk) in line[x].iter_mut().zip(placed.shape.colour) {
+                        for (ck, sk) in colour.iter_mut().zip(placed.shape.colour) {
                             *ck += (sk * shade - *ck) * cover;
                         }
                     }
