@@ -29,8 +29,8 @@ pub fn sandbox_edit(img: &DynamicImage, prompt: &str, seed: u64) -> RgbImage {
 
 /// The edit [`sandbox_edit`] makes, prepared once for a `prompt` and `seed` and applied to
 /// many pictures: the video-to-video engines apply it to every decoded frame. Each channel's
-/// grade is a table of its 256 values and the vignette a map of the frame's size, made once, so
-/// no power function runs per pixel.
+/// grade is a table of its 256 values and, for frames up to [`MAX_VIGNETTE_MAP_PIXELS`], the
+/// vignette a map of the frame's size, made once, so no power function runs per pixel of a frame.
 pub struct SandboxEdit {
     graded: [[f32; 256]; 3],
     saturation: f32,
@@ -39,7 +39,7 @@ pub struct SandboxEdit {
     /// The tint's colour, already scaled by its strength.
     tint: [f32; 3],
     vignette: f32,
-    /// The vignette's brightness at each pixel of the last size edited.
+    /// The vignette's brightness at each pixel of the last size edited (when it was mapped).
     falloff: ((u32, u32), Vec<f32>),
 }
 
@@ -68,47 +68,65 @@ impl SandboxEdit {
     }
 
     /// Edits `rgb` in place and returns it.
-    pub fn apply(&mut self, mut rgb: RgbImage) -> RgbImage {
+    pub fn apply(&mut self, rgb: RgbImage) -> RgbImage {
+        // A frame-sized map pays for itself over a video's frames; a large still is edited once,
+        // and a map of it would cost a float per pixel of memory for nothing.
+        let mapped = u64::from(rgb.width()) * u64::from(rgb.height()) <= MAX_VIGNETTE_MAP_PIXELS;
+        self.apply_with(rgb, mapped)
+    }
+
+    /// [`SandboxEdit::apply`], the vignette read from a kept map or worked out row by row.
+    fn apply_with(&mut self, mut rgb: RgbImage, mapped: bool) -> RgbImage {
         let (w, h) = rgb.dimensions();
         if w == 0 || h == 0 {
             return rgb;
         }
-        if self.falloff.0 != (w, h) {
-            self.falloff = ((w, h), vignette_map(w, h, self.vignette));
+        if mapped && self.falloff.0 != (w, h) {
+            self.falloff = ((w, h), (0..h).flat_map(|y| vignette_row(w, h, y, self.vignette)).collect());
         }
+        let mut row_falloff = Vec::new();
         let (saturation, contrast, keep) = (self.saturation, self.contrast, 1.0 - self.tint_strength);
-        for (p, &fall) in rgb.chunks_exact_mut(3).zip(&self.falloff.1) {
-            let c = [
-                self.graded[0][usize::from(p[0])],
-                self.graded[1][usize::from(p[1])],
-                self.graded[2][usize::from(p[2])],
-            ];
-            let luma = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
-            for k in 0..3 {
-                let mut v = luma + (c[k] - luma) * saturation;
-                v = (v - 0.5) * contrast + 0.5;
-                v = v * keep + self.tint[k] * luma;
-                p[k] = to_u8(v * fall);
+        for (y, row) in (0..h).zip(rgb.chunks_exact_mut(w as usize * 3)) {
+            let falloff: &[f32] = if mapped {
+                &self.falloff.1[y as usize * w as usize..][..w as usize]
+            } else {
+                row_falloff.clear();
+                row_falloff.extend(vignette_row(w, h, y, self.vignette));
+                &row_falloff
+            };
+            for (p, &fall) in row.chunks_exact_mut(3).zip(falloff) {
+                let c = [
+                    self.graded[0][usize::from(p[0])],
+                    self.graded[1][usize::from(p[1])],
+                    self.graded[2][usize::from(p[2])],
+                ];
+                let luma = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
+                for k in 0..3 {
+                    let mut v = luma + (c[k] - luma) * saturation;
+                    v = (v - 0.5) * contrast + 0.5;
+                    v = v * keep + self.tint[k] * luma;
+                    p[k] = to_u8(v * fall);
+                }
             }
         }
         rgb
     }
 }
 
-/// `1 - strength * d^1.3` at each pixel of a `w` x `h` picture, `d` its squared distance from
-/// the centre over the corner's.
-fn vignette_map(w: u32, h: u32, strength: f32) -> Vec<f32> {
+/// Largest frame whose vignette [`SandboxEdit`] keeps as a map (4 bytes a pixel): 1080p video
+/// and more, not a 40 MP still.
+const MAX_VIGNETTE_MAP_PIXELS: u64 = 4_200_000;
+
+/// `1 - strength * d^1.3` along row `y` of a `w` x `h` picture, `d` each pixel's squared distance
+/// from the centre over the corner's.
+fn vignette_row(w: u32, h: u32, y: u32, strength: f32) -> impl Iterator<Item = f32> {
     let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
     let max_r2 = cx * cx + cy * cy;
-    (0..h)
-        .flat_map(|y| {
-            let dy = y as f32 + 0.5 - cy;
-            (0..w).map(move |x| {
-                let dx = x as f32 + 0.5 - cx;
-                1.0 - strength * ((dx * dx + dy * dy) / max_r2).powf(1.3)
-            })
-        })
-        .collect()
+    let dy = y as f32 + 0.5 - cy;
+    (0..w).map(move |x| {
+        let dx = x as f32 + 0.5 - cx;
+        1.0 - strength * ((dx * dx + dy * dy) / max_r2).powf(1.3)
+    })
 }
 
 /// Ken-Burns animation over a still: the crop window glides and zooms smoothly
@@ -519,7 +537,9 @@ mod tests {
         for (w, h) in [(40, 30), (64, 48), (40, 30)] {
             let frame = test_pattern(w, h);
             let fresh = sandbox_edit(&DynamicImage::ImageRgb8(frame.clone()), "golden hour", 3);
-            assert_eq!(edit.apply(frame), fresh, "{w}x{h}");
+            assert_eq!(edit.apply(frame.clone()), fresh, "{w}x{h}");
+            // A picture too large for a kept map gets the same vignette worked out row by row.
+            assert_eq!(SandboxEdit::new("golden hour", 3).apply_with(frame, false), fresh, "{w}x{h}");
         }
     }
 
