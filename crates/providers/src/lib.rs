@@ -208,7 +208,9 @@ pub struct Providers {
 
 struct Inner {
     settings: Settings,
-    transport: Transport,
+    /// The HTTP client; none when no provider is configured, so that engines that never call a
+    /// provider (every job process of a local job) do not load the system's trust store.
+    transport: Option<Transport>,
     keys: webhooks::KeyCache,
 }
 
@@ -218,17 +220,26 @@ const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 impl Providers {
     /// Providers with `settings`.
     pub fn new(settings: Settings) -> Result<Providers, ProviderError> {
-        let transport = Transport::new(settings.request_timeout).map_err(|reason| ProviderError::Unavailable {
-            provider: ProviderName::Fal,
-            reason: format!("cannot build an HTTP client: {reason}"),
+        let configured = settings.fal.is_some() || settings.replicate.is_some();
+        let transport = configured.then(|| Transport::new(settings.request_timeout)).transpose().map_err(|reason| {
+            ProviderError::Unavailable {
+                provider: ProviderName::Fal,
+                reason: format!("cannot build an HTTP client: {reason}"),
+            }
         })?;
         Ok(Providers { inner: Arc::new(Inner { settings, transport, keys: webhooks::KeyCache::default() }) })
     }
 
-    /// No provider configured: every engine runs locally.
+    /// No provider configured: every engine runs locally (and no HTTP client is built).
     pub fn none() -> Providers {
-        Self::new(Settings { fal: None, replicate: None, request_timeout: Duration::from_secs(30) })
-            .unwrap_or_else(|e| panic!("an HTTP client without settings cannot fail to build: {e}"))
+        let settings = Settings { fal: None, replicate: None, request_timeout: Duration::from_secs(30) };
+        Providers { inner: Arc::new(Inner { settings, transport: None, keys: webhooks::KeyCache::default() }) }
+    }
+
+    /// The HTTP client, which exists when a provider is configured (a call reaches it only after
+    /// its provider's settings were found).
+    fn transport(&self, provider: ProviderName) -> Result<&Transport, ProviderError> {
+        self.inner.transport.as_ref().ok_or(ProviderError::NotConfigured(provider))
     }
 
     /// The settings.
@@ -265,7 +276,6 @@ impl Providers {
         input: serde_json::Value,
         webhook: Option<&str>,
     ) -> Result<Handle, ProviderError> {
-        let transport = &self.inner.transport;
         match route {
             Route::Local => Err(ProviderError::Malformed {
                 provider: ProviderName::Fal,
@@ -273,10 +283,11 @@ impl Providers {
             }),
             Route::Fal { app } => {
                 let fal = self.inner.settings.fal.as_ref().ok_or(ProviderError::NotConfigured(ProviderName::Fal))?;
-                fal::submit(transport, fal, app, &input, webhook).await
+                fal::submit(self.transport(ProviderName::Fal)?, fal, app, &input, webhook).await
             }
             Route::Replicate { model, version } => {
                 let replicate = self.replicate()?;
+                let transport = self.transport(ProviderName::Replicate)?;
                 replicate::submit(transport, replicate, model, version.as_deref(), input, webhook).await
             }
         }
@@ -284,20 +295,22 @@ impl Providers {
 
     /// Where the request of `handle` stands; a finished one comes with its result.
     pub async fn poll(&self, handle: &Handle) -> Result<Progress, ProviderError> {
-        let transport = &self.inner.transport;
         match handle.provider {
             ProviderName::Fal => {
                 let fal = self.inner.settings.fal.as_ref().ok_or(ProviderError::NotConfigured(ProviderName::Fal))?;
-                fal::poll(transport, fal, handle).await
+                fal::poll(self.transport(ProviderName::Fal)?, fal, handle).await
             }
-            ProviderName::Replicate => replicate::poll(transport, self.replicate()?, handle).await,
+            ProviderName::Replicate => {
+                let replicate = self.replicate()?;
+                replicate::poll(self.transport(ProviderName::Replicate)?, replicate, handle).await
+            }
         }
     }
 
     /// Asks the provider to stop the request (best effort: a finished one stays finished).
     pub async fn cancel(&self, handle: &Handle) -> Result<(), ProviderError> {
         let Some(url) = handle.cancel_url.as_deref() else { return Ok(()) };
-        let transport = &self.inner.transport;
+        let transport = self.transport(handle.provider)?;
         match handle.provider {
             ProviderName::Fal => {
                 let fal = self.inner.settings.fal.as_ref().ok_or(ProviderError::NotConfigured(ProviderName::Fal))?;
@@ -318,7 +331,7 @@ impl Providers {
     /// most `max_bytes`; returns its bytes and stated MIME type.
     pub async fn download(&self, url: &str, max_bytes: usize) -> Result<(bytes::Bytes, Option<String>), ProviderError> {
         let provider = self.origin_of(url)?;
-        self.inner.transport.download(provider, url, max_bytes).await
+        self.transport(provider)?.download(provider, url, max_bytes).await
     }
 
     /// Streams a produced file from a provider's own origin into `sink` as it arrives, at most
@@ -331,7 +344,7 @@ impl Providers {
         sink: &mut W,
     ) -> Result<(u64, Option<String>), ProviderError> {
         let provider = self.origin_of(url)?;
-        self.inner.transport.download_to(provider, url, max_bytes, sink).await
+        self.transport(provider)?.download_to(provider, url, max_bytes, sink).await
     }
 
     /// The provider whose origin serves `url`; a URL on neither is refused.
@@ -362,8 +375,14 @@ impl Providers {
         match provider {
             ProviderName::Fal => {
                 let fal = self.inner.settings.fal.as_ref().ok_or(WebhookError::NotConfigured(provider))?;
-                let signed_id =
-                    webhooks::verify_fal(&self.inner.transport, &self.inner.keys, fal, header, body).await?;
+                let signed_id = webhooks::verify_fal(
+                    self.inner.transport.as_ref().ok_or(WebhookError::NotConfigured(provider))?,
+                    &self.inner.keys,
+                    fal,
+                    header,
+                    body,
+                )
+                .await?;
                 let (request_id, progress) = fal::read_webhook(body).map_err(WebhookError::Body)?;
                 if request_id != signed_id {
                     return Err(WebhookError::Body("the body's request id is not the signed one".into()));
@@ -372,7 +391,14 @@ impl Providers {
             }
             ProviderName::Replicate => {
                 let replicate = self.replicate().map_err(|_| WebhookError::NotConfigured(provider))?;
-                webhooks::verify_replicate(&self.inner.transport, &self.inner.keys, replicate, header, body).await?;
+                webhooks::verify_replicate(
+                    self.inner.transport.as_ref().ok_or(WebhookError::NotConfigured(provider))?,
+                    &self.inner.keys,
+                    replicate,
+                    header,
+                    body,
+                )
+                .await?;
                 replicate::read_webhook(body).map_err(WebhookError::Body)
             }
         }
