@@ -29,7 +29,7 @@ pub fn sandbox_edit(img: &DynamicImage, prompt: &str, seed: u64) -> RgbImage {
 
 /// The edit [`sandbox_edit`] makes, prepared once for a `prompt` and `seed` and applied to
 /// many pictures: the video-to-video engines apply it to every decoded frame. Each channel's
-/// grade is a table of its 256 values and, for frames up to [`MAX_VIGNETTE_MAP_PIXELS`], the
+/// grade is a table of its 256 values and, for frames up to 4.2 megapixels (1080p and more), the
 /// vignette a map of the frame's size, made once, so no power function runs per pixel of a frame.
 pub struct SandboxEdit {
     graded: [[f32; 256]; 3],
