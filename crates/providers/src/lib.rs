@@ -242,6 +242,11 @@ impl Providers {
         self.inner.transport.as_ref().ok_or(ProviderError::NotConfigured(provider))
     }
 
+    /// [`Providers::transport`] for checking a callback of `provider`.
+    fn webhook_transport(&self, provider: ProviderName) -> Result<&Transport, WebhookError> {
+        self.inner.transport.as_ref().ok_or(WebhookError::NotConfigured(provider))
+    }
+
     /// The settings.
     pub fn settings(&self) -> &Settings {
         &self.inner.settings
@@ -375,14 +380,9 @@ impl Providers {
         match provider {
             ProviderName::Fal => {
                 let fal = self.inner.settings.fal.as_ref().ok_or(WebhookError::NotConfigured(provider))?;
-                let signed_id = webhooks::verify_fal(
-                    self.inner.transport.as_ref().ok_or(WebhookError::NotConfigured(provider))?,
-                    &self.inner.keys,
-                    fal,
-                    header,
-                    body,
-                )
-                .await?;
+                let signed_id =
+                    webhooks::verify_fal(self.webhook_transport(provider)?, &self.inner.keys, fal, header, body)
+                        .await?;
                 let (request_id, progress) = fal::read_webhook(body).map_err(WebhookError::Body)?;
                 if request_id != signed_id {
                     return Err(WebhookError::Body("the body's request id is not the signed one".into()));
@@ -391,14 +391,8 @@ impl Providers {
             }
             ProviderName::Replicate => {
                 let replicate = self.replicate().map_err(|_| WebhookError::NotConfigured(provider))?;
-                webhooks::verify_replicate(
-                    self.inner.transport.as_ref().ok_or(WebhookError::NotConfigured(provider))?,
-                    &self.inner.keys,
-                    replicate,
-                    header,
-                    body,
-                )
-                .await?;
+                let transport = self.webhook_transport(provider)?;
+                webhooks::verify_replicate(transport, &self.inner.keys, replicate, header, body).await?;
                 replicate::read_webhook(body).map_err(WebhookError::Body)
             }
         }
