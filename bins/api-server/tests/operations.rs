@@ -100,10 +100,19 @@ async fn a_standalone_worker_serves_probes_and_the_metrics_of_its_jobs() {
     let task = deployment.finished(&client, &key, &id, std::time::Duration::from_secs(60)).await;
     assert_eq!(task["status"], "succeeded", "{task}");
     assert_eq!(client.get(at("/metrics")).send().await.unwrap().status(), 401);
-    let metrics = client.get(at("/metrics")).bearer_auth("scrape-7f3a9c").send().await.unwrap();
-    assert_eq!(metrics.status(), 200);
-    let text = metrics.text().await.unwrap();
-    assert!(text.contains(r#"jobs_finished_total{engine="tts",outcome="succeeded"} 1"#), "{text}");
+    // The worker counts a job once its settlement has committed, so a client that saw the
+    // terminal status may scrape a moment before the count: scrape until it shows.
+    let counted = r#"jobs_finished_total{engine="tts",outcome="succeeded"} 1"#;
+    let text = loop {
+        let metrics = client.get(at("/metrics")).bearer_auth("scrape-7f3a9c").send().await.unwrap();
+        assert_eq!(metrics.status(), 200);
+        let text = metrics.text().await.unwrap();
+        if text.contains(counted) || started.elapsed() > std::time::Duration::from_secs(60) {
+            break text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(text.contains(counted), "{text}");
     assert!(text.contains("job_peak_memory_bytes"), "{text}");
     assert_eq!(client.get(at("/v1/usage")).bearer_auth(&key).send().await.unwrap().status(), 404, "no API here");
     assert!(terminate(&mut worker.0).success(), "the worker and its listener stop on SIGTERM");
