@@ -406,10 +406,11 @@ impl Database {
     }
 }
 
-/// Connects to PostgreSQL at `url`. libpq tries GSSAPI encryption first unless told otherwise,
-/// which loads Kerberos, and Kerberos aborts the process when it exits while another thread is
-/// still connecting (a pool refilling during an outage). The service authenticates with passwords
-/// or trust, so GSSAPI encryption is off unless the URL asks for it with `gssencmode`. Likewise a
+/// Connects to PostgreSQL at `url`. A libpq built with GSSAPI tries GSSAPI encryption first
+/// unless told otherwise, which loads Kerberos, and Kerberos aborts the process when it exits
+/// while another thread is still connecting (a pool refilling during an outage). The libpq
+/// compiled in has no GSSAPI, and the service authenticates with passwords or trust, so GSSAPI
+/// encryption is off unless the URL asks for it with `gssencmode`. Likewise a
 /// server on this machine (loopback, or a Unix socket) is reached without TLS unless the URL sets
 /// `sslmode`: TLS protects nothing there, and OpenSSL's clean-up at exit crashes a thread that is
 /// still negotiating it.
