@@ -32,12 +32,14 @@ pub fn sandbox_edit(img: &DynamicImage, prompt: &str, seed: u64) -> RgbImage {
 /// grade is a table of its 256 values and, for frames up to 4.2 megapixels (1080p and more), the
 /// vignette a map of the frame's size, made once, so no power function runs per pixel of a frame.
 pub struct SandboxEdit {
-    graded: [[f32; 256]; 3],
-    saturation: f32,
-    contrast: f32,
-    tint_strength: f32,
-    /// The tint's colour, already scaled by its strength.
-    tint: [f32; 3],
+    /// Each channel's graded value (0 to 255) times the weight of its own channel in the output.
+    own: [[f32; 256]; 3],
+    /// Each channel's graded value (0 to 255) times its weight in the luma (Rec. 601).
+    luma: [[f32; 256]; 3],
+    /// Each output channel's weight of the luma: saturation, contrast and the tint folded in.
+    luma_weight: [f32; 3],
+    /// What every output channel gets whatever the pixel (0 to 255): the contrast's pivot.
+    offset: f32,
     vignette: f32,
     /// The vignette's brightness at each pixel of the last size edited (when it was mapped).
     falloff: ((u32, u32), Vec<f32>),
@@ -54,14 +56,21 @@ impl SandboxEdit {
         let saturation = rng.range(0.6, 1.5) as f32;
         let contrast = rng.range(0.9, 1.25) as f32;
         let vignette = rng.range(0.35, 0.6) as f32;
+        // Per channel k, with c the graded value and L the luma: saturation gives L + (c - L) s,
+        // contrast (x - 1/2) t + 1/2, the tint keeps 1 - strength of that and adds tint_k L. So
+        // the output is c s t keep + L ((1 - s) t keep + tint_k) + (1 - t) keep / 2, before the
+        // vignette: one product per channel and one shared luma per pixel.
+        let keep = 1.0 - tint_strength;
+        let graded: [[f32; 256]; 3] = std::array::from_fn(|k| {
+            std::array::from_fn(|v| (v as f32 / 255.0 * gains[k]).clamp(0.0, 1.0).powf(gamma) * 255.0)
+        });
+        let own_weight = saturation * contrast * keep;
+        let tint = tint.map(|t| t * tint_strength * 1.6);
         SandboxEdit {
-            graded: std::array::from_fn(|k| {
-                std::array::from_fn(|v| (v as f32 / 255.0 * gains[k]).clamp(0.0, 1.0).powf(gamma))
-            }),
-            saturation,
-            contrast,
-            tint_strength,
-            tint: tint.map(|t| t * tint_strength * 1.6),
+            own: graded.map(|table| table.map(|c| c * own_weight)),
+            luma: std::array::from_fn(|k| graded[k].map(|c| c * LUMA[k])),
+            luma_weight: tint.map(|t| (1.0 - saturation) * contrast * keep + t),
+            offset: (1.0 - contrast) * keep * 0.5 * 255.0,
             vignette,
             falloff: ((0, 0), Vec::new()),
         }
@@ -105,18 +114,19 @@ impl SandboxEdit {
     /// Grades one RGB pixel and darkens it by the vignette's `fall` there.
     #[inline(always)]
     fn grade(&self, p: &mut [u8], fall: f32) {
-        let c =
-            [self.graded[0][usize::from(p[0])], self.graded[1][usize::from(p[1])], self.graded[2][usize::from(p[2])]];
-        let luma = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
-        let keep = 1.0 - self.tint_strength;
+        let [r, g, b] = [usize::from(p[0]), usize::from(p[1]), usize::from(p[2])];
+        let luma = self.luma[0][r] + self.luma[1][g] + self.luma[2][b];
+        let own = [self.own[0][r], self.own[1][g], self.own[2][b]];
         for k in 0..3 {
-            let mut v = luma + (c[k] - luma) * self.saturation;
-            v = (v - 0.5) * self.contrast + 0.5;
-            v = v * keep + self.tint[k] * luma;
-            p[k] = to_u8(v * fall);
+            let v = own[k] + self.luma_weight[k] * luma + self.offset;
+            // Adding a half and truncating rounds the clamped (non-negative) value.
+            p[k] = (v * fall + 0.5).clamp(0.0, 255.0) as u8;
         }
     }
 }
+
+/// Rec. 601 luma weights of red, green and blue.
+const LUMA: [f32; 3] = [0.299, 0.587, 0.114];
 
 /// Largest frame whose vignette [`SandboxEdit`] keeps as a map (4 bytes a pixel): 1080p video
 /// and more, not a 40 MP still.
