@@ -45,9 +45,21 @@ pub struct SandboxEdit {
     falloff: ((u32, u32), Vec<f32>),
 }
 
-impl SandboxEdit {
-    /// The edit for `prompt` + `seed`.
-    pub fn new(prompt: &str, seed: u64) -> SandboxEdit {
+/// The look an edit gives, drawn from its prompt and seed.
+#[derive(Clone, Copy, Debug)]
+struct Look {
+    /// The tint's colour, already scaled by its strength.
+    tint: [f32; 3],
+    tint_strength: f32,
+    gains: [f32; 3],
+    gamma: f32,
+    saturation: f32,
+    contrast: f32,
+    vignette: f32,
+}
+
+impl Look {
+    fn new(prompt: &str, seed: u64) -> Look {
         let mut rng = Rng::new(prompt_seed(prompt, seed));
         let tint = hsv_to_rgb(rng.unit() as f32, rng.range(0.5, 0.9) as f32, 1.0);
         let tint_strength = rng.range(0.2, 0.4) as f32;
@@ -56,16 +68,28 @@ impl SandboxEdit {
         let saturation = rng.range(0.6, 1.5) as f32;
         let contrast = rng.range(0.9, 1.25) as f32;
         let vignette = rng.range(0.35, 0.6) as f32;
+        let tint = tint.map(|t| t * tint_strength * 1.6);
+        Look { tint, tint_strength, gains, gamma, saturation, contrast, vignette }
+    }
+
+    /// Channel `k`'s value `v` after its gain and gamma, 0 to 1.
+    fn graded(&self, k: usize, v: u8) -> f32 {
+        (f32::from(v) / 255.0 * self.gains[k]).clamp(0.0, 1.0).powf(self.gamma)
+    }
+}
+
+impl SandboxEdit {
+    /// The edit for `prompt` + `seed`.
+    pub fn new(prompt: &str, seed: u64) -> SandboxEdit {
+        let look = Look::new(prompt, seed);
+        let Look { tint, tint_strength, saturation, contrast, vignette, .. } = look;
         // Per channel k, with c the graded value and L the luma: saturation gives L + (c - L) s,
         // contrast (x - 1/2) t + 1/2, the tint keeps 1 - strength of that and adds tint_k L. So
         // the output is c s t keep + L ((1 - s) t keep + tint_k) + (1 - t) keep / 2, before the
         // vignette: one product per channel and one shared luma per pixel.
         let keep = 1.0 - tint_strength;
-        let graded: [[f32; 256]; 3] = std::array::from_fn(|k| {
-            std::array::from_fn(|v| (v as f32 / 255.0 * gains[k]).clamp(0.0, 1.0).powf(gamma) * 255.0)
-        });
+        let graded: [[f32; 256]; 3] = std::array::from_fn(|k| std::array::from_fn(|v| look.graded(k, v as u8) * 255.0));
         let own_weight = saturation * contrast * keep;
-        let tint = tint.map(|t| t * tint_strength * 1.6);
         SandboxEdit {
             own: graded.map(|table| table.map(|c| c * own_weight)),
             luma: std::array::from_fn(|k| graded[k].map(|c| c * LUMA[k])),
@@ -118,9 +142,7 @@ impl SandboxEdit {
         let luma = self.luma[0][r] + self.luma[1][g] + self.luma[2][b];
         let own = [self.own[0][r], self.own[1][g], self.own[2][b]];
         for k in 0..3 {
-            let v = own[k] + self.luma_weight[k] * luma + self.offset;
-            // Adding a half and truncating rounds the clamped (non-negative) value.
-            p[k] = (v * fall + 0.5).clamp(0.0, 255.0) as u8;
+            p[k] = round_u8((own[k] + self.luma_weight[k] * luma + self.offset) * fall);
         }
     }
 }
@@ -234,8 +256,14 @@ fn to_rgb8(c: [f32; 3]) -> [u8; 3] {
 
 /// A 0..1 sample to 8 bits, rounded.
 fn to_u8(v: f32) -> u8 {
+    round_u8(v * 255.0)
+}
+
+/// A 0..255 sample to 8 bits, rounded.
+#[inline(always)]
+fn round_u8(v: f32) -> u8 {
     // Adding a half and truncating rounds the clamped (non-negative) value without a libm call.
-    (v * 255.0 + 0.5).clamp(0.0, 255.0) as u8
+    (v + 0.5).clamp(0.0, 255.0) as u8
 }
 
 /// HSV (all components in 0..1) to linear-ish RGB in 0..1.
@@ -543,6 +571,34 @@ mod tests {
         assert_eq!(a, sandbox_edit(&src, "make it warmer", 1));
         assert!(mean_abs_diff(&a, &src.to_rgb8()) > 5.0);
         assert_ne!(a, sandbox_edit(&src, "make it colder", 1));
+    }
+
+    #[test]
+    fn the_folded_grade_is_the_look_applied_step_by_step() {
+        for (prompt, seed) in [("golden hour", 3), ("blue dusk", 11), ("", 0)] {
+            let look = Look::new(prompt, seed);
+            let edit = SandboxEdit::new(prompt, seed);
+            for (i, pixel) in
+                [[0u8, 0, 0], [255, 255, 255], [200, 40, 90], [17, 128, 250], [90, 90, 90]].iter().enumerate()
+            {
+                let fall = [1.0, 0.8, 0.55, 0.3, 0.95][i];
+                let c: [f32; 3] = std::array::from_fn(|k| look.graded(k, pixel[k]));
+                let luma = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
+                let expected: [u8; 3] = std::array::from_fn(|k| {
+                    let saturated = luma + (c[k] - luma) * look.saturation;
+                    let contrasted = (saturated - 0.5) * look.contrast + 0.5;
+                    let tinted = contrasted * (1.0 - look.tint_strength) + look.tint[k] * luma;
+                    to_u8(tinted * fall)
+                });
+                let mut got = *pixel;
+                edit.grade(&mut got, fall);
+                for k in 0..3 {
+                    // The folded sums round differently in the last bits of a float, never by more
+                    // than one level.
+                    assert!(got[k].abs_diff(expected[k]) <= 1, "{prompt} {pixel:?}: {got:?} against {expected:?}");
+                }
+            }
+        }
     }
 
     #[test]
