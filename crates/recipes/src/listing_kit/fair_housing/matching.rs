@@ -1,9 +1,10 @@
 //! Finding the first listed phrase in a text, with the exceptions that make a match ordinary
 //! language (a compound, a room named by a possessive, an institution's proper name).
 
+use super::languages::OTHER_LANGUAGES;
 use super::phrases::{Rule, AUDIENCE, CLASS_WORDS, DESCRIBED, MASTER, RULES};
 use super::text::{is_capitalised, sentence_around, statement_around};
-use super::Policy;
+use super::{Category, Policy};
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -24,21 +25,24 @@ pub(super) fn compiled(rules: &'static [Rule]) -> Vec<Compiled> {
         .collect()
 }
 
-/// Every rule in the order ties are settled: rewrites, audience words, described people, then the
-/// house style when the deployment asks for it.
+/// Every rule in the order ties are settled: rewrites, audience words, described people, other
+/// languages' class words, then the house style when the deployment asks for it.
 fn rules(policy: Policy) -> impl Iterator<Item = &'static Compiled> {
     static LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
     static PEOPLE: OnceLock<Vec<Compiled>> = OnceLock::new();
     static DESCRIBED_LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
+    static LANGUAGES: OnceLock<Vec<Compiled>> = OnceLock::new();
     static HOUSE: OnceLock<Vec<Compiled>> = OnceLock::new();
     let list = LIST.get_or_init(|| compiled(RULES));
     // After the rewrites, so that where both match at one place the rewrite is tried first.
     let people = PEOPLE.get_or_init(|| compiled(AUDIENCE));
     let described = DESCRIBED_LIST.get_or_init(|| compiled(DESCRIBED));
+    let languages = LANGUAGES.get_or_init(|| compiled(OTHER_LANGUAGES));
     let house = HOUSE.get_or_init(|| compiled(std::slice::from_ref(&MASTER)));
     list.iter()
         .chain(people.iter())
         .chain(described.iter())
+        .chain(languages.iter())
         .chain(house.iter().filter(move |_| policy.master_to_primary))
 }
 
@@ -96,7 +100,11 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     let compound = rest.starts_with(['-', '\u{2010}']);
                     // "a couple of cars" names a number, not a household.
                     let a_number = next == "of" && m.as_str().to_lowercase().ends_with("couple");
-                    let ordinary = other_word || compound || a_number || c.rule.unless_next.contains(&next);
+                    // "bachelor's and master's degrees": diplomas named together.
+                    let diplomas = possessive
+                        && m.as_str().eq_ignore_ascii_case("bachelor")
+                        && matches!(next, "and" | "or" | "&" | "program" | "programs");
+                    let ordinary = other_word || compound || a_number || diplomas || c.rule.unless_next.contains(&next);
                     !ordinary
                         && !lawful_in_context(text, m.range(), c.rule)
                         && !states_equal_opportunity(text, m.range())
@@ -222,7 +230,17 @@ fn ends_a_phrase(rest: &str) -> bool {
 /// named together ("close to churches, synagogues and mosques").
 fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> bool {
     let statement = text[statement_around(text, range.clone())].to_lowercase();
-    if rule.landmark && faiths_of_places_named(&statement) > 1 {
+    // "Walking distance to the Hindu temple, two churches and the library": a faith's name on one
+    // of several faiths' places, or a place named in directions, is as much a landmark as the rest.
+    let place_of_worship = |word: &str| {
+        let word = word.trim_end_matches([',', ';', ':', '.', ')']).to_lowercase();
+        PLACES_OF_WORSHIP.iter().any(|kind| kind.contains(&word.as_str()))
+    };
+    let last_matched = text[range.clone()].split_whitespace().last().unwrap_or("");
+    let next = text[range.end..].split_whitespace().next().unwrap_or("");
+    let about_a_place = rule.landmark
+        || (rule.category == Category::Religion && (place_of_worship(last_matched) || place_of_worship(next)));
+    if about_a_place && faiths_of_places_named(&statement) > 1 {
         return true;
     }
     let lawful = rule.lawful_context;

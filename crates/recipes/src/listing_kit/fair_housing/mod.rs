@@ -8,12 +8,14 @@
 //! the shape of a preference whatever words fill it: people described by a class ("Black or
 //! Hispanic applicants"), a refusal ("... need not apply", "X preferred") unless it is about
 //! something lawful to screen on (smoking, pets, credit), neighbours described by their make-up.
-//! Misspelt class words are read as the words they stand for. Every change is reported.
+//! Misspelt class words are read as the words they stand for, and class words of the other
+//! languages US listings are written in drop their sentence. Every change is reported.
 //!
 //! The list is deliberately specific: ordinary real-estate words ("family room", "single-family",
 //! "walk-in closet", "master bedroom") are not findings. Whether "master" is rewritten to
 //! "primary", as some MLSs require, is the deployment's choice ([`Policy`]).
 
+mod languages;
 mod matching;
 mod phrases;
 mod spelling;
@@ -136,6 +138,7 @@ pub fn is_clean(text: &str, policy: Policy) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::languages::OTHER_LANGUAGES;
     use super::matching::compiled;
     use super::phrases::{AUDIENCE, DESCRIBED, MASTER, RULES};
     use super::*;
@@ -152,6 +155,7 @@ mod tests {
         assert_eq!(compiled(RULES).len(), RULES.len());
         assert_eq!(compiled(AUDIENCE).len(), AUDIENCE.len());
         assert_eq!(compiled(DESCRIBED).len(), DESCRIBED.len());
+        assert_eq!(compiled(OTHER_LANGUAGES).len(), OTHER_LANGUAGES.len());
         assert_eq!(compiled(std::slice::from_ref(&MASTER)).len(), 1);
     }
 
@@ -211,6 +215,14 @@ mod tests {
         ("Accommodation requests will not be considered.", Disability),
         ("The landlord is more comfortable renting to locals.", Steering),
         ("Tenants who wear a hijab may feel out of place.", Religion),
+        ("Agent note: steer Asian buyers to the other building.", Steering),
+        ("Are you a citizen? If not, look elsewhere.", RaceOrNationalOrigin),
+        ("SWF seeks SWF roommate.", RaceOrNationalOrigin),
+        ("Applicants with foreign-sounding names are screened twice.", RaceOrNationalOrigin),
+        ("No se aceptan niños.", FamilialStatus),
+        ("Chỉ cho người Việt thuê phòng.", RaceOrNationalOrigin),
+        ("장애인은 입주할 수 없습니다.", Disability),
+        ("Walang bata, pakiusap.", FamilialStatus),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -263,6 +275,14 @@ mod tests {
         "Seller is expecting multiple offers.",
         "Curry Road frontage.",
         "Tenant must be at least 18 to sign the lease.",
+        "Walking distance to the Hindu temple, two churches and the public library.",
+        "Short walk to a campus offering bachelor's and master's degrees.",
+        "Showings 9 AM only.",
+        "Benjamin Moore paint, BM White Dove in every room.",
+        "Casa de tres recámaras con patio grande.",
+        "Se habla español en la oficina.",
+        "뒷마당이 넓고 주차 공간이 두 개 있습니다.",
+        "Accesible en silla de ruedas.",
     ];
 
     #[test]

@@ -345,7 +345,7 @@ const FAITH_PLACE_WORDS: &[&str] = property_words!(
 /// stands in a sentence. It is what is left of a preference the rewrites above could not make
 /// neutral ("Perfect for gatherings with kids", "Seniors will appreciate ...",
 /// "Jewish families will feel at home"): the sentence holding it is dropped.
-const fn audience(pattern: &'static str, category: Category) -> Rule {
+pub(super) const fn audience(pattern: &'static str, category: Category) -> Rule {
     Rule { unless_next: PROPERTY_WORDS, whole_word: true, ..drop_sentence(pattern, category) }
 }
 
@@ -452,7 +452,7 @@ const OLDER_PERSONS_WORDS: &[&str] = &[
 /// A person or a group of people, as a listing names whom it is for.
 macro_rules! people {
     () => {
-        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele)"
+        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele|clients?|customers?|prospects?)"
     };
 }
 
@@ -1017,11 +1017,6 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"no exceptions? (for|made for|for any) (any )?(medical|health|physical|mental) (conditions?|issues|needs|reasons|problems|limitations)|(list|disclose|provide|report|share|state|name|declare|describe) (any |all |your |their |his |her )?(mental health|psychiatric|medical|health) (diagnos[ie]s|conditions|history|histories|medications|records|treatment)|(folks|people|those|anyone|tenants|renters|applicants|someone|residents) (in|using|who use|on) (wheelchairs|walkers|crutches|mobility scooters)",
         Disability,
     ),
-    // Spanish listings: a household of a people, children refused.
-    audience(
-        r"(familias?|inquilinos?|personas?|gente|parejas?|compradores?) (hispan[oa]s?|latin[oa]s?|mexican[oa]s?|blanc[oa]s?|negr[oa]s?|american[oa]s?|chin[oa]s?|asi[aá]tic[oa]s?|cristian[oa]s?|cat[oó]lic[oa]s?|jud[ií][oa]s?|musulman[ae]s?)|(sin|no se aceptan|no aceptamos|no se permiten) (ni[nñ]os|hijos|bebes|bebés)|(solo|s[oó]lo) (adultos|parejas|hombres|mujeres|solteros|solteras)",
-        RaceOrNationalOrigin,
-    ),
     // Origin by the language spoken, and people kept among their own.
     audience(
         r"(mandarin|cantonese|chinese|korean|vietnamese|tagalog|hindi|urdu|punjabi|bengali|gujarati|arabic|farsi|persian|russian|polish|portuguese|french|haitian creole|creole|hebrew|yiddish|japanese|italian|german|greek|somali|amharic)[- ]speak(ing|ers?)|desi (famil(y|ies)|tenants?|buyers?|households?|people|folks|couples?|community)|(among|with) (their|his|her|your|our) own (people|kind)|(their|your|his|her) own kind|(of|from) (our|their|your|his|her|my) own (race|kind|people|background|ethnicity|colou?r|country|culture|heritage)",
@@ -1043,21 +1038,6 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Disability,
     ),
     audience(r"(sabbath|shabbat|shabbos|torah|halachically|religiously)[- ]observant", Religion),
-    // Spanish listings: service animals refused, birthplace wanted.
-    audience(
-        r"(no se aceptan|no aceptamos|no se permiten|no permitimos|sin) (animales de (servicio|apoyo|asistencia)|perros (de servicio|gu[ií]a)|sillas de ruedas)",
-        Disability,
-    ),
-    audience(
-        r"nacid[oa]s? en (los )?(estados unidos|ee\.? ?uu\.?|este pa[ií]s|m[eé]xico|am[eé]rica)|(solo|s[oó]lo) ciudadanos",
-        RaceOrNationalOrigin,
-    ),
-    // Chinese listings: a run of characters naming children, a people, skin or a faith. (A word
-    // boundary falls only at the run's ends, so the rule reads the whole run.)
-    audience(r"\p{Han}*(小孩|孩子|儿童|婴儿|怀孕)\p{Han}*", FamilialStatus),
-    audience(r"\p{Han}*(中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人)\p{Han}*", RaceOrNationalOrigin),
-    audience(r"\p{Han}*(基督徒|穆斯林|佛教徒|犹太人|天主教徒)\p{Han}*", Religion),
-    audience(r"\p{Han}*(残疾|轮椅|精神病)\p{Han}*", Disability),
     // A question about diversity answered for the place ("This one isn't").
     audience(
         r"(diverse|diversity|integrated|mixed)[^.?!]{0,60}\?\s*(this one|this (neighbou?rhood|area|building|block|community|street)|it|ours) (isn't|is not|ain't|doesn't|does not)",
@@ -1067,5 +1047,37 @@ pub(super) const DESCRIBED: &[Rule] = &[
     audience(
         r"(protected|kept|preserved|guarded|shielded|maintained) by (its |the |their )?(restrictive|racial|old|original) (covenants?|deed restrictions)|racial(ly)? restrictive covenants?|homogen(e)?ous",
         Steering,
+    ),
+    // Clients sent elsewhere by who they are ("steer Latino clients toward the east side").
+    audience(
+        r"steer(s|ed|ing)? (\S+ ){0,2}(clients|buyers|renters|tenants|applicants|customers|families|people|prospects|folks)",
+        Steering,
+    ),
+    // A class asked about ("Are you white?", "Are you a citizen? If not, ...").
+    audience(
+        concat!(
+            r"(are|were) you (a |an )?(u\.?s\.? |american |legal )?(citizens?|immigrants?|natives?|",
+            race!(),
+            "|",
+            origin!(),
+            "|",
+            faith!(),
+            "|",
+            sex!(),
+            "|",
+            ability!(),
+            ")",
+        ),
+        RaceOrNationalOrigin,
+    ),
+    // Names and accents as proxies for origin.
+    audience(
+        r"(foreign|ethnic|exotic|unusual|strange|funny|weird|odd|difficult|hard-to-pronounce)[- ]sounding (first |last )?(names?|surnames?|accents?)|(foreign|ethnic|exotic) (first |last )?(names|surnames)|(names?|surnames?) (that|which) (sound|sounds|are) (foreign|ethnic|exotic|un-?american)",
+        RaceOrNationalOrigin,
+    ),
+    // Personals shorthand for race and sex ("WM seeks WM roommate", "SWF only"), in capitals.
+    audience(
+        r"(?-i:[SDGM]?[WBHJ][MF])s? (seeks?|seeking|wanted|only|pref(erred|ers)?|roommates?|rm|housemates?)|(seeks?|seeking|looking for|wants?|prefers?|pref) (an? )?(?-i:[SDGM]?[WBHJ][MF])",
+        RaceOrNationalOrigin,
     ),
 ];

@@ -1,0 +1,127 @@
+//! Listings written in the languages US listings are most often written in besides English
+//! (Spanish, Chinese, Vietnamese, Korean, Tagalog, Portuguese, French): the words that name people
+//! by a protected class. The check does not parse these languages, so it cannot tell a
+//! description from a preference around such a word; a sentence holding one is dropped, as an
+//! English sentence still naming a class is. Words that describe a home ("sala familiar",
+//! "accesible en silla de ruedas") are not listed; a refusal of what a home offers is
+//! ("no se aceptan animales de servicio").
+
+use super::phrases::{audience, Rule};
+use super::Category::*;
+
+/// The class words of other languages, by category.
+pub(super) const OTHER_LANGUAGES: &[Rule] = &[
+    audience(
+        concat!(
+            // Spanish: children, pregnancy, adults only, couples with or without children.
+            r"niñ[oa]s|ni[nñ]os|hij[oa]s|beb[eé]s|embarazadas?|adolescentes|menores de (edad|\d+)|(no|sin) menores",
+            r"|(se aceptan|aceptamos|se admiten|admitimos|se permiten|permitimos) menores",
+            r"|(s[oó]lo|solamente|[uú]nicamente) (para )?adultos|adultos (s[oó]lo|solamente|[uú]nicamente)",
+            r"|parejas (sin|con) hij[oa]s|reci[eé]n casad[oa]s|familias? (con|sin) (hij[oa]s|niñ[oa]s)|familias numerosas",
+            // Portuguese.
+            r"|crian[çc]as|filh[oa]s|beb[êe]s|gr[áa]vidas?|(somente|apenas|s[óo]) (para )?adultos|casais sem filhos",
+            // Vietnamese.
+            r"|trẻ em|trẻ nhỏ|con nhỏ|em bé|con cái|có con|mang thai|có thai|gia đình (có|đông) (con|người)",
+            // Tagalog.
+            r"|mga bata|walang (anak|bata)|may (anak|bata)|bata|buntis",
+            // French.
+            r"|enfants|bébés|femmes enceintes",
+        ),
+        FamilialStatus,
+    ),
+    audience(
+        concat!(
+            r"mujeres|hombres|se[ñn]oritas|caballeros|varones|damas|solteras|solteros",
+            r"|(s[oó]lo|solamente) (para )?(chicas|chicos|mujer|hombre)|para (una )?(mujer|chica|se[ñn]orita|dama)|para (un )?(hombre|chico|caballero)",
+            r"|mulheres|homens|mo[çc]as|rapazes",
+            r"|phụ nữ|nữ giới|nam giới|đàn ông|đàn bà|con gái|con trai|chỉ (cho )?(nữ|nam)|(nữ|nam) (thuê|ở|độc thân)|đồng tính",
+            r"|babae|lalaki|bakla|tomboy",
+            r"|femmes|hommes",
+        ),
+        Sex,
+    ),
+    audience(
+        concat!(
+            r"personas mayores|adultos mayores|ancian[oa]s|jubilad[oa]s|tercera edad|j[oó]venes|gente (mayor|joven)",
+            r"|idos[oa]s|aposentad[oa]s|terceira idade|jovens",
+            r"|người già|người cao tuổi|người lớn tuổi|cao niên|người trẻ|thanh niên",
+            r"|matatanda|matanda|nakatatanda|kabataan",
+            r"|personnes âgées|retraités|jeunes",
+        ),
+        Age,
+    ),
+    audience(
+        concat!(
+            r"discapacitad[oa]s|discapacidad(es)?|minusv[aá]lid[oa]s|inv[aá]lid[oa]s|(personas|gente|inquilinos) en sillas? de ruedas|enferm[oa]s mentales|ciegos|sordos",
+            r"|deficientes|defici[êe]ncias?|cadeirantes|doentes mentais|cegos|surdos",
+            r"|khuyết tật|tàn tật|người (đi )?xe lăn|tâm thần|người mù|người điếc",
+            r"|may kapansanan|kapansanan|pilay|bulag|bingi",
+            r"|handicapés|personnes handicapées",
+        ),
+        Disability,
+    ),
+    audience(
+        concat!(
+            r"hispan[oa]s|latin[oa]s|mexican[oa]s|extranjer[oa]s|inmigrantes|indocumentad[oa]s|ilegales|ciudadan[oa]s|ciudadan[ií]a",
+            r"|raza|color de (la )?piel|piel (clara|blanca|oscura|morena)|gringos|g[üu]eros",
+            r"|que habl(en|an|e) (s[oó]lo |solamente |[uú]nicamente )?(ingl[eé]s|espa[ñn]ol)",
+            r"|(pessoas|inquilinos|fam[íi]lias|moradores|gente) (brancas?|brancos|negr[oa]s|pret[oa]s)|estrangeir[oa]s|imigrantes|cor da pele",
+            r"|que fal(em|e) (somente |apenas )?ingl[êe]s|brasileir[oa]s",
+            r"|người (việt|mỹ|hoa|tàu|trung quốc|mễ|mexico|da trắng|da đen|da màu|nước ngoài|ngoại quốc|châu á|châu phi|tây|ấn|hàn|nhật|bản xứ|nhập cư|gốc)",
+            r"|da trắng|da đen|da màu|màu da|sắc tộc|chủng tộc|quốc tịch|dân tộc|di dân|nhập cư|(phải|cần|chỉ) (nói|biết|rành) tiếng",
+            r"|maputi|mapuputi|kulay ng balat|dayuhan|intsik|bumbay|(pinoy|pilipino|filipino) (lamang|lang)",
+            r"|étrangers|immigrés|couleur de peau",
+        ),
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        concat!(
+            r"cristian[oa]s|cat[oó]lic[oa]s|evang[eé]lic[oa]s|jud[ií][oa]s|musulman(es|as)|creyentes|ateos|mormones|testigos de jehov[aá]",
+            r"|crist[ãa]os|judeus|mu[çc]ulmanos|ateus",
+            r"|công giáo|phật tử|đạo phật|phật giáo|tin lành|theo đạo|có đạo|hồi giáo|do thái|cơ đốc|thiên chúa giáo",
+            r"|katoliko|kristiyano|iglesia ni cristo",
+            r"|chrétiens|juifs|musulmans|catholiques",
+        ),
+        Religion,
+    ),
+    // Spanish listings: a household of a people, children refused, one sex or household wanted.
+    audience(
+        r"(familias?|inquilinos?|personas?|gente|parejas?|compradores?) (hispan[oa]s?|latin[oa]s?|mexican[oa]s?|blanc[oa]s?|negr[oa]s?|american[oa]s?|chin[oa]s?|asi[aá]tic[oa]s?|cristian[oa]s?|cat[oó]lic[oa]s?|jud[ií][oa]s?|musulman[ae]s?)",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(sin|no se aceptan|no aceptamos|no se permiten) (ni[nñ]os|hijos|bebes|bebés)|(solo|s[oó]lo) (adultos|parejas|solteros|solteras)",
+        FamilialStatus,
+    ),
+    audience(r"(solo|s[oó]lo) (hombres|mujeres)", Sex),
+    // Spanish listings: service animals refused, birthplace wanted.
+    audience(
+        r"(no se aceptan|no aceptamos|no se permiten|no permitimos|sin) (animales de (servicio|apoyo|asistencia)|perros (de servicio|gu[ií]a)|sillas de ruedas)",
+        Disability,
+    ),
+    audience(
+        r"nacid[oa]s? en (los )?(estados unidos|ee\.? ?uu\.?|este pa[ií]s|m[eé]xico|am[eé]rica)|(solo|s[oó]lo) ciudadanos",
+        RaceOrNationalOrigin,
+    ),
+    // Chinese and Korean listings: a run of characters naming children, a sex, an age, a
+    // people, skin, a faith or a disability. (Neither script puts a word boundary inside the
+    // run, and Korean joins its particles to the word, so a rule reads the whole run.)
+    audience(r"\p{Han}*(小孩|孩子|儿童|婴儿|怀孕)\p{Han}*", FamilialStatus),
+    audience(r"\p{Han}*(中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人)\p{Han}*", RaceOrNationalOrigin),
+    audience(r"\p{Han}*(基督徒|穆斯林|佛教徒|犹太人|天主教徒)\p{Han}*", Religion),
+    audience(r"\p{Han}*(残疾|轮椅|精神病)\p{Han}*", Disability),
+    audience(r"\p{Han}*(女生|男生|女性|男性|女士|男士|限女|限男)\p{Han}*", Sex),
+    audience(r"\p{Han}*(老人|老年人|年轻人|退休人士)\p{Han}*", Age),
+    audience(r"\p{Hangul}*(아이들|어린이|자녀|아동|유아|아기|애들|임산부|임신|신혼부부)\p{Hangul}*", FamilialStatus),
+    audience(r"\p{Hangul}*(여성|여자|남성|남자)\p{Hangul}*", Sex),
+    audience(r"\p{Hangul}*(노인|어르신|고령자|젊은)\p{Hangul}*", Age),
+    audience(
+        r"\p{Hangul}*(장애인|장애가|장애를|장애자|정신질환|정신병)\p{Hangul}*|휠체어를? (타는|사용하는)",
+        Disability,
+    ),
+    audience(
+        r"\p{Hangul}*(백인|흑인|피부색|인종|외국인|이민자|국적|동양인|한국인|중국인|일본인|베트남인|히스패닉|영어만)\p{Hangul}*|영어를? (잘 )?(하시는|하는|구사하는)",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"\p{Hangul}*(기독교|교인|천주교|불교|무슬림|이슬람|유대인)\p{Hangul}*|교회 다니는", Religion),
+];
