@@ -372,13 +372,15 @@ pub(super) const AUDIENCE: &[Rule] = &[
         unless_before: &["leap"],
         unless_next: FAITH_PLACE_WORDS,
         ..audience(
-            r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible[- ](study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday) (services?|mass|worship|prayers?)|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
+            r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible[- ](study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday|weekly|morning|evening) (services?|mass|worship|prayers?|fellowship|devotions?|devotionals?|vespers|bible (study|studies|class))|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
             Religion,
         )
     },
-    // "Gardening addicts" are keen gardeners.
+    // "Gardening addicts" are keen gardeners. A pet rule that exempts assistance animals for
+    // people with disabilities grants what the law asks.
     Rule {
         unless_before: &["gardening", "coffee", "fitness", "shopping", "adrenaline", "gym", "news", "sports"],
+        lawful_context: Lawful::in_sentence(ANIMALS_EXEMPTED),
         ..audience(
             r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|care-?givers?|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
             Disability,
@@ -556,6 +558,10 @@ const NAMED_THINGS: &[&str] = &[
     "units",
     "trees",
     "percent",
+    "pounds",
+    "lbs",
+    "lb",
+    "kg",
 ];
 
 /// Units after a number that make it a measure, not an age ("no older than 10 years", "25 to
@@ -575,6 +581,21 @@ const fn described(pattern: &'static str, category: Category) -> Rule {
 const fn unless_lawful(pattern: &'static str, category: Category) -> Rule {
     Rule { lawful_context: Lawful::in_sentence(LAWFUL_SCREENING), whole_word: true, ..drop_sentence(pattern, category) }
 }
+
+/// Words that exempt assistance animals from a pet rule: the rule then names disability to grant
+/// what the law asks, not to refuse it.
+const ANIMALS_EXEMPTED: &[&str] = &[
+    "except assistance",
+    "except service",
+    "except for assistance",
+    "except for service",
+    "exempt",
+    "with the exception of",
+    "excluding assistance",
+    "excluding service",
+    "other than assistance",
+    "other than service",
+];
 
 /// What a landlord or seller may lawfully prefer or refuse.
 const LAWFUL_SCREENING: &[&str] = &[
@@ -1072,9 +1093,64 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Names and accents as proxies for origin.
     audience(
-        r"(foreign|ethnic|exotic|unusual|strange|funny|weird|odd|difficult|hard-to-pronounce)[- ]sounding (first |last )?(names?|surnames?|accents?)|(foreign|ethnic|exotic) (first |last )?(names|surnames)|(names?|surnames?) (that|which) (sound|sounds|are) (foreign|ethnic|exotic|un-?american)",
+        r"[a-z]+[- ]sounding (first |last )?(names?|surnames?|accents?)|(foreign|ethnic|exotic) (first |last )?(names|surnames)|(names?|surnames?) (that|which) (sound|sounds|are) (foreign|ethnic|exotic|un-?american)",
         RaceOrNationalOrigin,
     ),
+    // Diversity as a problem; buyers of one congregation; appearance asked for.
+    audience(
+        r"diversity (problems?|issues?|concerns?|troubles?)|(problems?|issues?|trouble) with diversity|too (much )?diverse",
+        Steering,
+    ),
+    audience(
+        r"(buyers|tenants|renters|members|people|families|applicants|folks|residents) (from|of|in) (the|our|their|his|her) (parish|congregation|church|synagogue|mosque|temple|ward|fellowship)",
+        Religion,
+    ),
+    Rule {
+        unless_next: &["id", "ids", "identification"],
+        ..audience(
+            r"(photos?|pictures?|photographs?|selfies?|headshots?) of (each|every|the|all|any|your|their) (applicants?|tenants?|renters?|buyers?|occupants?|family|household)|(send|include|attach|provide|submit|email|text) (us )?(a |an |your )?(recent )?(photo|picture|photograph|selfie|headshot)",
+            Steering,
+        )
+    },
+    // Ages as a range ("ages 22–30 preferred", "25-35 y/o only") and every occupant an adult.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(ages?|aged) \d\d ?(-|–|—|to) ?\d\d|\d\d ?(-|–|—) ?\d\d ?(y/?o|yrs? old|year[- ]olds)|(both|all) (of them |occupants |residents |tenants |people |persons )?must be (over|older than|above) \d\d|(occupants|residents) must (all )?be (over|older than|above) \d\d",
+            Age,
+        )
+    },
+    audience(
+        r"(youthful|young|younger|mature|older|grown-up) (vibe|energy|feel|atmosphere|spirit)s?",
+        Age,
+    ),
+    // Health and independence demanded, a first language held against an applicant.
+    audience(
+        r"(healthy|well|fit|able|strong|mobile|independent) enough to|(live|living|lives) (fully )?independently|(someone|anyone|tenants?|applicants?|people|renters?|buyers?|residents?|occupants?) (without|with no|free of|free from) (any )?(medical|health|physical|mental|mobility) (conditions?|issues|problems|needs|limitations|history|impairments?)",
+        Disability,
+    ),
+    audience(
+        r"(applicants?|tenants?|renters?|buyers?|anyone|those|people|residents?) whose (first|native|primary|home|mother) (language|tongue)|(first|native|primary|home|mother) (language|tongue) (isn't|is not|isn’t|other than)",
+        RaceOrNationalOrigin,
+    ),
+    // A class asked about an applicant ("Is the applicant Black or white?"); a preference by
+    // comparison ("would rather rent to someone from around here than to ...").
+    audience(
+        concat!(
+            r"(is|are) (the |this |that |your |each |these |those )?(applicants?|tenants?|buyers?|renters?|famil(y|ies)|couples?|persons?|people|roommates?|he|she|they) (a |an )?(",
+            race!(),
+            "|",
+            origin!(),
+            "|",
+            faith!(),
+            "|",
+            ability!(),
+            ")",
+        ),
+        RaceOrNationalOrigin,
+    ),
+    unless_lawful(r"rather (rent|sell|lease|show)( it| the (unit|home|house|apartment|place))? to [^.;]{1,60} than", Steering),
+    audience(r"(a|an|any|recent|new|the) immigrants?", RaceOrNationalOrigin),
     // Personals shorthand for race and sex ("WM seeks WM roommate", "SWF only"), in capitals.
     audience(
         r"(?-i:[SDGM]?[WBHJ][MF])s? (seeks?|seeking|wanted|only|pref(erred|ers)?|roommates?|rm|housemates?)|(seeks?|seeking|looking for|wants?|prefers?|pref) (an? )?(?-i:[SDGM]?[WBHJ][MF])",
