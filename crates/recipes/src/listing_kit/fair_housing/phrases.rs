@@ -1120,10 +1120,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
             Age,
         )
     },
-    audience(
-        r"(youthful|young|younger|mature|older|grown-up) (vibe|energy|feel|atmosphere|spirit)s?",
-        Age,
-    ),
+    audience(r"(youthful|young|younger|mature|older|grown-up) (vibe|energy|feel|atmosphere|spirit)s?", Age),
     // Health and independence demanded, a first language held against an applicant.
     audience(
         r"(healthy|well|fit|able|strong|mobile|independent) enough to|(live|living|lives) (fully )?independently|(someone|anyone|tenants?|applicants?|people|renters?|buyers?|residents?|occupants?) (without|with no|free of|free from) (any )?(medical|health|physical|mental|mobility) (conditions?|issues|problems|needs|limitations|history|impairments?)",
@@ -1149,7 +1146,10 @@ pub(super) const DESCRIBED: &[Rule] = &[
         ),
         RaceOrNationalOrigin,
     ),
-    unless_lawful(r"rather (rent|sell|lease|show)( it| the (unit|home|house|apartment|place))? to [^.;]{1,60} than", Steering),
+    unless_lawful(
+        r"rather (rent|sell|lease|show)( it| the (unit|home|house|apartment|place))? to [^.;]{1,60} than",
+        Steering,
+    ),
     audience(r"(a|an|any|recent|new|the) immigrants?", RaceOrNationalOrigin),
     // Personals shorthand for race and sex ("WM seeks WM roommate", "SWF only"), in capitals.
     audience(
