@@ -1,5 +1,5 @@
 //! Listings written in the languages US listings are most often written in besides English
-//! (Spanish, Chinese, Vietnamese, Korean, Tagalog, Portuguese, French): the words that name people
+//! (Spanish, Chinese, Vietnamese, Korean, Tagalog, Portuguese, French, German): the words that name people
 //! by a protected class. The check does not parse these languages, so it cannot tell a
 //! description from a preference around such a word; a sentence holding one is dropped, as an
 //! English sentence still naming a class is. Words that describe a home ("sala familiar",
@@ -26,6 +26,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|mga bata|walang (anak|bata)|may (anak|bata)|bata|buntis",
             // French.
             r"|enfants|bébés|femmes enceintes",
+            // German.
+            r"|kinder|familien mit kindern|schwangere",
         ),
         FamilialStatus,
     ),
@@ -37,6 +39,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|phụ nữ|nữ giới|nam giới|đàn ông|đàn bà|con gái|con trai|chỉ (cho )?(nữ|nam)|(nữ|nam) (thuê|ở|độc thân)|đồng tính",
             r"|babae|lalaki|bakla|tomboy",
             r"|femmes|hommes",
+            // German.
+            r"|frauen|männer",
         ),
         Sex,
     ),
@@ -47,6 +51,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|người già|người cao tuổi|người lớn tuổi|cao niên|người trẻ|thanh niên",
             r"|matatanda|matanda|nakatatanda|kabataan",
             r"|personnes âgées|retraités|jeunes",
+            // German.
+            r"|senioren|rentner",
         ),
         Age,
     ),
@@ -57,6 +63,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|khuyết tật|tàn tật|người (đi )?xe lăn|tâm thần|người mù|người điếc",
             r"|may kapansanan|kapansanan|pilay|bulag|bingi",
             r"|handicapés|personnes handicapées",
+            // German.
+            r"|behinderte|rollstuhlfahrer",
         ),
         Disability,
     ),
@@ -71,6 +79,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|da trắng|da đen|da màu|màu da|sắc tộc|chủng tộc|quốc tịch|dân tộc|di dân|nhập cư|(phải|cần|chỉ) (nói|biết|rành) tiếng",
             r"|maputi|mapuputi|kulay ng balat|dayuhan|intsik|bumbay|(pinoy|pilipino|filipino) (lamang|lang)",
             r"|étrangers|immigrés|couleur de peau",
+            // German.
+            r"|ausländer|migranten|staatsbürger|hautfarbe|nur (an|für) (deutsche|deutschen|einheimische)",
         ),
         RaceOrNationalOrigin,
     ),
@@ -81,6 +91,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|công giáo|phật tử|đạo phật|phật giáo|tin lành|theo đạo|có đạo|hồi giáo|do thái|cơ đốc|thiên chúa giáo",
             r"|katoliko|kristiyano|iglesia ni cristo",
             r"|chrétiens|juifs|musulmans|catholiques",
+            // German.
+            r"|christen|muslime|juden|katholiken",
         ),
         Religion,
     ),

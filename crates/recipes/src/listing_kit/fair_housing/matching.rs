@@ -294,7 +294,7 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
     static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
     let declares = DECLARES.get_or_init(|| {
         Regex::new(
-            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
+            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all) (is |are )?welcome|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
         )
         .ok()
     });

@@ -95,6 +95,10 @@ const fn drop_sentence(pattern: &'static str, category: Category) -> Rule {
 
 /// Street and place words after which "Church", "Temple" or "Chapel" is part of a name.
 const PLACE_NAMES: &[&str] = &[
+    "pew",
+    "pews",
+    "bell",
+    "organ",
     "street",
     "st",
     "st.",
@@ -390,9 +394,10 @@ pub(super) const AUDIENCE: &[Rule] = &[
     Rule {
         unless_before: &[
             "soft", "warm", "crisp", "bright", "cool", "deep", "off", "creamy", "clean", "pure", "rich", "matte",
+            "agents", "agent", "staff", "team", "we",
         ],
         ..audience(
-            r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
+            r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks|applicants?|renters?|residents?|clients?|customers?|callers?|neighbou?rs|occupants?) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
             RaceOrNationalOrigin,
         )
     },
@@ -421,6 +426,9 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "all faiths",
             "every faith",
             "many denominations",
+            "now used as",
+            "repurposed",
+            "turned into",
             "all denominations",
         ]),
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
@@ -454,7 +462,7 @@ const OLDER_PERSONS_WORDS: &[&str] = &[
 /// A person or a group of people, as a listing names whom it is for.
 macro_rules! people {
     () => {
-        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele|clients?|customers?|prospects?)"
+        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele|clients?|customers?|prospects?|callers?|leads|walk-ins|visitors|inquirers)"
     };
 }
 
@@ -484,6 +492,13 @@ macro_rules! faith {
 macro_rules! race_origin_or_faith {
     () => {
         concat!(race!(), "|", origin!(), "|", faith!())
+    };
+}
+
+/// A class a person is asked about or described by: race, origin, faith, sex or disability.
+macro_rules! class_of_a_person {
+    () => {
+        concat!(race_origin_or_faith!(), "|", sex!(), "|", ability!())
     };
 }
 
@@ -934,7 +949,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     },
     // Clergy vouching for a tenant, and faith as a reference.
     audience(
-        r"(pastor|priest|rabbi|imam|minister|clergy|church|parish|religious)('s)? (references?|letters?|recommendations?)",
+        r"(pastor|priest|rabbi|imam|minister|clergy|church|parish|religious)('s)? (references?|letters?|recommendations?)|(references?|reference letters?|letters?|recommendations?) from (your|a|the|their|his|her) (pastor|priest|rabbi|imam|minister|clergy(man)?|church|congregation|parish|bishop|deacon)|religious (affiliation|preference|background|beliefs?|denomination)|(church|faith|religious) (membership|affiliation)|members of (the )?([a-z'’.]+ ){0,3}(fellowship|church|temple|synagogue|mosque|parish|congregation|ministries|chapel)",
         Religion,
     ),
     // Make-up kept over time ("has stayed largely Irish and Italian").
@@ -1078,15 +1093,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     audience(
         concat!(
             r"(are|were) you (a |an )?(u\.?s\.? |american |legal )?(citizens?|immigrants?|natives?|",
-            race!(),
-            "|",
-            origin!(),
-            "|",
-            faith!(),
-            "|",
-            sex!(),
-            "|",
-            ability!(),
+            class_of_a_person!(),
             ")",
         ),
         RaceOrNationalOrigin,
@@ -1135,13 +1142,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     audience(
         concat!(
             r"(is|are) (the |this |that |your |each |these |those )?(applicants?|tenants?|buyers?|renters?|famil(y|ies)|couples?|persons?|people|roommates?|he|she|they) (a |an )?(",
-            race!(),
-            "|",
-            origin!(),
-            "|",
-            faith!(),
-            "|",
-            ability!(),
+            class_of_a_person!(),
             ")",
         ),
         RaceOrNationalOrigin,
@@ -1151,6 +1152,62 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Steering,
     ),
     audience(r"(a|an|any|recent|new|the) immigrants?", RaceOrNationalOrigin),
+    // Every adult, modifications refused, conditions asked about, sex by dress.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(adult|adults-only|adult-only|child-free|kid-free|grown-up|youthful|young) (atmosphere|environment|lifestyle|vibe|feel|energy)|(prefer|preferred|preference for|want|wants|seeking|looking for) [a-z]+ (under|over|younger than|older than) \d\d",
+            Age,
+        )
+    },
+    audience(
+        r"(tenants?|residents?|renters?|owners?) (won't|will not|may not|cannot|can't|are not|aren't) (be )?(permitted|allowed) to (install|add|make|put in) (them|any|ramps?|grab bars|handrails|modifications?)|(been|stayed|treated) (in|at|through) (rehab|detox|(a )?(psychiatric|mental) (hospital|ward|facility|institution))|(psychiatric|mental) (hospitals?|wards?|institutions?|hospitali[sz]ations?)",
+        Disability,
+    ),
+    Rule {
+        lawful_context: Lawful::in_sentence(&[
+            "no deposit",
+            "no fee",
+            "no pet",
+            "no extra",
+            "no additional",
+            "waived",
+            "exempt",
+            "not charged",
+            "never charged",
+            "free of charge",
+        ]),
+        ..audience(
+            r"(deposits?|fees?|charges?|pet rent|surcharges?) (applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?(service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?)",
+            Disability,
+        )
+    },
+    audience(r"cross-?dress(ers?|ing)|drag (queens?|kings?|performers?)|transvestites?|effeminate", Sex),
+    // Origin by birthplace and by country; people by what they are not.
+    Rule {
+        lawful_context: Lawful::in_sentence(&["welcome"]),
+        ..audience(
+            r"born (outside|abroad|overseas|elsewhere|out of|in another)|(tenants?|renters?|buyers?|applicants?|people|families|folks|residents?|anyone|immigrants) (from|out of) (india|china|mexico|africa|asia|korea|japan|vietnam|the philippines|pakistan|nigeria|somalia|haiti|jamaica|cuba|puerto rico|the middle east|russia|poland|ukraine|iran|iraq|syria|afghanistan|guatemala|honduras|el salvador|colombia|venezuela|brazil|other countries|another country|south america|central america|latin america|the caribbean|eastern europe)",
+            RaceOrNationalOrigin,
+        )
+    },
+    audience(
+        concat!(
+            r"(anybody|anyone|someone|people|those|tenants?|renters?|nobody|no one|applicants?) (who|that) (is|are|isn't|is not|isn’t|aren't|aren’t|are not) (an? )?(",
+            class_of_a_person!(),
+            ")",
+        ),
+        RaceOrNationalOrigin,
+    ),
+    // Neighbourhood make-up by code: "those people", an unchanged block, ESL schools.
+    audience(
+        concat!(
+            r"(avoid|away from|keep out|steer clear of) (\S)?(those|these|certain|such) (people|folks|types|kinds|elements?)|(hasn't|has not|hasn’t|never) changed (the way|like) (the rest|other)|(esl|ell|english[- ]learner|immigrant|minority|free[- ]lunch) (population|students|kids|families|enrollment|neighbors|tenants)|(traditionally|historically|proudly|solidly) (",
+            race_origin_or_faith!(),
+            r") (street|block|neighbou?rhood|area|community|building|town|suburb|enclave|part of town|side of town)",
+        ),
+        Steering,
+    ),
     // Personals shorthand for race and sex ("WM seeks WM roommate", "SWF only"), in capitals.
     audience(
         r"(?-i:[SDGM]?[WBHJ][MF])s? (seeks?|seeking|wanted|only|pref(erred|ers)?|roommates?|rm|housemates?)|(seeks?|seeking|looking for|wants?|prefers?|pref) (an? )?(?-i:[SDGM]?[WBHJ][MF])",
