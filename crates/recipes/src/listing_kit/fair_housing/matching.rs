@@ -232,14 +232,11 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
     let statement = text[statement_around(text, range.clone())].to_lowercase();
     // "Walking distance to the Hindu temple, two churches and the library": a faith's name on one
     // of several faiths' places, or a place named in directions, is as much a landmark as the rest.
-    let place_of_worship = |word: &str| {
-        let word = word.trim_end_matches([',', ';', ':', '.', ')']).to_lowercase();
-        PLACES_OF_WORSHIP.iter().any(|kind| kind.contains(&word.as_str()))
-    };
     let last_matched = text[range.clone()].split_whitespace().last().unwrap_or("");
     let next = text[range.end..].split_whitespace().next().unwrap_or("");
     let about_a_place = rule.landmark
-        || (rule.category == Category::Religion && (place_of_worship(last_matched) || place_of_worship(next)));
+        || (rule.category == Category::Religion
+            && (names_a_place_of_worship(last_matched) || names_a_place_of_worship(next)));
     if about_a_place && faiths_of_places_named(&statement) > 1 {
         return true;
     }
@@ -283,6 +280,12 @@ const PLACES_OF_WORSHIP: &[&[&str]] = &[
 fn faiths_of_places_named(sentence: &str) -> usize {
     let words: Vec<&str> = sentence.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     PLACES_OF_WORSHIP.iter().filter(|kind| words.iter().any(|w| kind.contains(w))).count()
+}
+
+/// Whether `word` (any case, punctuation around it ignored) names a place of worship.
+fn names_a_place_of_worship(word: &str) -> bool {
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    PLACES_OF_WORSHIP.iter().any(|kind| kind.contains(&word.as_str()))
 }
 
 /// Whether the statement holding `range` declares equal opportunity ("We don't discriminate

@@ -612,6 +612,21 @@ const ANIMALS_EXEMPTED: &[&str] = &[
     "other than service",
 ];
 
+/// Words that waive a deposit or fee for assistance animals: the rule then states what the law
+/// asks (no charge for an assistance animal) instead of charging it.
+const ANIMAL_FEES_WAIVED: &[&str] = &[
+    "no deposit",
+    "no fee",
+    "no pet",
+    "no extra",
+    "no additional",
+    "waived",
+    "exempt",
+    "not charged",
+    "never charged",
+    "free of charge",
+];
+
 /// What a landlord or seller may lawfully prefer or refuse.
 const LAWFUL_SCREENING: &[&str] = &[
     "smok",
@@ -1165,18 +1180,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Disability,
     ),
     Rule {
-        lawful_context: Lawful::in_sentence(&[
-            "no deposit",
-            "no fee",
-            "no pet",
-            "no extra",
-            "no additional",
-            "waived",
-            "exempt",
-            "not charged",
-            "never charged",
-            "free of charge",
-        ]),
+        lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
         ..audience(
             r"(deposits?|fees?|charges?|pet rent|surcharges?) (applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?(service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?)",
             Disability,
