@@ -85,10 +85,36 @@ impl JobRunner<'_> {
     /// Runs a claimed job (an engine's or a recipe's), then output storage, then the terminal
     /// status with its billing in one transaction. A job error fails the task (nothing billed); an
     /// error of ours (store or database) is returned so the worker can release the task for another
-    /// attempt.
+    /// attempt. The same as [`JobRunner::work`] followed by [`JobRunner::record`].
     pub async fn execute(&self, claimed_job: &ClaimedJob) -> Result<JobOutcome, ServiceError> {
+        let done = self.work(claimed_job).await?;
+        self.record(claimed_job, done).await
+    }
+
+    /// Runs a claimed job's work (an engine's or a recipe's) and stores its outputs; what it
+    /// returns is recorded, and billed, by [`JobRunner::record`]. A worker frees the job's slot
+    /// between the two, so the next job starts while this one's end is written (ends written at
+    /// the same moment share a transaction). An error of ours (store or database) is returned so
+    /// the worker can leave the task to another attempt.
+    pub async fn work(&self, claimed_job: &ClaimedJob) -> Result<WorkDone, ServiceError> {
         let started = std::time::Instant::now();
-        let outcome = self.execute_here(claimed_job).await;
+        let end = self.work_here(claimed_job).await;
+        if end.is_err() {
+            crate::metrics::job_finished(&claimed_job.0.task.engine, "error", started.elapsed());
+        }
+        Ok(WorkDone { end: end?, started })
+    }
+
+    /// Records how a job's work ended: its outputs and its cost in one transaction with the
+    /// billing, or its failure with its hold released.
+    pub async fn record(&self, claimed_job: &ClaimedJob, done: WorkDone) -> Result<JobOutcome, ServiceError> {
+        let claimed = &claimed_job.0;
+        let outcome = match done.end {
+            JobEnd::Failed { reason, kind } => self.service.fail_as(claimed, &reason, kind).await,
+            JobEnd::Succeeded { outputs_json, result_json, cost, sandbox } => {
+                self.record_success(claimed, outputs_json, result_json, cost, sandbox).await
+            }
+        };
         let label = match &outcome {
             Ok(JobOutcome::Succeeded(_)) => "succeeded",
             Ok(JobOutcome::Failed(_)) => "failed",
@@ -96,40 +122,54 @@ impl JobRunner<'_> {
             Ok(JobOutcome::Waiting) => "waiting",
             Err(_) => "error",
         };
-        crate::metrics::job_finished(&claimed_job.0.task.engine, label, started.elapsed());
+        crate::metrics::job_finished(&claimed.task.engine, label, done.started.elapsed());
         outcome
     }
 
-    async fn execute_here(&self, claimed_job: &ClaimedJob) -> Result<JobOutcome, ServiceError> {
+    async fn work_here(&self, claimed_job: &ClaimedJob) -> Result<JobEnd, ServiceError> {
         let claimed = &claimed_job.0;
         let task = &claimed.task;
         let job = match StoredJob::decode(&task.job) {
             Ok(job) => job,
-            Err(e) => return self.fail(claimed_job, &format!("stored job is unreadable: {e}")).await,
+            Err(e) => return Ok(JobEnd::failed(&format!("stored job is unreadable: {e}"), FailureKind::Job)),
         };
         let finished = match self.service.produce(claimed, job).await? {
             // Never bill for nothing, whatever the engine reported.
             Ok(finished) if finished.outputs.is_empty() => {
-                return self.fail(claimed_job, "engine failed: it produced no output").await;
+                return Ok(JobEnd::failed("engine failed: it produced no output", FailureKind::Job));
             }
             Ok(finished) => finished,
-            Err(failure) => return self.service.fail_as(claimed, &failure.message, failure.kind).await,
+            Err(failure) => return Ok(JobEnd::failed(&failure.message, failure.kind)),
         };
         let stored = match finished.outputs {
             Outputs::Files(files) => match self.service.store_outputs(claimed, files).await {
                 Ok(stored) => stored,
                 Err(ServiceError::Internal(detail)) => {
                     let failure = JobFailure::unstored(&task.id, &detail);
-                    return self.service.fail_as(claimed, &failure.message, failure.kind).await;
+                    return Ok(JobEnd::failed(&failure.message, failure.kind));
                 }
                 Err(other) => return Err(other),
             },
             Outputs::Stored(stored) => stored,
         };
         let internal = |e: serde_json::Error| ServiceError::Internal(e.to_string());
-        let outputs_json = serde_json::to_string(&stored).map_err(internal)?;
-        let result_json = finished.result.as_ref().map(serde_json::to_string).transpose().map_err(internal)?;
-        let (id, attempt, sandbox, cost) = (task.id.clone(), claimed.attempt, finished.sandbox, finished.cost);
+        Ok(JobEnd::Succeeded {
+            outputs_json: serde_json::to_string(&stored).map_err(internal)?,
+            result_json: finished.result.as_ref().map(serde_json::to_string).transpose().map_err(internal)?,
+            cost: finished.cost,
+            sandbox: finished.sandbox,
+        })
+    }
+
+    async fn record_success(
+        &self,
+        claimed: &ClaimedTask,
+        outputs_json: String,
+        result_json: Option<String>,
+        cost: Usd,
+        sandbox: bool,
+    ) -> Result<JobOutcome, ServiceError> {
+        let (id, attempt) = (claimed.task.id.clone(), claimed.attempt);
         let capture = retrying_own_failures("recording the result", || {
             let (id, outputs_json, result_json) = (id.clone(), outputs_json.clone(), result_json.clone());
             self.service
@@ -140,11 +180,32 @@ impl JobRunner<'_> {
         Ok(match capture {
             Some(capture) => {
                 // Its work is done: nothing reads the inputs stored at submit again.
-                self.service.discard_inputs(&task.id).await;
+                self.service.discard_inputs(&claimed.task.id).await;
                 JobOutcome::Succeeded(capture.cost)
             }
             None => JobOutcome::Superseded,
         })
+    }
+}
+
+/// A claimed job whose work is done (see [`JobRunner::work`]), waiting for its end to be
+/// recorded.
+#[derive(Debug)]
+pub struct WorkDone {
+    end: JobEnd,
+    started: std::time::Instant,
+}
+
+/// How a job's work ended, before it is recorded.
+#[derive(Debug)]
+enum JobEnd {
+    Succeeded { outputs_json: String, result_json: Option<String>, cost: Usd, sandbox: bool },
+    Failed { reason: String, kind: FailureKind },
+}
+
+impl JobEnd {
+    fn failed(reason: &str, kind: FailureKind) -> JobEnd {
+        JobEnd::Failed { reason: reason.to_string(), kind }
     }
 }
 

@@ -43,7 +43,7 @@ pub use child::child_main;
 pub use config::{AppConfig, ConfigError, IsolationMode};
 pub use domain::job_kind::Deadlines;
 pub use errors::{ErrorCode, ServiceError};
-pub use execution::{ClaimedJob, JobOutcome};
+pub use execution::{ClaimedJob, JobOutcome, WorkDone};
 pub use job_inputs::InputSettings;
 pub use job_process::{ChildJobs, JobIsolation, CHILD_COMMAND};
 pub use recipes::SyncOutcome;

@@ -10,7 +10,7 @@
 use service::{AppConfig, ClaimedJob, JobOutcome, Service};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
 /// How a worker behaves.
@@ -131,6 +131,9 @@ pub async fn termination_signal() {
 pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Receiver<bool>) {
     service::metrics::install();
     let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
+    // Jobs whose work is done and whose slot went back while their end is recorded: as many as
+    // there are slots, so a database that falls behind slows the claims down.
+    let recording = Arc::new(Semaphore::new(config.concurrency.max(1)));
     let mut running = JoinSet::new();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     let waker = service.clone();
@@ -168,9 +171,9 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
                 permits.truncate(claimed.len());
                 for (claimed, permit) in claimed.into_iter().zip(permits) {
                     let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
+                    let recording = recording.clone();
                     running.spawn(async move {
-                        run_one(&service, &config, claimed, shutdown).await;
-                        drop(permit);
+                        run_one(&service, &config, claimed, shutdown, permit, &recording).await;
                     });
                 }
             }
@@ -296,7 +299,10 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
                         // A tracked job cancelled meanwhile is seen at its next look: with
                         // thousands tracked at once, waking each on every task's end would cost a
                         // query per tracked job per end.
-                        supervise(&service, &config, &claimed, look, shutdown, EndedElsewhere::AtHeartbeat).await;
+                        let ended = EndedElsewhere::AtHeartbeat;
+                        if let Some(outcome) = supervise(&service, &config, &claimed, look, shutdown, ended).await {
+                            log_outcome(claimed.id(), outcome);
+                        }
                         drop(permit);
                     });
                 }
@@ -320,14 +326,38 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
     while looking.join_next().await.is_some() {}
 }
 
-async fn run_one(service: &Service, config: &WorkerConfig, claimed: ClaimedJob, shutdown: watch::Receiver<bool>) {
+/// Runs a claimed job on its `slot`. The slot goes back once the work is done, before its end
+/// is recorded, when one of the `recording` places is free: the next job starts meanwhile, and
+/// ends recorded at the same moment share a transaction.
+async fn run_one(
+    service: &Service,
+    config: &WorkerConfig,
+    claimed: ClaimedJob,
+    shutdown: watch::Receiver<bool>,
+    slot: OwnedSemaphorePermit,
+    recording: &Arc<Semaphore>,
+) {
+    let runner = service.runner();
     if claimed.attempt() > config.max_attempts {
         let reason = format!("the job lost its worker {} times; giving up", claimed.attempt() - 1);
-        log_outcome(claimed.id(), service.runner().fail(&claimed, &reason).await);
+        log_outcome(claimed.id(), runner.fail(&claimed, &reason).await);
         return;
     }
-    let runner = service.runner();
-    supervise(service, config, &claimed, runner.execute(&claimed), shutdown, EndedElsewhere::Promptly).await;
+    let work = runner.work(&claimed);
+    let done = match supervise(service, config, &claimed, work, shutdown, EndedElsewhere::Promptly).await {
+        Some(Ok(done)) => done,
+        Some(Err(e)) => return log_outcome(claimed.id(), Err(e)),
+        None => return,
+    };
+    // Held until the end is recorded: the slot's own place when no recording place is free.
+    let _place = match recording.clone().try_acquire_owned() {
+        Ok(place) => {
+            drop(slot);
+            place
+        }
+        Err(_) => slot,
+    };
+    log_outcome(claimed.id(), runner.record(&claimed, done).await);
 }
 
 /// When a supervised job notices that its task ended elsewhere (cancelled by its client, its key
@@ -340,16 +370,18 @@ enum EndedElsewhere {
     AtHeartbeat,
 }
 
-/// Drives `job` (running or looking at `claimed`) to its end while renewing the lease; on
-/// shutdown gives it `shutdown_grace`, then releases the task to another worker.
-async fn supervise(
+/// Drives `job` (running or looking at `claimed`) to its end while renewing the lease, and
+/// returns what it gave; on shutdown gives it `shutdown_grace`, then releases the task to another
+/// worker. None when the job was stopped: the task ended elsewhere, another attempt took it, or
+/// it was released.
+async fn supervise<T>(
     service: &Service,
     config: &WorkerConfig,
     claimed: &ClaimedJob,
-    job: impl std::future::Future<Output = Result<JobOutcome, service::ServiceError>>,
+    job: impl std::future::Future<Output = T>,
     mut shutdown: watch::Receiver<bool>,
     ended: EndedElsewhere,
-) {
+) -> Option<T> {
     let task_id = claimed.id().to_string();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     tokio::pin!(job);
@@ -361,10 +393,7 @@ async fn supervise(
         let grace = sleep_until_or_never(grace_deadline);
         let look = sleep_until_or_never(look_at);
         tokio::select! {
-            outcome = &mut job => {
-                log_outcome(&task_id, outcome);
-                return;
-            }
+            outcome = &mut job => return Some(outcome),
             // Some task ended (one of many): if it was this one (cancelled, or its key revoked),
             // the lease is gone and the job's process is stopped now. Looked at most a few times
             // a second, so a busy queue does not turn into a query per job per finished task.
@@ -376,7 +405,7 @@ async fn supervise(
                 last_look = tokio::time::Instant::now();
                 if let Ok(false) = service.runner().renew_lease(claimed, lease_ms).await {
                     tracing::info!(task = %task_id, "the job ended elsewhere (cancelled); stopping it");
-                    return;
+                    return None;
                 }
             }
             _ = heartbeat.tick() => {
@@ -385,7 +414,7 @@ async fn supervise(
                     Ok(true) => {}
                     Ok(false) => {
                         tracing::warn!(task = %task_id, "lease lost (another attempt took the job, or it was cancelled); abandoning this one");
-                        return;
+                        return None;
                     }
                     Err(e) => tracing::warn!(task = %task_id, error = %e, "lease renewal failed"),
                 }
@@ -398,7 +427,7 @@ async fn supervise(
                     Ok(_) => tracing::info!(task = %task_id, "released to the queue at shutdown"),
                     Err(e) => tracing::warn!(task = %task_id, error = %e, "release failed; the lease will lapse"),
                 }
-                return;
+                return None;
             }
         }
     }
