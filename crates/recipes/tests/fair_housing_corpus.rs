@@ -8,9 +8,9 @@
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
-/// The held-out corpus's figures on its one run (the fourteenth corpus, on the fourteenth version of
+/// The held-out corpus's figures on its one run (the fifteenth corpus, on the fourteenth version of
 /// the check; docs/recipes.md): flagged sentences missed, clean ones changed.
-const MAX_MISSES: usize = 17;
+const MAX_MISSES: usize = 22;
 const MAX_FALSE_ALARMS: usize = 6;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
