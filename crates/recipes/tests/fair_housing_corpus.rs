@@ -1,5 +1,5 @@
 //! The Fair Housing check measured on two corpora of listing sentences: `data/fair_housing_dev.tsv`,
-//! read while the check's phrase lists were written (the first thirteen held-out corpora joined it
+//! read while the check's phrase lists were written (the first fourteen held-out corpora joined it
 //! once measured), and `data/fair_housing_holdout.tsv`, written by someone who had not read the
 //! lists or any earlier corpus, after the lists were fixed, and never used to change them. A miss is a flagged sentence
 //! that is not flagged, or comes out still naming a protected class (judged by this file's own

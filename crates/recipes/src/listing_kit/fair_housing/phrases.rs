@@ -355,10 +355,14 @@ pub(super) const fn audience(pattern: &'static str, category: Category) -> Rule 
 
 /// The audience words, by category.
 pub(super) const AUDIENCE: &[Rule] = &[
-    audience(
-        r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
-        FamilialStatus,
-    ),
+    // An occupancy standard that counts an infant, as local codes do, is no preference.
+    Rule {
+        lawful_context: Lawful::in_sentence(&["per bedroom", "consistent with local", "occupancy code"]),
+        ..audience(
+            r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
+            FamilialStatus,
+        )
+    },
     // A "senior center" is a place; so are a "senior home" and a "retirement community club".
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
@@ -384,7 +388,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
     // people with disabilities grants what the law asks.
     Rule {
         unless_before: &["gardening", "coffee", "fitness", "shopping", "adrenaline", "gym", "news", "sports"],
-        lawful_context: Lawful::in_sentence(ANIMALS_EXEMPTED),
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
         ..audience(
             r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|care-?givers?|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
             Disability,
@@ -597,9 +601,11 @@ const fn unless_lawful(pattern: &'static str, category: Category) -> Rule {
     Rule { lawful_context: Lawful::in_sentence(LAWFUL_SCREENING), whole_word: true, ..drop_sentence(pattern, category) }
 }
 
-/// Words that exempt assistance animals from a pet rule: the rule then names disability to grant
-/// what the law asks, not to refuse it.
-const ANIMALS_EXEMPTED: &[&str] = &[
+/// Words that make naming a disability part of what the law asks: an assistance animal exempted
+/// from a pet rule, a reasonable accommodation or modification offered, a fixture installed on
+/// request, documentation asked for only where a disability is not obvious (each refused, "no
+/// reasonable accommodation", does not count).
+const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "except assistance",
     "except service",
     "except for assistance",
@@ -610,6 +616,12 @@ const ANIMALS_EXEMPTED: &[&str] = &[
     "excluding service",
     "other than assistance",
     "other than service",
+    "reasonable accommodation",
+    "reasonable modification",
+    "on request",
+    "upon request",
+    "not obvious",
+    "not readily apparent",
 ];
 
 /// Words that waive a deposit or fee for assistance animals: the rule then states what the law
@@ -772,7 +784,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Disability named by condition, and refused accommodations.
     audience(
-        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) (health|shape|condition)|in good (health|shape)|(can't|cannot|unable to) climb|(must not|cannot|can't|may not) (use|need|require|be in) (an? )?(wheel ?chairs?|walkers?|canes?|crutches|scooters?|oxygen)|(people|persons|tenants|anyone|those|someone) (in|using|with|who use|who need) (an? )?(wheel ?chairs?|walkers?|crutches|scooters?)|wheel chairs?|dementia|alzheimer'?s|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)",
+        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) (health|shape|condition)|in good (health|shape)|(can't|cannot|unable to) climb|(must not|cannot|can't|may not) (use|need|require|be in) (an? )?(wheel ?chairs?|walkers?|canes?|crutches|scooters?|oxygen)|(people|persons|tenants|anyone|those|someone) (in|using|with|who use|who need) (an? )?(wheel ?chairs?|walkers?|crutches|scooters?)|wheel chairs?|dementia|alzheimer'?s|hiv[- ]positive|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)",
         Disability,
     ),
     // Service animals counted in a no-pets rule ("welcome, including emotional support animals"
@@ -896,7 +908,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Health as a condition of renting, and disclosures of it.
     audience(
-        r"good (physical|mental)( and (physical|mental))? (health|shape|condition)|psychiatric (medications?|meds|treatment|care|conditions?|illness|disorders?|diagnos[ie]s)|(disclose|list|report|declare) (any |all |your )?(medications?|prescriptions|diagnos[ie]s|medical (conditions?|history)|health (conditions?|history))|(tenants|applicants|residents|renters|buyers|people|someone|anyone|who are|who is) (fully|completely|totally) independent",
+        r"good (physical|mental)( and (physical|mental))? (health|shape|condition)|psychiatric (medications?|meds|treatment|care|conditions?|illness|disorders?|diagnos[ie]s)|(disclose|list|report|declare) (any |all |your )?(prescription |current )?(medications?|prescriptions|diagnos[ie]s|medical (conditions?|history)|health (conditions?|history))|(tenants|applicants|residents|renters|buyers|people|someone|anyone|who are|who is) (fully|completely|totally) independent",
         Disability,
     ),
     // Accommodations and modifications refused, and service animals treated as pets.
@@ -904,11 +916,15 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(won't|will not|wouldn't|would not) be (needing|requiring|asking for|requesting) (any )?(special |reasonable )?(accommodations?|modifications?)|(unable to|not able to|cannot|can't|won't|will not|do not|don't|does not|doesn't|never|not) (allow|permit|approve|accept|install|make|add)(ing)? ([a-z-]+ ){0,3}(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts|(reasonable |special )?(modifications|accommodations))|(service|assistance|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?) (count|counts|are counted|will count|are treated as pets|are subject to|require (the |a )?(standard )?(pet )?(deposit|fee|rent)|pay (the |a )?(standard )?pet)",
         Disability,
     ),
-    // People by a condition of sense or body ("blind corner cabinets" are furniture).
-    audience(
-        r"(anyone|those|people|someone|persons|individuals|tenants|residents|applicants|buyers|renters) (who are |who is |that are )?(legally )?(blind|deaf|hard of hearing|visually impaired|hearing impaired|vision impaired)",
-        Disability,
-    ),
+    // People by a condition of sense or body ("blind corner cabinets" are furniture); alarms
+    // installed on request for them are provided for, not refused.
+    Rule {
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(
+            r"(anyone|those|people|someone|persons|individuals|tenants|residents|applicants|buyers|renters) (who are |who is |that are )?(legally )?(blind|deaf|hard of hearing|visually impaired|hearing impaired|vision impaired)",
+            Disability,
+        )
+    },
     // Age in words, and who would feel out of place.
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
@@ -1191,7 +1207,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(&["welcome"]),
         ..audience(
-            r"born (outside|abroad|overseas|elsewhere|out of|in another)|(tenants?|renters?|buyers?|applicants?|people|families|folks|residents?|anyone|immigrants) (from|out of) (india|china|mexico|africa|asia|korea|japan|vietnam|the philippines|pakistan|nigeria|somalia|haiti|jamaica|cuba|puerto rico|the middle east|russia|poland|ukraine|iran|iraq|syria|afghanistan|guatemala|honduras|el salvador|colombia|venezuela|brazil|other countries|another country|south america|central america|latin america|the caribbean|eastern europe)",
+            r"born (outside|abroad|overseas|elsewhere|out of|in another)|(tenants?|renters?|buyers?|applicants?|people|families|folks|residents?|anyone|immigrants|students) (from|out of) (india|china|mexico|africa|asia|korea|japan|vietnam|the philippines|pakistan|nigeria|somalia|haiti|jamaica|cuba|puerto rico|the middle east|russia|poland|ukraine|iran|iraq|syria|afghanistan|guatemala|honduras|el salvador|colombia|venezuela|brazil|other countries|another country|south america|central america|latin america|the caribbean|eastern europe|western europe|northern europe|southern europe|europe|scandinavia|the uk|england|ireland|germany|france|italy|greece|your country|your homeland|their country|their homeland|your part of the world)",
             RaceOrNationalOrigin,
         )
     },
@@ -1216,5 +1232,55 @@ pub(super) const DESCRIBED: &[Rule] = &[
     audience(
         r"(?-i:[SDGM]?[WBHJ][MF])s? (seeks?|seeking|wanted|only|pref(erred|ers)?|roommates?|rm|housemates?)|(seeks?|seeking|looking for|wants?|prefers?|pref) (an? )?(?-i:[SDGM]?[WBHJ][MF])",
         RaceOrNationalOrigin,
+    ),
+    // The fourteenth corpus: a voice or a name that "sounds" a class, an accent held against a
+    // caller, looking like the block, interpreters refused, fixtures and mobility aids kept out,
+    // prayer banned, a traditional household, foreign passports, "urban" tenants in quotes,
+    // victims of abuse refused, and buyers sent where there is "more diversity".
+    audience(
+        concat!(
+            r"(sound|sounds|sounded|sounding) (like (an? )?)?(",
+            class_of_a_person!(),
+            r")|(",
+            origin!(),
+            r"|foreign|heavy|thick|strong|ethnic) accents?",
+        ),
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"look(s)? like (the rest of|everyone else (on|in)|everybody else (on|in)|the other) (the |this )?(block|street|neighbou?rhood|building|residents|neighbou?rs|tenants|owners|families)|(no|without an?|not allow(ed)? an?|no outside) (interpreters?|translators?)( present| allowed| permitted)?",
+        RaceOrNationalOrigin,
+    ),
+    // A foreign passport held against an applicant ("any photo ID, including foreign passports"
+    // accepts it).
+    Rule {
+        lawful_context: Lawful::in_sentence(&["accept", "including", "welcome"]),
+        ..audience(
+            r"foreign passports?|(holding|with|who hold|on) (a |an )?(foreign|non-us|non-u\.s\.) (passports?|ids?|licen[cs]es?)",
+            RaceOrNationalOrigin,
+        )
+    },
+    audience(
+        r"(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts)( and [a-z ]{1,20})? ((are|is) not|aren't|isn't|aren’t|isn’t) (allowed|permitted|approved)|(motori[sz]ed scooters?|mobility scooters?|wheel ?chairs?|walkers)( (are|is|must be|will be|to be))? (banned|barred|not allowed|prohibited|forbidden|left|kept|parked|stored)",
+        Disability,
+    ),
+    audience(
+        r"(no|not|without|ban|bans|banned|prohibit|prohibits|prohibited)[^.;]{0,30}\b(prayer|worship|religious|bible) (gatherings?|meetings?|services?|groups?|circles?|study)|no (chanting|praying|prayers?)",
+        Religion,
+    ),
+    audience(
+        r"alternative lifestyles?|husband[- ](and|&)[- ]wife (households?|couples?|famil(y|ies)|only)|traditional (households?|couples?|marriages?)",
+        Sex,
+    ),
+    Rule {
+        lawful_context: Lawful::in_sentence(&["welcome", "regardless"]),
+        ..audience(
+            r"(applicants?|tenants?|renters?|anyone|those|people|residents?|buyers?) (with|who have|who has|holding) (a |an |any )?(protective|restraining) orders?|(domestic (violence|abuse)|abuse) (victims|survivors)",
+            Sex,
+        )
+    },
+    audience(
+        r"(no|not|without) .?urban.? (tenants?|renters?|people|types|folks|applicants?|buyers?|crowd|element)|(somewhere|someplace|an area|a neighbou?rhood|areas|neighbou?rhoods|a part of town|places?) with (more|less) (diversity|people like you)|(isn't|is not|isn’t) the (area|neighbou?rhood|block|part of town) for you",
+        Steering,
     ),
 ];
