@@ -357,7 +357,12 @@ pub(super) const fn audience(pattern: &'static str, category: Category) -> Rule 
 pub(super) const AUDIENCE: &[Rule] = &[
     // An occupancy standard that counts an infant, as local codes do, is no preference.
     Rule {
-        lawful_context: Lawful::in_sentence(&["per bedroom", "consistent with local", "occupancy code"]),
+        lawful_context: Lawful::in_sentence(&[
+            "consistent with local",
+            "local code",
+            "occupancy code",
+            "occupancy standard",
+        ]),
         ..audience(
             r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
             FamilialStatus,
@@ -1261,11 +1266,11 @@ pub(super) const DESCRIBED: &[Rule] = &[
         )
     },
     audience(
-        r"(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts)( and [a-z ]{1,20})? ((are|is) not|aren't|isn't|aren’t|isn’t) (allowed|permitted|approved)|(motori[sz]ed scooters?|mobility scooters?|wheel ?chairs?|walkers)( (are|is|must be|will be|to be))? (banned|barred|not allowed|prohibited|forbidden|left|kept|parked|stored)",
+        r"(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts)( and [a-z ]{1,20})? ((are|is) not|aren't|isn't|aren’t|isn’t) (allowed|permitted|approved)|(motori[sz]ed scooters?|mobility scooters?|wheel ?chairs?|walkers)( (are|is))? (banned|barred|not allowed|prohibited|forbidden)|(motori[sz]ed scooters?|mobility scooters?|wheel ?chairs?|walkers) (must|will|are to) be (left|kept|parked|stored)",
         Disability,
     ),
     audience(
-        r"(no|not|without|ban|bans|banned|prohibit|prohibits|prohibited)[^.;]{0,30}\b(prayer|worship|religious|bible) (gatherings?|meetings?|services?|groups?|circles?|study)|no (chanting|praying|prayers?)",
+        r"(no|ban|bans|banned|prohibit|prohibits|prohibited)[^.;]{0,30}\b(prayer|worship|religious|bible) (gatherings?|meetings?|services?|groups?|circles?|study)|(prayer|worship|religious|bible) (gatherings?|meetings?|services?|groups?|circles?|study) (are |is )?(not (allowed|permitted)|banned|prohibited|forbidden)|no (chanting|praying|prayers?)",
         Religion,
     ),
     audience(
