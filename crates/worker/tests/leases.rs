@@ -315,3 +315,69 @@ async fn one_claim_fills_the_free_slots_within_each_keys_share() {
         assert!(started[second] >= first_ended, "{backend:?}: the key's second job started before its first ended");
     }
 }
+
+/// A job's slot goes back once its work is done, before its end is recorded: with one slot, while
+/// the first job's end waits for its account's row (held by another session), the next job is
+/// already claimed. Both end once, billed once, when the row is free again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_slot_goes_back_before_its_jobs_end_is_recorded() {
+    let f = fixture(storage::Backend::Postgres).await;
+    let other_name = storage::new_id("acct");
+    f.service.operator().create_account(&other_name, false).await.expect("account");
+    let other_secret = f.service.operator().create_key(&other_name, None, None).await.expect("key").secret;
+    let other = f.service.api().authenticate(Some(&other_secret)).await.expect("caller");
+    let tts = |prompt: &str| request("tts", serde_json::json!({ "prompt": prompt }));
+    let first = f.service.api().submit(&f.caller, tts("first")).await.unwrap();
+    let second = f.service.api().submit(&other, tts("second")).await.unwrap();
+    let first_account = f.service.database().task(&first.id).unwrap().unwrap().account_id;
+
+    // Another session holds the first job's account row for a few seconds, as a long settlement
+    // or a burst of that account's submits would.
+    let holder = std::process::Command::new("psql")
+        .args(["-q", "-X", &f._db.url, "-c"])
+        .arg(format!(
+            "BEGIN; SELECT id FROM accounts WHERE id = '{first_account}' FOR UPDATE; SELECT pg_sleep(6); COMMIT;"
+        ))
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("psql");
+    let holding = || {
+        let sql = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(6)%' \
+                   AND query NOT LIKE '%pg_stat_activity%'";
+        let out = std::process::Command::new("psql").args(["-Atq", "-X", &f._db.url, "-c", sql]).output();
+        out.is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "1")
+    };
+    for _ in 0..100 {
+        if holding() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(holding(), "the other session holds the account's row");
+
+    let mut config = worker_config(Duration::from_secs(30), Duration::from_secs(10));
+    config.concurrency = 1;
+    let running = start_worker(f.service.clone(), config);
+    let mut claimed_while_first_unrecorded = false;
+    for _ in 0..60 {
+        let first_now = f.service.database().task(&first.id).unwrap().unwrap();
+        let second_now = f.service.database().task(&second.id).unwrap().unwrap();
+        if first_now.status == "running" && second_now.attempt >= 1 {
+            claimed_while_first_unrecorded = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(claimed_while_first_unrecorded, "the second job waited for the first one's end to be recorded");
+
+    let mut holder = holder;
+    assert!(holder.wait().expect("psql").success());
+    for (id, caller) in [(&first.id, &f.caller), (&second.id, &other)] {
+        let task = wait_terminal(&f.service, caller, id).await;
+        assert_eq!(task.status, domain::TaskStatus::Succeeded);
+        let ledger = f.service.database().task_ledger(id).unwrap();
+        assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1, "charged exactly once");
+    }
+    assert_eq!(f.service.operator().verify_ledger().await.unwrap(), vec![]);
+    running.stop().await;
+}
