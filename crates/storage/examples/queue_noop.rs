@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use storage::{new_id, Database, NewTask, RunningShares, WebhookChoice};
 
 const CLIENTS: usize = 32;
+/// Ends settled with their slot already back, at most: the worker's `RECORDING_PLACES`.
+const RECORDING_PLACES: usize = 64;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -62,15 +64,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     // One worker with WORKERS slots, as the worker binary runs: whenever slots are free it claims
     // that many tasks in one claim, and each runs (does nothing) on a slot of its own. The slot
-    // goes back before the end is settled while fewer than WORKERS ends are being settled (else
-    // after), and ends that meet are settled together: so a job is with a slot thread from its
-    // claim to its settlement, at most twice WORKERS at once.
+    // goes back before the end is settled while fewer than RECORDING_PLACES ends are being
+    // settled (else after), and ends that meet are settled together: so a job is with a slot
+    // thread from its claim to its settlement, at most WORKERS + RECORDING_PLACES at once.
     let (claim_time, settle_time) = (Arc::new(Timings::default()), Arc::new(Timings::default()));
     let free_slots = Arc::new((Mutex::new(workers), Condvar::new()));
-    let recording_places = Arc::new(AtomicUsize::new(workers));
+    let recording_places = Arc::new(AtomicUsize::new(RECORDING_PLACES));
     let (to_slots, slot_queue) = std::sync::mpsc::channel::<storage::ClaimedTask>();
     let slot_queue = Arc::new(Mutex::new(slot_queue));
-    let slots: Vec<_> = (0..2 * workers)
+    let slots: Vec<_> = (0..workers + RECORDING_PLACES)
         .map(|_| {
             let (db, finished, free_slots, slot_queue, settle_time, recording_places) = (
                 db.clone(),
@@ -149,11 +151,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
     };
     let worker_threads: Vec<_> = std::iter::once(claimer).chain(slots).collect();
-    for thread in clients.into_iter().chain(worker_threads) {
+    for thread in clients {
+        thread.join().map_err(|_| "a thread panicked")??;
+    }
+    let submitted = started.elapsed().as_secs_f64();
+    for thread in worker_threads {
         thread.join().map_err(|_| "a thread panicked")??;
     }
     let seconds = started.elapsed().as_secs_f64();
-    println!("claims: {claim_time}; settlements: {settle_time}");
+    println!("submitted in {submitted:.2} s; claims: {claim_time}; settlements: {settle_time}");
     println!("ours enqueue-claim-complete: {jobs} jobs in {seconds:.2} s, {:.0} jobs/s", jobs as f64 / seconds);
     Ok(())
 }

@@ -126,14 +126,20 @@ pub async fn termination_signal() {
     }
 }
 
+/// Jobs whose work is done and whose slot went back while their end is recorded, at most. Ends
+/// recorded together share a transaction (`storage`'s group commit takes up to 64 at once), so
+/// short jobs that end faster than one transaction commits are recorded in batches instead of one
+/// commit per slot; past this many, a job keeps its slot until its end is recorded, so a database
+/// that falls behind slows the claims down. A worker killed meanwhile leaves these jobs to their
+/// leases: run again, billed once.
+pub const RECORDING_PLACES: usize = 64;
+
 /// Runs jobs until `shutdown` turns true, then stops claiming, gives running jobs
 /// `shutdown_grace` to finish and releases the rest to the queue.
 pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Receiver<bool>) {
     service::metrics::install();
     let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
-    // Jobs whose work is done and whose slot went back while their end is recorded: as many as
-    // there are slots, so a database that falls behind slows the claims down.
-    let recording = Arc::new(Semaphore::new(config.concurrency.max(1)));
+    let recording = Arc::new(Semaphore::new(RECORDING_PLACES));
     let mut running = JoinSet::new();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     let waker = service.clone();
