@@ -1,5 +1,5 @@
 //! The Fair Housing check measured on two corpora of listing sentences: `data/fair_housing_dev.tsv`,
-//! read while the check's phrase lists were written (the first fourteen held-out corpora joined it
+//! read while the check's phrase lists were written (the first sixteen held-out corpora joined it
 //! once measured), and `data/fair_housing_holdout.tsv`, written by someone who had not read the
 //! lists or any earlier corpus, after the lists were fixed, and never used to change them. A miss is a flagged sentence
 //! that is not flagged, or comes out still naming a protected class (judged by this file's own
@@ -8,10 +8,11 @@
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
-/// The held-out corpus's figures on its one run (the fifteenth corpus, on the fourteenth version of
-/// the check; docs/recipes.md): flagged sentences missed, clean ones changed.
+/// The held-out corpus's figures on its run before its lines were read (the sixteenth corpus, on
+/// the sixteenth version as written from the fifteenth; docs/recipes.md): flagged sentences
+/// missed, clean ones changed.
 const MAX_MISSES: usize = 22;
-const MAX_FALSE_ALARMS: usize = 6;
+const MAX_FALSE_ALARMS: usize = 2;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in

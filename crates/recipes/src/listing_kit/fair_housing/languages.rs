@@ -1,5 +1,6 @@
 //! Listings written in the languages US listings are most often written in besides English
-//! (Spanish, Chinese, Vietnamese, Korean, Tagalog, Portuguese, French, German): the words that name people
+//! (Spanish, Chinese, Vietnamese, Korean, Tagalog, Portuguese, French, German, Italian, Polish,
+//! Russian, Arabic, Japanese, Hindi): the words that name people
 //! by a protected class. The check does not parse these languages, so it cannot tell a
 //! description from a preference around such a word; a sentence holding one is dropped, as an
 //! English sentence still naming a class is. Words that describe a home ("sala familiar",
@@ -115,6 +116,80 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         r"nacid[oa]s? en (los )?(estados unidos|ee\.? ?uu\.?|este pa[ií]s|m[eé]xico|am[eé]rica)|(solo|s[oó]lo) ciudadanos",
         RaceOrNationalOrigin,
     ),
+    // Spanish: papers as a proxy for origin.
+    audience(
+        r"(con|sin|tengan|tenga) papeles|papeles (en regla|legales|al d[ií]a)|documentad[oa]s",
+        RaceOrNationalOrigin,
+    ),
+    // Italian.
+    audience(
+        r"bambin[ie]|figli|neonati|minorenni|incint[ae]|(solo|soltanto) (per )?adulti|coppie senza figli|senza (bambini|figli)",
+        FamilialStatus,
+    ),
+    audience(r"(solo|soltanto) (per )?(donne|uomini|ragazze|ragazzi|signore|signori)|donne|uomini", Sex),
+    audience(r"anziani|pensionati|giovani", Age),
+    audience(r"disabili|handicappati|invalidi|malati mentali|sedia a rotelle", Disability),
+    audience(
+        r"stranieri|extracomunitari|immigrati|(solo|soltanto) (per )?italiani|italiani|cittadin(i|anza)|razza|colore della pelle|(persone|inquilini|famiglie) (bianch[ie]|ner[ie])",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"cristiani|cattolici|ebrei|musulmani|atei|praticanti", Religion),
+    // Polish.
+    audience(
+        r"dzieci|dzieckiem|dziećmi|niemowl\w*|w ciąży|ciężarn\w*|(tylko|wyłącznie) (dla )?dorosłych|bez dzieci",
+        FamilialStatus,
+    ),
+    audience(
+        r"(tylko|wyłącznie) (dla )?(kobiet|mężczyzn|pań|panów|studentek|studentów)|kobiet(y|om)?|mężczyzn\w*",
+        Sex,
+    ),
+    audience(r"emeryt\w*|(osób|osoby|osobom) starsz\w*|młodzież\w*", Age),
+    audience(r"niepełnosprawn\w*|inwalid\w*|wózk\w* inwalidzk\w*", Disability),
+    audience(
+        r"(tylko|wyłącznie) (dla )?(polaków|polek|polakom|obywateli)|polaków|cudzoziem\w*|obcokrajowc\w*|imigrant\w*|obywatel(stwo|stwa)|kolor skóry|ras(a|y|ę)",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"katolik\w*|chrześcijan\w*|muzułman\w*|żyd(zi|ów|om)|wierząc\w*|ateist\w*", Religion),
+    // Russian (Cyrillic has word boundaries; its endings change, so a stem is read).
+    audience(
+        r"дет(и|ей|ям|ьми)|ребён\w*|ребен\w*|младен\w*|беременн\w*|(только )?(для )?взрослых|без детей|семь(и|ям|ей) с детьми",
+        FamilialStatus,
+    ),
+    audience(r"(только )?(для )?(женщин|мужчин|девушек|девушке|девушки|парней|парню)|женщин\w*|мужчин\w*", Sex),
+    audience(r"пенсионер\w*|пожил\w*|молодёж\w*|молодеж\w*|молод(ым|ые|ых) (людям|семьям|парам)", Age),
+    audience(r"инвалид\w*|колясоч\w*|психически\w* больн\w*", Disability),
+    audience(
+        r"славян\w*|русским|(только )?(для )?(русских|граждан)|иностран\w*|мигрант\w*|приезж\w*|гражданств\w*|национальност\w*|цвет кожи|кавказц\w*|азиат\w*|(без|нужна|с) регистраци\w*",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"христиан\w*|православн\w*|мусульман\w*|евре\w*|католик\w*|верующ\w*", Religion),
+    // Arabic: prefixes ("the", "for the", "and") join the word, so a stem is read inside its word.
+    audience(r"\p{Arabic}*(أطفال|طفل|عائل|أسر|حامل|عزاب|متزوج)\p{Arabic}*", FamilialStatus),
+    audience(r"\p{Arabic}*(نساء|رجال|سيدات|بنات|شباب)\p{Arabic}*", Sex),
+    audience(r"\p{Arabic}*(مسلم|مسيحي|يهود|مسلمين|المسلمة)\p{Arabic}*", Religion),
+    audience(r"\p{Arabic}*(أجانب|أجنبي|جنسي|عرب|بيض|سود|مواطن)\p{Arabic}*", RaceOrNationalOrigin),
+    audience(r"\p{Arabic}*(معاق|إعاقة|الاحتياجات الخاصة|كبار السن)\p{Arabic}*", Disability),
+    // Japanese: words run together with kana, so a word is read inside its run.
+    audience(
+        r"[\p{Han}\p{Hiragana}\p{Katakana}]*(子供|子ども|お子様|乳児|妊婦)[\p{Han}\p{Hiragana}\p{Katakana}]*",
+        FamilialStatus,
+    ),
+    audience(r"[\p{Han}\p{Hiragana}\p{Katakana}]*(女性|男性|女子|男子)[\p{Han}\p{Hiragana}\p{Katakana}]*", Sex),
+    audience(
+        r"[\p{Han}\p{Hiragana}\p{Katakana}]*(外国人|日本人|国籍)[\p{Han}\p{Hiragana}\p{Katakana}]*",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"[\p{Han}\p{Hiragana}\p{Katakana}]*(高齢者|障害|障がい|車椅子)[\p{Han}\p{Hiragana}\p{Katakana}]*",
+        Disability,
+    ),
+    // Hindi.
+    audience(r"\p{Devanagari}*(बच्च|परिवार|गर्भवती)\p{Devanagari}*", FamilialStatus),
+    audience(r"\p{Devanagari}*(महिला|पुरुष|लड़कि|लड़के)\p{Devanagari}*", Sex),
+    audience(r"\p{Devanagari}*(मुस्लिम|मुसलमान|हिंदू|हिन्दू|ईसाई|सिख|शाकाहारी|जैन)\p{Devanagari}*", Religion),
+    audience(r"\p{Devanagari}*(विदेशी|जाति|गोरे|काले)\p{Devanagari}*", RaceOrNationalOrigin),
+    audience(r"\p{Devanagari}*(विकलांग)\p{Devanagari}*", Disability),
+    audience(r"\p{Devanagari}*(बुजुर्ग|वरिष्ठ नागरिक)\p{Devanagari}*", Age),
     // Chinese and Korean listings: a run of characters naming children, a sex, an age, a
     // people, skin, a faith or a disability. (Neither script puts a word boundary inside the
     // run, and Korean joins its particles to the word, so a rule reads the whole run.)

@@ -104,7 +104,23 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     let diplomas = possessive
                         && m.as_str().eq_ignore_ascii_case("bachelor")
                         && matches!(next, "and" | "or" | "&" | "program" | "programs");
-                    let ordinary = other_word || compound || a_number || diplomas || c.rule.unless_next.contains(&next);
+                    // "Families welcome", "Children are welcome": households with children
+                    // welcomed, not preferred ("Only families welcome" is a preference).
+                    let welcome = |word: Option<&str>| {
+                        word.is_some_and(|w| {
+                            let w = w.trim_end_matches([',', ';', ':', '!', '.']);
+                            w.eq_ignore_ascii_case("welcome") || w.eq_ignore_ascii_case("welcomed")
+                        })
+                    };
+                    let welcomed = c.rule.category == Category::FamilialStatus
+                        && !word_before.eq_ignore_ascii_case("only")
+                        && (welcome(Some(next)) || (matches!(next, "are" | "always") && welcome(second)));
+                    let ordinary = other_word
+                        || compound
+                        || a_number
+                        || diplomas
+                        || welcomed
+                        || c.rule.unless_next.contains(&next);
                     !ordinary
                         && !lawful_in_context(text, m.range(), c.rule)
                         && !states_equal_opportunity(text, m.range())

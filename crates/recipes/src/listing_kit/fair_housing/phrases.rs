@@ -151,8 +151,15 @@ pub(super) const RULES: &[Rule] = &[
     },
     drop_sentence(r"no (children|kids|minors|infants|teenagers)", FamilialStatus),
     drop_sentence(r"(adults?|grown-?ups?|couples|singles)[- ]only", FamilialStatus),
-    drop_sentence(r"child[- ]?free|not suitable for (children|kids)", FamilialStatus),
-    replace(r"adult (community|living|building|complex)", FamilialStatus, "$1"),
+    drop_sentence(
+        r"(child|children|kid|kids|toddler|toddlers|baby|babies|infant|teen)[- ]?free|not suitable for (children|kids)",
+        FamilialStatus,
+    ),
+    // "An active adult community operated under HOPA" is housing for older persons.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..replace(r"adult (community|living|building|complex)", FamilialStatus, "$1")
+    },
     // Age.
     suits(
         r"(perfect|ideal|great) for (empty[- ]nesters|retirees|seniors|the elderly|older (buyers|couples|people)|young professionals)",
@@ -235,7 +242,23 @@ pub(super) const RULES: &[Rule] = &[
         Steering,
         "$1 surroundings",
     ),
-    replace(r"private community", Steering, "community"),
+    // "A private community pool" is the residents' own.
+    Rule {
+        unless_next: &[
+            "pool",
+            "pools",
+            "clubhouse",
+            "gym",
+            "park",
+            "beach",
+            "dock",
+            "garden",
+            "gardens",
+            "center",
+            "room",
+        ],
+        ..replace(r"private community", Steering, "community")
+    },
     drop_sentence(r"(restricted|selective) (community|neighborhood|neighbourhood|buyers?)", Steering),
 ];
 
@@ -406,7 +429,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "agents", "agent", "staff", "team", "we",
         ],
         ..audience(
-            r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks|applicants?|renters?|residents?|clients?|customers?|callers?|neighbou?rs|occupants?) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|light|dark|pale|olive|white|black|brown)[- ](complexion(ed)?|complected|skin(ned)?)|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
+            r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks|applicants?|renters?|residents?|clients?|customers?|callers?|neighbou?rs|occupants?) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|fairer|light|lighter|dark|darker|pale|paler|olive|white|black|brown|browner)[- ](complexion(ed)?|complected|skin(ned)?)|(with|has|have|having) (fair|fairer|light|lighter|dark|darker|pale|paler|olive|brown) skin|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)(-americans?)?|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
             RaceOrNationalOrigin,
         )
     },
@@ -462,6 +485,7 @@ const OLDER_PERSONS_WORDS: &[&str] = &[
     "62-and-older",
     "62+",
     "hopa",
+    "intended and operated for occupancy by",
     "housing for older persons",
     "age-restricted",
     "age restricted",
@@ -471,7 +495,7 @@ const OLDER_PERSONS_WORDS: &[&str] = &[
 /// A person or a group of people, as a listing names whom it is for.
 macro_rules! people {
     () => {
-        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele|clients?|customers?|prospects?|callers?|leads|walk-ins|visitors|inquirers)"
+        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele|clients?|customers?|prospects?|callers?|leads|walk-ins|visitors|inquirers|nurses?|doctors?|physicians?|workers?|engineers?|employees?|teachers?|nann(y|ies)|expats?|nationals)"
     };
 }
 
@@ -918,7 +942,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Accommodations and modifications refused, and service animals treated as pets.
     audience(
-        r"(won't|will not|wouldn't|would not) be (needing|requiring|asking for|requesting) (any )?(special |reasonable )?(accommodations?|modifications?)|(unable to|not able to|cannot|can't|won't|will not|do not|don't|does not|doesn't|never|not) (allow|permit|approve|accept|install|make|add)(ing)? ([a-z-]+ ){0,3}(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts|(reasonable |special )?(modifications|accommodations))|(service|assistance|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?) (count|counts|are counted|will count|are treated as pets|are subject to|require (the |a )?(standard )?(pet )?(deposit|fee|rent)|pay (the |a )?(standard )?pet)",
+        r"(won't|will not|wouldn't|would not) be (needing|requiring|asking for|requesting) (any )?(special |reasonable )?(accommodations?|modifications?)|(unable to|not able to|cannot|can't|won't|will not|do not|don't|does not|doesn't|never|not) (allow|permit|approve|accept|install|make|add)(ing)? ([a-z-]+ ){0,3}(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts|(reasonable |special )?(modifications|accommodations))|(service|assistance|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?) (count|counts|are counted|will count|are treated as pets|are subject to|require (the |a )?(same |standard |usual |regular |full )?(\$?[\d,]+ )?(pet )?(deposit|fee|rent)|pay (the |a )?(same |standard |usual |regular |full )?(\$?[\d,]+ )?pet)",
         Disability,
     ),
     // People by a condition of sense or body ("blind corner cabinets" are furniture); alarms
@@ -950,7 +974,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Religion by membership, observance and the things of a faith.
     audience(
-        r"parishioners?|congregants?|(fellow|other) (believers|worshippers|churchgoers|members of (my|our|the) (church|parish|congregation|faith))|(mention|list|tell us|share|name) your (parish|church|congregation|faith|religion|denomination|place of worship)|mezuzahs?|(religious|holy) (items|symbols|displays|decorations|icons|articles|objects)|crucifix(es)?|traditional values|(attend|attends|go to|goes to) (church|services|mass|temple|mosque|synagogue) regularly",
+        r"parishioners?|congregants?|(fellow|other) (believers|worshippers|churchgoers|members of (my|our|the) (church|parish|congregation|faith))|(mention|list|tell us|share|name|state|give|provide|write|indicate|disclose|enter) your (parish|church|congregation|faith|religion|denomination|place of worship)|mezuzahs?|(religious|holy) (items|symbols|displays|decorations|icons|articles|objects)|crucifix(es)?|traditional values|(attend|attends|go to|goes to) (church|services|mass|temple|mosque|synagogue) regularly",
         Religion,
     ),
     // Race and origin by names, hair, language and belonging.
@@ -972,7 +996,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     },
     // Make-up and sameness: demographics, people who look alike, a place that never changes.
     audience(
-        r"demographics?|demographically|(share|shares|sharing|have|has|of) (the same|a similar|a common|similar) (background|heritage|ethnicity|culture|roots|ancestry|backgrounds)|looks? (a lot |just |exactly |pretty much )?like (you and me|me and you|us)|looks? (a lot|just|exactly) like you|(people|folks|neighbou?rs|families) like (us|you and me|ourselves)|(area|neighbou?rhood|block|street|town|community) has (stayed|remained) the same|before (the|this) (part of (town|the city)|neighbou?rhood|area|block|street|town|city) changes|starts? looking like (the )?(east|west|north|south) side|certain (kind|type|sort|class) of (tenants?|people|buyers?|renters?|residents?|neighbou?rs|persons?|folks|clientele)|(match|matches|fit|fits|suit|suits|in keeping with|reflect|reflects) the (character|makeup|make-up|profile|culture|tone) of the (community|neighbou?rhood|area|block|street|building)|only show (this|the) (home|house|unit|property|listing) to",
+        r"demographics?|demographically|(share|shares|sharing|have|has|of) (the same|a similar|a common|similar) (background|heritage|ethnicity|culture|roots|ancestry|backgrounds)|looks? (a lot |just |exactly |pretty much )?like (you and me|me and you|us)|looks? (a lot|just|exactly) like you|(people|folks|neighbou?rs|families) like (us|you and me|ourselves)|(where|with|among) (people|folks|families|others) like you|(area|neighbou?rhood|block|street|town|community) has (stayed|remained) the same|before (the|this) (part of (town|the city)|neighbou?rhood|area|block|street|town|city) changes|starts? looking like (the )?(east|west|north|south) side|certain (kind|type|sort|class) of (tenants?|people|buyers?|renters?|residents?|neighbou?rs|persons?|folks|clientele)|(match|matches|fit|fits|suit|suits|in keeping with|reflect|reflects) the (character|makeup|make-up|profile|culture|tone) of the (community|neighbou?rhood|area|block|street|building)|only show (this|the) (home|house|unit|property|listing) to",
         Steering,
     ),
     // A place that never changes ("the building hasn't changed hands" is a sale).
@@ -1159,7 +1183,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
         ..audience(
-            r"(ages?|aged) \d\d ?(-|–|—|to) ?\d\d|\d\d ?(-|–|—) ?\d\d ?(y/?o|yrs? old|year[- ]olds)|(both|all) (of them |occupants |residents |tenants |people |persons )?must be (over|older than|above) \d\d|(occupants|residents) must (all )?be (over|older than|above) \d\d",
+            r"(ages?|aged) \d\d ?(-|–|—|to) ?\d\d|\d\d ?(-|–|—) ?\d\d ?(y/?o|yrs? old|year[- ]olds)|(both|all|every|each) (of them |occupants? |residents? |tenants? |people |persons |household members? )?must be (over|older than|above) \d\d|(all|every|each) (occupants?|residents?|household members?|people living (here|there|in the (unit|home|house|apartment))) must be \d\d|(occupants|residents) must (all )?be (over|older than|above) \d\d",
             Age,
         )
     },
@@ -1235,7 +1259,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Personals shorthand for race and sex ("WM seeks WM roommate", "SWF only"), in capitals.
     audience(
-        r"(?-i:[SDGM]?[WBHJ][MF])s? (seeks?|seeking|wanted|only|pref(erred|ers)?|roommates?|rm|housemates?)|(seeks?|seeking|looking for|wants?|prefers?|pref) (an? )?(?-i:[SDGM]?[WBHJ][MF])",
+        r"(?-i:[SDGM]?[WBHJ][MF])s? (seeks?|seeking|wanted|only|pref(erred|ers)?|roommates?|rm|housemates?)|(seeks?|seeking|looking for|wants?|prefers?|pref) (an? )?(?-i:[SDGM]?[WBHJ][MF])|(ideal|perfect|great|best|suits?|for|4) (an? )?(?-i:[SDGM][WBHJ][MF])",
         RaceOrNationalOrigin,
     ),
     // The fourteenth corpus: a voice or a name that "sounds" a class, an accent held against a
@@ -1288,4 +1312,50 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(no|not|without) .?urban.? (tenants?|renters?|people|types|folks|applicants?|buyers?|crowd|element)|(somewhere|someplace|an area|a neighbou?rhood|areas|neighbou?rhoods|a part of town|places?) with (more|less) (diversity|people like you)|(isn't|is not|isn’t) the (area|neighbou?rhood|block|part of town) for you",
         Steering,
     ),
+    // The fifteenth corpus: a first language or a country of birth asked about, papers, a wink
+    // at what is meant, pronouns refused, a parish kept to itself.
+    audience(
+        r"(whose|with a|their|his|her|your) (first|native|primary|mother) (language|tongue)|(country|place) of (birth|origin)|birthplace|(if you )?catch my drift|if you know what i mean|(wink,? ?){2}|nudge,? nudge",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(doesn't|does not|don't|do not|won't|will not|no) (do |use |respect |honou?r |deal with |go by )?(the whole |the |any |preferred )?pronouns?( thing)?|conventional (tenants?|renters?|couples?|famil(y|ies)|households?|people|folks|lifestyles?)",
+        Sex,
+    ),
+    audience(
+        r"(sold|rented|leased|offered|shown|listed) (outside|beyond) (the|our|their|this) (parish|congregation|faith|church|synagogue|temple|mosque|fellowship)",
+        Religion,
+    ),
+    // Mental health by diagnosis, a physical test at showings, assistance animals refused or
+    // charged as pets, mobility aids and children's things refused.
+    audience(
+        r"(history|diagnos[ie]s|record|records|treatment) (of|for) (depression|anxiety|bipolar|schizophrenia|ptsd|mental illness|psychiatric|addiction|substance abuse)|(depression|anxiety|panic|eating|personality) (disorders?|history|diagnos[ie]s)|(stairs?|physical|fitness|mobility|agility|walking|strength) (tests?|checks?|exams?|evaluations?|assessments?)|not (have|bring|keep|own) (a |an |any )?(service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)|(esas?|(service|assistance|emotional[- ]support|support|guide|therapy) (animals?|dogs?)) (are |is )?not (recognized|recognised|honou?red|exempt|acknowledged)|no (walkers|canes|crutches|wheelies|mobility aids|mobility scooters)",
+        Disability,
+    ),
+    audience(
+        r"(tricycles?|trikes?|cribs?|playpens?|strollers?|bassinets?|high ?chairs?|car seats?|baby gates?|changing tables?)(,? (and |or )?(tricycles?|trikes?|cribs?|playpens?|strollers?|bassinets?|high ?chairs?|car seats?|baby gates?|changing tables?))* (are |is )?(not (permitted|allowed|welcome)|prohibited|banned|forbidden)",
+        FamilialStatus,
+    ),
+    // The sixteenth corpus: classes asked about, one race kept, native speakers, slurs and
+    // codes for origin and colour, people "of good stock", a class named before "only", refusals
+    // in the present tense, sex to match appearance.
+    audience(
+        r"ask(s|ed|ing)? (each |every |all |the |any )?(applicants?|tenants?|renters?|buyers?|callers?|prospects?|occupants?) (for|about) (their|his|her|your) (pronouns|gender|sex|sexual orientation|religion|faith|race|ethnicity|nationality|national origin|citizenship|immigration status|country of (birth|origin)|native language|disabilit(y|ies)|medical conditions|diagnos[ie]s|age|marital status|pregnancy|plans for children|family plans)|(legal|biological) (sex|gender)|(sex|gender) (must |should )?match(es)? (their|his|her|the|an applicant's) (appearance|looks|id)|friends? of dorothy",
+        Sex,
+    ),
+    audience(
+        r"(all|entirely|only|exclusively) (of )?(one|the same|a single) (race|colou?r|ethnicity|religion|faith|nationality|background)|native speakers? (of [a-z]+)?|(?-i:FOB)s? (tenants?|renters?|people|families|applicants?|folks|types|buyers?)|fresh off the (boat|plane)|(of|from) (good |fine |pure |old |solid |sturdy )?(european|anglo|anglo-saxon|nordic|northern european|western european|white|american|english|german|irish|scandinavian|pioneer|colonial|yankee) stock|of (good|fine|pure|solid|sturdy) stock|(pale|fair|white|dark|light|brown|darker|lighter) like (me|us|him|her|them|mine|ours)|paper[- ]bag test|high[- ]yellow|redbones?|(nobody|no one|anyone|no-one|nothing) (darker|lighter|browner|paler|blacker|whiter) than|(applicants?|tenants?|people|persons|families|buyers|renters|residents|folks|anyone|those|someone) of [a-z]+ (origin|origins|background|roots)",
+        RaceOrNationalOrigin,
+    ),
+    audience(concat!(origin!(), r"s?[- ]only"), RaceOrNationalOrigin),
+    unless_lawful(
+        r"not (renting|selling|leasing|showing)( (it|this|the) (unit|home|house|apartment|property|place|room|space))? to",
+        Steering,
+    ),
+    audience(
+        r"psych(iatric)? meds|(on|taking|takes?) (any )?(psych|psychiatric|mental health|antipsychotic|antidepressant|anti-anxiety)s? (meds|medications?|drugs)|antidepressants|antipsychotics",
+        Disability,
+    ),
+    audience(r"gents?", Sex),
+    audience(r"dinks?[- ](friendly|only|preferred|wanted|welcome)", FamilialStatus),
 ];
