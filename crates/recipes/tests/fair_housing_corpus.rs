@@ -8,11 +8,10 @@
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
-/// The held-out corpus's figures on its run before its lines were read (the sixteenth corpus, on
-/// the sixteenth version as written from the fifteenth; docs/recipes.md): flagged sentences
-/// missed, clean ones changed.
-const MAX_MISSES: usize = 22;
-const MAX_FALSE_ALARMS: usize = 2;
+/// The held-out corpus's figures on its one run (the seventeenth corpus, on the sixteenth version
+/// of the check; docs/recipes.md): flagged sentences missed, clean ones changed.
+const MAX_MISSES: usize = 19;
+const MAX_FALSE_ALARMS: usize = 5;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in
