@@ -319,6 +319,8 @@ mod tests {
         assert_eq!(cleaned, "Walking distance to local landmarks and the beach.");
         let (cleaned, _) = check("Steps from Temple Beth El, with parking.");
         assert_eq!(cleaned, "Steps from local landmarks, with parking.");
+        let (cleaned, _) = check("Within walking distance of Temple Beth El and the park.");
+        assert_eq!(cleaned, "Within walking distance of local landmarks and the park.");
         let (cleaned, _) = check("Perfect for families who love the outdoors.");
         assert_eq!(cleaned, "Perfect for those who love the outdoors.");
         let (cleaned, _) = check("Walking distance to the Church of St. Paul and the park.");

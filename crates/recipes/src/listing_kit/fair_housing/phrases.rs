@@ -175,7 +175,7 @@ pub(super) const RULES: &[Rule] = &[
         takes_name: true,
         unless_next: PLACE_NAMES,
         ..replace(
-            r"(walking distance|steps|minutes|close|near|nearby) (to|from)? ?(the |a )?((st\. |saint |[a-z'’]+ ){0,4})(church|cathedral|synagogue|mosque|temple|chapel)",
+            r"(walking distance|steps|minutes|close|near|nearby) (to|from|of)? ?(the |a )?((st\. |saint |[a-z'’]+ ){0,4})(church|cathedral|synagogue|mosque|temple|chapel)",
             Religion,
             "$1 $2 local landmarks",
         )
