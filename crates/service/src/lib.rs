@@ -49,6 +49,7 @@ pub use job_process::{ChildJobs, JobIsolation, CHILD_COMMAND};
 pub use recipes::SyncOutcome;
 pub use retention::Swept;
 pub use signing::UrlSigner;
+pub use storage::ENDS_PER_COMMIT;
 pub use webhook_delivery::{KeyWebhookSettings, WebhookSettings};
 
 use domain::Usd;

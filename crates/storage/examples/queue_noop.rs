@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use storage::{new_id, Database, NewTask, RunningShares, WebhookChoice};
 
 const CLIENTS: usize = 32;
-/// Ends settled with their slot already back, at most: the worker's `RECORDING_PLACES`.
-const RECORDING_PLACES: usize = 64;
+/// Ends settled with their slot already back, at most, as in the worker.
+const RECORDING_PLACES: usize = storage::ENDS_PER_COMMIT;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

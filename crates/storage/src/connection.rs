@@ -379,10 +379,32 @@ impl Database {
     where
         E: From<diesel::result::Error> + From<StorageError>,
     {
+        self.transaction_opened_with("BEGIN", f)
+    }
+
+    /// [`Database::write`] whose transaction opens on PostgreSQL with `postgres_begin`: `BEGIN`
+    /// and the statements that set the transaction up (locks, `SET LOCAL`), sent as one batch so
+    /// that they cost one round trip with the `BEGIN`.
+    pub(crate) fn write_opened_with<T>(
+        &self,
+        postgres_begin: &str,
+        f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>,
+    ) -> StorageResult<T> {
+        self.transaction_opened_with(postgres_begin, |conn| f(conn).map_err(StorageError::from))
+    }
+
+    fn transaction_opened_with<T, E>(
+        &self,
+        postgres_begin: &str,
+        f: impl FnOnce(&mut AnyConnection) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<diesel::result::Error> + From<StorageError>,
+    {
         let mut conn = self.pool.get().map_err(StorageError::from)?;
         let begin = match conn.backend() {
             Backend::Sqlite => "BEGIN IMMEDIATE",
-            Backend::Postgres => "BEGIN",
+            Backend::Postgres => postgres_begin,
         };
         let result = conn.conn.transaction_from(begin, f);
         // The caller's error type says nothing of the connection; a lost one is left broken by

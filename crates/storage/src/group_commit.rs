@@ -13,8 +13,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
 
-/// Most items run in one batch.
-const MAX_BATCH: usize = 64;
+/// Most items run in one batch: one transaction records at most this many submits or ends.
+pub const MAX_BATCH: usize = 64;
 
 /// A caller's item, and where its answer goes.
 struct Waiting<T, R> {

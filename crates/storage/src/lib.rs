@@ -46,6 +46,7 @@ pub use cancellation::{Cancellation, CANCELLED_BY_CLIENT};
 pub use connection::{Backend, Database};
 pub use console::{AttemptRefused, DailySpend, GrowingDelay, InviteError, Login, SessionRecord};
 pub use figures::OperatingFigures;
+pub use group_commit::MAX_BATCH as ENDS_PER_COMMIT;
 pub use idempotency::{EarlierRequest, IdempotencyClaim};
 pub use key_cache::AuthenticatedKey;
 pub use keys::{ApiKey, NewKeySecret};

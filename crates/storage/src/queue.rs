@@ -9,7 +9,6 @@ use crate::settlement::{Holding, Success};
 use crate::task_record::TaskRecord;
 use crate::webhooks;
 use crate::{now_millis, Database, StorageResult};
-use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
@@ -30,6 +29,15 @@ impl From<TaskRecord> for ClaimedTask {
     fn from(task: TaskRecord) -> ClaimedTask {
         ClaimedTask { attempt: task.attempt, task }
     }
+}
+
+/// A claimed task, and whether it has a webhook that asked to hear that it started.
+#[derive(QueryableByName)]
+struct ClaimedRow {
+    #[diesel(embed)]
+    task: TaskRecord,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    announces_running: bool,
 }
 
 // A task is claimable when queued, or running under a lease that lapsed (its worker died).
@@ -61,8 +69,9 @@ const CLAIM: &str = "WITH running AS (SELECT key_id, account_id FROM tasks WHERE
        LEFT JOIN running_accounts ra ON ra.account_id = k.account_id \
        WHERE k.key_place <= ?) ranked \
      WHERE account_place <= ? ORDER BY priority DESC, created_at, id LIMIT ?) \
-     RETURNING *";
-/// What a claim sets up on PostgreSQL, sent as one batch:
+     RETURNING *, EXISTS (SELECT 1 FROM task_webhooks w WHERE w.task_id = tasks.id AND w.on_running) \
+       AS announces_running";
+/// How a claim's transaction opens on PostgreSQL, sent as one batch with its `BEGIN`:
 /// - Claims run one at a time (a transaction-scoped advisory lock), so two workers never both
 ///   see a key under its share and both take one of its tasks.
 /// - The claim reads the queue in its index's order and stops after the candidates. The
@@ -74,7 +83,7 @@ const CLAIM: &str = "WITH running AS (SELECT key_id, account_id FROM tasks WHERE
 ///   longer its own, and any end that is recorded (a durable commit) makes the claim before it
 ///   durable too, since the log is written in order. Nothing accepted and nothing billed depends
 ///   on a claim alone.
-const CLAIM_SETUP_POSTGRES: &str = "SELECT pg_advisory_xact_lock(hashtext('claim')); \
+const CLAIM_BEGIN_POSTGRES: &str = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('claim')); \
      SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off";
 
 /// [`CLAIM`] for each backend, rendered once and cut at its placeholders.
@@ -192,21 +201,19 @@ impl Database {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let mut claimed = self.write(|conn| {
-            match conn.backend() {
-                // SQLite's `IMMEDIATE` transactions already run one at a time.
-                Backend::Sqlite => {}
-                // One round trip for the claim's settings, before its statement.
-                Backend::Postgres => conn.batch_execute(CLAIM_SETUP_POSTGRES)?,
-            }
+        // Three round trips on PostgreSQL: the opening with its settings, the claim (which also
+        // says which tasks have a webhook to tell of it), the commit. SQLite's `IMMEDIATE`
+        // transactions already run one at a time.
+        let mut claimed = self.write_opened_with(CLAIM_BEGIN_POSTGRES, |conn| {
             // Read the clock once the locks are held: a claim that waited for a submit's write
             // would otherwise stamp its task as started before it was accepted.
             let now = now_millis();
             let claim = ClaimStatement::new(conn.backend(), worker_id, lease_ms, now, shares, limit);
-            let claimed: Vec<TaskRecord> = on_native_connection!(conn, |native| claim.load(native))?;
-            let ids: Vec<&str> = claimed.iter().map(|task| task.id.as_str()).collect();
-            webhooks::announce_all(conn, &ids, WebhookEvent::Running, now)?;
-            Ok(claimed)
+            let rows: Vec<ClaimedRow> = on_native_connection!(conn, |native| claim.load(native))?;
+            for row in rows.iter().filter(|row| row.announces_running) {
+                webhooks::announce(conn, &row.task.id, WebhookEvent::Running, now)?;
+            }
+            Ok(rows.into_iter().map(|row| row.task).collect::<Vec<_>>())
         })?;
         // RETURNING gives no order: the caller starts them in the queue's.
         claimed.sort_by(|a, b| {

@@ -126,13 +126,12 @@ pub async fn termination_signal() {
     }
 }
 
-/// Jobs whose work is done and whose slot went back while their end is recorded, at most. Ends
-/// recorded together share a transaction (`storage`'s group commit takes up to 64 at once), so
-/// short jobs that end faster than one transaction commits are recorded in batches instead of one
-/// commit per slot; past this many, a job keeps its slot until its end is recorded, so a database
-/// that falls behind slows the claims down. A worker killed meanwhile leaves these jobs to their
-/// leases: run again, billed once.
-pub const RECORDING_PLACES: usize = 64;
+/// Jobs whose work is done and whose slot went back while their end is recorded, at most: one
+/// transaction's worth. Ends recorded together share a transaction, so short jobs that end faster
+/// than one transaction commits are recorded in batches instead of one commit per slot; past this
+/// many, a job keeps its slot until its end is recorded, so a database that falls behind slows the
+/// claims down. A worker killed meanwhile leaves these jobs to their leases: run again, billed once.
+pub const RECORDING_PLACES: usize = service::ENDS_PER_COMMIT;
 
 /// Runs jobs until `shutdown` turns true, then stops claiming, gives running jobs
 /// `shutdown_grace` to finish and releases the rest to the queue.

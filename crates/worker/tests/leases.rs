@@ -22,9 +22,14 @@ impl Drop for Fixture {
 }
 
 async fn fixture(backend: storage::Backend) -> Fixture {
+    fixture_with(backend, &[]).await
+}
+
+/// A fixture whose service is configured with `settings` on top of the defaults.
+async fn fixture_with(backend: storage::Backend, settings: &[(&str, &str)]) -> Fixture {
     let db = TestDatabase::new(backend).unwrap_or_else(|e| panic!("{backend:?}: {e}"));
     let output_dir = std::env::temp_dir().join(storage::new_id("worker-test"));
-    let mut config = AppConfig::from_settings([]).expect("config");
+    let mut config = AppConfig::from_settings(settings.iter().copied()).expect("config");
     config.output_dir = output_dir.display().to_string();
     config.url_signing_secret = Some("test-secret".into());
     config.job_isolation = service::IsolationMode::Inline;
@@ -333,28 +338,7 @@ async fn a_slot_goes_back_before_its_jobs_end_is_recorded() {
 
     // Another session holds the first job's account row for a few seconds, as a long settlement
     // or a burst of that account's submits would.
-    let holder = std::process::Command::new("psql")
-        .args(["-q", "-X", &f._db.url, "-c"])
-        .arg(format!(
-            "BEGIN; SELECT id FROM accounts WHERE id = '{first_account}' FOR UPDATE; SELECT pg_sleep(6); COMMIT;"
-        ))
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("psql");
-    let holding = || {
-        let sql = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(6)%' \
-                   AND query NOT LIKE '%pg_stat_activity%'";
-        let out = std::process::Command::new("psql").args(["-Atq", "-X", &f._db.url, "-c", sql]).output();
-        out.is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "1")
-    };
-    for _ in 0..100 {
-        if holding() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(holding(), "the other session holds the account's row");
-
+    let holder = AccountRowHold::start(&f._db.url, &first_account, 6).await;
     let mut config = worker_config(Duration::from_secs(30), Duration::from_secs(10));
     config.concurrency = 1;
     let running = start_worker(f.service.clone(), config);
@@ -370,11 +354,125 @@ async fn a_slot_goes_back_before_its_jobs_end_is_recorded() {
     }
     assert!(claimed_while_first_unrecorded, "the second job waited for the first one's end to be recorded");
 
-    let mut holder = holder;
-    assert!(holder.wait().expect("psql").success());
+    holder.finish();
     for (id, caller) in [(&first.id, &f.caller), (&second.id, &other)] {
         let task = wait_terminal(&f.service, caller, id).await;
         assert_eq!(task.status, domain::TaskStatus::Succeeded);
+        let ledger = f.service.database().task_ledger(id).unwrap();
+        assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1, "charged exactly once");
+    }
+    assert_eq!(f.service.operator().verify_ledger().await.unwrap(), vec![]);
+    running.stop().await;
+}
+
+/// Another database session holding an account's row lock, as a long settlement or a burst of
+/// that account's submits would.
+struct AccountRowHold {
+    psql: std::process::Child,
+    url: String,
+    seconds: u32,
+}
+
+impl AccountRowHold {
+    /// Takes the row of `account` for `seconds` and returns once the lock is held.
+    async fn start(url: &str, account: &str, seconds: u32) -> AccountRowHold {
+        let psql = std::process::Command::new("psql")
+            .args(["-q", "-X", url, "-c"])
+            .arg(format!(
+                "BEGIN; SELECT id FROM accounts WHERE id = '{account}' FOR UPDATE; SELECT pg_sleep({seconds}); COMMIT;"
+            ))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("psql");
+        let hold = AccountRowHold { psql, url: url.to_string(), seconds };
+        for _ in 0..100 {
+            if hold.sessions_sleeping() == 1 {
+                return hold;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the other session never took the account's row");
+    }
+
+    fn sessions_sleeping(&self) -> usize {
+        let sql = format!(
+            "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND datname = current_database() \
+             AND query LIKE '%pg_sleep({})%' \
+             AND query NOT LIKE '%pg_stat_activity%'",
+            self.seconds
+        );
+        let out = std::process::Command::new("psql").args(["-Atq", "-X", &self.url, "-c", &sql]).output();
+        out.ok().and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok()).unwrap_or(0)
+    }
+
+    /// Waits for the hold to end by itself.
+    fn finish(mut self) {
+        assert!(self.psql.wait().expect("psql").success(), "the holding session ended cleanly");
+    }
+
+    /// Ends the hold now: the sleeping statement is cancelled and its transaction rolled back.
+    fn release(mut self) {
+        let sql = format!(
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() \
+             AND query LIKE '%pg_sleep({})%' \
+             AND query NOT LIKE '%pg_stat_activity%'",
+            self.seconds
+        );
+        let cancelled = std::process::Command::new("psql").args(["-Atq", "-X", &self.url, "-c", &sql]).status();
+        assert!(cancelled.is_ok_and(|s| s.success()), "cancelled the holding session");
+        let _ = self.psql.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ends_past_the_recording_places_keep_their_slot() {
+    // Shares wide enough that one key may run every job here: only the slot and the recording
+    // places decide what is claimed.
+    let wide = [("JOBS_RUNNING_PER_KEY", "1000"), ("JOBS_RUNNING_PER_ACCOUNT", "1000")];
+    let f = fixture_with(storage::Backend::Postgres, &wide).await;
+    let other_name = storage::new_id("acct");
+    f.service.operator().create_account(&other_name, false).await.expect("account");
+    let other_secret = f.service.operator().create_key(&other_name, None, None).await.expect("key").secret;
+    let other = f.service.api().authenticate(Some(&other_secret)).await.expect("caller");
+    let tts = |prompt: String| request("tts", serde_json::json!({ "prompt": prompt }));
+
+    // One more job of the held account than there are recording places, then another account's.
+    let mut held = Vec::new();
+    for n in 0..=worker::RECORDING_PLACES {
+        held.push(f.service.api().submit(&f.caller, tts(format!("job {n}"))).await.unwrap().id);
+    }
+    let last = f.service.api().submit(&other, tts("the other account".into())).await.unwrap();
+    let held_account = f.service.database().task(&held[0]).unwrap().unwrap().account_id;
+    let holder = AccountRowHold::start(&f._db.url, &held_account, 300).await;
+
+    let mut config = worker_config(Duration::from_secs(60), Duration::from_secs(10));
+    config.concurrency = 1;
+    let running = start_worker(f.service.clone(), config);
+    let claimed = |id: &str| f.service.database().task(id).unwrap().unwrap().attempt >= 1;
+    let mut all_held_claimed = false;
+    for _ in 0..1200 {
+        if held.iter().all(|id| claimed(id)) {
+            all_held_claimed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(all_held_claimed, "every job of the held account ran on the one slot while its ends waited");
+    // The last of them found no recording place and keeps the only slot: nothing more is claimed.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let unrecorded = held.iter().filter(|id| f.service.database().task(id).unwrap().unwrap().status == "running");
+    assert_eq!(unrecorded.count(), held.len(), "no end of the held account was recorded");
+    assert!(!claimed(&last.id), "a job was claimed while every recording place and the slot were taken");
+
+    holder.release();
+    for id in &held {
+        let task = wait_terminal(&f.service, &f.caller, id).await;
+        assert_eq!(task.status, domain::TaskStatus::Succeeded);
+    }
+    let task = wait_terminal(&f.service, &other, &last.id).await;
+    assert_eq!(task.status, domain::TaskStatus::Succeeded);
+    for id in held.iter().chain([&last.id]) {
         let ledger = f.service.database().task_ledger(id).unwrap();
         assert_eq!(ledger.iter().filter(|e| e.kind == "capture").count(), 1, "charged exactly once");
     }

@@ -10,6 +10,21 @@
 use super::phrases::{audience, Rule};
 use super::Category::*;
 
+/// A rule's words read inside a run of `$script` (a character class): scripts that put no space
+/// between a word and what is joined to it (particles, prefixes, the next word).
+macro_rules! in_run {
+    ($script:literal, $words:literal) => {
+        concat!($script, "*(", $words, ")", $script, "*")
+    };
+}
+
+/// Japanese words run together with kana, so a word is read inside its run of kanji and kana.
+macro_rules! japanese {
+    ($words:literal) => {
+        in_run!(r"[\p{Han}\p{Hiragana}\p{Katakana}]", $words)
+    };
+}
+
 /// The class words of other languages, by category.
 pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(
@@ -164,51 +179,48 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     ),
     audience(r"христиан\w*|православн\w*|мусульман\w*|евре\w*|католик\w*|верующ\w*", Religion),
     // Arabic: prefixes ("the", "for the", "and") join the word, so a stem is read inside its word.
-    audience(r"\p{Arabic}*(أطفال|طفل|عائل|أسر|حامل|عزاب|متزوج)\p{Arabic}*", FamilialStatus),
-    audience(r"\p{Arabic}*(نساء|رجال|سيدات|بنات|شباب)\p{Arabic}*", Sex),
-    audience(r"\p{Arabic}*(مسلم|مسيحي|يهود|مسلمين|المسلمة)\p{Arabic}*", Religion),
-    audience(r"\p{Arabic}*(أجانب|أجنبي|جنسي|عرب|بيض|سود|مواطن)\p{Arabic}*", RaceOrNationalOrigin),
-    audience(r"\p{Arabic}*(معاق|إعاقة|الاحتياجات الخاصة|كبار السن)\p{Arabic}*", Disability),
-    // Japanese: words run together with kana, so a word is read inside its run.
-    audience(
-        r"[\p{Han}\p{Hiragana}\p{Katakana}]*(子供|子ども|お子様|乳児|妊婦)[\p{Han}\p{Hiragana}\p{Katakana}]*",
-        FamilialStatus,
-    ),
-    audience(r"[\p{Han}\p{Hiragana}\p{Katakana}]*(女性|男性|女子|男子)[\p{Han}\p{Hiragana}\p{Katakana}]*", Sex),
-    audience(
-        r"[\p{Han}\p{Hiragana}\p{Katakana}]*(外国人|日本人|国籍)[\p{Han}\p{Hiragana}\p{Katakana}]*",
-        RaceOrNationalOrigin,
-    ),
-    audience(
-        r"[\p{Han}\p{Hiragana}\p{Katakana}]*(高齢者|障害|障がい|車椅子)[\p{Han}\p{Hiragana}\p{Katakana}]*",
-        Disability,
-    ),
+    audience(in_run!(r"\p{Arabic}", "أطفال|طفل|عائل|أسر|حامل|عزاب|متزوج"), FamilialStatus),
+    audience(in_run!(r"\p{Arabic}", "نساء|رجال|سيدات|بنات|شباب"), Sex),
+    audience(in_run!(r"\p{Arabic}", "مسلم|مسيحي|يهود|مسلمين|المسلمة"), Religion),
+    audience(in_run!(r"\p{Arabic}", "أجانب|أجنبي|جنسي|عرب|بيض|سود|مواطن"), RaceOrNationalOrigin),
+    audience(in_run!(r"\p{Arabic}", "معاق|إعاقة|الاحتياجات الخاصة|كبار السن"), Disability),
+    // Japanese.
+    audience(japanese!("子供|子ども|お子様|乳児|妊婦"), FamilialStatus),
+    audience(japanese!("女性|男性|女子|男子"), Sex),
+    audience(japanese!("外国人|日本人|国籍"), RaceOrNationalOrigin),
+    audience(japanese!("高齢者|障害|障がい|車椅子"), Disability),
     // Hindi.
-    audience(r"\p{Devanagari}*(बच्च|परिवार|गर्भवती)\p{Devanagari}*", FamilialStatus),
-    audience(r"\p{Devanagari}*(महिला|पुरुष|लड़कि|लड़के)\p{Devanagari}*", Sex),
-    audience(r"\p{Devanagari}*(मुस्लिम|मुसलमान|हिंदू|हिन्दू|ईसाई|सिख|शाकाहारी|जैन)\p{Devanagari}*", Religion),
-    audience(r"\p{Devanagari}*(विदेशी|जाति|गोरे|काले)\p{Devanagari}*", RaceOrNationalOrigin),
-    audience(r"\p{Devanagari}*(विकलांग)\p{Devanagari}*", Disability),
-    audience(r"\p{Devanagari}*(बुजुर्ग|वरिष्ठ नागरिक)\p{Devanagari}*", Age),
+    audience(in_run!(r"\p{Devanagari}", "बच्च|परिवार|गर्भवती"), FamilialStatus),
+    audience(in_run!(r"\p{Devanagari}", "महिला|पुरुष|लड़कि|लड़के"), Sex),
+    audience(in_run!(r"\p{Devanagari}", "मुस्लिम|मुसलमान|हिंदू|हिन्दू|ईसाई|सिख|शाकाहारी|जैन"), Religion),
+    audience(in_run!(r"\p{Devanagari}", "विदेशी|जाति|गोरे|काले"), RaceOrNationalOrigin),
+    audience(in_run!(r"\p{Devanagari}", "विकलांग"), Disability),
+    audience(in_run!(r"\p{Devanagari}", "बुजुर्ग|वरिष्ठ नागरिक"), Age),
     // Chinese and Korean listings: a run of characters naming children, a sex, an age, a
     // people, skin, a faith or a disability. (Neither script puts a word boundary inside the
     // run, and Korean joins its particles to the word, so a rule reads the whole run.)
-    audience(r"\p{Han}*(小孩|孩子|儿童|婴儿|怀孕)\p{Han}*", FamilialStatus),
-    audience(r"\p{Han}*(中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人)\p{Han}*", RaceOrNationalOrigin),
-    audience(r"\p{Han}*(基督徒|穆斯林|佛教徒|犹太人|天主教徒)\p{Han}*", Religion),
-    audience(r"\p{Han}*(残疾|轮椅|精神病)\p{Han}*", Disability),
-    audience(r"\p{Han}*(女生|男生|女性|男性|女士|男士|限女|限男)\p{Han}*", Sex),
-    audience(r"\p{Han}*(老人|老年人|年轻人|退休人士)\p{Han}*", Age),
-    audience(r"\p{Hangul}*(아이들|어린이|자녀|아동|유아|아기|애들|임산부|임신|신혼부부)\p{Hangul}*", FamilialStatus),
-    audience(r"\p{Hangul}*(여성|여자|남성|남자)\p{Hangul}*", Sex),
-    audience(r"\p{Hangul}*(노인|어르신|고령자|젊은)\p{Hangul}*", Age),
+    audience(in_run!(r"\p{Han}", "小孩|孩子|儿童|婴儿|怀孕"), FamilialStatus),
+    audience(in_run!(r"\p{Han}", "中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人"), RaceOrNationalOrigin),
+    audience(in_run!(r"\p{Han}", "基督徒|穆斯林|佛教徒|犹太人|天主教徒"), Religion),
+    audience(in_run!(r"\p{Han}", "残疾|轮椅|精神病"), Disability),
+    audience(in_run!(r"\p{Han}", "女生|男生|女性|男性|女士|男士|限女|限男"), Sex),
+    audience(in_run!(r"\p{Han}", "老人|老年人|年轻人|退休人士"), Age),
+    audience(in_run!(r"\p{Hangul}", "아이들|어린이|자녀|아동|유아|아기|애들|임산부|임신|신혼부부"), FamilialStatus),
+    audience(in_run!(r"\p{Hangul}", "여성|여자|남성|남자"), Sex),
+    audience(in_run!(r"\p{Hangul}", "노인|어르신|고령자|젊은"), Age),
     audience(
-        r"\p{Hangul}*(장애인|장애가|장애를|장애자|정신질환|정신병)\p{Hangul}*|휠체어를? (타는|사용하는)",
+        concat!(in_run!(r"\p{Hangul}", "장애인|장애가|장애를|장애자|정신질환|정신병"), "|휠체어를? (타는|사용하는)"),
         Disability,
     ),
     audience(
-        r"\p{Hangul}*(백인|흑인|피부색|인종|외국인|이민자|국적|동양인|한국인|중국인|일본인|베트남인|히스패닉|영어만)\p{Hangul}*|영어를? (잘 )?(하시는|하는|구사하는)",
+        concat!(
+            in_run!(
+                r"\p{Hangul}",
+                "백인|흑인|피부색|인종|외국인|이민자|국적|동양인|한국인|중국인|일본인|베트남인|히스패닉|영어만"
+            ),
+            "|영어를? (잘 )?(하시는|하는|구사하는)"
+        ),
         RaceOrNationalOrigin,
     ),
-    audience(r"\p{Hangul}*(기독교|교인|천주교|불교|무슬림|이슬람|유대인)\p{Hangul}*|교회 다니는", Religion),
+    audience(concat!(in_run!(r"\p{Hangul}", "기독교|교인|천주교|불교|무슬림|이슬람|유대인"), "|교회 다니는"), Religion),
 ];

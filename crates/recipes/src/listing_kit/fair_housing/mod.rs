@@ -389,6 +389,17 @@ mod tests {
     }
 
     #[test]
+    fn households_with_children_welcomed_pass_but_welcomed_alone_do_not() {
+        for text in ["Families welcome.", "Children are welcome in the shared garden."] {
+            assert_eq!(check(text), (text.to_string(), Vec::new()), "{text:?}");
+        }
+        for text in ["Only families welcome.", "Families only welcome here.", "Childless couples welcome."] {
+            let (_, findings) = check(text);
+            assert!(!findings.is_empty(), "{text:?} not flagged");
+        }
+    }
+
+    #[test]
     fn a_place_of_worship_named_by_the_words_before_it_is_a_landmark_unless_they_name_a_class() {
         let text = "Across the road from the Sri Venkateswara temple.";
         assert_eq!(check(text), (text.to_string(), Vec::new()));
