@@ -138,7 +138,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     ),
     // Italian.
     audience(
-        r"bambin[ie]|figli|neonati|minorenni|incint[ae]|(solo|soltanto) (per )?adulti|coppie senza figli|senza (bambini|figli)",
+        r"bambin[ie]|figli|neonati|minorenni|minori|(soli|sole) adulti|incint[ae]|(solo|soltanto) (per )?adulti|coppie senza figli|senza (bambini|figli)",
         FamilialStatus,
     ),
     audience(r"(solo|soltanto) (per )?(donne|uomini|ragazze|ragazzi|signore|signori)|donne|uomini", Sex),

@@ -395,10 +395,11 @@ pub(super) const AUDIENCE: &[Rule] = &[
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
         unless_next: NAMED_THINGS,
-        // "The seller has retired": the owner's news, not a buyer wanted.
+        // "The seller has retired": the owner's news, not a buyer wanted. An applicant over 18 is
+        // one of age to sign a lease, which screening may ask ("each applicant over 18").
         unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers"],
         ..audience(
-            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|applicants?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)",
+            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)",
             Age,
         )
     },
@@ -649,6 +650,10 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "reasonable modification",
     "on request",
     "upon request",
+    "let us know",
+    "just ask",
+    "are installed for",
+    "have been installed for",
     "not obvious",
     "not readily apparent",
 ];
@@ -1340,11 +1345,11 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // codes for origin and colour, people "of good stock", a class named before "only", refusals
     // in the present tense, sex to match appearance.
     audience(
-        r"ask(s|ed|ing)? (each |every |all |the |any )?(applicants?|tenants?|renters?|buyers?|callers?|prospects?|occupants?) (for|about) (their|his|her|your) (pronouns|gender|sex|sexual orientation|religion|faith|race|ethnicity|nationality|national origin|citizenship|immigration status|country of (birth|origin)|native language|disabilit(y|ies)|medical conditions|diagnos[ie]s|age|marital status|pregnancy|plans for children|family plans)|(legal|biological) (sex|gender)|(sex|gender) (must |should )?match(es)? (their|his|her|the|an applicant's) (appearance|looks|id)|friends? of dorothy",
+        r"ask(s|ed|ing)? (each |every |all |the |any )?(applicants?|tenants?|renters?|buyers?|callers?|prospects?|occupants?) (for|about) (their|his|her|your) (pronouns|gender|sex|sexual orientation|religion|faith|race|ethnicity|nationality|national origin|citizenship|immigration status|country of (birth|origin)|native language|disabilit(y|ies)|medical conditions|diagnos[ie]s|age|marital status|pregnancy|plans for children|family plans)|(legal|biological) (sex|gender)|(sex|gender) (must |should |has to |needs to )?match(es)? (their|his|her|the|an applicant's|your) (appearance|looks|id|birth certificates?|original birth certificates?|birth sex|documents|passport|driver'?s licen[cs]e)|friends? of dorothy",
         Sex,
     ),
     audience(
-        r"(all|entirely|only|exclusively) (of )?(one|the same|a single) (race|colou?r|ethnicity|religion|faith|nationality|background)|native speakers? (of [a-z]+)?|(?-i:FOB)s? (tenants?|renters?|people|families|applicants?|folks|types|buyers?)|fresh off the (boat|plane)|(of|from) (good |fine |pure |old |solid |sturdy )?(european|anglo|anglo-saxon|nordic|northern european|western european|white|american|english|german|irish|scandinavian|pioneer|colonial|yankee) stock|of (good|fine|pure|solid|sturdy) stock|(pale|fair|white|dark|light|brown|darker|lighter) like (me|us|him|her|them|mine|ours)|paper[- ]bag test|high[- ]yellow|redbones?|(nobody|no one|anyone|no-one|nothing) (darker|lighter|browner|paler|blacker|whiter) than|(applicants?|tenants?|people|persons|families|buyers|renters|residents|folks|anyone|those|someone) of [a-z]+ (origin|origins|background|roots)",
+        r"(all|entirely|only|exclusively) (of )?(one|the same|a single) (race|colou?r|ethnicity|religion|faith|nationality|background)|native speakers? (of [a-z]+)?|(?-i:FOB)s? (tenants?|renters?|people|families|applicants?|folks|types|buyers?)|fresh off the (boat|plane)|(of|from) (good |fine |pure |old |solid |sturdy )?(european|anglo|anglo-saxon|nordic|northern european|western european|white|american|english|german|irish|scandinavian|pioneer|colonial|yankee) stock|of (good|fine|pure|solid|sturdy) stock|(pale|fair|white|dark|light|brown|darker|lighter) like (me|us|him|her|them|mine|ours)|paper[- ]bag test|high[- ]yellow|redbones?|(nobody|no one|anyone|no-one|nothing) (darker|lighter|browner|paler|blacker|whiter) than",
         RaceOrNationalOrigin,
     ),
     audience(concat!(origin!(), r"s?[- ]only"), RaceOrNationalOrigin),
@@ -1358,4 +1363,38 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     audience(r"gents?", Sex),
     audience(r"dinks?[- ](friendly|only|preferred|wanted|welcome)", FamilialStatus),
+    // The seventeenth corpus: people of a background (not of every background), shades and
+    // voices, names, a covenant's spirit, winks, age for everyone living there, a baby as an
+    // extra, playgrounds removed on purpose, pride flags, and disabilities refused by what they
+    // need (a dog for nerves, a letter, an exception, a ramp) or by a symptom.
+    Rule {
+        lawful_context: Lawful::in_sentence(&["of every", "of all", "of any", "regardless", "welcome"]),
+        ..audience(
+            r"(applicants?|tenants?|people|persons|families|buyers|renters|residents|folks|anyone|those|someone) of [a-z]+ (origin|origins|background|backgrounds|roots)",
+            RaceOrNationalOrigin,
+        )
+    },
+    audience(
+        r"(no|any|a) shade (darker|lighter|browner|paler|blacker|whiter)|(darker|lighter|browner|paler) than (the|our|my) (folks|people|neighbou?rs|residents|families|owners|rest)|(is|are) (the )?(applicants?|tenants?|buyers?|renters?|callers?|prospects?|family|couple|person|guy|girl|man|woman|lady) (light|dark|fair|pale|brown)(-skinned)? or (light|dark|fair|pale|brown)|(talks?|talking|speaks?|speaking) (right|white|proper|american)|sounds? (white|american|like us|like one of us)|names? (is |are |that's |that are |that is )?(hard|difficult|tough|impossible|too hard) to (pronounce|say|spell)|(unpronounceable|foreign[- ]sounding|ethnic[- ]sounding) names?|(covenants?|deed restrictions?)\b.{0,120}\b(honou?r|respect|keep|uphold|follow|observe) (its|the|their|that|the covenant's) (spirit|intent|intention)|if (u|you) get me|if (u|you) know what i('| a)?m saying|not (a lot of|much|any|too much) diversity|(only|just|exclusively) (rents?|renting|sells?|selling|leases?|leasing|shows?|showing) (it )?to (us |u\.s\. |american |legal )?(citizens|nationals)|\bif (ur|you'?re|you are|u r) legal\b",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(every|each|all|any) (person|people|persons|occupants?|residents?|individuals?|tenants?)( living| residing| staying| who lives?)?( in| at)?( the| this)?( unit| home| house| apartment| property| place)? must be (at least |over |older than )?(18|19|20|21|an adult|adults|grown)( years old| years of age)?|full[- ]grown (person|people|persons|adults?|tenants?|residents?|individuals?)|(grown[- ]ups?|adults?|persons?|tenants?) (plus|and|with) (a |an |one )?(bassinets?|bab(y|ies)|infants?|newborns?|cribs?|strollers?)|(playground|swing ?sets?|play ?area|tot lot|sandbox)s? (was |were )?(removed|taken out|torn out|torn down|gotten rid of) (for a reason|on purpose|deliberately|intentionally)|take the hint",
+        FamilialStatus,
+    ),
+    audience(
+        r"(pride|rainbow|lgbtq?\+?|gay|trans|progress) flags? (may not|can't|cannot|can not|are not|aren't|is not|isn't|won't be|will not be) (be )?(displayed|allowed|permitted|flown|hung|shown|welcome)|(no|ban on|banned) (pride|rainbow) flags",
+        Sex,
+    ),
+    Rule {
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(
+            r"(dogs?|animals?|cats?|pets?) for (your|his|her|their|my|the) (nerves|anxiety|depression|ptsd|mental health|emotional support|panic attacks)",
+            Disability,
+        )
+    },
+    audience(
+        r"(esa|emotional[- ]support( animal)?|service[- ]animal|assistance[- ]animal|therapy[- ]animal|doctor'?s?|medical) (letters?|notes?|documentation|certificates?|paperwork|requests?)s? (are |is )?(not (accepted|honou?red|recognized|recognised|valid|considered)|rejected|refused|ignored)|(no|not|never|don't|do not|won't|will not) (accept|honou?r|take|recogni[sz]e) (any )?(esa|emotional[- ]support|service[- ]animal|assistance[- ]animal|doctor'?s?) (letters?|notes?|documentation|paperwork)|no (exceptions?|accommodations?|special treatment|modifications?) (for|based on|because of) (medical|health|disability|disabilities|doctor'?s?)( requests?| reasons?| notes?| needs?| conditions?)?|(hears?|heard|hearing) voices|(won't|will not|wouldn't|would not|refuses? to|doesn't|does not) (hear|consider|allow|permit|approve|entertain|discuss|talk about) (a word about |of |any )?(ramps?|chair ?lifts?|stair ?lifts?|grab bars?|wheelchair ramps?|accessibility (changes|modifications|features))",
+        Disability,
+    ),
 ];
