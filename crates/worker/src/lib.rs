@@ -140,6 +140,9 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
     let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
     let recording = Arc::new(Semaphore::new(RECORDING_PLACES));
     let mut running = JoinSet::new();
+    // Jobs hear of the shutdown only once the claims have stopped: a job that gave its task back
+    // while a claim of this worker was still under way would be claimed again by it.
+    let (stop_jobs, jobs_shutdown) = watch::channel(false);
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
     let waker = service.clone();
     let _listener = service.database().listen_for_jobs(move || {
@@ -175,7 +178,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
                 // Slots the claim did not fill go back at once.
                 permits.truncate(claimed.len());
                 for (claimed, permit) in claimed.into_iter().zip(permits) {
-                    let (service, config, shutdown) = (service.clone(), config.clone(), shutdown.clone());
+                    let (service, config, shutdown) = (service.clone(), config.clone(), jobs_shutdown.clone());
                     let recording = recording.clone();
                     running.spawn(async move {
                         run_one(&service, &config, claimed, shutdown, permit, &recording).await;
@@ -202,6 +205,7 @@ pub async fn run(service: Service, config: WorkerConfig, mut shutdown: watch::Re
         backoff.succeeded();
     }
     tracing::info!(worker = %config.worker_id, running = running.len(), "worker stopping");
+    let _ = stop_jobs.send(true);
     while running.join_next().await.is_some() {}
     let _ = tracker.await;
     let _ = sweeper.await;

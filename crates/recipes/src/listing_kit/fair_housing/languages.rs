@@ -93,7 +93,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|que fal(em|e) (somente |apenas )?ingl[êe]s|brasileir[oa]s",
             r"|người (việt|mỹ|hoa|tàu|trung quốc|mễ|mexico|da trắng|da đen|da màu|nước ngoài|ngoại quốc|châu á|châu phi|tây|ấn|hàn|nhật|bản xứ|nhập cư|gốc)",
             r"|da trắng|da đen|da màu|màu da|sắc tộc|chủng tộc|quốc tịch|dân tộc|di dân|nhập cư|(phải|cần|chỉ) (nói|biết|rành) tiếng",
-            r"|maputi|mapuputi|kulay ng balat|dayuhan|intsik|bumbay|(pinoy|pilipino|filipino) (lamang|lang)",
+            r"|maputi|mapuputi|kulay ng balat|dayuhan|intsik|bumbay|(pinoy|pilipino|filipino|puti|itim|negro|amerikano|kano) (lamang|lang)",
             r"|étrangers|immigrés|couleur de peau",
             // German.
             r"|ausländer|migranten|staatsbürger|hautfarbe|nur (an|für) (deutsche|deutschen|einheimische)",
@@ -106,7 +106,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|crist[ãa]os|judeus|mu[çc]ulmanos|ateus",
             r"|công giáo|phật tử|đạo phật|phật giáo|tin lành|theo đạo|có đạo|hồi giáo|do thái|cơ đốc|thiên chúa giáo",
             r"|katoliko|kristiyano|iglesia ni cristo",
-            r"|chrétiens|juifs|musulmans|catholiques",
+            r"|chrétiens|juifs|musulmans|catholiques|(de )?confession (chrétienne|catholique|protestante|juive|musulmane|israélite)",
             // German.
             r"|christen|muslime|juden|katholiken",
         ),

@@ -484,6 +484,9 @@ const OLDER_PERSONS_WORDS: &[&str] = &[
     "55+",
     "62 and older",
     "62-and-older",
+    "62 and over",
+    "62-and-over",
+    "hud-designated",
     "62+",
     "hopa",
     "intended and operated for occupancy by",
@@ -653,6 +656,8 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "let us know",
     "just ask",
     "are installed for",
+    "already has",
+    "already have",
     "have been installed for",
     "not obvious",
     "not readily apparent",
@@ -1314,7 +1319,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         )
     },
     audience(
-        r"(no|not|without) .?urban.? (tenants?|renters?|people|types|folks|applicants?|buyers?|crowd|element)|(somewhere|someplace|an area|a neighbou?rhood|areas|neighbou?rhoods|a part of town|places?) with (more|less) (diversity|people like you)|(isn't|is not|isn’t) the (area|neighbou?rhood|block|part of town) for you",
+        r"(no|not|without|none of the|none of that) .?urban.? (tenants?|renters?|people|types|folks|applicants?|buyers?|crowd|element)|(somewhere|someplace|an area|a neighbou?rhood|areas|neighbou?rhoods|a part of town|places?) with (more|less) (diversity|people like you)|(isn't|is not|isn’t) the (area|neighbou?rhood|block|part of town) for you",
         Steering,
     ),
     // The fifteenth corpus: a first language or a country of birth asked about, papers, a wink
@@ -1397,4 +1402,35 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(esa|emotional[- ]support( animal)?|service[- ]animal|assistance[- ]animal|therapy[- ]animal|doctor'?s?|medical) (letters?|notes?|documentation|certificates?|paperwork|requests?)s? (are |is )?(not (accepted|honou?red|recognized|recognised|valid|considered)|rejected|refused|ignored)|(no|not|never|don't|do not|won't|will not) (accept|honou?r|take|recogni[sz]e) (any )?(esa|emotional[- ]support|service[- ]animal|assistance[- ]animal|doctor'?s?) (letters?|notes?|documentation|paperwork)|no (exceptions?|accommodations?|special treatment|modifications?) (for|based on|because of) (medical|health|disability|disabilities|doctor'?s?)( requests?| reasons?| notes?| needs?| conditions?)?|(hears?|heard|hearing) voices|(won't|will not|wouldn't|would not|refuses? to|doesn't|does not) (hear|consider|allow|permit|approve|entertain|discuss|talk about) (a word about |of |any )?(ramps?|chair ?lifts?|stair ?lifts?|grab bars?|wheelchair ramps?|accessibility (changes|modifications|features))",
         Disability,
     ),
+    // The eighteenth corpus: origins by region or descent, papers checked, a birth certificate
+    // asked for, English demanded, neighbourhoods kept or "turned into" a people, covenants
+    // honoured; faith as belief; a building for the young, careers against retirement, an age
+    // "where they'll need help"; assistance animals refused under a pet rule, mobility aids
+    // banned, a stair test.
+    Rule {
+        lawful_context: Lawful::in_sentence(&["of every", "of all", "of any", "regardless", "welcome", "accept"]),
+        ..audience(
+            r"(from|born in|out of) (the )?(middle eastern|arab|muslim|african|asian|latin american|south american|central american|caribbean|eastern european|foreign|third[- ]world|certain) (countries|nations)|of ([a-z]+ )?[a-z]+ (descent|ancestry|extraction|blood)|non-?(caucasians?|whites?|christians?|europeans?|americans?|citizens|natives?)|(check|checks|checked|verify|verifies|ask for|asks for|need to see|must (show|present|provide)) (your |their |the |all |any )?(immigration|citizenship|naturali[sz]ation|green card) (papers|documents|status|documentation|cards?)|(not|aren't|are not|ain't|isn't|is not) here legally|birth certificates? (from|issued in|issued by) (a |an |the )?(us|u\.s\.|american|united states)( hospital| state| county)?|(provide|show|present|submit|bring) (a |an |your |their )?(us |u\.s\. |american )?birth certificates?",
+            RaceOrNationalOrigin,
+        )
+    },
+    audience(
+        r"(must|should|need to|needs to|have to|has to|pls|please|you('ll)? need to) be fluent in english|(no|don't|dont|do not|doesn't|doesnt|does not|won't|wont|will not) (do |use |provide |allow |need |work with )?(translators?|interpreters?)|(turned|turning|become|becoming|became|turn) (into )?(a |an )?(little (mexico|havana|saigon|india|italy|africa|tokyo|korea|manila|haiti|mogadishu)|chinatown|barrio|ghetto|mexico|tijuana|the third world)|keep(ing|s)? (it|this|the|our|their) (subdivision|neighbou?rhood|block|street|area|community|building|town|complex) (white|christian|all[- ]white|homogeneous|pure|american)|(covenants?|deed restrictions?) (is |are )?(still )?(honou?red|enforced|observed|followed|respected)",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(don't|dont|do not|doesn't|doesnt|does not) (believe in|worship|pray to|go to) (god|jesus|christ|allah|church|mass|temple|synagogue|mosque)",
+        Religion,
+    ),
+    audience(
+        r"(winding down|slowing down|close to|nearing|approaching) (toward |towards |to |into )?retirement|(starting out|early) in (their|your|his|her) careers?|(a|an) (young|youthful)(,| and)? ([a-z]+,? ){0,2}(building|community|complex|vibe|crowd|neighbou?rhood|block|atmosphere)|at (the|an) age (where|when) (they|he|she|you)('ll| will| might| may| would)? (soon )?(need|needs|require)",
+        Age,
+    ),
+    Rule {
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(
+            r"not even (for )?(guide|service|assistance|seeing[- ]eye|emotional[- ]support|therapy) (dogs?|animals?)|no (esas|emotional support animals|service animals|assistance animals|service dogs|guide dogs)|no (motorized |power |electric )?(scooters|wheelchairs|walkers|mobility aids)( (or|and) (motorized |power |electric )?(scooters|wheelchairs|walkers|mobility aids))* (are |is )?(allowed|permitted)|(walk|climb|go|get|make it) up ([a-z0-9-]+ ){0,3}(flights?|stairs|steps|floors)( of stairs)? (unassisted|without (help|assistance|aid|a cane|a walker))",
+            Disability,
+        )
+    },
 ];
