@@ -34,11 +34,16 @@ async fn fixture_with(backend: storage::Backend, settings: &[(&str, &str)]) -> F
     config.url_signing_secret = Some("test-secret".into());
     config.job_isolation = service::IsolationMode::Inline;
     let service = config.build_service_on(db.db.clone()).expect("service");
+    let caller = new_caller(&service).await;
+    Fixture { service, caller, output_dir, _db: db }
+}
+
+/// The caller of a key of a new account.
+async fn new_caller(service: &Service) -> Caller {
     let name = storage::new_id("acct");
     service.operator().create_account(&name, false).await.expect("account");
     let secret = service.operator().create_key(&name, None, None).await.expect("key").secret;
-    let caller = service.api().authenticate(Some(&secret)).await.expect("caller");
-    Fixture { service, caller, output_dir, _db: db }
+    service.api().authenticate(Some(&secret)).await.expect("caller")
 }
 
 fn worker_config(lease: Duration, grace: Duration) -> WorkerConfig {
@@ -327,10 +332,7 @@ async fn one_claim_fills_the_free_slots_within_each_keys_share() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_slot_goes_back_before_its_jobs_end_is_recorded() {
     let f = fixture(storage::Backend::Postgres).await;
-    let other_name = storage::new_id("acct");
-    f.service.operator().create_account(&other_name, false).await.expect("account");
-    let other_secret = f.service.operator().create_key(&other_name, None, None).await.expect("key").secret;
-    let other = f.service.api().authenticate(Some(&other_secret)).await.expect("caller");
+    let other = new_caller(&f.service).await;
     let tts = |prompt: &str| request("tts", serde_json::json!({ "prompt": prompt }));
     let first = f.service.api().submit(&f.caller, tts("first")).await.unwrap();
     let second = f.service.api().submit(&other, tts("second")).await.unwrap();
@@ -395,13 +397,17 @@ impl AccountRowHold {
         panic!("the other session never took the account's row");
     }
 
-    fn sessions_sleeping(&self) -> usize {
-        let sql = format!(
-            "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND datname = current_database() \
-             AND query LIKE '%pg_sleep({})%' \
-             AND query NOT LIKE '%pg_stat_activity%'",
+    /// The condition that finds the holding session in `pg_stat_activity`.
+    fn holding_session(&self) -> String {
+        format!(
+            "datname = current_database() AND query LIKE '%pg_sleep({})%' AND query NOT LIKE '%pg_stat_activity%'",
             self.seconds
-        );
+        )
+    }
+
+    fn sessions_sleeping(&self) -> usize {
+        let sql =
+            format!("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND {}", self.holding_session());
         let out = std::process::Command::new("psql").args(["-Atq", "-X", &self.url, "-c", &sql]).output();
         out.ok().and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok()).unwrap_or(0)
     }
@@ -413,12 +419,7 @@ impl AccountRowHold {
 
     /// Ends the hold now: the sleeping statement is cancelled and its transaction rolled back.
     fn release(mut self) {
-        let sql = format!(
-            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() \
-             AND query LIKE '%pg_sleep({})%' \
-             AND query NOT LIKE '%pg_stat_activity%'",
-            self.seconds
-        );
+        let sql = format!("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE {}", self.holding_session());
         let cancelled = std::process::Command::new("psql").args(["-Atq", "-X", &self.url, "-c", &sql]).status();
         assert!(cancelled.is_ok_and(|s| s.success()), "cancelled the holding session");
         let _ = self.psql.wait();
@@ -431,10 +432,7 @@ async fn ends_past_the_recording_places_keep_their_slot() {
     // places decide what is claimed.
     let wide = [("JOBS_RUNNING_PER_KEY", "1000"), ("JOBS_RUNNING_PER_ACCOUNT", "1000")];
     let f = fixture_with(storage::Backend::Postgres, &wide).await;
-    let other_name = storage::new_id("acct");
-    f.service.operator().create_account(&other_name, false).await.expect("account");
-    let other_secret = f.service.operator().create_key(&other_name, None, None).await.expect("key").secret;
-    let other = f.service.api().authenticate(Some(&other_secret)).await.expect("caller");
+    let other = new_caller(&f.service).await;
     let tts = |prompt: String| request("tts", serde_json::json!({ "prompt": prompt }));
 
     // One more job of the held account than there are recording places, then another account's.
