@@ -5,7 +5,9 @@
 //! the method was tuned on. The first three held-out sets were looked at while the method took
 //! its present form (the calibration was chosen on `heldout2/yellow_flower`, the framed second
 //! look on the failures of all three), so they are development too; the fourth was gathered
-//! after that and was only ever measured.
+//! after that and was only ever measured; the fifth was measured once and then looked at (its
+//! scissors taught the framed look to leave a whole object alone); the sixth was gathered after
+//! that and was only ever measured.
 //! `cargo test -p media --test cutout_quality -- --nocapture` prints the figures and writes each
 //! cut-out over a checkerboard to the test scratch directory (`target/tmp/cutout-*.png`) for a
 //! person to look at.
@@ -64,6 +66,19 @@ const HELD_OUT_5: [&str; 8] = [
     "heldout5/young_man",
 ];
 
+/// A sixth held-out set, gathered after the framed look was kept from taking what a whole object
+/// lies on (chosen on `heldout5/scissors`), and measured once (`cutouts/heldout6/`).
+const HELD_OUT_6: [&str; 8] = [
+    "heldout6/spray_bottle",
+    "heldout6/screwdriver",
+    "heldout6/milk_pail",
+    "heldout6/kiwi",
+    "heldout6/alpaca",
+    "heldout6/ibex",
+    "heldout6/seated_woman",
+    "heldout6/canyon_hiker",
+];
+
 /// The goal for every photo's IoU with its reference mask, and for each set's mean; printed
 /// beside the figures. Not every set reaches it yet (docs/engines.md).
 const GOAL_EACH: f64 = 0.8;
@@ -75,7 +90,8 @@ const HELD_OUT_BOUNDS: (f64, f64) = (0.9, 0.95);
 const HELD_OUT_2_BOUNDS: (f64, f64) = (0.02, 0.75);
 const HELD_OUT_3_BOUNDS: (f64, f64) = (0.9, 0.95);
 const HELD_OUT_4_BOUNDS: (f64, f64) = (0.2, 0.8);
-const HELD_OUT_5_BOUNDS: (f64, f64) = (0.3, 0.75);
+const HELD_OUT_5_BOUNDS: (f64, f64) = (0.5, 0.83);
+const HELD_OUT_6_BOUNDS: (f64, f64) = (0.72, 0.88);
 
 fn path(file: &str) -> PathBuf {
     [env!("CARGO_MANIFEST_DIR"), "tests", "cutouts", file].iter().collect()
@@ -145,10 +161,12 @@ fn cutouts_match_the_reference_masks() {
     let held_out_3 = measure("held-out 3", &HELD_OUT_3);
     let held_out_4 = measure("held-out 4", &HELD_OUT_4);
     let held_out_5 = measure("held-out 5", &HELD_OUT_5);
+    let held_out_6 = measure("held-out 6", &HELD_OUT_6);
     check("development", &development, DEVELOPMENT_BOUNDS);
     check("held-out", &held_out, HELD_OUT_BOUNDS);
     check("held-out 2", &held_out_2, HELD_OUT_2_BOUNDS);
     check("held-out 3", &held_out_3, HELD_OUT_3_BOUNDS);
     check("held-out 4", &held_out_4, HELD_OUT_4_BOUNDS);
     check("held-out 5", &held_out_5, HELD_OUT_5_BOUNDS);
+    check("held-out 6", &held_out_6, HELD_OUT_6_BOUNDS);
 }

@@ -293,10 +293,7 @@ async fn one_claim_fills_the_free_slots_within_each_keys_share() {
         let f = fixture(backend).await;
         let mut callers = vec![f.caller.clone()];
         for _ in 0..2 {
-            let name = storage::new_id("acct");
-            f.service.operator().create_account(&name, false).await.expect("account");
-            let secret = f.service.operator().create_key(&name, None, None).await.expect("key").secret;
-            callers.push(f.service.api().authenticate(Some(&secret)).await.expect("caller"));
+            callers.push(new_caller(&f.service).await);
         }
         let mut ids = Vec::new();
         for (i, caller) in [&callers[0], &callers[0], &callers[1], &callers[2]].into_iter().enumerate() {
@@ -322,7 +319,7 @@ async fn one_claim_fills_the_free_slots_within_each_keys_share() {
         let (first, second) = if started[0] <= started[1] { (0, 1) } else { (1, 0) };
         assert_eq!((started[first], started[first]), (started[2], started[3]), "{backend:?}: one claim for three keys");
         let first_ended = records[first].finished_at.expect("finished");
-        assert!(started[second] >= first_ended, "{backend:?}: the key's second job started before its first ended");
+        assert!(started[second] >= first_ended, "{backend:?}: the key's second job started before its first ended: started {started:?}, first ended {first_ended}, {records:?}");
     }
 }
 

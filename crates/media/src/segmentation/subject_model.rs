@@ -77,10 +77,16 @@ const MIN_GROWTH: f32 = 1.1;
 /// a subject that the picture's edge cuts.
 const MIN_MARGIN_TOUCHED: f32 = 0.05;
 
+/// Least share of the picture that a plain look's subject clear of the picture's edge must cover
+/// to be taken as a whole object (scissors on a board) rather than a detail of a larger subject
+/// that the edge cuts (a notebook's elastic band, a clock's hands).
+const MIN_WHOLE_SUBJECT: f32 = 0.15;
+
 /// Whether the framed look (`framed`) tells the subject better than the plain one (`plain`),
 /// both stretched likelihoods over the picture at [`SIDE`]x[`SIDE`]: it grows the plain look's
 /// subject (holding most of it) into one that the picture's edge cuts, is sure of it, and has
-/// not taken the whole picture for the subject.
+/// not taken the whole picture for the subject. A plain look that found a whole object standing
+/// clear of the picture's edge stands: the framed look would only add what the object lies on.
 fn framed_look_is_better(plain: &[f32], framed: &[f32]) -> bool {
     let subject = |map: &[f32]| map.iter().map(|&p| p > 0.5).collect::<Vec<bool>>();
     let (plain_subject, framed_subject) = (subject(plain), subject(framed));
@@ -89,7 +95,10 @@ fn framed_look_is_better(plain: &[f32], framed: &[f32]) -> bool {
     let held = plain_subject.iter().zip(&framed_subject).filter(|(&p, &f)| p && f).count();
     let certainty = framed.iter().map(|&p| (2.0 * p - 1.0).abs()).sum::<f32>() / framed.len().max(1) as f32;
     let margin = margin_share(&framed_subject);
-    (MIN_MARGIN_TOUCHED..WHOLE_PICTURE_MARGIN).contains(&margin)
+    let whole_object_inside = margin_share(&plain_subject) < MIN_MARGIN_TOUCHED
+        && plain_area as f32 >= MIN_WHOLE_SUBJECT * plain.len() as f32;
+    !whole_object_inside
+        && (MIN_MARGIN_TOUCHED..WHOLE_PICTURE_MARGIN).contains(&margin)
         && certainty >= MIN_FRAMED_CERTAINTY
         && held as f32 >= MIN_HELD * plain_area as f32
         && framed_area as f32 >= MIN_GROWTH * plain_area as f32
@@ -204,13 +213,19 @@ mod tests {
 
     #[test]
     fn a_framed_look_is_not_taken_when_it_takes_the_picture_moves_or_stays_inside() {
-        let cup = rectangle(100, 220, 80, 260);
+        // A small cup (a subject small enough to be a detail of a larger one).
+        let cup = rectangle(130, 190, 100, 200);
         // The whole picture read as the object.
         assert!(!framed_look_is_better(&cup, &rectangle(0, SIDE, 0, SIDE)));
         // Another subject than the plain look's.
         assert!(!framed_look_is_better(&cup, &rectangle(0, 90, 0, 200)));
         // A larger subject that the picture's edge does not cut: the plain look's resolution wins.
         assert!(!framed_look_is_better(&cup, &rectangle(90, 230, 70, 270)));
+        // Scissors found whole inside the picture; the framed look adds the board they lie on. (A
+        // small detail would be grown into the same board.)
+        let board = rectangle(0, SIDE, 40, SIDE);
+        assert!(!framed_look_is_better(&rectangle(40, 280, 60, 180), &board));
+        assert!(framed_look_is_better(&cup, &board));
         // The same subject: nothing gained.
         assert!(!framed_look_is_better(&cup, &cup));
         // An unsure framed look.
