@@ -115,7 +115,7 @@ const SECRET_PATH_PREFIXES: [&str; 3] = ["/console/invite/", "/console/verify/",
 /// The request line for access logs, with secret query parameters (`key`, `sig`, `token`) and
 /// secret path segments redacted; parameters are recognised by their decoded names, so `?k%65y=`
 /// is redacted too.
-pub(crate) fn redacted_request_line(req: &actix_web::dev::ServiceRequest) -> String {
+pub(crate) fn redacted_request_line(req: &actix_web::HttpRequest) -> String {
     format!("{} {}{} {:?}", req.method(), redacted_path(req.path()), redacted_query(req.query_string()), req.version())
 }
 
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn access_log_line_hides_the_key() {
-        let req = actix_web::test::TestRequest::post().uri("/api/mcp?key=mgk_secret&x=1").to_srv_request();
+        let req = actix_web::test::TestRequest::post().uri("/api/mcp?key=mgk_secret&x=1").to_http_request();
         let line = redacted_request_line(&req);
         assert!(!line.contains("mgk_secret"), "{line}");
         assert!(line.contains("key=REDACTED") && line.contains("x=1"), "{line}");
@@ -166,7 +166,7 @@ mod tests {
         }
         assert_eq!(redacted_query("a=1&b=2"), "?a=1&b=2");
         assert_eq!(redacted_query("token=abc&t=1"), "?token=REDACTED&t=1");
-        let invite = actix_web::test::TestRequest::get().uri("/console/invite/inv_secret123").to_srv_request();
+        let invite = actix_web::test::TestRequest::get().uri("/console/invite/inv_secret123").to_http_request();
         let line = redacted_request_line(&invite);
         assert!(!line.contains("inv_secret123") && line.contains("/console/invite/REDACTED"), "{line}");
         assert_eq!(redacted_path("/console/invite/"), "/console/invite/");

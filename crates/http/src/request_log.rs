@@ -68,15 +68,6 @@ pub(crate) async fn observe(
         .and_then(|v| v.to_str().ok())
         .filter(|id| is_sane(id))
         .map_or_else(new_request_id, str::to_string);
-    // Built before the call, which consumes the request. The address is the one the rate limits
-    // count.
-    let access = (!UNLOGGED.contains(&req.path())).then(|| {
-        let client = match req.app_data::<Data<Service>>() {
-            Some(service) => console::client_address(service, req.request()),
-            None => "unknown".into(),
-        };
-        (client, redacted_request_line(&req))
-    });
     let method = req.method().clone();
     let span = tracing::info_span!("request", id = %id);
     let mut response = next.call(req).instrument(span.clone()).await?;
@@ -84,8 +75,19 @@ pub(crate) async fn observe(
     service::metrics::http_request(&route, method.as_str(), response.status().as_u16(), started.elapsed());
     let read = matches!(method, actix_web::http::Method::GET | actix_web::http::Method::HEAD);
     let one_in = response.request().app_data::<Data<Service>>().map_or(1, |s| s.config().access_log_reads.get());
-    let access = access.filter(|_| logs_line(read, response.status().as_u16(), started.elapsed(), one_in));
-    if let Some((client, line)) = access {
+    // Composed only when it is written: a poll answered in microseconds would otherwise spend a
+    // share of them on a line the deployment samples out or filters away.
+    let logged = tracing::enabled!(target: "access", tracing::Level::INFO)
+        && !UNLOGGED.contains(&response.request().path())
+        && logs_line(read, response.status().as_u16(), started.elapsed(), one_in);
+    if logged {
+        let request = response.request();
+        // The address the rate limits count.
+        let client = match request.app_data::<Data<Service>>() {
+            Some(service) => console::client_address(service, request),
+            None => "unknown".into(),
+        };
+        let line = redacted_request_line(request);
         let status = response.status().as_u16();
         let size = match response.response().body().size() {
             BodySize::Sized(bytes) => bytes.to_string(),

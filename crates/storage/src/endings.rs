@@ -108,7 +108,6 @@ impl Database {
 /// Settles `batch` in `conn`'s transaction. `Err` only for a failure of the whole transaction;
 /// an end the lifecycle refuses is its own entry, and nothing is written for it.
 fn settle_batch(conn: &mut AnyConnection, batch: &[Ending]) -> StorageResult<Vec<StorageResult<Settled>>> {
-    let now = now_millis();
     let mut ids: Vec<&str> = batch.iter().map(|ending| ending.task_id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -135,6 +134,10 @@ fn settle_batch(conn: &mut AnyConnection, batch: &[Ending]) -> StorageResult<Vec
     }
     let mut tasks: HashMap<String, TaskRecord> =
         lock_tasks.load::<TaskRecord>(conn)?.into_iter().map(|task| (task.id.clone(), task)).collect();
+    // Read the clock once the rows are held, as a claim does: an end that waited for its account
+    // would otherwise be stamped before the moment it was recorded, and a key's next job, claimed
+    // as soon as this one is seen ended, could seem to start before it.
+    let now = now_millis();
     let mut books = Books::default();
     let mut results = Vec::with_capacity(batch.len());
     for ending in batch {

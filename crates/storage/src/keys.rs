@@ -193,25 +193,44 @@ pub(crate) struct LiveKey {
     pub(crate) last_used_at: Option<i64>,
 }
 
+/// The columns of a key a request reads, as [`LiveKeyColumns`] holds them.
+pub(crate) const LIVE_KEY_COLUMNS: (
+    api_keys::id,
+    api_keys::account_id,
+    api_keys::last_used_at,
+    api_keys::submit_rate_per_minute,
+    api_keys::read_rate_per_minute,
+) = (
+    api_keys::id,
+    api_keys::account_id,
+    api_keys::last_used_at,
+    api_keys::submit_rate_per_minute,
+    api_keys::read_rate_per_minute,
+);
+
+/// The values of [`LIVE_KEY_COLUMNS`].
+pub(crate) type LiveKeyColumns = (String, String, Option<i64>, Option<i64>, Option<i64>);
+
+impl LiveKey {
+    /// The key read as [`LIVE_KEY_COLUMNS`].
+    pub(crate) fn from_columns(columns: LiveKeyColumns) -> LiveKey {
+        let (key_id, account_id, last_used_at, submit_rate_per_minute, read_rate_per_minute) = columns;
+        LiveKey {
+            key: AuthenticatedKey { key_id, account_id, submit_rate_per_minute, read_rate_per_minute },
+            last_used_at,
+        }
+    }
+}
+
 /// The live (not revoked) key whose secret hashes to `secret_hash`, read on `conn`.
 pub(crate) fn live_key(conn: &mut AnyConnection, secret_hash: &str) -> QueryResult<Option<LiveKey>> {
-    type Found = (String, String, Option<i64>, Option<i64>, Option<i64>);
-    let found: Option<Found> = on_native_connection!(conn, |conn| api_keys::table
+    let found: Option<LiveKeyColumns> = on_native_connection!(conn, |conn| api_keys::table
         .filter(api_keys::secret_hash.eq(secret_hash))
         .filter(api_keys::revoked_at.is_null())
-        .select((
-            api_keys::id,
-            api_keys::account_id,
-            api_keys::last_used_at,
-            api_keys::submit_rate_per_minute,
-            api_keys::read_rate_per_minute,
-        ))
+        .select(LIVE_KEY_COLUMNS)
         .first(conn)
         .optional())?;
-    Ok(found.map(|(key_id, account_id, last_used_at, submit_rate_per_minute, read_rate_per_minute)| LiveKey {
-        key: AuthenticatedKey { key_id, account_id, submit_rate_per_minute, read_rate_per_minute },
-        last_used_at,
-    }))
+    Ok(found.map(LiveKey::from_columns))
 }
 
 /// Inserts a new key of account `account_id` in the caller's transaction.

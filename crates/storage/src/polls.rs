@@ -1,11 +1,15 @@
 //! A poll's reads: the caller's key and its task. A poll is the commonest request, so on SQLite
-//! its reads run on the caller's own thread whenever that costs no waiting.
+//! its reads run on the caller's own thread whenever that costs no waiting, as one statement.
 
+use crate::connection::{on_native_connection, AnyConnection};
 use crate::key_cache::AuthenticatedKey;
-use crate::keys::{live_key, use_record_due};
-use crate::task_record::TaskRecord;
-use crate::tasks::task_for_key;
+use crate::keys::{use_record_due, LiveKey, LiveKeyColumns, LIVE_KEY_COLUMNS};
+use crate::schema::{api_keys, tasks};
+use crate::task_record::{PolledColumns, TaskRecord};
+use crate::tasks::polled_columns;
 use crate::{now_millis, Backend, Database, StorageResult};
+use diesel::prelude::*;
+use diesel::sql_types::Text;
 
 /// What a poll reads.
 #[derive(Clone, Debug)]
@@ -31,26 +35,42 @@ impl Database {
 
     /// [`Database::poll_reads`] on the caller's thread, when that blocks on nothing: on SQLite, with
     /// a connection idle in the pool and the key's use not due to be recorded (a write, which could
-    /// wait for another writer), the two reads take microseconds and are done at once. `None`
-    /// otherwise, and on PostgreSQL (whose reads are round trips to its server): the caller then
-    /// runs [`Database::poll_reads`] on a blocking thread.
+    /// wait for another writer), the reads take microseconds, in one statement, and are done at
+    /// once. `None` otherwise, and on PostgreSQL (whose reads are round trips to its server): the
+    /// caller then runs [`Database::poll_reads`] on a blocking thread.
     pub fn poll_reads_at_once(&self, secret_hash: &str, task_id: Option<&str>) -> Option<StorageResult<PollReads>> {
         if self.backend() != Backend::Sqlite {
             return None;
         }
         let reads = self.read_if_idle(|conn| {
-            let Some(found) = live_key(conn, secret_hash)? else {
+            let Some((found, task)) = live_key_and_task(conn, secret_hash, task_id)? else {
                 return Ok(Some(PollReads { key: None, task: None }));
             };
             if use_record_due(found.last_used_at, now_millis()) {
                 return Ok(None);
             }
-            let task = match task_id {
-                Some(id) => task_for_key(conn, id, &found.key.key_id)?,
-                None => None,
-            };
             Ok(Some(PollReads { key: Some(found.key), task }))
         })?;
         reads.transpose()
     }
+}
+
+/// The live key behind `secret_hash` and, when `task_id` is given, its task `task_id`, in one
+/// statement: one read transaction where two would each take and drop SQLite's shared lock. The
+/// task is joined on its id and its owner, so another key's task is never read.
+fn live_key_and_task(
+    conn: &mut AnyConnection,
+    secret_hash: &str,
+    task_id: Option<&str>,
+) -> diesel::QueryResult<Option<(LiveKey, Option<TaskRecord>)>> {
+    // No task asked for: an id no task has (ids are never empty) keeps the one prepared statement.
+    let task_id = task_id.unwrap_or_default();
+    let found: Option<(LiveKeyColumns, Option<PolledColumns>)> = on_native_connection!(conn, |conn| api_keys::table
+        .left_join(tasks::table.on(tasks::id.eq(task_id).and(tasks::key_id.eq(api_keys::id))))
+        .filter(api_keys::secret_hash.eq(secret_hash))
+        .filter(api_keys::revoked_at.is_null())
+        .select((LIVE_KEY_COLUMNS, polled_columns!().nullable()))
+        .first(conn)
+        .optional())?;
+    Ok(found.map(|(key, task)| (LiveKey::from_columns(key), task.map(TaskRecord::from_polled))))
 }

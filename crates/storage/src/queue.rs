@@ -47,12 +47,17 @@ struct ClaimedRow {
 // within the key's share; among those left, its place in its account's line likewise: the tasks
 // one claim takes are those that claims of one task each, one after another, would take.
 // SKIP LOCKED lets a claim pass rows a settlement or a cancellation holds.
-const CLAIM: &str = "WITH running AS (SELECT key_id, account_id FROM tasks WHERE provider IS NULL \
+// The start is the database's clock read once by the statement, after its snapshot was taken: a
+// task seen queued because another's end was committed (a key's next job, once its previous one
+// ended) starts after that end was stamped, which a clock read before the statement cannot promise.
+const CLAIM: &str = "WITH clock AS MATERIALIZED (SELECT {NOW} AS now), \
+     running AS (SELECT key_id, account_id FROM tasks WHERE provider IS NULL \
        AND status = 'running' AND lease_expires_at >= {NOW}), \
      running_keys AS (SELECT key_id, COUNT(*) AS n FROM running GROUP BY key_id), \
      running_accounts AS (SELECT account_id, COUNT(*) AS n FROM running GROUP BY account_id) \
      UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = ?, \
-     lease_expires_at = {NOW} + ?, started_at = COALESCE(started_at, ?), updated_at = ? \
+     lease_expires_at = {NOW} + ?, started_at = COALESCE(started_at, (SELECT now FROM clock)), \
+     updated_at = (SELECT now FROM clock) \
      WHERE id IN (SELECT id FROM (SELECT k.id, k.priority, k.created_at, \
          ROW_NUMBER() OVER (PARTITION BY k.account_id ORDER BY k.priority DESC, k.created_at, k.id) \
            + COALESCE(ra.n, 0) AS account_place \
@@ -100,19 +105,18 @@ struct ClaimStatement<'a> {
     sql: &'a [String],
     worker_id: &'a str,
     /// The other binds, in the order of the statement's placeholders.
-    numbers: [i64; 9],
+    numbers: [i64; 7],
 }
 
 impl<'a> ClaimStatement<'a> {
-    fn new(backend: Backend, worker_id: &'a str, lease_ms: i64, now: i64, shares: RunningShares, limit: usize) -> Self {
+    fn new(backend: Backend, worker_id: &'a str, lease_ms: i64, shares: RunningShares, limit: usize) -> Self {
         let sql = match backend {
             Backend::Sqlite => &CLAIM_SQL[0],
             Backend::Postgres => &CLAIM_SQL[1],
         };
         let (per_key, per_account) = (i64::from(shares.per_key), i64::from(shares.per_account));
         let limit_bind = i64::try_from(limit).unwrap_or(i64::MAX);
-        let numbers =
-            [lease_ms, now, now, per_key, per_account, candidates_for(limit), per_key, per_account, limit_bind];
+        let numbers = [lease_ms, per_key, per_account, candidates_for(limit), per_key, per_account, limit_bind];
         ClaimStatement { sql, worker_id, numbers }
     }
 }
@@ -205,11 +209,9 @@ impl Database {
         // says which tasks have a webhook to tell of it), the commit. SQLite's `IMMEDIATE`
         // transactions already run one at a time.
         let mut claimed = self.write_opened_with(CLAIM_BEGIN_POSTGRES, |conn| {
-            // Read the clock once the locks are held: a claim that waited for a submit's write
-            // would otherwise stamp its task as started before it was accepted.
-            let now = now_millis();
-            let claim = ClaimStatement::new(conn.backend(), worker_id, lease_ms, now, shares, limit);
+            let claim = ClaimStatement::new(conn.backend(), worker_id, lease_ms, shares, limit);
             let rows: Vec<ClaimedRow> = on_native_connection!(conn, |native| claim.load(native))?;
+            let now = now_millis();
             for row in rows.iter().filter(|row| row.announces_running) {
                 webhooks::announce(conn, &row.task.id, WebhookEvent::Running, now)?;
             }

@@ -260,3 +260,5 @@ diesel::table! {
 }
 
 diesel::allow_tables_to_appear_in_same_query!(oauth_connections, oauth_clients);
+// A poll reads its key and its task in one statement (`polls`).
+diesel::allow_tables_to_appear_in_same_query!(api_keys, tasks);

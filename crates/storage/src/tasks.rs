@@ -89,7 +89,14 @@ impl Database {
 /// each poll.
 macro_rules! polled_task {
     ($id:expr) => {
-        tasks::table.find($id).select((
+        tasks::table.find($id).select(polled_columns!())
+    };
+}
+
+/// The columns of a poll's task read, as [`crate::task_record::PolledColumns`] holds them.
+macro_rules! polled_columns {
+    () => {
+        (
             // A bound empty string, not an SQL literal: diesel never caches the prepared
             // statement of a query holding raw SQL, and this one runs on every poll.
             (tasks::id, tasks::key_id, tasks::account_id, tasks::engine, "".into_sql::<Text>()),
@@ -98,9 +105,10 @@ macro_rules! polled_task {
             (tasks::hold_allowance_units, tasks::cost_units, tasks::error, tasks::sandbox, tasks::priority),
             (tasks::result, tasks::failure_kind, tasks::provider, tasks::provider_handle, tasks::provider_callback),
             (tasks::provider_millis, tasks::provider_cost_units, tasks::expired_at),
-        ))
+        )
     };
 }
+pub(crate) use polled_columns;
 
 /// [`Database::task_for_key`] on `conn`.
 pub(crate) fn task_for_key(conn: &mut AnyConnection, id: &str, key_id: &str) -> QueryResult<Option<TaskRecord>> {

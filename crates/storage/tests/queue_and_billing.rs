@@ -782,17 +782,25 @@ fn a_polls_reads_are_done_at_once_only_on_sqlite_and_only_without_a_write() {
         // Never used: its first use is to be recorded, which is a write.
         assert!(db.poll_reads_at_once(&hash, Some(&mine.id)).is_none());
         let blocking = db.poll_reads(&hash, Some(&mine.id)).unwrap();
-        assert_eq!(blocking.task.map(|t| t.id), Some(mine.id.clone()));
+        assert_eq!(blocking.task.as_ref().map(|t| t.id.clone()), Some(mine.id.clone()));
         let at_once = db.poll_reads_at_once(&hash, Some(&mine.id));
         assert_eq!(at_once.is_none(), postgres, "done at once on SQLite only");
         if let Some(reads) = at_once {
             let reads = reads.unwrap();
             assert_eq!(reads.key.map(|k| k.key_id), Some(poller.id.clone()));
-            assert_eq!(reads.task.map(|t| t.id), Some(mine.id.clone()));
+            // The one statement reads every column the blocking path reads.
+            assert_eq!(reads.task, blocking.task);
             let foreign = db.poll_reads_at_once(&hash, Some(&theirs.id)).unwrap().unwrap();
             assert!(foreign.key.is_some() && foreign.task.is_none(), "another key's task is invisible");
+            for no_task in [None, Some("task_none"), Some("")] {
+                let reads = db.poll_reads_at_once(&hash, no_task).unwrap().unwrap();
+                assert!(reads.key.is_some() && reads.task.is_none(), "{no_task:?}");
+            }
             let unknown = db.poll_reads_at_once(&keys::hash_secret("mgk_nobody"), Some(&mine.id)).unwrap().unwrap();
             assert!(unknown.key.is_none() && unknown.task.is_none());
+            db.revoke_key(&poller.id).unwrap();
+            let revoked = db.poll_reads_at_once(&hash, Some(&mine.id)).unwrap().unwrap();
+            assert!(revoked.key.is_none() && revoked.task.is_none(), "a revoked key reads nothing");
         }
     });
 }
