@@ -680,6 +680,7 @@ impl AppConfig {
             sync_recipe_wait: self.sync_recipe_wait,
             fair_housing: recipes::listing_kit::fair_housing::Policy {
                 master_to_primary: self.fair_housing_primary_suite,
+                ..Default::default()
             },
             isolation,
             deadlines: self.job_deadlines.clone(),

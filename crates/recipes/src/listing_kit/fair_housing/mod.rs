@@ -18,13 +18,14 @@
 mod languages;
 mod matching;
 mod phrases;
+mod sentence_model;
 mod spelling;
 mod text;
 
 use matching::first_match;
 use phrases::Action;
 use serde::{Deserialize, Serialize};
-use text::{collapse_whitespace, fix_article, match_case, proper_name_after, statement_around};
+use text::{collapse_whitespace, fix_article, match_case, proper_name_after, statement_around, statements};
 
 /// A protected category under the Fair Housing Act, plus steering language that signals who is
 /// welcome without naming a class.
@@ -69,6 +70,9 @@ pub struct Finding {
 pub struct Policy {
     /// Rewrite "master bedroom/bath/suite" to "primary ...".
     pub master_to_primary: bool,
+    /// Check with the phrase rules alone, without the sentence model (for measuring the rules,
+    /// and labelling the model's training corpus with them).
+    pub rules_only: bool,
 }
 
 /// Checks `text`; returns it rewritten and adds what changed to `findings`, naming `field`.
@@ -81,6 +85,9 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
     let text_as_written = collapse_whitespace(text);
     let as_written = text_as_written.as_str();
     let mut text = spelling::corrected(as_written).into_owned();
+    if !policy.rules_only {
+        drop_read_preferences(&mut text, field, policy, findings);
+    }
     // Each pass removes or neutralises one finding; replacements contain no listed phrase, so
     // this ends well within the bound (a text has fewer findings than words).
     let bound = text.split_whitespace().count() + 8;
@@ -122,7 +129,8 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
             }
         }
     }
-    if !is_clean(&text, policy) {
+    // The rewrites are the rules' own, so only the rules judge what is left.
+    if !is_clean(&text, Policy { rules_only: true, ..policy }) {
         // Fail closed: a text that still reads as a preference is not printed at all.
         return String::new();
     }
@@ -133,7 +141,28 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
 /// Whether `text` has no finding.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
     let text = collapse_whitespace(text);
-    first_match(&spelling::corrected(&text), policy).is_none()
+    let text = spelling::corrected(&text);
+    first_match(&text, policy).is_none()
+        && (policy.rules_only
+            || statements(&text).into_iter().all(|s| sentence_model::preference_in(&text[s]).is_none()))
+}
+
+/// Drops each statement in which the rules find nothing but the sentence model reads a
+/// preference: no neutral wording is known for it, so nothing of it is kept. A statement the
+/// rules find something in is theirs to rewrite or drop.
+fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, findings: &mut Vec<Finding>) {
+    let read: Vec<_> = statements(text)
+        .into_iter()
+        .filter(|range| first_match(&text[range.clone()], policy).is_none())
+        .filter_map(|range| Some((sentence_model::preference_in(&text[range.clone()])?, range)))
+        .collect();
+    for (category, range) in &read {
+        let original = text[range.clone()].trim().to_string();
+        findings.push(Finding { category: *category, field: field.to_string(), original, replacement: None });
+    }
+    for (_, range) in read.into_iter().rev() {
+        text.replace_range(range, "");
+    }
 }
 
 #[cfg(test)]
@@ -291,7 +320,9 @@ mod tests {
             let (cleaned, findings) = check(sentence);
             assert!(!findings.is_empty(), "{sentence:?} not flagged");
             assert_eq!(findings[0].category, *category, "{sentence:?}");
-            assert!(is_clean(&cleaned, Policy::default()), "{sentence:?} -> {cleaned:?} still flagged");
+            // A rewrite is the rules' own: they judge it.
+            let rules = Policy { rules_only: true, ..Policy::default() };
+            assert!(is_clean(&cleaned, rules), "{sentence:?} -> {cleaned:?} still flagged");
             assert_eq!(findings[0].field, "details.description");
         }
     }
@@ -428,7 +459,8 @@ mod tests {
         let text = "Master bedroom with a walk-in closet.";
         assert!(is_clean(text, Policy::default()));
         let mut findings = Vec::new();
-        let cleaned = clean(text, "details.features[0]", Policy { master_to_primary: true }, &mut findings);
+        let cleaned =
+            clean(text, "details.features[0]", Policy { master_to_primary: true, ..Policy::default() }, &mut findings);
         assert_eq!(cleaned, "Primary bedroom with a walk-in closet.");
         assert_eq!(findings[0].category, HouseStyle);
     }

@@ -13,6 +13,22 @@ pub(super) fn statement_around(text: &str, range: std::ops::Range<usize>) -> std
     bounds_around(text, range, false)
 }
 
+/// The byte ranges of `text`'s statements (sentences with the clauses semicolons join to them),
+/// each with the space after it.
+pub(super) fn statements(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let range = bounds_around(text, start..start, false);
+        if range.end <= start {
+            break;
+        }
+        start = range.end;
+        ranges.push(range);
+    }
+    ranges
+}
+
 /// The sentence around `range`, a semicolon ending one when `semicolons_end`.
 fn bounds_around(text: &str, range: std::ops::Range<usize>, semicolons_end: bool) -> std::ops::Range<usize> {
     let ends: Vec<usize> = text

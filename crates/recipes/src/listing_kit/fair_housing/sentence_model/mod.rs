@@ -1,0 +1,194 @@
+//! A learned reader of sentences, beside the phrase rules: it catches a preference phrased in
+//! words no rule lists ("we'd love someone who won't need the elevator"). A sentence becomes the
+//! mean of its WordPiece pieces' vectors, and a small network (one hidden layer) says whether it
+//! states a preference and under which category.
+//!
+//! The vectors are all-MiniLM-L6-v2's (a sentence transformer, Apache-2.0) read for each piece on
+//! its own, then reduced to 192 dimensions and stored as bytes; the network was trained on the
+//! development corpus, labelled by the phrase rules' categories (`models/fair_housing/README.md`,
+//! `train.py`). Reading a sentence is a few thousand multiply-adds: the check stays fast enough to
+//! run at submit.
+
+mod wordpiece;
+
+use super::Category;
+use std::sync::LazyLock;
+use wordpiece::WordPiece;
+
+static VOCAB: &str = include_str!("../../../../models/fair_housing/vocab.txt");
+static WEIGHTS: &[u8] = include_bytes!("../../../../models/fair_housing/sentence_model.bin");
+
+/// The network's classes, in the order of its outputs.
+const CLASSES: [Option<Category>; 8] = [
+    None,
+    Some(Category::FamilialStatus),
+    Some(Category::Age),
+    Some(Category::Religion),
+    Some(Category::Disability),
+    Some(Category::RaceOrNationalOrigin),
+    Some(Category::Sex),
+    Some(Category::Steering),
+];
+
+/// A sentence the model gives a higher chance than this of stating a preference is a finding.
+/// Chosen on the development corpus's cross-validation (docs/recipes.md): lower catches more
+/// implied preferences and drops more lawful sentences.
+const FLAG_ABOVE: f32 = 0.95;
+
+/// The model, read once from the bytes built into the binary; `None` if they do not parse, which
+/// a test rules out.
+static MODEL: LazyLock<Option<SentenceModel>> = LazyLock::new(|| SentenceModel::parse(VOCAB, WEIGHTS));
+
+/// The category of the preference `sentence` states, if the model reads one.
+pub(super) fn preference_in(sentence: &str) -> Option<Category> {
+    MODEL.as_ref()?.preference_in(sentence)
+}
+
+/// Whether the model's bytes parse (a test checks this; without them only the rules run).
+#[cfg(test)]
+pub(super) fn is_loaded() -> bool {
+    MODEL.is_some()
+}
+
+struct SentenceModel {
+    pieces: WordPiece,
+    dims: usize,
+    /// Each piece's vector: `dims` bytes, times its row's scale.
+    scales: Vec<f32>,
+    vectors: Vec<i8>,
+    hidden: Layer,
+    output: Layer,
+}
+
+/// A dense layer: `outputs` rows of `inputs` weights, then the biases.
+struct Layer {
+    inputs: usize,
+    weights: Vec<f32>,
+    biases: Vec<f32>,
+}
+
+impl Layer {
+    fn apply(&self, input: &[f32]) -> Vec<f32> {
+        self.weights
+            .chunks_exact(self.inputs)
+            .zip(&self.biases)
+            .map(|(row, bias)| row.iter().zip(input).map(|(w, x)| w * x).sum::<f32>() + bias)
+            .collect()
+    }
+}
+
+/// Reads little-endian values off the front of a byte slice.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn u32(&mut self) -> Option<usize> {
+        let (head, rest) = self.0.split_first_chunk::<4>()?;
+        self.0 = rest;
+        usize::try_from(u32::from_le_bytes(*head)).ok()
+    }
+
+    fn f32s(&mut self, n: usize) -> Option<Vec<f32>> {
+        let bytes = self.0.get(..n.checked_mul(4)?)?;
+        self.0 = &self.0[bytes.len()..];
+        Some(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+    }
+
+    fn i8s(&mut self, n: usize) -> Option<Vec<i8>> {
+        let bytes = self.0.get(..n)?;
+        self.0 = &self.0[n..];
+        Some(bytes.iter().map(|&b| b as i8).collect())
+    }
+
+    fn layer(&mut self, inputs: usize, outputs: usize) -> Option<Layer> {
+        let weights = self.f32s(inputs.checked_mul(outputs)?)?;
+        let biases = self.f32s(outputs)?;
+        Some(Layer { inputs, weights, biases })
+    }
+}
+
+impl SentenceModel {
+    /// The layout `train.py` writes: four little-endian u32 (pieces, dimensions, hidden units,
+    /// classes), each piece's f32 scale, the pieces' i8 vectors, then the hidden layer's and the
+    /// output layer's f32 weights (row by row) and biases.
+    fn parse(vocab: &str, bytes: &[u8]) -> Option<SentenceModel> {
+        let pieces = WordPiece::new(vocab)?;
+        let mut reader = Reader(bytes);
+        let (rows, dims, hidden, classes) = (reader.u32()?, reader.u32()?, reader.u32()?, reader.u32()?);
+        if classes != CLASSES.len() || rows != vocab.lines().count() {
+            return None;
+        }
+        let scales = reader.f32s(rows)?;
+        let vectors = reader.i8s(rows.checked_mul(dims)?)?;
+        let hidden_layer = reader.layer(dims, hidden)?;
+        let output = reader.layer(hidden, classes)?;
+        reader.0.is_empty().then_some(SentenceModel { pieces, dims, scales, vectors, hidden: hidden_layer, output })
+    }
+
+    fn preference_in(&self, sentence: &str) -> Option<Category> {
+        let ids = self.pieces.ids(sentence);
+        if ids.is_empty() {
+            return None;
+        }
+        let mut mean = vec![0f32; self.dims];
+        for &id in &ids {
+            let row = id as usize;
+            let (Some(scale), Some(vector)) =
+                (self.scales.get(row), self.vectors.get(row * self.dims..(row + 1) * self.dims))
+            else {
+                continue;
+            };
+            for (m, &v) in mean.iter_mut().zip(vector) {
+                *m += f32::from(v) * scale;
+            }
+        }
+        let norm = mean.iter().map(|m| m * m).sum::<f32>().sqrt();
+        if norm == 0.0 {
+            return None;
+        }
+        mean.iter_mut().for_each(|m| *m /= norm);
+        let hidden: Vec<f32> = self.hidden.apply(&mean).into_iter().map(|h| h.max(0.0)).collect();
+        let logits = self.output.apply(&hidden);
+        let top = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let weights: Vec<f32> = logits.iter().map(|l| (l - top).exp()).collect();
+        let total: f32 = weights.iter().sum();
+        let clean = weights[0] / total;
+        if clean >= 1.0 - FLAG_ABOVE {
+            return None;
+        }
+        // The likeliest category among the preferences.
+        let best = (1..CLASSES.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b]))?;
+        CLASSES[best]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_built_into_the_binary_parses() {
+        assert!(is_loaded());
+    }
+
+    /// The ids BERT's own tokenizer gives sentences of the development corpus (in English and the
+    /// other languages it holds), written by `train.py` with Hugging Face `tokenizers`.
+    #[test]
+    fn pieces_are_those_of_berts_own_tokenizer() {
+        let pieces = WordPiece::new(VOCAB).expect("vocabulary");
+        let check = include_str!("../../../../models/fair_housing/wordpiece_check.tsv");
+        let mut compared = 0;
+        for line in check.lines().filter(|l| !l.starts_with('#')) {
+            let (sentence, ids) = line.rsplit_once('\t').expect("sentence<TAB>ids");
+            let expected: Vec<u32> = ids.split_whitespace().map(|id| id.parse().expect("id")).collect();
+            assert_eq!(pieces.ids(sentence), expected, "{sentence:?}");
+            compared += 1;
+        }
+        assert!(compared >= 300, "{compared} sentences compared");
+    }
+
+    #[test]
+    fn text_with_no_piece_reads_as_nothing() {
+        assert_eq!(preference_in(""), None);
+        assert_eq!(preference_in(" \u{200b}\t"), None);
+    }
+}
