@@ -443,6 +443,24 @@ mod tests {
         assert_eq!(remarks, "Expansive deck. Fenced parking for two. Renovated 2018-2021.");
     }
 
+    /// The templates' own words pass the Fair Housing check, its sentence model included: the
+    /// check never drops what the kit writes around the client's text.
+    #[test]
+    fn the_templates_own_sentences_pass_the_fair_housing_check() {
+        use super::super::fair_housing::{is_clean, Policy};
+        let bare = listing(serde_json::json!({"address": "7 Elm St, Dover, DE 19901", "beds": 1, "baths": 1}));
+        for kit in [full(), bare] {
+            for staged in [false, true] {
+                let c = write(&kit, staged, 1000);
+                for text in [&c.mls_remarks, &c.portal, &c.website, &c.social, &c.story_line] {
+                    for paragraph in text.split('\n') {
+                        assert!(is_clean(paragraph, Policy::default()), "{paragraph:?}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn sentences_split_on_their_ends_only() {
         assert_eq!(
