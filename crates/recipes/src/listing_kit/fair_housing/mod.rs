@@ -9,7 +9,9 @@
 //! Hispanic applicants"), a refusal ("... need not apply", "X preferred") unless it is about
 //! something lawful to screen on (smoking, pets, credit), neighbours described by their make-up.
 //! Misspelt class words are read as the words they stand for, and class words of the other
-//! languages US listings are written in drop their sentence. Every change is reported.
+//! languages US listings are written in drop their sentence. A sentence model (`sentence_model`)
+//! reads each statement the rules pass and drops one that states a preference in words no rule
+//! lists. Every change is reported.
 //!
 //! The list is deliberately specific: ordinary real-estate words ("family room", "single-family",
 //! "walk-in closet", "master bedroom") are not findings. Whether "master" is rewritten to
@@ -452,6 +454,23 @@ mod tests {
         let (cleaned, findings) = check(&text);
         assert_eq!(findings.len(), 200);
         assert!(is_clean(&cleaned, Policy::default()) && cleaned.starts_with("Established neighborhood, distinctive."));
+    }
+
+    /// A preference in words no rule lists is read by the sentence model; its statement goes, the
+    /// sentences around it stay.
+    #[test]
+    fn the_sentence_model_drops_a_preference_the_rules_pass() {
+        let dropped = "Ideal for a tenant who will be at Mass with the rest of the street on Sundays.";
+        let text = format!("Sunny two-bedroom with a balcony. {dropped} Gas heat.");
+        let rules = Policy { rules_only: true, ..Policy::default() };
+        let mut by_rules = Vec::new();
+        assert_eq!(clean(&text, "details.description", rules, &mut by_rules), text);
+        assert!(by_rules.is_empty(), "{by_rules:?}");
+        assert!(is_clean(&text, rules) && !is_clean(&text, Policy::default()));
+        let (cleaned, findings) = check(&text);
+        assert_eq!(cleaned, "Sunny two-bedroom with a balcony. Gas heat.");
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!((findings[0].original.as_str(), findings[0].replacement.as_deref()), (dropped, None));
     }
 
     #[test]
