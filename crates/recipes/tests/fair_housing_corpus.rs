@@ -4,7 +4,8 @@
 //! lists or any earlier corpus, after the lists were fixed, and never used to change them. A miss is a flagged sentence
 //! that is not flagged, or comes out still naming a protected class (judged by this file's own
 //! list of class words, not the check's); a false alarm is a clean sentence that is changed.
-//! `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
+//! `data/fair_housing_holdout20.tsv` is a second such corpus, written after the sentence model
+//! was fixed. `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
@@ -13,6 +14,10 @@ use recipes::listing_kit::fair_housing::{clean, Policy};
 /// model, whose threshold was chosen with this corpus's figures in view: 6 and 8.
 const MAX_MISSES: usize = 6;
 const MAX_FALSE_ALARMS: usize = 8;
+/// The twentieth corpus's figures on its one run, with the sentence model fixed before it was
+/// written (docs/recipes.md; the rules alone: 17 and 9).
+const MAX_MISSES_20: usize = 4;
+const MAX_FALSE_ALARMS_20: usize = 10;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in
@@ -371,4 +376,14 @@ fn the_held_out_corpus_is_measured() {
     // corpus, which then needs a successor.
     assert!(figures.misses.len() <= MAX_MISSES, "{:?}", figures.misses);
     assert!(figures.false_alarms.len() <= MAX_FALSE_ALARMS, "{:?}", figures.false_alarms);
+}
+
+#[test]
+fn the_twentieth_corpus_is_measured() {
+    let corpus = include_str!("data/fair_housing_holdout20.tsv");
+    evaluate("twentieth corpus, rules alone", corpus, Policy { rules_only: true, ..Policy::default() });
+    let figures = evaluate("twentieth corpus", corpus, Policy::default());
+    assert!(figures.flagged >= 110 && figures.clean >= 110, "the corpus keeps its size");
+    assert!(figures.misses.len() <= MAX_MISSES_20, "{:?}", figures.misses);
+    assert!(figures.false_alarms.len() <= MAX_FALSE_ALARMS_20, "{:?}", figures.false_alarms);
 }
