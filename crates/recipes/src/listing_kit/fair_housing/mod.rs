@@ -73,7 +73,9 @@ pub struct Policy {
     /// Rewrite "master bedroom/bath/suite" to "primary ...".
     pub master_to_primary: bool,
     /// Check with the phrase rules alone, without the sentence model (for measuring the rules,
-    /// and labelling the model's training corpus with them).
+    /// and labelling the model's training corpus with them). Left out of stored jobs when off, so
+    /// jobs stored before it existed read and write back unchanged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rules_only: bool,
 }
 
