@@ -9,13 +9,12 @@ use recipes::listing_kit::fair_housing::{clean, Policy};
 use std::io::{BufRead, Write};
 
 fn main() -> std::io::Result<()> {
-    let policy = Policy { rules_only: true, ..Policy::default() };
     let mut out = std::io::stdout().lock();
     for line in std::io::stdin().lock().lines() {
         let line = line?;
         let Some((verdict, sentence)) = line.split_once('\t').filter(|_| !line.starts_with('#')) else { continue };
         let mut findings = Vec::new();
-        clean(sentence, "details.description", policy, &mut findings);
+        clean(sentence, "details.description", Policy::RULES_ONLY, &mut findings);
         let label = match (verdict, findings.first()) {
             ("clean", _) => "clean".to_string(),
             (_, Some(finding)) => serde_json::to_value(finding.category)?.as_str().unwrap_or("flag").to_string(),

@@ -18,6 +18,8 @@ const MAX_FALSE_ALARMS: usize = 8;
 /// written (docs/recipes.md; the rules alone: 17 and 9).
 const MAX_MISSES_20: usize = 4;
 const MAX_FALSE_ALARMS_20: usize = 10;
+/// Everyday listing sentences changed on their one run (docs/recipes.md; the rules alone: none).
+const MAX_FALSE_ALARMS_PLAIN: usize = 3;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in
@@ -357,7 +359,7 @@ fn evaluate(name: &str, corpus: &str, policy: Policy) -> Figures {
 fn the_development_corpus_is_cleaned_without_a_miss() {
     let corpus = include_str!("data/fair_housing_dev.tsv");
     // The rules alone, and with the sentence model (trained on this corpus, so this is in sample).
-    for policy in [Policy { rules_only: true, ..Policy::default() }, Policy::default()] {
+    for policy in [Policy::RULES_ONLY, Policy::default()] {
         let figures = evaluate("development corpus", corpus, policy);
         assert!(figures.flagged >= 50 && figures.clean >= 50, "the corpus keeps its size");
         assert!(figures.misses.is_empty(), "{:?}", figures.misses);
@@ -365,25 +367,33 @@ fn the_development_corpus_is_cleaned_without_a_miss() {
     }
 }
 
+/// Measures a held-out corpus by the rules alone (printed) and by the whole check, which may miss
+/// and alarm no more than on its recorded run (docs/recipes.md). A change that does worse is a
+/// regression; one that does better was tuned on the corpus, which then needs a successor.
+fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarms: usize) {
+    evaluate(&format!("{name}, rules alone"), corpus, Policy::RULES_ONLY);
+    let figures = evaluate(name, corpus, Policy::default());
+    assert!(figures.flagged >= 110 && figures.clean >= 110, "the corpus keeps its size");
+    assert!(figures.misses.len() <= max_misses, "{:?}", figures.misses);
+    assert!(figures.false_alarms.len() <= max_false_alarms, "{:?}", figures.false_alarms);
+}
+
 #[test]
 fn the_held_out_corpus_is_measured() {
-    let corpus = include_str!("data/fair_housing_holdout.tsv");
-    evaluate("held-out corpus, rules alone", corpus, Policy { rules_only: true, ..Policy::default() });
-    let figures = evaluate("held-out corpus", corpus, Policy::default());
-    assert!(figures.flagged >= 110 && figures.clean >= 110, "the corpus keeps its size");
-    // The figures of the check on its one run over this corpus (docs/recipes.md). A change
-    // that misses or alarms more is a regression; one that does better was tuned on this
-    // corpus, which then needs a successor.
-    assert!(figures.misses.len() <= MAX_MISSES, "{:?}", figures.misses);
-    assert!(figures.false_alarms.len() <= MAX_FALSE_ALARMS, "{:?}", figures.false_alarms);
+    measure_held_out("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS);
 }
 
 #[test]
 fn the_twentieth_corpus_is_measured() {
     let corpus = include_str!("data/fair_housing_holdout20.tsv");
-    evaluate("twentieth corpus, rules alone", corpus, Policy { rules_only: true, ..Policy::default() });
-    let figures = evaluate("twentieth corpus", corpus, Policy::default());
-    assert!(figures.flagged >= 110 && figures.clean >= 110, "the corpus keeps its size");
-    assert!(figures.misses.len() <= MAX_MISSES_20, "{:?}", figures.misses);
-    assert!(figures.false_alarms.len() <= MAX_FALSE_ALARMS_20, "{:?}", figures.false_alarms);
+    measure_held_out("twentieth corpus", corpus, MAX_MISSES_20, MAX_FALSE_ALARMS_20);
+}
+
+#[test]
+fn ordinary_listing_sentences_are_left_alone() {
+    let corpus = include_str!("data/fair_housing_plain.tsv");
+    evaluate("ordinary sentences, rules alone", corpus, Policy::RULES_ONLY);
+    let figures = evaluate("ordinary sentences", corpus, Policy::default());
+    assert_eq!(figures.clean, 200, "the corpus keeps its size");
+    assert!(figures.false_alarms.len() <= MAX_FALSE_ALARMS_PLAIN, "{:?}", figures.false_alarms);
 }

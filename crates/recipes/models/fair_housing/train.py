@@ -144,11 +144,21 @@ def main(wheel):
     scores = model.predict_proba(features)[:, 0]
     print(f"in sample: {np.sum((scores < 1 - FLAG_ABOVE) & preference)} of {preference.sum()} read, "
           f"{np.sum((scores < 1 - FLAG_ABOVE) & ~preference)} clean flagged")
+    write_model_check(model.predict_proba(features[:: max(1, len(sentences) // 60)])[:, 0], sentences[:: max(1, len(sentences) // 60)])
     with open(HERE / "wordpiece_check.tsv", "w") as out:
         out.write("# A sentence, a tab, and the ids BERT's own tokenizer (Hugging Face `tokenizers`) gives it, without [CLS] and [SEP].\n")
         for sentence in [s for s in sentences if not s.isascii()] + sentences[:300]:
             ids = [i for i in tokenizer.encode(sentence).ids if i not in (CLS, SEP)]
             out.write(sentence + "\t" + " ".join(map(str, ids)) + "\n")
+
+
+def write_model_check(clean_chances, sentences):
+    """Writes sentences with the chance the trained network gives them of being clean, which the
+    Rust reader of `sentence_model.bin` must reproduce."""
+    with open(HERE / "model_check.tsv", "w") as out:
+        out.write("# A sentence, a tab, and the chance train.py's network gives it of being clean.\n")
+        for sentence, chance in zip(sentences, clean_chances):
+            out.write(f"{sentence}\t{chance:.6f}\n")
 
 
 if __name__ == "__main__":

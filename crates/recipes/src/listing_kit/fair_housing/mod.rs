@@ -79,6 +79,16 @@ pub struct Policy {
     pub rules_only: bool,
 }
 
+impl Policy {
+    /// The phrase rules alone, with the default house style.
+    pub const RULES_ONLY: Policy = Policy { master_to_primary: false, rules_only: true };
+
+    /// This policy with the sentence model off.
+    fn without_model(self) -> Policy {
+        Policy { rules_only: true, ..self }
+    }
+}
+
 /// Checks `text`; returns it rewritten and adds what changed to `findings`, naming `field`.
 ///
 /// A misspelt class word ("childern") is read as the word it stands for; the finding then quotes
@@ -134,7 +144,7 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
         }
     }
     // The rewrites are the rules' own, so only the rules judge what is left.
-    if !is_clean(&text, Policy { rules_only: true, ..policy }) {
+    if !is_clean(&text, policy.without_model()) {
         // Fail closed: a text that still reads as a preference is not printed at all.
         return String::new();
     }
@@ -325,8 +335,7 @@ mod tests {
             assert!(!findings.is_empty(), "{sentence:?} not flagged");
             assert_eq!(findings[0].category, *category, "{sentence:?}");
             // A rewrite is the rules' own: they judge it.
-            let rules = Policy { rules_only: true, ..Policy::default() };
-            assert!(is_clean(&cleaned, rules), "{sentence:?} -> {cleaned:?} still flagged");
+            assert!(is_clean(&cleaned, Policy::RULES_ONLY), "{sentence:?} -> {cleaned:?} still flagged");
             assert_eq!(findings[0].field, "details.description");
         }
     }
@@ -464,7 +473,7 @@ mod tests {
     fn the_sentence_model_drops_a_preference_the_rules_pass() {
         let dropped = "Ideal for a tenant who will be at Mass with the rest of the street on Sundays.";
         let text = format!("Sunny two-bedroom with a balcony. {dropped} Gas heat.");
-        let rules = Policy { rules_only: true, ..Policy::default() };
+        let rules = Policy::RULES_ONLY;
         let mut by_rules = Vec::new();
         assert_eq!(clean(&text, "details.description", rules, &mut by_rules), text);
         assert!(by_rules.is_empty(), "{by_rules:?}");
