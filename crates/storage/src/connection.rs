@@ -95,6 +95,8 @@ pub(crate) struct PooledConnection {
     succeeded_at: Instant,
     /// A statement found the connection gone: the pool discards it.
     lost: bool,
+    /// The session setups already run on it (see [`Database::run_after_setup`]).
+    set_up: Vec<&'static str>,
 }
 
 impl std::ops::Deref for PooledConnection {
@@ -177,7 +179,7 @@ impl r2d2::ManageConnection for Connector {
 
     fn connect(&self) -> Result<PooledConnection, Self::Error> {
         let conn = self.open()?;
-        Ok(PooledConnection { conn, succeeded_at: Instant::now(), lost: false })
+        Ok(PooledConnection { conn, succeeded_at: Instant::now(), lost: false, set_up: Vec::new() })
     }
 
     fn is_valid(&self, conn: &mut PooledConnection) -> Result<(), Self::Error> {
@@ -367,6 +369,24 @@ impl Database {
         Ok(result?)
     }
 
+    /// Runs `f` on a pooled connection outside an explicit transaction (each statement its own),
+    /// after `setup` has run once on that connection: statements that create what lives as long
+    /// as the session, such as a function in `pg_temp`.
+    pub(crate) fn run_after_setup<T>(
+        &self,
+        setup: &'static str,
+        f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>,
+    ) -> StorageResult<T> {
+        let mut conn = self.pool.get()?;
+        if !conn.set_up.iter().any(|done| std::ptr::eq(*done, setup)) {
+            let created = conn.conn.batch_execute(setup);
+            conn.record_query(&self.losses, &created);
+            created?;
+            conn.set_up.push(setup);
+        }
+        Self::run_read(&mut conn, &self.losses, f)
+    }
+
     /// Runs `f` in a write transaction (see [`Database::transaction`]).
     pub(crate) fn write<T>(&self, f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>) -> StorageResult<T> {
         self.transaction(|conn| f(conn).map_err(StorageError::from))
@@ -379,32 +399,10 @@ impl Database {
     where
         E: From<diesel::result::Error> + From<StorageError>,
     {
-        self.transaction_opened_with("BEGIN", f)
-    }
-
-    /// [`Database::write`] whose transaction opens on PostgreSQL with `postgres_begin`: `BEGIN`
-    /// and the statements that set the transaction up (locks, `SET LOCAL`), sent as one batch so
-    /// that they cost one round trip with the `BEGIN`.
-    pub(crate) fn write_opened_with<T>(
-        &self,
-        postgres_begin: &str,
-        f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>,
-    ) -> StorageResult<T> {
-        self.transaction_opened_with(postgres_begin, |conn| f(conn).map_err(StorageError::from))
-    }
-
-    fn transaction_opened_with<T, E>(
-        &self,
-        postgres_begin: &str,
-        f: impl FnOnce(&mut AnyConnection) -> Result<T, E>,
-    ) -> Result<T, E>
-    where
-        E: From<diesel::result::Error> + From<StorageError>,
-    {
         let mut conn = self.pool.get().map_err(StorageError::from)?;
         let begin = match conn.backend() {
             Backend::Sqlite => "BEGIN IMMEDIATE",
-            Backend::Postgres => postgres_begin,
+            Backend::Postgres => "BEGIN",
         };
         let result = conn.conn.transaction_from(begin, f);
         // The caller's error type says nothing of the connection; a lost one is left broken by

@@ -1,7 +1,7 @@
 //! The job queue over the tasks table: claims with a lease, heartbeats, release, and the
 //! finalisation that settles billing in the same transaction as the terminal status.
 
-use crate::connection::{on_native_connection, Backend};
+use crate::connection::{on_native_connection, AnyConnection, Backend};
 use crate::dialect;
 use crate::endings::{End, Ending, Settled};
 use crate::schema::tasks;
@@ -73,12 +73,16 @@ const CLAIM: &str = "WITH clock AS MATERIALIZED (SELECT {NOW} AS now), \
          LEFT JOIN running_keys rk ON rk.key_id = c.key_id) k \
        LEFT JOIN running_accounts ra ON ra.account_id = k.account_id \
        WHERE k.key_place <= ?) ranked \
-     WHERE account_place <= ? ORDER BY priority DESC, created_at, id LIMIT ?) \
-     RETURNING *, EXISTS (SELECT 1 FROM task_webhooks w WHERE w.task_id = tasks.id AND w.on_running) \
-       AS announces_running";
-/// How a claim's transaction opens on PostgreSQL, sent as one batch with its `BEGIN`:
-/// - Claims run one at a time (a transaction-scoped advisory lock), so two workers never both
-///   see a key under its share and both take one of its tasks.
+     WHERE account_place <= ? ORDER BY priority DESC, created_at, id LIMIT ?)";
+/// Whether a claimed task (`tasks` in [`CLAIM`]) has a webhook that asked to hear it started.
+const ANNOUNCES_RUNNING: &str = "EXISTS (SELECT 1 FROM task_webhooks w WHERE w.task_id = tasks.id AND w.on_running)";
+/// On PostgreSQL a claim is one round trip: a function of the session (in `pg_temp`, created on
+/// each connection before its first claim, so its text is [`CLAIM`] as SQLite runs it too) runs in
+/// the calling statement's transaction, and being volatile, each of its statements reads a fresh
+/// snapshot:
+/// - Claims run one at a time (a transaction-scoped advisory lock, taken before the claim's
+///   snapshot), so two workers never both see a key under its share and both take one of its
+///   tasks.
 /// - The claim reads the queue in its index's order and stops after the candidates. The
 ///   statistics of a queue that churns lag behind it, and with them the planner would read every
 ///   queued row off a bitmap and sort them, a cost that grows with the queue.
@@ -88,13 +92,30 @@ const CLAIM: &str = "WITH clock AS MATERIALIZED (SELECT {NOW} AS now), \
 ///   longer its own, and any end that is recorded (a durable commit) makes the claim before it
 ///   durable too, since the log is written in order. Nothing accepted and nothing billed depends
 ///   on a claim alone.
-const CLAIM_BEGIN_POSTGRES: &str = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('claim')); \
-     SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off";
+///
+/// PL/pgSQL prepares the claim once per session, as diesel prepares the call.
+static CLAIM_FUNCTION_POSTGRES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "CREATE OR REPLACE FUNCTION pg_temp.claim_tasks(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint) \
+         RETURNS TABLE (claimed tasks, announces_running boolean) LANGUAGE plpgsql VOLATILE AS $claim$ BEGIN \
+         PERFORM pg_advisory_xact_lock(hashtext('claim')); \
+         PERFORM set_config('enable_bitmapscan', 'off', true); \
+         PERFORM set_config('synchronous_commit', 'off', true); \
+         RETURN QUERY {} RETURNING tasks, {ANNOUNCES_RUNNING}; END $claim$",
+        dialect::render(CLAIM, Backend::Postgres)
+    )
+});
 
-/// [`CLAIM`] for each backend, rendered once and cut at its placeholders.
+/// A claim as each backend runs it, with the binds of [`CLAIM`], cut at its placeholders.
 static CLAIM_SQL: LazyLock<[Vec<String>; 2]> = LazyLock::new(|| {
-    [Backend::Sqlite, Backend::Postgres]
-        .map(|backend| dialect::render_markers(CLAIM, backend).split('?').map(str::to_string).collect())
+    let cut = |sql: &str| sql.split('?').map(str::to_string).collect();
+    [
+        cut(&dialect::render_markers(
+            &format!("{CLAIM} RETURNING *, {ANNOUNCES_RUNNING} AS announces_running"),
+            Backend::Sqlite,
+        )),
+        cut("SELECT (c.claimed).*, c.announces_running FROM pg_temp.claim_tasks(?, ?, ?, ?, ?, ?, ?, ?) c"),
+    ]
 });
 
 /// One claim, as a statement type of its own: its text never changes, so each connection
@@ -205,18 +226,27 @@ impl Database {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        // Three round trips on PostgreSQL: the opening with its settings, the claim (which also
-        // says which tasks have a webhook to tell of it), the commit. SQLite's `IMMEDIATE`
-        // transactions already run one at a time.
-        let mut claimed = self.write_opened_with(CLAIM_BEGIN_POSTGRES, |conn| {
+        let claim = |conn: &mut AnyConnection| {
             let claim = ClaimStatement::new(conn.backend(), worker_id, lease_ms, shares, limit);
-            let rows: Vec<ClaimedRow> = on_native_connection!(conn, |native| claim.load(native))?;
+            on_native_connection!(conn, |native| claim.load::<ClaimedRow>(native))
+        };
+        let rows = match self.backend() {
+            Backend::Postgres => self.run_after_setup(&CLAIM_FUNCTION_POSTGRES, claim)?,
+            // SQLite's `IMMEDIATE` transactions already run one at a time.
+            Backend::Sqlite => self.write(claim)?,
+        };
+        // After the claim's commit: a claim that cannot announce returns the error, and its tasks
+        // are claimed again once their lease lapses, by a claim that announces them then (a
+        // delivery is made once per task and event).
+        let announced: Vec<&str> =
+            rows.iter().filter(|row| row.announces_running).map(|row| row.task.id.as_str()).collect();
+        if !announced.is_empty() {
             let now = now_millis();
-            for row in rows.iter().filter(|row| row.announces_running) {
-                webhooks::announce(conn, &row.task.id, WebhookEvent::Running, now)?;
-            }
-            Ok(rows.into_iter().map(|row| row.task).collect::<Vec<_>>())
-        })?;
+            self.write(|conn| {
+                announced.iter().try_for_each(|task_id| webhooks::announce(conn, task_id, WebhookEvent::Running, now))
+            })?;
+        }
+        let mut claimed: Vec<TaskRecord> = rows.into_iter().map(|row| row.task).collect();
         // RETURNING gives no order: the caller starts them in the queue's.
         claimed.sort_by(|a, b| {
             b.priority.cmp(&a.priority).then(a.created_at.cmp(&b.created_at)).then_with(|| a.id.cmp(&b.id))
