@@ -1,25 +1,35 @@
-//! The Fair Housing check measured on two corpora of listing sentences: `data/fair_housing_dev.tsv`,
+//! The Fair Housing check measured on corpora of listing sentences: `data/fair_housing_dev.tsv`,
 //! read while the check's phrase lists were written (the first sixteen held-out corpora joined it
-//! once measured), and `data/fair_housing_holdout.tsv`, written by someone who had not read the
-//! lists or any earlier corpus, after the lists were fixed, and never used to change them. A miss is a flagged sentence
-//! that is not flagged, or comes out still naming a protected class (judged by this file's own
-//! list of class words, not the check's); a false alarm is a clean sentence that is changed.
-//! `data/fair_housing_holdout20.tsv` is a second such corpus, written after the sentence model
-//! was fixed. `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
+//! once measured), and held-out corpora, each written by someone who had not read the lists or any
+//! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
+//! nineteenth), `data/fair_housing_holdout20.tsv` and `data/fair_housing_holdout21.tsv`. A miss is
+//! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
+//! this file's own list of class words, not the check's); a false alarm is a clean sentence that
+//! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
+//! listing prose, all of it to be left alone. The sentence model has learnt from the development
+//! corpus, the nineteenth corpus and the first everyday set; the twentieth chose its size.
+//! `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
-/// The held-out corpus's figures (the nineteenth corpus; docs/recipes.md): flagged sentences
-/// missed, clean ones changed. The rules alone, on their one run: 22 and 6. With the sentence
-/// model, whose threshold was chosen with this corpus's figures in view: 6 and 8.
-const MAX_MISSES: usize = 6;
-const MAX_FALSE_ALARMS: usize = 8;
-/// The twentieth corpus's figures on its one run, with the sentence model fixed before it was
-/// written (docs/recipes.md; the rules alone: 17 and 9).
-const MAX_MISSES_20: usize = 4;
-const MAX_FALSE_ALARMS_20: usize = 10;
-/// Everyday listing sentences changed on their one run (docs/recipes.md; the rules alone: none).
-const MAX_FALSE_ALARMS_PLAIN: usize = 3;
+/// The nineteenth corpus's figures (docs/recipes.md): flagged sentences missed, clean ones
+/// changed. The rules alone, on their one run: 22 and 6. The sentence model has learnt from it
+/// since, so these are in sample.
+const MAX_MISSES: usize = 2;
+const MAX_FALSE_ALARMS: usize = 6;
+/// The twentieth corpus's figures. On its one run, with the sentence model fixed before it was
+/// written: 4 and 10 (the rules alone: 17 and 9). With the model retrained, whose size it chose:
+/// 3 and 9.
+const MAX_MISSES_20: usize = 3;
+const MAX_FALSE_ALARMS_20: usize = 9;
+/// The twenty-first corpus's figures on its one run, with the retrained model fixed before it
+/// was read (the rules alone: 7 and 9).
+const MAX_MISSES_21: usize = 2;
+const MAX_FALSE_ALARMS_21: usize = 10;
+/// Everyday listing sentences changed: the second set on its one run (the rules alone: none).
+/// The model learnt the first set, which it changed 3 of on its one run, and now leaves alone.
+const MAX_FALSE_ALARMS_PLAIN: usize = 0;
+const MAX_FALSE_ALARMS_PLAIN_2: usize = 2;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in
@@ -387,6 +397,21 @@ fn the_held_out_corpus_is_measured() {
 fn the_twentieth_corpus_is_measured() {
     let corpus = include_str!("data/fair_housing_holdout20.tsv");
     measure_held_out("twentieth corpus", corpus, MAX_MISSES_20, MAX_FALSE_ALARMS_20);
+}
+
+#[test]
+fn the_twenty_first_corpus_is_measured() {
+    let corpus = include_str!("data/fair_housing_holdout21.tsv");
+    measure_held_out("twenty-first corpus", corpus, MAX_MISSES_21, MAX_FALSE_ALARMS_21);
+}
+
+#[test]
+fn ordinary_listing_sentences_of_a_second_set_are_left_alone() {
+    let corpus = include_str!("data/fair_housing_plain2.tsv");
+    evaluate("ordinary sentences 2, rules alone", corpus, Policy::RULES_ONLY);
+    let figures = evaluate("ordinary sentences 2", corpus, Policy::default());
+    assert_eq!(figures.clean, 200, "the corpus keeps its size");
+    assert!(figures.false_alarms.len() <= MAX_FALSE_ALARMS_PLAIN_2, "{:?}", figures.false_alarms);
 }
 
 #[test]

@@ -318,11 +318,29 @@ pub fn split_sentences(text: &str) -> Vec<String> {
     sentences
 }
 
-/// "St.", "Dr.", "approx." do not end a sentence.
+/// "St.", "Mt.", "Dr.", "approx." do not end a sentence.
 pub(crate) fn ends_with_abbreviation(text: &str) -> bool {
     let word = text.split_whitespace().last().unwrap_or("").to_lowercase();
-    matches!(word.as_str(), "st." | "dr." | "mr." | "mrs." | "ms." | "approx." | "sq." | "ft." | "no." | "ave." | "rd.")
-        && !text.ends_with("sq. ft.")
+    matches!(
+        word.as_str(),
+        "st."
+            | "mt."
+            | "mtn."
+            | "dr."
+            | "mr."
+            | "mrs."
+            | "ms."
+            | "jr."
+            | "sr."
+            | "approx."
+            | "sq."
+            | "ft."
+            | "no."
+            | "ave."
+            | "rd."
+            | "blvd."
+            | "hwy."
+    ) && !text.ends_with("sq. ft.")
 }
 
 /// `text` cut at a word so that it and a closing full stop fit `max` characters.

@@ -45,16 +45,27 @@ fn bounds_around(text: &str, range: std::ops::Range<usize>, semicolons_end: bool
 }
 
 /// Whether the `c` at byte `i` ends a sentence: "!", "?", ";" or a line break, or a full stop
-/// before a space or the end that is not an abbreviation's ("St.") or a decimal point ("2.5").
+/// before a space or the end that is not an abbreviation's ("St.") or a decimal point ("2.5"),
+/// nor an initialism's before a word in lower case ("a U.S. birth certificate").
 fn is_sentence_end(text: &str, i: usize, c: char) -> bool {
     match c {
         '!' | '?' | ';' | '\n' => true,
         '.' => {
             let after = text[i + 1..].chars().next();
-            after.is_none_or(char::is_whitespace) && !super::super::captions::ends_with_abbreviation(&text[..=i])
+            after.is_none_or(char::is_whitespace)
+                && !super::super::captions::ends_with_abbreviation(&text[..=i])
+                && !(ends_with_initialism(&text[..=i]) && text[i + 1..].trim_start().starts_with(char::is_lowercase))
         }
         _ => false,
     }
+}
+
+/// Whether `text`'s last word is an initialism: two or more letters, each followed by a full stop
+/// ("U.S.", "a.m.").
+fn ends_with_initialism(text: &str) -> bool {
+    let word = text.split_whitespace().last().unwrap_or("");
+    let pieces: Vec<&str> = word.split_terminator('.').collect();
+    pieces.len() >= 2 && pieces.iter().all(|piece| piece.chars().count() == 1 && piece.chars().all(char::is_alphabetic))
 }
 
 /// The length of the capitalised words at the start of `rest` (" Beth El" in " Beth El and the
@@ -137,4 +148,19 @@ pub(super) fn is_capitalised(word: &str) -> bool {
 /// `text` with every run of whitespace made one space, as the check reads and returns it.
 pub(super) fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::statements;
+
+    #[test]
+    fn initialisms_before_a_lower_case_word_and_abbreviations_do_not_end_a_sentence() {
+        let text = "Show a U.S. birth certificate. Open at 10 a.m. Come by! Built in the U.S. Ski Mt. Hood.";
+        let found: Vec<&str> = statements(text).into_iter().map(|range| text[range].trim_end()).collect();
+        assert_eq!(
+            found,
+            ["Show a U.S. birth certificate.", "Open at 10 a.m.", "Come by!", "Built in the U.S.", "Ski Mt. Hood."]
+        );
+    }
 }

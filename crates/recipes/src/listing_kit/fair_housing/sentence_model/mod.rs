@@ -5,7 +5,7 @@
 //!
 //! The vectors are all-MiniLM-L6-v2's (a sentence transformer, Apache-2.0) read for each piece on
 //! its own, then reduced to 192 dimensions and stored as bytes; the network was trained on the
-//! development corpus, labelled by the phrase rules' categories (`models/fair_housing/README.md`,
+//! development corpus and two corpora measured before, labelled by the phrase rules' categories (`models/fair_housing/README.md`,
 //! `train.py`). Reading a sentence is a few thousand multiply-adds: the check stays fast enough to
 //! run at submit.
 
