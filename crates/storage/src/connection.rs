@@ -384,7 +384,13 @@ impl Database {
             created?;
             conn.set_up.push(setup);
         }
-        Self::run_read(&mut conn, &self.losses, f)
+        let result = Self::run_read(&mut conn, &self.losses, f);
+        // A statement may fail for want of what the setup made (a pooler or a `DISCARD` dropped
+        // it while the connection stayed): the connection's next use runs the setup again.
+        if result.is_err() {
+            conn.set_up.retain(|done| !std::ptr::eq(*done, setup));
+        }
+        result
     }
 
     /// Runs `f` in a write transaction (see [`Database::transaction`]).

@@ -8,8 +8,10 @@ use diesel::RunQueryDsl;
 
 // Leases are set and compared on the database's clock, never a process's: with workers on several
 // hosts, a host whose clock runs ahead must not see a live lease as lapsed.
-/// The database's time, in milliseconds since the Unix epoch, on SQLite.
-const NOW_SQLITE: &str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+/// The database's time, in milliseconds since the Unix epoch, on SQLite. SQLite keeps the time in
+/// whole milliseconds and `julianday` gives it as a fraction of a day: rounded back, not cut, or
+/// it reads a millisecond early about half the time (a task would start before it was created).
+const NOW_SQLITE: &str = "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
 /// The database's time, in milliseconds since the Unix epoch, on PostgreSQL.
 const NOW_POSTGRES: &str = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
 
@@ -48,6 +50,23 @@ pub(crate) fn render_markers(template: &str, backend: Backend) -> String {
     template.replace("{NOW}", now).replace("{FOR_UPDATE}", for_update).replace("{SKIP_LOCKED}", skip_locked)
 }
 
+/// `template` with its `?` placeholders replaced, in order, by `values` (SQL expressions), for a
+/// statement written into another, such as a function's body.
+pub(crate) fn fill_placeholders(template: &str, values: &[&str]) -> String {
+    let mut values = values.iter();
+    let mut filled = String::with_capacity(template.len());
+    for c in template.chars() {
+        match values.as_slice().first() {
+            Some(value) if c == '?' => {
+                filled.push_str(value);
+                values.next();
+            }
+            _ => filled.push(c),
+        }
+    }
+    filled
+}
+
 /// A raw statement from `template` (see [`render`]) for `conn`'s backend.
 pub(crate) fn sql_query(conn: &AnyConnection, template: &str) -> diesel::query_builder::SqlQuery {
     diesel::sql_query(render(template, conn.backend()))
@@ -83,5 +102,24 @@ mod tests {
         assert_eq!(render("a = ?{SKIP_LOCKED}", Backend::Sqlite), "a = ?");
         assert!(render("x < {NOW}", Backend::Sqlite).contains("julianday('now')"));
         assert!(render("x < {NOW}", Backend::Postgres).contains("clock_timestamp()"));
+    }
+
+    #[test]
+    fn the_sqlite_clock_reads_the_processs_millisecond() {
+        use diesel::Connection;
+        let mut conn = diesel::SqliteConnection::establish(":memory:").expect("in-memory SQLite");
+        for _ in 0..2_000 {
+            let before = crate::now_millis();
+            let now: i64 = diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(NOW_SQLITE))
+                .get_result(&mut conn)
+                .expect("the clock");
+            let after = crate::now_millis();
+            assert!((before..=after).contains(&now), "{before} <= {now} <= {after}");
+        }
+    }
+
+    #[test]
+    fn placeholders_are_filled_in_order() {
+        assert_eq!(fill_placeholders("a = ? AND b = ?", &["1", "'x'"]), "a = 1 AND b = 'x'");
     }
 }

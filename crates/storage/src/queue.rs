@@ -50,13 +50,15 @@ struct ClaimedRow {
 // The start is the database's clock read once by the statement, after its snapshot was taken: a
 // task seen queued because another's end was committed (a key's next job, once its previous one
 // ended) starts after that end was stamped, which a clock read before the statement cannot promise.
+// Nor does a task start before it was accepted, whichever clock stamped its creation.
 const CLAIM: &str = "WITH clock AS MATERIALIZED (SELECT {NOW} AS now), \
      running AS (SELECT key_id, account_id FROM tasks WHERE provider IS NULL \
        AND status = 'running' AND lease_expires_at >= {NOW}), \
      running_keys AS (SELECT key_id, COUNT(*) AS n FROM running GROUP BY key_id), \
      running_accounts AS (SELECT account_id, COUNT(*) AS n FROM running GROUP BY account_id) \
      UPDATE tasks SET status = 'running', attempt = attempt + 1, lease_owner = ?, \
-     lease_expires_at = {NOW} + ?, started_at = COALESCE(started_at, (SELECT now FROM clock)), \
+     lease_expires_at = {NOW} + ?, started_at = COALESCE(started_at, CASE WHEN created_at > (SELECT now FROM clock) \
+       THEN created_at ELSE (SELECT now FROM clock) END), \
      updated_at = (SELECT now FROM clock) \
      WHERE id IN (SELECT id FROM (SELECT k.id, k.priority, k.created_at, \
          ROW_NUMBER() OVER (PARTITION BY k.account_id ORDER BY k.priority DESC, k.created_at, k.id) \
@@ -79,7 +81,7 @@ const ANNOUNCES_RUNNING: &str = "EXISTS (SELECT 1 FROM task_webhooks w WHERE w.t
 /// On PostgreSQL a claim is one round trip: a function of the session (in `pg_temp`, created on
 /// each connection before its first claim, so its text is [`CLAIM`] as SQLite runs it too) runs in
 /// the calling statement's transaction, and being volatile, each of its statements reads a fresh
-/// snapshot:
+/// snapshot (under `READ COMMITTED`, PostgreSQL's default, which the service keeps):
 /// - Claims run one at a time (a transaction-scoped advisory lock, taken before the claim's
 ///   snapshot), so two workers never both see a key under its share and both take one of its
 ///   tasks.
@@ -92,17 +94,36 @@ const ANNOUNCES_RUNNING: &str = "EXISTS (SELECT 1 FROM task_webhooks w WHERE w.t
 ///   longer its own, and any end that is recorded (a durable commit) makes the claim before it
 ///   durable too, since the log is written in order. Nothing accepted and nothing billed depends
 ///   on a claim alone.
+/// - A claimed task whose webhook asked to hear of its start is announced in the same transaction
+///   ([`webhooks::ANNOUNCE`], its delivery named from `gen_random_uuid`), so a claim and its
+///   announcements commit or vanish together.
 ///
 /// PL/pgSQL prepares the claim once per session, as diesel prepares the call.
 static CLAIM_FUNCTION_POSTGRES: LazyLock<String> = LazyLock::new(|| {
+    let announce = dialect::fill_placeholders(
+        webhooks::ANNOUNCE,
+        &[
+            &format!("'{}_' || left(replace(gen_random_uuid()::text, '-', ''), 24)", webhooks::DELIVERY_ID_PREFIX),
+            &format!("'{}'", WebhookEvent::Running.as_str()),
+            "{NOW}",
+            "{NOW}",
+            "(claim_row.claimed).id",
+            "false",
+        ],
+    );
     format!(
         "CREATE OR REPLACE FUNCTION pg_temp.claim_tasks(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint) \
-         RETURNS TABLE (claimed tasks, announces_running boolean) LANGUAGE plpgsql VOLATILE AS $claim$ BEGIN \
+         RETURNS TABLE (claimed tasks, announces_running boolean) LANGUAGE plpgsql VOLATILE AS $claim$ \
+         DECLARE claim_row record; BEGIN \
          PERFORM pg_advisory_xact_lock(hashtext('claim')); \
          PERFORM set_config('enable_bitmapscan', 'off', true); \
          PERFORM set_config('synchronous_commit', 'off', true); \
-         RETURN QUERY {} RETURNING tasks, {ANNOUNCES_RUNNING}; END $claim$",
-        dialect::render(CLAIM, Backend::Postgres)
+         FOR claim_row IN {} RETURNING tasks AS claimed, {ANNOUNCES_RUNNING} AS announces_running LOOP \
+           IF claim_row.announces_running THEN {}; END IF; \
+           claimed := claim_row.claimed; announces_running := claim_row.announces_running; RETURN NEXT; \
+         END LOOP; END $claim$",
+        dialect::render(CLAIM, Backend::Postgres),
+        dialect::render_markers(&announce, Backend::Postgres),
     )
 });
 
@@ -231,21 +252,18 @@ impl Database {
             on_native_connection!(conn, |native| claim.load::<ClaimedRow>(native))
         };
         let rows = match self.backend() {
+            // The function announces what it claims.
             Backend::Postgres => self.run_after_setup(&CLAIM_FUNCTION_POSTGRES, claim)?,
             // SQLite's `IMMEDIATE` transactions already run one at a time.
-            Backend::Sqlite => self.write(claim)?,
+            Backend::Sqlite => self.write(|conn| {
+                let rows = claim(conn)?;
+                let now = now_millis();
+                for row in rows.iter().filter(|row| row.announces_running) {
+                    webhooks::announce(conn, &row.task.id, WebhookEvent::Running, now)?;
+                }
+                Ok(rows)
+            })?,
         };
-        // After the claim's commit: a claim that cannot announce returns the error, and its tasks
-        // are claimed again once their lease lapses, by a claim that announces them then (a
-        // delivery is made once per task and event).
-        let announced: Vec<&str> =
-            rows.iter().filter(|row| row.announces_running).map(|row| row.task.id.as_str()).collect();
-        if !announced.is_empty() {
-            let now = now_millis();
-            self.write(|conn| {
-                announced.iter().try_for_each(|task_id| webhooks::announce(conn, task_id, WebhookEvent::Running, now))
-            })?;
-        }
         let mut claimed: Vec<TaskRecord> = rows.into_iter().map(|row| row.task).collect();
         // RETURNING gives no order: the caller starts them in the queue's.
         claimed.sort_by(|a, b| {

@@ -145,23 +145,29 @@ pub enum WebhookChoice {
     KeyDefault(Option<bool>),
 }
 
+/// What the id of a delivery (a webhook message) starts with (see [`crate::new_id`]).
+pub(crate) const DELIVERY_ID_PREFIX: &str = "msg";
+
+/// [`announce`]'s statement. Its binds: the delivery's id, the event, the time twice (due, made),
+/// the task's id, and whether every webhook of the task sends the event (else only one that asked
+/// to hear of its start).
+pub(crate) const ANNOUNCE: &str =
+    "INSERT INTO webhook_deliveries (id, task_id, key_id, event, url, status, attempts, next_attempt_at, created_at) \
+     SELECT ?, w.task_id, t.key_id, ?, w.url, 'pending', 0, ?, ? FROM task_webhooks w JOIN tasks t ON t.id = w.task_id \
+     WHERE w.task_id = ? AND (? OR w.on_running) ON CONFLICT (task_id, event) DO NOTHING";
+
 /// Queues the `event` message of task `task_id` when the task has a webhook that sends it, in the
 /// caller's transaction (the one that changed the task's status). At most one message per task
 /// and event: a job claimed again after its worker died announces its start once.
 pub(crate) fn announce(conn: &mut AnyConnection, task_id: &str, event: WebhookEvent, now: i64) -> QueryResult<()> {
-    dialect::sql_query(
-        conn,
-        "INSERT INTO webhook_deliveries (id, task_id, key_id, event, url, status, attempts, next_attempt_at, created_at) \
-         SELECT ?, w.task_id, t.key_id, ?, w.url, 'pending', 0, ?, ? FROM task_webhooks w JOIN tasks t ON t.id = w.task_id \
-         WHERE w.task_id = ? AND (? OR w.on_running) ON CONFLICT (task_id, event) DO NOTHING",
-    )
-    .bind::<Text, _>(new_id("msg"))
-    .bind::<Text, _>(event.as_str())
-    .bind::<BigInt, _>(now)
-    .bind::<BigInt, _>(now)
-    .bind::<Text, _>(task_id)
-    .bind::<Bool, _>(event == WebhookEvent::Completed)
-    .execute(conn)?;
+    dialect::sql_query(conn, ANNOUNCE)
+        .bind::<Text, _>(new_id(DELIVERY_ID_PREFIX))
+        .bind::<Text, _>(event.as_str())
+        .bind::<BigInt, _>(now)
+        .bind::<BigInt, _>(now)
+        .bind::<Text, _>(task_id)
+        .bind::<Bool, _>(event == WebhookEvent::Completed)
+        .execute(conn)?;
     Ok(())
 }
 

@@ -330,16 +330,12 @@ pub(crate) fn ends_with_abbreviation(text: &str) -> bool {
             | "mr."
             | "mrs."
             | "ms."
-            | "jr."
-            | "sr."
             | "approx."
             | "sq."
             | "ft."
             | "no."
             | "ave."
             | "rd."
-            | "blvd."
-            | "hwy."
     ) && !text.ends_with("sq. ft.")
 }
 

@@ -167,7 +167,7 @@ mod tests {
         assert!(MODEL.is_some());
     }
 
-    /// The ids BERT's own tokenizer gives sentences of the development corpus (in English and the
+    /// The ids BERT's own tokenizer gives sentences of the training corpora (in English and the
     /// other languages it holds), written by `train.py` with Hugging Face `tokenizers`.
     #[test]
     fn pieces_are_those_of_berts_own_tokenizer() {
@@ -183,7 +183,7 @@ mod tests {
         assert!(compared >= 300, "{compared} sentences compared");
     }
 
-    /// The chances `train.py` computed with scikit-learn for sentences of the development corpus,
+    /// The chances `train.py` computed with scikit-learn for sentences of the training corpora,
     /// which this reader of the same weights must give too.
     #[test]
     fn the_network_gives_the_chances_it_was_trained_to() {
