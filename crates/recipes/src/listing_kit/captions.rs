@@ -323,19 +323,7 @@ pub(crate) fn ends_with_abbreviation(text: &str) -> bool {
     let word = text.split_whitespace().last().unwrap_or("").to_lowercase();
     matches!(
         word.as_str(),
-        "st."
-            | "mt."
-            | "mtn."
-            | "dr."
-            | "mr."
-            | "mrs."
-            | "ms."
-            | "approx."
-            | "sq."
-            | "ft."
-            | "no."
-            | "ave."
-            | "rd."
+        "st." | "mt." | "mtn." | "dr." | "mr." | "mrs." | "ms." | "approx." | "sq." | "ft." | "no." | "ave." | "rd."
     ) && !text.ends_with("sq. ft.")
 }
 
