@@ -306,7 +306,8 @@ pub fn split_sentences(text: &str) -> Vec<String> {
     for (i, &c) in chars.iter().enumerate() {
         current.push(c);
         let next_is_break = chars.get(i + 1).is_none_or(|n| n.is_whitespace());
-        if matches!(c, '.' | '!' | '?') && next_is_break && !ends_with_abbreviation(&current) {
+        let next_word = chars[i + 1..].iter().copied().find(|n| !n.is_whitespace());
+        if matches!(c, '.' | '!' | '?') && next_is_break && full_stop_ends_sentence(&current, next_word) {
             sentences.push(current.trim().to_string());
             current.clear();
         }
@@ -318,8 +319,24 @@ pub fn split_sentences(text: &str) -> Vec<String> {
     sentences
 }
 
+/// Whether a full stop closing `before`, with `next_word` starting the text after it, ends a
+/// sentence: not after an abbreviation ("St.", "approx."), nor after an initialism before a word
+/// in lower case ("a U.S. birth certificate", "at 10 a.m. sharp").
+pub(crate) fn full_stop_ends_sentence(before: &str, next_word: Option<char>) -> bool {
+    let initialism_mid_sentence = ends_with_initialism(before) && next_word.is_some_and(char::is_lowercase);
+    !(ends_with_abbreviation(before) || initialism_mid_sentence)
+}
+
+/// Whether `text`'s last word is an initialism: two or more letters, each followed by a full stop
+/// ("U.S.", "a.m.").
+fn ends_with_initialism(text: &str) -> bool {
+    let word = text.split_whitespace().last().unwrap_or("");
+    let pieces: Vec<&str> = word.split_terminator('.').collect();
+    pieces.len() >= 2 && pieces.iter().all(|piece| piece.chars().count() == 1 && piece.chars().all(char::is_alphabetic))
+}
+
 /// "St.", "Mt.", "Dr.", "approx." do not end a sentence.
-pub(crate) fn ends_with_abbreviation(text: &str) -> bool {
+fn ends_with_abbreviation(text: &str) -> bool {
     let word = text.split_whitespace().last().unwrap_or("").to_lowercase();
     matches!(
         word.as_str(),
@@ -468,6 +485,10 @@ mod tests {
         assert_eq!(
             split_sentences("Near St. Mark's Square. Updated in 2020! Big yard"),
             vec!["Near St. Mark's Square.", "Updated in 2020!", "Big yard."]
+        );
+        assert_eq!(
+            split_sentences("Open house at 10 a.m. sharp. Ski Mt. Hood from 8 a.m. Built in the U.S.A."),
+            vec!["Open house at 10 a.m. sharp.", "Ski Mt. Hood from 8 a.m.", "Built in the U.S.A."]
         );
     }
 }

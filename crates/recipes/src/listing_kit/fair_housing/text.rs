@@ -1,6 +1,8 @@
 //! Sentence and word handling for the rewrites: the sentence around a match, the proper name
 //! after a landmark, articles and capitals.
 
+use super::super::captions::full_stop_ends_sentence;
+
 /// The byte range of the sentence holding `range`, with the space after it.
 pub(super) fn sentence_around(text: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
     bounds_around(text, range, true)
@@ -45,27 +47,18 @@ fn bounds_around(text: &str, range: std::ops::Range<usize>, semicolons_end: bool
 }
 
 /// Whether the `c` at byte `i` ends a sentence: "!", "?", ";" or a line break, or a full stop
-/// before a space or the end that is not an abbreviation's ("St.") or a decimal point ("2.5"),
-/// nor an initialism's before a word in lower case ("a U.S. birth certificate").
+/// before a space or the end that ends one (see [`full_stop_ends_sentence`]; not a decimal point,
+/// "2.5").
 fn is_sentence_end(text: &str, i: usize, c: char) -> bool {
     match c {
         '!' | '?' | ';' | '\n' => true,
         '.' => {
-            let after = text[i + 1..].chars().next();
-            after.is_none_or(char::is_whitespace)
-                && !super::super::captions::ends_with_abbreviation(&text[..=i])
-                && !(ends_with_initialism(&text[..=i]) && text[i + 1..].trim_start().starts_with(char::is_lowercase))
+            let after = &text[i + 1..];
+            after.chars().next().is_none_or(char::is_whitespace)
+                && full_stop_ends_sentence(&text[..=i], after.trim_start().chars().next())
         }
         _ => false,
     }
-}
-
-/// Whether `text`'s last word is an initialism: two or more letters, each followed by a full stop
-/// ("U.S.", "a.m.").
-fn ends_with_initialism(text: &str) -> bool {
-    let word = text.split_whitespace().last().unwrap_or("");
-    let pieces: Vec<&str> = word.split_terminator('.').collect();
-    pieces.len() >= 2 && pieces.iter().all(|piece| piece.chars().count() == 1 && piece.chars().all(char::is_alphabetic))
 }
 
 /// The length of the capitalised words at the start of `rest` (" Beth El" in " Beth El and the
