@@ -2,7 +2,8 @@
 //! read while the check's phrase lists were written (the first sixteen held-out corpora joined it
 //! once measured), and held-out corpora, each written by someone who had not read the lists or any
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
-//! nineteenth), `data/fair_housing_holdout20.tsv` and `data/fair_housing_holdout21.tsv`. A miss is
+//! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv` and
+//! `data/fair_housing_holdout22.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -26,6 +27,11 @@ const MAX_FALSE_ALARMS_20: usize = 9;
 /// was read (the rules alone: 7 and 9).
 const MAX_MISSES_21: usize = 2;
 const MAX_FALSE_ALARMS_21: usize = 10;
+/// The twenty-second corpus's figures on its one run (the rules alone: 5 and 11). Its clean half
+/// was asked to hold places of worship and proper names of the kinds the twenty-first showed
+/// failing, so its false alarms measure those.
+const MAX_MISSES_22: usize = 1;
+const MAX_FALSE_ALARMS_22: usize = 12;
 /// Everyday listing sentences changed: the second set on its one run (the rules alone: none).
 /// The model learnt the first set, which it changed 3 of on its one run, and now leaves alone.
 const MAX_FALSE_ALARMS_PLAIN: usize = 0;
@@ -383,7 +389,7 @@ fn the_development_corpus_is_cleaned_without_a_miss() {
 fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarms: usize) {
     evaluate(&format!("{name}, rules alone"), corpus, Policy::RULES_ONLY);
     let figures = evaluate(name, corpus, Policy::default());
-    assert!(figures.flagged >= 110 && figures.clean >= 110, "the corpus keeps its size");
+    assert!(figures.flagged >= 109 && figures.clean >= 109, "the corpus keeps its size");
     assert!(figures.misses.len() <= max_misses, "{:?}", figures.misses);
     assert!(figures.false_alarms.len() <= max_false_alarms, "{:?}", figures.false_alarms);
 }
@@ -412,6 +418,12 @@ fn measure_everyday(name: &str, corpus: &str, max_false_alarms: usize) {
     let figures = evaluate(name, corpus, Policy::default());
     assert_eq!(figures.clean, 200, "the corpus keeps its size");
     assert!(figures.false_alarms.len() <= max_false_alarms, "{:?}", figures.false_alarms);
+}
+
+#[test]
+fn the_twenty_second_corpus_is_measured() {
+    let corpus = include_str!("data/fair_housing_holdout22.tsv");
+    measure_held_out("twenty-second corpus", corpus, MAX_MISSES_22, MAX_FALSE_ALARMS_22);
 }
 
 #[test]
