@@ -72,7 +72,14 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     }
                     let capitalised = |word: Option<&str>| word.is_some_and(is_capitalised);
                     let word_before = before.split_whitespace().last().unwrap_or("");
-                    if c.rule.unless_before.contains(&word_before) {
+                    // A place's qualifier may stand a few words before it ("a converted 1920s
+                    // chapel", "a former Lutheran church"); other rules' only right before.
+                    let qualified = if c.rule.landmark {
+                        noun_phrase_before(&before).any(|w| c.rule.unless_before.contains(&w))
+                    } else {
+                        c.rule.unless_before.contains(&word_before)
+                    };
+                    if qualified {
                         return false;
                     }
                     if c.rule.at_phrase_end && !ends_a_phrase(rest) {
@@ -91,7 +98,14 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     // "Temple Beth Shalom", "the church on Main Street": a landmark, not a draw.
                     let landmark = c.rule.landmark
                         && (named || name_before || (matches!(first, Some("on" | "at")) && capitalised(second)));
-                    if institution || landmark {
+                    // "Mt. Bachelor", "the Mother Lode", "a Boy Scout camp": a class word inside a
+                    // place's or an organisation's proper name.
+                    let in_a_name = c.rule.whole_word
+                        && !c.rule.landmark
+                        && capitalised(Some(m.as_str()))
+                        && !m.as_str().contains(' ')
+                        && (PLACE_TITLES.contains(&word_before) || inside_proper_name(text, m.range(), first));
+                    if institution || landmark || in_a_name {
                         return false;
                     }
                     let next = first.unwrap_or("").to_lowercase();
@@ -104,6 +118,11 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     let diplomas = possessive
                         && m.as_str().eq_ignore_ascii_case("bachelor")
                         && matches!(next, "and" | "or" | "&" | "program" | "programs");
+                    // "men's and women's locker rooms": facilities named in pairs; the second
+                    // possessive is judged by what it names.
+                    let paired = possessive
+                        && matches!(next, "and" | "or" | "&")
+                        && second.is_some_and(|w| w.ends_with("'s") || w.ends_with("\u{2019}s"));
                     // "Families welcome", "Children are welcome": households with children
                     // welcomed, not preferred ("Only families welcome" is a preference).
                     let welcome = |word: Option<&str>| {
@@ -119,6 +138,7 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                         || compound
                         || a_number
                         || diplomas
+                        || paired
                         || welcomed
                         || c.rule.unless_next.contains(&next);
                     !ordinary
@@ -128,6 +148,148 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                 .map(|m| (m.range(), c))
         })
         .min_by_key(|(range, _)| range.start)
+}
+
+/// The words of the noun phrase that ends where `before` (lower-case) ends, nearest first: at most
+/// three, back to an article, a possessive pronoun or punctuation ("a converted 1920s" gives
+/// "1920s", "converted").
+fn noun_phrase_before(before: &str) -> impl Iterator<Item = &str> {
+    const PHRASE_STARTS: &[&str] = &["a", "an", "the", "this", "that", "our", "its", "their", "his", "her", "your"];
+    before.split_whitespace().rev().take(3).scan(false, |ended, word| {
+        // A word with punctuation after it ends an earlier phrase ("the old mill, church").
+        if *ended || PHRASE_STARTS.contains(&word) || word.ends_with([',', ';', ':', '.', '!', '?']) {
+            *ended = true;
+            return None;
+        }
+        Some(word)
+    })
+}
+
+/// Title words that start a place's name ("Mt. Bachelor", "Fort Christian", "Lake Jackson").
+const PLACE_TITLES: &[&str] = &["mt.", "mt", "mount", "mtn.", "fort", "ft.", "cape", "port", "lake", "camp"];
+
+/// Words that, capitalised after a class word, still name people or a preference ("a Christian
+/// Family", "Jewish Tenants Only"): the pair is not a proper name.
+const PEOPLE_AFTER: &[&str] = &[
+    "tenant",
+    "tenants",
+    "buyer",
+    "buyers",
+    "renter",
+    "renters",
+    "resident",
+    "residents",
+    "family",
+    "families",
+    "people",
+    "person",
+    "persons",
+    "couple",
+    "couples",
+    "applicant",
+    "applicants",
+    "occupant",
+    "occupants",
+    "neighbor",
+    "neighbors",
+    "neighbour",
+    "neighbours",
+    "folks",
+    "household",
+    "households",
+    "individual",
+    "individuals",
+    "roommate",
+    "roommates",
+    "housemate",
+    "housemates",
+    "professional",
+    "professionals",
+    "student",
+    "students",
+    "owner",
+    "owners",
+    "only",
+    "preferred",
+    "welcome",
+    "wanted",
+    "community",
+    "neighborhood",
+    "neighbourhood",
+    "area",
+    "crowd",
+];
+
+/// Whether the capitalised class word at `range` of `text`, followed by the word `next`, is part
+/// of a proper name ("near the Mother Lode", "the Boy Scout camp"): the next word is capitalised
+/// and names neither people nor a class, the class word does not start its sentence, and the
+/// sentence is not written in title case or capitals (where every word is capitalised, a capital
+/// says nothing).
+fn inside_proper_name(text: &str, range: std::ops::Range<usize>, next: Option<&str>) -> bool {
+    let around = sentence_around(text, range.clone());
+    let sentence = &text[around.clone()];
+    // Title case or capitals: every word of four letters or more after the first capitalised.
+    let mut longer_words =
+        sentence.split_whitespace().skip(1).filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4);
+    if longer_words.all(is_capitalised) {
+        return false;
+    }
+    // Neither a class nor people: "Lode" or "Zion" may join a name, "Tenants" or "Korean" not.
+    let joins_a_name = |word: &str| {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        !PEOPLE_AFTER.contains(&word.as_str())
+            && !DAYS.contains(&word.as_str())
+            && !DESCRIBING.contains(&word.as_str())
+            && !names_a_class(&word)
+            && !names_people(&word)
+    };
+    // "the Mother Lode": a capitalised word after.
+    let before_a_name = next.is_some_and(|w| is_capitalised(w) && joins_a_name(w));
+    // "Mt. Zion Baptist", "owned by Grace Episcopal": a capitalised word before that does not
+    // start the sentence ("Seeking Christian tenants").
+    let mut earlier = text[around.start..range.start].split_whitespace().rev();
+    let after_a_name = earlier.next().is_some_and(|w| {
+        is_capitalised(w)
+            && !w.ends_with([',', ';', ':'])
+            && joins_a_name(w)
+            // "attend Grace Baptist" names a congregation joined, not a place.
+            && earlier.next().is_some_and(|w| !JOINING.contains(&w.to_lowercase().as_str()))
+    });
+    before_a_name || after_a_name
+}
+
+/// Days, which are capitalised before a faith's observance ("a Saturday Sabbath", "the Wednesday
+/// Bible study") without naming anything.
+const DAYS: &[&str] = &["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+
+/// Words that describe a person, capitalised in a name-like pair ("a Young Christian").
+const DESCRIBING: &[&str] = &[
+    "young",
+    "older",
+    "single",
+    "devout",
+    "good",
+    "nice",
+    "practicing",
+    "practising",
+    "strong",
+    "committed",
+    "true",
+    "real",
+    "quiet",
+    "respectful",
+    "responsible",
+];
+
+/// Verbs of belonging to a congregation, before its name.
+const JOINING: &[&str] =
+    &["attend", "attends", "attending", "join", "joins", "joining", "members", "member", "belong", "belongs"];
+
+/// Whether `word` alone is a word the rules read as people of a class ("Woman", "Seniors").
+fn names_people(word: &str) -> bool {
+    rules(Policy::default())
+        .filter(|c| c.rule.whole_word && !c.rule.landmark)
+        .any(|c| c.regex.find(word).is_some_and(|m| m.len() == word.len()))
 }
 
 /// Whether the words before a place of worship (`before`) are its proper name: the last is
@@ -221,9 +383,12 @@ fn names_an_institution(rest: &str) -> bool {
     if !words.peek().is_some_and(starts_a_name) {
         return false;
     }
-    words
-        .take_while(starts_a_name)
-        .any(|w| INSTITUTIONS.contains(&w.trim_end_matches([',', ';', ':', '.', ')']).to_lowercase().as_str()))
+    words.take_while(starts_a_name).any(|w| {
+        // "the Jewish Community Center's gym": the name ends in a possessive.
+        let w = w.trim_end_matches([',', ';', ':', '.', ')']).to_lowercase();
+        let w = w.trim_end_matches("'s").trim_end_matches("\u{2019}s");
+        INSTITUTIONS.contains(&w)
+    })
 }
 
 /// Words after which a phrase has ended ("another Korean who ...", "a Muslim and ...").
@@ -313,7 +478,7 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
     static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
     let declares = DECLARES.get_or_init(|| {
         Regex::new(
-            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all) (is |are )?welcome|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
+            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all) (is |are )?welcome|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
         )
         .ok()
     });

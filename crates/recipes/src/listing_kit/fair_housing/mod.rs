@@ -112,7 +112,15 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
             range.end += proper_name_after(&text[range.end..]);
         }
         let original = text[range.clone()].to_string();
-        match compiled.rule.action {
+        // "..., so Jewish buyers will feel right at home": with the class word rewritten, the
+        // sentence still promises belonging to the people it had in mind, so it goes.
+        let action = match compiled.rule.action {
+            Action::Replace(_) if promises_belonging(&text[statement_around(&text, range.clone())]) => {
+                Action::DropSentence
+            }
+            action => action,
+        };
+        match action {
             Action::Replace(with) => {
                 let clause_follows = text[range.end..].split_whitespace().next().is_some_and(|w| {
                     matches!(w.to_lowercase().as_str(), "who" | "that" | "whose" | "looking" | "seeking" | "wanting")
@@ -150,6 +158,21 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
     }
     let text = if findings.len() == found_before { as_written } else { &text };
     collapse_whitespace(text)
+}
+
+/// Whether `statement` promises its readers that they will belong ("will feel right at home",
+/// "fit right in").
+fn promises_belonging(statement: &str) -> bool {
+    static BELONGING: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    BELONGING
+        .get_or_init(|| {
+            regex::Regex::new(
+                r"(?i)\b(feel (right |so |completely |truly |very )?(at home|welcome|welcomed|comfortable|included)|fit (right )?in|among (their|your|his|her) own|(their|your) own kind)\b",
+            )
+            .ok()
+        })
+        .as_ref()
+        .is_some_and(|belonging| belonging.is_match(statement))
 }
 
 /// Whether `text` has no finding.
@@ -450,6 +473,53 @@ mod tests {
         for text in ["Across the road from the Korean church.", "Lovely temples nearby."] {
             assert!(!check(text).1.is_empty(), "{text:?} not flagged");
         }
+    }
+
+    /// The phrase rules' verdict alone: whether they change `text`.
+    fn rules_change(text: &str) -> bool {
+        let mut findings = Vec::new();
+        let cleaned = clean(text, "details.description", Policy::RULES_ONLY, &mut findings);
+        !findings.is_empty() || cleaned != text
+    }
+
+    #[test]
+    fn class_words_inside_names_and_qualified_places_are_left_alone() {
+        for text in [
+            "A converted 1920s chapel with vaulted ceilings.",
+            "Loft units in a former Lutheran church.",
+            "Built in 1910 as a Quaker meetinghouse.",
+            "Forty minutes to Mt. Bachelor.",
+            "Located in the heart of the Mother Lode gold country.",
+            "Backs onto the Boy Scout camp.",
+            "The adjacent lot is owned by Grace Episcopal.",
+            "Mt. Zion Baptist hosts the Saturday farmers market.",
+            "Bachelor's buttons line the walk.",
+            "Men's and women's locker rooms at the gym.",
+            "Gym passes to the Jewish Community Center's pool.",
+            "The sellers raised three kids here.",
+        ] {
+            assert!(!rules_change(text), "{text:?} changed");
+        }
+        for text in [
+            "Close to the Baptist church.",
+            "Perfect for a Christian Family.",
+            "Preference goes to applicants who attend Grace Baptist.",
+            "Buyers who keep a Saturday Sabbath will be happier elsewhere.",
+            "SEEKING CHRISTIAN TENANTS.",
+        ] {
+            assert!(rules_change(text), "{text:?} not flagged");
+        }
+    }
+
+    #[test]
+    fn age_limits_fees_on_assistance_animals_and_promised_belonging_are_read() {
+        for text in ["AGE LIMIT 40 FOR ALL OCCUPANTS.", "Double deposit required for tenants with guide dogs."] {
+            assert!(rules_change(text), "{text:?} not flagged");
+        }
+        // The class word rewritten, the promise to the class would stay: the sentence goes.
+        let mut findings = Vec::new();
+        let text = "Near the kosher deli, so Jewish buyers will feel right at home. Two baths.";
+        assert_eq!(clean(text, "d", Policy::RULES_ONLY, &mut findings), "Two baths.");
     }
 
     #[test]

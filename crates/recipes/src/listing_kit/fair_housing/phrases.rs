@@ -343,6 +343,18 @@ macro_rules! property_words {
             "market",
             "deli",
             "grocery",
+            // Plants named after people ("bachelor's buttons", "lady's mantle").
+            "buttons",
+            "mantle",
+            "slipper",
+            "slippers",
+            // Facilities and income named after people ("women's locker room", "child support").
+            "locker",
+            "lockers",
+            "restroom",
+            "restrooms",
+            "changing",
+            "splash",
             $($extra,)*
         ]
     };
@@ -366,6 +378,27 @@ const FAITH_PLACE_WORDS: &[&str] = property_words!(
     "hospital",
     "cemetery",
     "charities",
+    "charity",
+    "parsonage",
+    "rectory",
+    "manse",
+    "meetinghouse",
+    "convent",
+    "butcher",
+    "butchers",
+    // A faith's place of worship is the place rule's to judge, with its exceptions ("a former
+    // Lutheran church").
+    "church",
+    "churches",
+    "chapel",
+    "chapels",
+    "cathedral",
+    "temple",
+    "temples",
+    "synagogue",
+    "synagogues",
+    "mosque",
+    "mosques",
 );
 
 /// A word or phrase that names people by a protected class (or codes for one), wherever it
@@ -385,6 +418,11 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "local code",
             "occupancy code",
             "occupancy standard",
+            // The sellers' own history: "the sellers raised three kids here".
+            "sellers raised",
+            "owners raised",
+            "we raised",
+            "they raised",
         ]),
         ..audience(
             r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
@@ -399,7 +437,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
         // one of age to sign a lease, which screening may ask ("each applicant over 18").
         unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers"],
         ..audience(
-            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)",
+            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)|age (limits?|caps?|maximums?|max|ceilings?)( of| is| at)? (1[0-79]|[2-9]\d)\b|(maximum|max|upper) age( limit)?( of| is)? (1[0-79]|[2-9]\d)\b",
             Age,
         )
     },
@@ -1237,7 +1275,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
         ..audience(
-            r"(deposits?|fees?|charges?|pet rent|surcharges?) (applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?(service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?)",
+            r"(deposits?|fees?|charges?|pet rent|surcharges?) (required |charged )?(applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?((tenants?|renters?|residents?|applicants?|anyone|those|people) with )?(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)",
             Disability,
         )
     },
