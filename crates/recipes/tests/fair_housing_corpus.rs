@@ -3,47 +3,45 @@
 //! once measured), and held-out corpora, each written by someone who had not read the lists or any
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
-//! `data/fair_housing_holdout22.tsv` and `data/fair_housing_holdout23.tsv`. A miss is
+//! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv` and
+//! `data/fair_housing_holdout24.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
 //! listing prose, all of it to be left alone. The sentence model has learnt from the development
-//! corpus, the nineteenth corpus and the first everyday set; the twentieth chose its size.
+//! corpus, the nineteenth to twenty-third corpora and both everyday sets; the twentieth chose its
+//! size.
 //! `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
 
-/// The nineteenth corpus's figures (docs/recipes.md): flagged sentences missed, clean ones
-/// changed. The rules alone, on their one run: 22 and 6. The sentence model has learnt from it
-/// since, and the rules' false alarms on names and qualified places were read off it and the next
-/// three, so these are in sample.
+/// Each held-out corpus's figures (docs/recipes.md): flagged sentences missed, clean ones
+/// changed. Since the sentence model was retrained on the nineteenth to twenty-third corpora, and
+/// the rules' false alarms on names and qualified places were read off the twenty-first and
+/// twenty-second, these five are in sample; their one-run figures, with the rules alone in
+/// brackets, were: the nineteenth 22 and 6 (rules only), the twentieth 4 and 10 (17 and 9), the
+/// twenty-first 2 and 10 (7 and 9), the twenty-second 1 and 12 (5 and 11), the twenty-third 5 and
+/// 8 (8 and 7).
 const MAX_MISSES: usize = 2;
 const MAX_FALSE_ALARMS: usize = 3;
-/// The twentieth corpus's figures. On its one run, with the sentence model fixed before it was
-/// written: 4 and 10 (the rules alone: 17 and 9). With the model retrained, whose size it chose:
-/// 3 and 9; with the rules' fixes for names and qualified places, 3 and 6.
-const MAX_MISSES_20: usize = 3;
-const MAX_FALSE_ALARMS_20: usize = 6;
-/// The twenty-first corpus's figures: 2 and 10 on its one run, with the retrained model fixed
-/// before it was read (the rules alone: 7 and 9); 0 and 3 with the fixes its misses and false
-/// alarms led to.
+const MAX_MISSES_20: usize = 1;
+const MAX_FALSE_ALARMS_20: usize = 5;
 const MAX_MISSES_21: usize = 0;
-const MAX_FALSE_ALARMS_21: usize = 3;
-/// The twenty-second corpus's figures: 1 and 12 on its one run (the rules alone: 5 and 11); 0 and
-/// 2 with the fixes. Its clean half was asked to hold places of worship and proper names of the
-/// kinds the twenty-first showed failing.
+const MAX_FALSE_ALARMS_21: usize = 2;
 const MAX_MISSES_22: usize = 0;
-const MAX_FALSE_ALARMS_22: usize = 2;
-/// The twenty-third corpus's figures on its one run, measured once the fixes read off the
-/// twenty-first and twenty-second were made (the rules alone: 8 and 7). Its clean half was asked
-/// for places of worship with words between ("a restored 1890s Methodist chapel"), class words
-/// inside names, accessibility features and cultural amenities.
-const MAX_MISSES_23: usize = 5;
-const MAX_FALSE_ALARMS_23: usize = 8;
-/// Everyday listing sentences changed: the second set on its one run (the rules alone: none).
-/// The model learnt the first set, which it changed 3 of on its one run, and now leaves alone.
+const MAX_FALSE_ALARMS_22: usize = 0;
+const MAX_MISSES_23: usize = 1;
+const MAX_FALSE_ALARMS_23: usize = 7;
+/// The twenty-fourth corpus's figures on its one run, with the rules and the retrained model fixed
+/// before it was read (the rules alone: 26 and 4; the model before retraining gave the same 15
+/// and 6). Its writer was asked to state at least half the preferences without a class word.
+const MAX_MISSES_24: usize = 15;
+const MAX_FALSE_ALARMS_24: usize = 6;
+/// Everyday listing sentences changed. The rules alone change none of either set; the model
+/// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
+/// leaves them alone.
 const MAX_FALSE_ALARMS_PLAIN: usize = 0;
-const MAX_FALSE_ALARMS_PLAIN_2: usize = 2;
+const MAX_FALSE_ALARMS_PLAIN_2: usize = 0;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in
@@ -403,12 +401,13 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
-const HELD_OUT: [(&str, &str, usize, usize); 5] = [
+const HELD_OUT: [(&str, &str, usize, usize); 6] = [
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
     ("twenty-first corpus", include_str!("data/fair_housing_holdout21.tsv"), MAX_MISSES_21, MAX_FALSE_ALARMS_21),
     ("twenty-second corpus", include_str!("data/fair_housing_holdout22.tsv"), MAX_MISSES_22, MAX_FALSE_ALARMS_22),
     ("twenty-third corpus", include_str!("data/fair_housing_holdout23.tsv"), MAX_MISSES_23, MAX_FALSE_ALARMS_23),
+    ("twenty-fourth corpus", include_str!("data/fair_housing_holdout24.tsv"), MAX_MISSES_24, MAX_FALSE_ALARMS_24),
 ];
 
 #[test]
