@@ -497,4 +497,23 @@ mod tests {
             assert!(!is_local_server(remote), "{remote}");
         }
     }
+
+    /// What `run_after_setup` makes lives as long as the session; the claim's function is made
+    /// this way. A `DISCARD TEMP` (run by a pooler between clients, or by hand) drops it while the
+    /// connection stays: the next statement that needs it fails once, and the one after makes it
+    /// again.
+    #[test]
+    fn a_session_function_dropped_by_discard_is_made_again() {
+        static SETUP: &str = "CREATE FUNCTION pg_temp.answer() RETURNS integer LANGUAGE sql AS 'SELECT 42'";
+        let test = crate::test_support::TestDatabase::postgres().expect("a test database");
+        // One connection, so that every call below meets the one the discard ran on.
+        let db = Database::connect(&test.url, 1).expect("a pool of one");
+        let call = |conn: &mut AnyConnection| conn.batch_execute("SELECT pg_temp.answer()");
+        db.run_after_setup(SETUP, call).expect("made and called");
+        // `CREATE FUNCTION` fails when the function exists, so this shows the setup ran once.
+        db.run_after_setup(SETUP, call).expect("called again without being made again");
+        db.read(|conn| conn.batch_execute("DISCARD TEMP")).expect("the discard");
+        assert!(db.run_after_setup(SETUP, call).is_err(), "the function is gone after the discard");
+        db.run_after_setup(SETUP, call).expect("made again after the failure, and called");
+    }
 }
