@@ -221,10 +221,10 @@ const PEOPLE_AFTER: &[&str] = &[
 ];
 
 /// Whether the capitalised class word at `range` of `text`, followed by the word `next`, is part
-/// of a proper name ("near the Mother Lode", "the Boy Scout camp"): the next word is capitalised
-/// and names neither people nor a class, the class word does not start its sentence, and the
-/// sentence is not written in title case or capitals (where every word is capitalised, a capital
-/// says nothing).
+/// of a proper name: a capitalised word that names neither people nor a class follows it ("the
+/// Mother Lode", "the Boy Scout camp") or comes before it without starting the sentence ("Mt.
+/// Zion Baptist hosts ..."). Never in a sentence written in title case or capitals, where a
+/// capital says nothing.
 fn inside_proper_name(text: &str, range: std::ops::Range<usize>, next: Option<&str>) -> bool {
     let around = sentence_around(text, range.clone());
     let sentence = &text[around.clone()];
