@@ -443,6 +443,10 @@ async fn lip_sync(client: &reqwest::Client, target: &Target) -> Result<()> {
         let bytes = client.get(url.as_str().context("output url")?).send().await?.bytes().await?;
         std::fs::write(path, bytes)?;
     }
+    if !crate::have_ffmpeg() {
+        println!("{:<34} skipped (apt-get install ffmpeg)", "ffmpeg loop + x264 veryfast + aac");
+        return Ok(());
+    }
     let started = Instant::now();
     let status = std::process::Command::new("ffmpeg")
         .args(["-v", "error", "-y", "-stream_loop", "-1", "-i"])

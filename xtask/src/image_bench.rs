@@ -21,13 +21,13 @@ pub fn run() -> Result<()> {
     ]))?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let ours = root.join("target/release/examples/image_bench");
-    if !have("vips") {
+    if !crate::have("vips") {
         crate::apt_install(&["libvips-tools"]);
     }
     if imagemagick().is_none() {
         crate::apt_install(&["imagemagick"]);
     }
-    let (true, Some(convert)) = (have("vips"), imagemagick()) else {
+    let (true, Some(convert)) = (crate::have("vips"), imagemagick()) else {
         println!(
             "\n== images ==\nskipped: vips and ImageMagick are needed (apt-get install libvips-tools imagemagick)"
         );
@@ -119,7 +119,7 @@ pub fn run() -> Result<()> {
         vips_png_bytes,
     );
     video(&root, &small, &dir)?;
-    if !have("ffmpeg") {
+    if !crate::have_ffmpeg() {
         return Ok(());
     }
     crate::video_engines_bench::run(&root, &dir)
@@ -130,10 +130,7 @@ pub fn run() -> Result<()> {
 /// ffmpeg's zoompan with libx264 `veryfast` making the same motion; then x264 `veryfast` coding
 /// our drawn frames at a ladder of CRFs, so that bytes compare at equal SSIM against those frames.
 fn video(root: &Path, still: &Path, dir: &Path) -> Result<()> {
-    if !have("ffmpeg") {
-        crate::apt_install(&["ffmpeg"]);
-    }
-    if !have("ffmpeg") {
+    if !crate::have_ffmpeg() {
         println!("pan and zoom: skipped (apt-get install ffmpeg)");
         return Ok(());
     }
@@ -308,8 +305,4 @@ fn imagemagick() -> Option<String> {
             .output()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("ImageMagick"))
     })
-}
-
-fn have(program: &str) -> bool {
-    Command::new("sh").args(["-c", &format!("command -v {program}")]).output().is_ok_and(|o| o.status.success())
 }

@@ -74,6 +74,17 @@ fn apt_install(packages: &[&str]) -> bool {
     install() || (Command::new("apt-get").args(["update", "-q"]).status().is_ok_and(|s| s.success()) && install())
 }
 
+/// Whether `program` is on the PATH.
+fn have(program: &str) -> bool {
+    Command::new("sh").args(["-c", &format!("command -v {program}")]).output().is_ok_and(|o| o.status.success())
+}
+
+/// Whether ffmpeg (with libx264, the benches' video anchor) is here, installing it from Debian
+/// when it is not.
+fn have_ffmpeg() -> bool {
+    have("ffmpeg") || (apt_install(&["ffmpeg"]) && have("ffmpeg"))
+}
+
 fn run(command: &mut Command) -> Result<()> {
     let shown = format!("{command:?}");
     eprintln!("xtask: {shown}");

@@ -53,7 +53,9 @@ pub async fn run(client: &reqwest::Client, target: &Target, worker: Option<u32>)
     let path = |name: &str| dir.join(name).to_string_lossy().into_owned();
     let ours = path("reel.mp4");
     std::fs::write(&ours, &mp4)?;
-    if let Err(e) = same_frames(&root, &body, &ours, mp4.len() as f64, ours_ms, &path) {
+    if !crate::have_ffmpeg() {
+        println!("{:<34} skipped (apt-get install ffmpeg)", "reel, same frames");
+    } else if let Err(e) = same_frames(&root, &body, &ours, mp4.len() as f64, ours_ms, &path) {
         println!("{:<34} skipped: {e}", "reel, same frames");
     }
     Ok(())
