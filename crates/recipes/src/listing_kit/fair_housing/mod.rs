@@ -113,9 +113,13 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
         }
         let original = text[range.clone()].to_string();
         // "..., so Jewish buyers will feel right at home": with the class word rewritten, the
-        // sentence still promises belonging to the people it had in mind, so it goes.
+        // sentence still promises belonging to the people it had in mind, so it goes. The house
+        // style's rewrites name no people ("the primary suite will make you feel at home").
         let action = match compiled.rule.action {
-            Action::Replace(_) if promises_belonging(&text[statement_around(&text, range.clone())]) => {
+            Action::Replace(_)
+                if compiled.rule.category != Category::HouseStyle
+                    && promises_belonging(&text[statement_around(&text, range.clone())]) =>
+            {
                 Action::DropSentence
             }
             action => action,
@@ -520,6 +524,11 @@ mod tests {
         let mut findings = Vec::new();
         let text = "Near the kosher deli, so Jewish buyers will feel right at home. Two baths.";
         assert_eq!(clean(text, "d", Policy::RULES_ONLY, &mut findings), "Two baths.");
+        // A house-style rewrite names no one: its sentence stays, rewritten.
+        let house_style = Policy { master_to_primary: true, ..Policy::RULES_ONLY };
+        let text = "The master suite will make you feel right at home.";
+        let cleaned = clean(text, "d", house_style, &mut findings);
+        assert_eq!(cleaned, "The primary suite will make you feel right at home.");
     }
 
     #[test]
