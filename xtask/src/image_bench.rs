@@ -21,9 +21,7 @@ pub fn run() -> Result<()> {
     ]))?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let ours = root.join("target/release/examples/image_bench");
-    if !crate::have("vips") {
-        crate::apt_install(&["libvips-tools"]);
-    }
+    crate::have_or_install("vips", "libvips-tools");
     if imagemagick().is_none() {
         crate::apt_install(&["imagemagick"]);
     }

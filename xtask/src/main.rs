@@ -79,10 +79,15 @@ fn have(program: &str) -> bool {
     Command::new("sh").args(["-c", &format!("command -v {program}")]).output().is_ok_and(|o| o.status.success())
 }
 
-/// Whether ffmpeg (with libx264, the benches' video anchor) is here, installing it from Debian
-/// when it is not.
+/// Whether `program` is on the PATH, installing Debian's `package` when it is not (the benches'
+/// anchors: ffmpeg, wrk, vips).
+fn have_or_install(program: &str, package: &str) -> bool {
+    have(program) || (apt_install(&[package]) && have(program))
+}
+
+/// Whether ffmpeg (with libx264, the benches' video anchor) is here, installing it when not.
 fn have_ffmpeg() -> bool {
-    have("ffmpeg") || (apt_install(&["ffmpeg"]) && have("ffmpeg"))
+    have_or_install("ffmpeg", "ffmpeg")
 }
 
 fn run(command: &mut Command) -> Result<()> {

@@ -50,8 +50,7 @@ fn print_figures(label: &str, figures: &WrkFigures) {
 }
 
 fn has_wrk() -> bool {
-    let found = || Command::new("wrk").arg("--version").output().is_ok();
-    found() || (crate::apt_install(&["wrk"]) && found())
+    crate::have_or_install("wrk", "wrk")
 }
 
 /// Prints the api-server's submit throughput and latency for one key (whose rate limits the

@@ -501,6 +501,8 @@ mod tests {
             "Men's and women's locker rooms at the gym.",
             "Gym passes to the Jewish Community Center's pool.",
             "The sellers raised three kids here.",
+            "Residents with children use the pool on the same terms as everyone else.",
+            "Close to the Islamic Center and a great halal butcher.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }
@@ -510,6 +512,7 @@ mod tests {
             "Preference goes to applicants who attend Grace Baptist.",
             "Buyers who keep a Saturday Sabbath will be happier elsewhere.",
             "SEEKING CHRISTIAN TENANTS.",
+            "We raised the price, so it suits a buyer without kids.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
         }

@@ -418,11 +418,23 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "local code",
             "occupancy code",
             "occupancy standard",
-            // The sellers' own history: "the sellers raised three kids here".
-            "sellers raised",
-            "owners raised",
-            "we raised",
-            "they raised",
+            // The sellers' own history: "the sellers raised three kids here" (not "we raised
+            // the price, so it suits a buyer without kids").
+            "raised our kids",
+            "raised our children",
+            "raised our family",
+            "raised their kids",
+            "raised their children",
+            "raised their family",
+            "raised my kids",
+            "raised two kids",
+            "raised three kids",
+            "raised four kids",
+            "raised five kids",
+            "raised two children",
+            "raised three children",
+            "raised four children",
+            "raised five children",
         ]),
         ..audience(
             r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
