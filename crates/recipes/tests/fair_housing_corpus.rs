@@ -3,8 +3,9 @@
 //! once measured), and held-out corpora, each written by someone who had not read the lists or any
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
-//! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv` and
-//! `data/fair_housing_holdout24.tsv`. A miss is
+//! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
+//! `data/fair_housing_holdout24.tsv`, `data/fair_housing_holdout25.tsv` and
+//! `data/fair_housing_holdout26.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -32,11 +33,20 @@ const MAX_MISSES_22: usize = 0;
 const MAX_FALSE_ALARMS_22: usize = 0;
 const MAX_MISSES_23: usize = 1;
 const MAX_FALSE_ALARMS_23: usize = 7;
-/// The twenty-fourth corpus's figures on its one run, with the rules and the retrained model fixed
-/// before it was read (the rules alone: 26 and 4; the model before retraining gave the same 15
-/// and 6). Its writer was asked to state at least half the preferences without a class word.
-const MAX_MISSES_24: usize = 15;
+/// The twenty-fourth corpus's figures on its one run were 15 and 6 (the rules alone: 26 and 4),
+/// its writer asked to state at least half the preferences without a class word. The twenty-fifth,
+/// asked the same, was measured once on arrival (15 and 2; rules alone 35 and 2). The rules for
+/// preferences told by practice, birth year, title, ability and what children bring were then
+/// written from the misses of both, so both are in sample now.
+const MAX_MISSES_24: usize = 0;
 const MAX_FALSE_ALARMS_24: usize = 6;
+const MAX_MISSES_25: usize = 0;
+const MAX_FALSE_ALARMS_25: usize = 2;
+/// The twenty-sixth corpus, written in classified-ad voices alongside the twenty-fifth: 12 and 3
+/// (rules alone 36 and 1) on arrival, before the rules above; 7 and 3 (rules alone 30 and 1) on
+/// its one run after them.
+const MAX_MISSES_26: usize = 7;
+const MAX_FALSE_ALARMS_26: usize = 3;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.
@@ -401,13 +411,15 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
-const HELD_OUT: [(&str, &str, usize, usize); 6] = [
+const HELD_OUT: [(&str, &str, usize, usize); 8] = [
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
     ("twenty-first corpus", include_str!("data/fair_housing_holdout21.tsv"), MAX_MISSES_21, MAX_FALSE_ALARMS_21),
     ("twenty-second corpus", include_str!("data/fair_housing_holdout22.tsv"), MAX_MISSES_22, MAX_FALSE_ALARMS_22),
     ("twenty-third corpus", include_str!("data/fair_housing_holdout23.tsv"), MAX_MISSES_23, MAX_FALSE_ALARMS_23),
     ("twenty-fourth corpus", include_str!("data/fair_housing_holdout24.tsv"), MAX_MISSES_24, MAX_FALSE_ALARMS_24),
+    ("twenty-fifth corpus", include_str!("data/fair_housing_holdout25.tsv"), MAX_MISSES_25, MAX_FALSE_ALARMS_25),
+    ("twenty-sixth corpus", include_str!("data/fair_housing_holdout26.tsv"), MAX_MISSES_26, MAX_FALSE_ALARMS_26),
 ];
 
 #[test]

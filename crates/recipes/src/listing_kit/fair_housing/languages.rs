@@ -96,7 +96,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|maputi|mapuputi|kulay ng balat|dayuhan|intsik|bumbay|(pinoy|pilipino|filipino|puti|itim|negro|amerikano|kano) (lamang|lang)",
             r"|étrangers|immigrés|couleur de peau",
             // German.
-            r"|ausländer|migranten|staatsbürger|hautfarbe|nur (an|für) (deutsche|deutschen|einheimische)",
+            r"|ausländer|migranten|staatsbürger|hautfarbe|nur (an|für) (deutsche|deutschen|einheimische)|(deutsch|englisch|russisch|polnisch|türkisch|spanisch|französisch|italienisch|arabisch)sprachig(e|en|er|es)?",
         ),
         RaceOrNationalOrigin,
     ),
@@ -200,7 +200,13 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // people, skin, a faith or a disability. (Neither script puts a word boundary inside the
     // run, and Korean joins its particles to the word, so a rule reads the whole run.)
     audience(in_run!(r"\p{Han}", "小孩|孩子|儿童|婴儿|怀孕"), FamilialStatus),
-    audience(in_run!(r"\p{Han}", "中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人"), RaceOrNationalOrigin),
+    audience(
+        in_run!(
+            r"\p{Han}",
+            "中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人|普通话|普通話|国语|國語|说中文|說中文|讲中文|講中文"
+        ),
+        RaceOrNationalOrigin,
+    ),
     audience(in_run!(r"\p{Han}", "基督徒|穆斯林|佛教徒|犹太人|天主教徒"), Religion),
     audience(in_run!(r"\p{Han}", "残疾|轮椅|精神病"), Disability),
     audience(in_run!(r"\p{Han}", "女生|男生|女性|男性|女士|男士|限女|限男"), Sex),

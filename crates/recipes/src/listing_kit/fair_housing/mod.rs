@@ -534,6 +534,42 @@ mod tests {
         assert_eq!(cleaned, "The primary suite will make you feel right at home.");
     }
 
+    /// Preferences told without a class word: by practice, birth year, title, what a tenant
+    /// can do unaided, what children bring; and the same words where they describe the home.
+    #[test]
+    fn preferences_told_by_practice_birth_year_title_and_ability_are_read() {
+        for text in [
+            "Residents who skip pork or fast for a month may find the kitchen rules difficult.",
+            "No one who wears a bindi, please.",
+            "If you communicate in sign language, this building isn't for you.",
+            "Looking for someone born after 1990.",
+            "If you remember rotary phones, this loft isn't your scene.",
+            "Lease issued only to an applicant titled Mr.",
+            "Unit reserved for applicants with an M on their driver's license.",
+            "Must be able to hear the fire alarm on your own.",
+            "Please, no sippy cups or crayons in the halls.",
+            "Lease ends if a tenant gives birth.",
+            "Bring your baptism certificate with the application.",
+            "A street that has stayed all-pale for decades.",
+            "ITINs and matrícula cards will not be accepted.",
+            "Applications with names like DeShawn or Latoya go to the bottom.",
+            "Nur für deutschsprachige Mieter.",
+        ] {
+            assert!(rules_change(text), "{text:?} not flagged");
+        }
+        for text in [
+            "The roses thrive if you remember to water them.",
+            "Self-guided tours: see the home on your own schedule.",
+            "Our property manager, who speaks Spanish and English, answers within a day.",
+            "Appliances from names like Bosch and Miele.",
+            "The kitchen has all white cabinets.",
+            "A sign-language interpreter is available at showings on request.",
+            "Built in 1962 and updated throughout.",
+        ] {
+            assert!(!rules_change(text), "{text:?} changed");
+        }
+    }
+
     #[test]
     fn a_dropped_clause_takes_the_clauses_joined_to_it_by_a_semicolon() {
         let (cleaned, findings) = check("Bright studio. Fits one person; we will not rent to a couple with kids.");

@@ -788,6 +788,26 @@ const LAWFUL_SCREENING: &[&str] = &[
     "showing",
 ];
 
+/// People described by a practice, one of `$practices` (a regular expression's alternatives):
+/// "tenants who skip pork", "if you need an interpreter", unless the sentence offers it.
+macro_rules! practised {
+    ($practices:literal, $category:expr $(,)?) => {
+        Rule {
+            lawful_context: Lawful::in_sentence(PRACTICE_PROVIDED_FOR),
+            ..audience(
+                concat!(
+                    r"(who|whose|anyone|someone|people|persons|folks|tenants|residents|applicants|renters|buyers|neighbou?rs|occupants|everyone|nobody|no one|you)( [a-z'’]+){0,3} ",
+                    r"(celebrate|celebrates|celebrated|celebrating|observe|observes|observed|keep|keeps|kept|eat|eats|skip|skips|avoid|avoids|cook|cooks|go|goes|attend|attends|pray|prays|wear|wears|fast|fasts|drive|drives|need|needs|speak|speaks|read|reads|communicate|communicates|use|uses|set|sets|blast|blasts|play|plays|light|lights|practi[cs]e|practi[cs]es|follow|follows|accepted|believe|believes|bring|brings|smell|smells)",
+                    r"( [a-z'’,-]+){0,6} (",
+                    $practices,
+                    ")"
+                ),
+                $category,
+            )
+        }
+    };
+}
+
 /// People described by a class, the ways of refusing or preferring people that no class word
 /// gives away ("... need not apply", "X preferred", "you'll fit right in"), and the codes for
 /// income and neighbourhood make-up.
@@ -1483,4 +1503,87 @@ pub(super) const DESCRIBED: &[Rule] = &[
             Disability,
         )
     },
+    // People described by what they practise: a faith's holidays, food, dress and worship, a
+    // language or a way of communicating, what they need to hear or see ("tenants who skip
+    // pork", "anyone who wears a bindi", "if you communicate in sign language"). The practice
+    // is never property; where the sentence offers it ("an interpreter is available for
+    // residents who need one") it is a service.
+    practised!(
+        "christmas|easter|hanukkah|chanukah|ramadan|eid|diwali|holi|passover|yom kippur|lent|shabbat|sabbath|mass|church|temple|synagogue|mosque|shul|pork|bacon|kosher|halal|meat and dairy|dairy and meat|a bindi|bindis|a tilak|tilaks|a turban|turbans|a hijab|a headscarf|a yarmulke|a kippah|a rosary|a cross|incense|jesus|christ|the bible|the quran|the koran|the torah",
+        Religion,
+    ),
+    practised!(
+        "lunar new year|chinese new year|fish sauce|kimchi|firecrackers|an accent|accents|english|spanish|mandarin|cantonese|arabic|hindi|a translator|translators",
+        RaceOrNationalOrigin,
+    ),
+    practised!("sign language|braille|an interpreter|interpreters|hearing aids?|a cane|a walker|a wheelchair", Disability),
+    // Age by birth year, by memory and by generation ("if you remember to water the roses" is
+    // a reminder).
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        unless_next: &["to"],
+        ..audience(
+            r"born (before|after|in|prior to|since|between) (the )?(19|20)\d\d|aarp|(if you|anyone who|someone who|people who|those who|tenants who|applicants who|folks who|who) (can |still )?(remember|remembers|recall|recalls|grew up with|grew up before|grew up on|grew up listening)|under[- ]\d\d (crowd|set|only|tenants|residents|renters|vibe|building)|old enough to (sign|rent|be on|drink|drive|vote)|finished (college|school|university|grad school) (within|in) the (last|past)",
+            Age,
+        )
+    },
+    // Sex by title, by the letter on an ID and by body.
+    audience(
+        r"(no|only) (mr|mrs|ms|miss|sra|srta)\b|(mr|mrs|ms|sra|srta)\.? (applicants?|tenants?|renters?|only)|(titled|signed|signs|sign|signing|goes by|go by|addressed as|firme como)( as)? (mr|mrs|ms|miss|sra|srta|sr)\b|(an? )?\b(m|f)\b on (their|your|his|her|the) (driver['’]?s license|license|licence|id|birth certificate|passport)|(marked|listed as) ['‘\x22“]?(m|f|male|female)\b|gender marker|no beards|(shave|shaves|shaving) (their|your|his|her) (face|legs)",
+        Sex,
+    ),
+    // Children by what they bring, and pregnancy.
+    audience(
+        r"(little|tiny|small) (feet|footsteps)|pitter[- ]patter|(no|without|not|never|sin) ([a-z]+ ){0,2}(sippy cups|crayons|school backpacks|school runs?|bunk beds|toys|diapers|tricycles|trikes|cochecitos|cunas|carriolas)|(gives?|giving|gave) birth|(gets?|becomes?|became|is|are|being|got) pregnant|pregnan(cy|cies)|baby on the way|(no|without|with no|zero|any) dependents",
+        FamilialStatus,
+    ),
+    // Faith by sacrament and by a Spanish listing's practice.
+    audience(
+        r"baptism(al)? (certificates?|records?)|accepted (jesus|christ)|(van|va|vaya|vayan|asiste|asisten|asista|asistan) a misa|practicantes?",
+        Religion,
+    ),
+    // Race by skin, sameness and a place kept as it was.
+    audience(
+        r"brown (faces?|skin)|(dark|darker|brown|black|white|pale|light)[- ]skinned|all-pale|(stayed|stays|remained|remains) all[- ](pale|white)|(whites|blacks|caucasians?)[- ]only|(everyone|everybody|people|folks|neighbou?rs|residents|families)( [a-z]+){0,4} (look|looks) (alike|the same)|paper bag test|(hasn't|has not|haven't|have not|never|not) (yet )?['‘\x22“]changed",
+        RaceOrNationalOrigin,
+    ),
+    // Origin by borders, birthplace, papers refused and names.
+    audience(
+        r"south of the border|(born and raised|born|raised|born and bred)( right)? (here )?in (the )?(us|u\.s|usa|states|america|this country)|(itins?|matr[ií]culas?( consular)?)( [a-z,]+){0,5} (will not|won't|are not|aren't|cannot|can't|not) (be )?(accepted|considered|allowed|valid|taken)|(no|not|don't|do not|won't|will not) (accept |take )?(itins?|matr[ií]culas?)|(applicants?|applications?|tenants?|people|persons|anyone|someone|folks|renters|buyers|candidates|residents)( with| whose)? names? (like|such as)|(pay ?stubs?|applications?|ids?|licen[cs]es?) (read|reads|say|says|that read|that say) [a-z]+,? ([a-z]+,? )?(or|and) [a-z]+",
+        RaceOrNationalOrigin,
+    ),
+    // Disability by what a tenant can do unaided.
+    audience(
+        r"(able to|must|have to|has to|need to|needs to) (hear|see|read|climb)( [a-z'’]+){0,4} (on (your|their|his|her) own|(by )?(yourself|themselves|himself|herself)|without (hearing aids|glasses|help|assistance|aids|an aid|a cane|a walker|special equipment|a hearing aid))|steady on (their|your|his|her) feet|(no|without) (strobe|flashing[- ]light|visual|vibrating) (alerts?|alarms?|doorbells?)|no braille",
+        Disability,
+    ),
+];
+
+/// Words that make a practice something offered, not asked of tenants ("an interpreter is
+/// available", "sign language at showings on request").
+const PRACTICE_PROVIDED_FOR: &[&str] = &[
+    "available",
+    "provided",
+    "provide",
+    "arrange",
+    "on request",
+    "upon request",
+    "free",
+    "happy to",
+    "welcome",
+    "bilingual",
+    "offer",
+    "accommodat",
+    "we can",
+    "we'll",
+    "we will",
+    "is included",
+    "are included",
+    "staff",
+    "manager",
+    "management",
+    "office",
+    "team",
+    "agent",
+    "leasing",
 ];
