@@ -554,6 +554,10 @@ mod tests {
             "ITINs and matrícula cards will not be accepted.",
             "Applications with names like DeShawn or Latoya go to the bottom.",
             "Nur für deutschsprachige Mieter.",
+            "Perfect for someone who says grace before dinner.",
+            "Owner prefers tenants who won't be parking strollers in the hallway.",
+            "Landlord prefers applicants with Anglo surnames.",
+            "No animals of any kind, including service or emotional support animals.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
         }
@@ -565,6 +569,8 @@ mod tests {
             "The kitchen has all white cabinets.",
             "A sign-language interpreter is available at showings on request.",
             "Built in 1962 and updated throughout.",
+            "Residents who have a cross-country commute are minutes from the interstate.",
+            "Stroller-friendly sidewalks lead to the park.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }

@@ -797,7 +797,7 @@ macro_rules! practised {
             ..audience(
                 concat!(
                     r"(who|whose|anyone|someone|people|persons|folks|tenants|residents|applicants|renters|buyers|neighbou?rs|occupants|everyone|nobody|no one|you)( [a-z'’]+){0,3} ",
-                    r"(celebrate|celebrates|celebrated|celebrating|observe|observes|observed|keep|keeps|kept|eat|eats|skip|skips|avoid|avoids|cook|cooks|go|goes|attend|attends|pray|prays|wear|wears|fast|fasts|drive|drives|need|needs|speak|speaks|read|reads|communicate|communicates|use|uses|set|sets|blast|blasts|play|plays|light|lights|practi[cs]e|practi[cs]es|follow|follows|accepted|believe|believes|bring|brings|smell|smells)",
+                    r"(celebrate|celebrates|celebrated|celebrating|observe|observes|observed|keep|keeps|kept|eat|eats|skip|skips|avoid|avoids|cook|cooks|go|goes|attend|attends|pray|prays|wear|wears|fast|fasts|drive|drives|need|needs|speak|speaks|read|reads|communicate|communicates|use|uses|set|sets|blast|blasts|play|plays|light|lights|practi[cs]e|practi[cs]es|follow|follows|accepted|believe|believes|bring|brings|smell|smells|say|says|sit|sits|host|hosts|send|sends|wire|wires|park|parks|parking|push|pushes|have|has)",
                     r"( [a-z'’,-]+){0,6} (",
                     $practices,
                     ")"
@@ -901,7 +901,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(&["welcome", "allowed", "permitted", "accepted", "exempt"]),
         ..audience(
-            r"(includes?|including|even|also) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
+            r"(includes?|including|even|also) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye)( (or|and) (service|assistance|emotional[- ]support|support|therapy|guide))? (animals?|dogs?)",
             Disability,
         )
     },
@@ -1509,13 +1509,14 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // is never property; where the sentence offers it ("an interpreter is available for
     // residents who need one") it is a service.
     practised!(
-        "christmas|easter|hanukkah|chanukah|ramadan|eid|diwali|holi|passover|yom kippur|lent|shabbat|sabbath|mass|church|temple|synagogue|mosque|shul|pork|bacon|kosher|halal|meat and dairy|dairy and meat|a bindi|bindis|a tilak|tilaks|a turban|turbans|a hijab|a headscarf|a yarmulke|a kippah|a rosary|a cross|incense|jesus|christ|the bible|the quran|the koran|the torah",
+        "grace|five times a day|a pew|pews|a nativity|christmas|easter|hanukkah|chanukah|ramadan|eid|diwali|holi|passover|yom kippur|lent|shabbat|sabbath|mass|church|temple|synagogue|mosque|shul|pork|bacon|kosher|halal|meat and dairy|dairy and meat|a bindi|bindis|a tilak|tilaks|a turban|turbans|a hijab|a headscarf|a yarmulke|a kippah|a rosary|a cross|incense|jesus|christ|the bible|the quran|the koran|the torah",
         Religion,
     ),
     practised!(
-        "lunar new year|chinese new year|fish sauce|kimchi|firecrackers|an accent|accents|english|spanish|mandarin|cantonese|arabic|hindi|a translator|translators",
+        "money (back )?home|remittances|lunar new year|chinese new year|fish sauce|kimchi|firecrackers|an accent|accents|english|spanish|mandarin|cantonese|arabic|hindi|a translator|translators",
         RaceOrNationalOrigin,
     ),
+    practised!("strollers|a stroller|car seats|tricycles|trikes|cribs|a crib|high ?chairs|diapers|sippy cups", FamilialStatus),
     practised!("sign language|braille|an interpreter|interpreters|hearing aids?|a cane|a walker|a wheelchair", Disability),
     // Age by birth year, by memory and by generation ("if you remember to water the roses" is
     // a reminder).
@@ -1529,7 +1530,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     },
     // Sex by title, by the letter on an ID and by body.
     audience(
-        r"(no|only) (mr|mrs|ms|miss|sra|srta)\b|(mr|mrs|ms|sra|srta)\.? (applicants?|tenants?|renters?|only)|(titled|signed|signs|sign|signing|goes by|go by|addressed as|firme como)( as)? (mr|mrs|ms|miss|sra|srta|sr)\b|(an? )?\b(m|f)\b on (their|your|his|her|the) (driver['’]?s license|license|licence|id|birth certificate|passport)|(marked|listed as) ['‘\x22“]?(m|f|male|female)\b|gender marker|no beards|(shave|shaves|shaving) (their|your|his|her) (face|legs)",
+        r"(no|only) (mr|mrs|ms|miss|sra|srta)\b|(mr|mrs|ms|sra|srta)\.? (applicants?|tenants?|renters?|only)|(titled|signed|signs|sign|signing|goes by|go by|addressed as|firme como)( as)? (mr|mrs|ms|miss|sra|srta|sr)\b|(an? )?\b(m|f)\b on (their|your|his|her|the) (driver['’]?s license|license|licence|id|birth certificate|passport)|(marked|listed as) ['‘\x22“]?(m|f|male|female)\b|(sex|gender) markers?|pronouns (listed|shown|recorded|printed|stated) on|(with|use|uses|using) (she/her|he/him|they/them)|(one|a) bride and (one|a) groom|rainbow[- ]flag (crowd|types|people|folks|set)|no beards|(shave|shaves|shaving) (their|your|his|her) (face|legs)",
         Sex,
     ),
     // Children by what they bring, and pregnancy.
@@ -1549,7 +1550,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Origin by borders, birthplace, papers refused and names.
     audience(
-        r"south of the border|(born and raised|born|raised|born and bred)( right)? (here )?in (the )?(us|u\.s|usa|states|america|this country)|(itins?|matr[ií]culas?( consular)?)( [a-z,]+){0,5} (will not|won't|are not|aren't|cannot|can't|not) (be )?(accepted|considered|allowed|valid|taken)|(no|not|don't|do not|won't|will not) (accept |take )?(itins?|matr[ií]culas?)|(applicants?|applications?|tenants?|people|persons|anyone|someone|folks|renters|buyers|candidates|residents)( with| whose)? names? (like|such as)|(pay ?stubs?|applications?|ids?|licen[cs]es?) (read|reads|say|says|that read|that say) [a-z]+,? ([a-z]+,? )?(or|and) [a-z]+",
+        r"south of the border|(born and raised|born|raised|born and bred)( right)? (here )?in (the )?(us|u\.s|usa|states|america|this country)|(itins?|matr[ií]culas?( consular)?)( [a-z,]+){0,5} (will not|won't|are not|aren't|cannot|can't|not) (be )?(accepted|considered|allowed|valid|taken)|(no|not|don't|do not|won't|will not) (accept |take )?(itins?|matr[ií]culas?)|(applicants?|applications?|tenants?|people|persons|anyone|someone|folks|renters|buyers|candidates|residents)( with| whose)? names? (like|such as)|(anglo|anglo-saxon|european|white|ethnic|foreign)[- ](sur|last |family )?names|(pay ?stubs?|applications?|ids?|licen[cs]es?) (read|reads|say|says|that read|that say) [a-z]+,? ([a-z]+,? )?(or|and) [a-z]+",
         RaceOrNationalOrigin,
     ),
     // Disability by what a tenant can do unaided.
