@@ -32,21 +32,23 @@ const MAX_FALSE_ALARMS_21: usize = 2;
 const MAX_MISSES_22: usize = 0;
 const MAX_FALSE_ALARMS_22: usize = 0;
 const MAX_MISSES_23: usize = 1;
-const MAX_FALSE_ALARMS_23: usize = 7;
+const MAX_FALSE_ALARMS_23: usize = 6;
 /// The twenty-fourth corpus's figures on its one run were 15 and 6 (the rules alone: 26 and 4),
 /// its writer asked to state at least half the preferences without a class word. The twenty-fifth,
 /// asked the same, was measured once on arrival (15 and 2; rules alone 35 and 2). The rules for
 /// preferences told by practice, birth year, title, ability and what children bring were then
 /// written from the misses of both, so both are in sample now.
 const MAX_MISSES_24: usize = 0;
-const MAX_FALSE_ALARMS_24: usize = 6;
+const MAX_FALSE_ALARMS_24: usize = 2;
 const MAX_MISSES_25: usize = 0;
-const MAX_FALSE_ALARMS_25: usize = 2;
+const MAX_FALSE_ALARMS_25: usize = 1;
 /// The twenty-sixth corpus, written in classified-ad voices alongside the twenty-fifth: 12 and 3
 /// (rules alone 36 and 1) on arrival, before the rules above; 7 and 3 (rules alone 30 and 1) on
-/// its one run after them.
+/// its one run after them. The false alarms read off the twenty-fourth's clean half since (a
+/// possessive naming a garden or a room, a faith's festival, the sellers' grandparents) took one
+/// of its three.
 const MAX_MISSES_26: usize = 7;
-const MAX_FALSE_ALARMS_26: usize = 3;
+const MAX_FALSE_ALARMS_26: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.

@@ -62,10 +62,13 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     let mut possessive = false;
                     if c.rule.whole_word {
                         // "children's room", "kids' bath": a possessive naming what follows it.
+                        // A bare apostrophe makes a plural possessive only after an s: after
+                        // another word it closes a quote ("hasn't 'changed' in years").
+                        let plural = m.as_str().ends_with(['s', 'S']);
                         for ending in ["'s", "\u{2019}s", "'", "\u{2019}"] {
                             if let Some(after) = rest.strip_prefix(ending) {
                                 rest = after;
-                                possessive = true;
+                                possessive = ending.ends_with('s') || plural;
                                 break;
                             }
                         }
@@ -134,13 +137,30 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     let welcomed = c.rule.category == Category::FamilialStatus
                         && !word_before.eq_ignore_ascii_case("only")
                         && (welcome(Some(next)) || (matches!(next, "are" | "always") && welcome(second)));
+                    let listed = |word: &str| {
+                        let word = word.to_lowercase();
+                        let word = word
+                            .trim_end_matches([',', ';', ':', '!', '?', ')', '.', '\'', '"', '\u{2019}', '\u{201d}']);
+                        let word = word.trim_end_matches("'s").trim_end_matches("\u{2019}s");
+                        c.rule.unless_next.contains(&word)
+                    };
+                    // "Grandma's rose garden", "kids' bunk room": a possessive names what the noun
+                    // phrase after it ends in.
+                    let owns_a_thing = possessive && noun_phrase_after(rest).any(listed);
+                    // "Diwali and Holi festivals", "Christian and Jewish schools": two names on
+                    // one thing.
+                    let names_joined = matches!(next, "and" | "or" | "&")
+                        && capitalised(second)
+                        && following.next().is_some_and(listed);
                     let ordinary = other_word
                         || compound
                         || a_number
                         || diplomas
                         || paired
                         || welcomed
-                        || c.rule.unless_next.contains(&next);
+                        || owns_a_thing
+                        || names_joined
+                        || listed(next);
                     !ordinary
                         && !lawful_in_context(text, m.range(), c.rule)
                         && !states_equal_opportunity(text, m.range())
@@ -148,6 +168,22 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                 .map(|m| (m.range(), c))
         })
         .min_by_key(|(range, _)| range.start)
+}
+
+/// The first words of the noun phrase that starts `rest`: at most three, up to punctuation or a
+/// preposition ("rose garden' along" gives "rose", "garden'").
+fn noun_phrase_after(rest: &str) -> impl Iterator<Item = &str> {
+    let mut ended = false;
+    rest.split_whitespace()
+        .take(3)
+        .take_while(|w| {
+            !matches!(w.to_lowercase().as_str(), "in" | "on" | "of" | "at" | "for" | "with" | "to" | "from" | "by")
+        })
+        .take_while(move |w| {
+            let take = !ended;
+            ended = w.ends_with([',', ';', ':', '.', '!', '?']);
+            take
+        })
 }
 
 /// The words of the noun phrase that ends where `before` (lower-case) ends, nearest first: at most

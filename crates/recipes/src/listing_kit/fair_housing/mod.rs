@@ -557,6 +557,8 @@ mod tests {
             "Perfect for someone who says grace before dinner.",
             "Owner prefers tenants who won't be parking strollers in the hallway.",
             "Landlord prefers applicants with Anglo surnames.",
+            "Kids love the playroom.",
+            "Perfect for Christian and Jewish families.",
             "No animals of any kind, including service or emotional support animals.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
@@ -571,6 +573,12 @@ mod tests {
             "Built in 1962 and updated throughout.",
             "Residents who have a cross-country commute are minutes from the interstate.",
             "Stroller-friendly sidewalks lead to the park.",
+            "Kids' bunk room with a reading nook.",
+            "The original owner's prized 'Grandma's rose garden' along the fence.",
+            "Gentleman farmer's barn with four stalls.",
+            "The downtown Diwali and Holi festivals are a short bus ride away.",
+            "The Ramadan night bazaar is a neighborhood highlight.",
+            "The seller's grandparents built the house.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }

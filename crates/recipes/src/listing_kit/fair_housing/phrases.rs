@@ -355,6 +355,11 @@ macro_rules! property_words {
             "restrooms",
             "changing",
             "splash",
+            // Grounds and farms ("Grandma's rose garden", "a gentleman farmer's barn").
+            "garden",
+            "gardens",
+            "barn",
+            "farmer",
             $($extra,)*
         ]
     };
@@ -386,6 +391,22 @@ const FAITH_PLACE_WORDS: &[&str] = property_words!(
     "convent",
     "butcher",
     "butchers",
+    // A faith's holidays as the neighbourhood's events ("the Ramadan night bazaar", "the Diwali
+    // lights festival").
+    "festival",
+    "festivals",
+    "bazaar",
+    "bazaars",
+    "parade",
+    "parades",
+    "fair",
+    "fairs",
+    "celebration",
+    "celebrations",
+    "fireworks",
+    "night",
+    "nights",
+    "lights",
     // A faith's place of worship is the place rule's to judge, with its exceptions ("a former
     // Lutheran church").
     "church",
@@ -411,8 +432,19 @@ pub(super) const fn audience(pattern: &'static str, category: Category) -> Rule 
 
 /// The audience words, by category.
 pub(super) const AUDIENCE: &[Rule] = &[
-    // An occupancy standard that counts an infant, as local codes do, is no preference.
+    // An occupancy standard that counts an infant, as local codes do, is no preference. The
+    // sellers' own family is their history ("the seller's grandparents built the house").
     Rule {
+        unless_before: &[
+            "seller's",
+            "sellers'",
+            "seller\u{2019}s",
+            "sellers\u{2019}",
+            "owner's",
+            "owners'",
+            "owner\u{2019}s",
+            "owners\u{2019}",
+        ],
         lawful_context: Lawful::in_sentence(&[
             "consistent with local",
             "local code",
