@@ -50,8 +50,11 @@ const MAX_MISSES_26: usize = 7;
 const MAX_FALSE_ALARMS_26: usize = 2;
 /// The twenty-seventh corpus, written after all of the above (at least 70 preferences without a
 /// class word, in many voices): 18 and 1 (rules alone 40 and 0) on its one run; the check as it
-/// was before the rules for practice and the rest gives 21 and 2 (44 and 1) on it.
-const MAX_MISSES_27: usize = 18;
+/// was before the rules for practice and the rest gives 21 and 2 (44 and 1) on it. Its misses were
+/// then read (covenants honoured, harmony with a heritage, names easy to say, other countries'
+/// papers, a faith's objects refused, assistance animals counted as pets, pensions, "if you're
+/// expecting" ...), so it is in sample now.
+const MAX_MISSES_27: usize = 1;
 const MAX_FALSE_ALARMS_27: usize = 1;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and

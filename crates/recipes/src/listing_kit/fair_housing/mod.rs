@@ -558,6 +558,11 @@ mod tests {
             "Owner prefers tenants who won't be parking strollers in the hallway.",
             "Landlord prefers applicants with Anglo surnames.",
             "Kids love the playroom.",
+            "If you're expecting, please look elsewhere.",
+            "Must have been born after 1990 to match the building's energy.",
+            "We don't accept consular IDs or passports from other countries.",
+            "Guide dogs and seizure dogs count as pets here.",
+            "Community that still honours its original deed restrictions.",
             "Perfect for Christian and Jewish families.",
             "No animals of any kind, including service or emotional support animals.",
         ] {
@@ -579,6 +584,9 @@ mod tests {
             "The downtown Diwali and Holi festivals are a short bus ride away.",
             "The Ramadan night bazaar is a neighborhood highlight.",
             "The seller's grandparents built the house.",
+            "If you're expecting guests, the guest suite has its own bath.",
+            "We accept passports from other countries as ID.",
+            "Tenants must be able to pass a credit check.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }

@@ -920,7 +920,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     },
     // Sex and marital status framed by sex.
     audience(
-        r"mr\.? (and|&) mrs|(biological|birth) (sex|gender|males?|females?)|the gender (listed|on|assigned|shown)|gender (listed|assigned|on (their|your) (id|birth))|divorc(ee|ees|ée|ées)|divorced (women|men|moms|dads|mothers|fathers|people)|widows?|widowers?|spinsters?|housewife|housewives|unwed (mothers?|moms?|parents?)",
+        r"(a )?mr\.?,? (and|&) (a )?mrs|[\x22“]?(mr|mrs|ms|miss)\.?[\x22”]? in front of|(biological|birth) (sex|gender|males?|females?)|the gender (listed|on|assigned|shown)|gender (listed|assigned|on (their|your) (id|birth))|divorc(ee|ees|ée|ées)|divorced (women|men|moms|dads|mothers|fathers|people)|widows?|widowers?|spinsters?|housewife|housewives|unwed (mothers?|moms?|parents?)",
         Sex,
     ),
     // Disability named by condition, and refused accommodations.
@@ -1541,7 +1541,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // is never property; where the sentence offers it ("an interpreter is available for
     // residents who need one") it is a service.
     practised!(
-        "grace|five times a day|a pew|pews|a nativity|christmas|easter|hanukkah|chanukah|ramadan|eid|diwali|holi|passover|yom kippur|lent|shabbat|sabbath|mass|church|temple|synagogue|mosque|shul|pork|bacon|kosher|halal|meat and dairy|dairy and meat|a bindi|bindis|a tilak|tilaks|a turban|turbans|a hijab|a headscarf|a yarmulke|a kippah|a rosary|a cross|incense|jesus|christ|the bible|the quran|the koran|the torah",
+        "(a|one|the) (whole |full |entire )?month|meat on fridays|(strict )?dietary laws|grace|five times a day|a pew|pews|a nativity|christmas|easter|hanukkah|chanukah|ramadan|eid|diwali|holi|passover|yom kippur|lent|shabbat|sabbath|mass|church|temple|synagogue|mosque|shul|pork|bacon|kosher|halal|meat and dairy|dairy and meat|a bindi|bindis|a tilak|tilaks|a turban|turbans|a hijab|a headscarf|a yarmulke|a kippah|a rosary|a cross|incense|jesus|christ|the bible|the quran|the koran|the torah",
         Religion,
     ),
     practised!(
@@ -1556,7 +1556,14 @@ pub(super) const DESCRIBED: &[Rule] = &[
         lawful_context: OLDER_PERSONS_HOUSING,
         unless_next: &["to"],
         ..audience(
-            r"born (before|after|in|prior to|since|between) (the )?(19|20)\d\d|aarp|(if you|anyone who|someone who|people who|those who|tenants who|applicants who|folks who|who) (can |still )?(remember|remembers|recall|recalls|grew up with|grew up before|grew up on|grew up listening)|under[- ]\d\d (crowd|set|only|tenants|residents|renters|vibe|building)|old enough to (sign|rent|be on|drink|drive|vote)|finished (college|school|university|grad school) (within|in) the (last|past)",
+            r"(if you|anyone who|someone who|people who|those who|tenants who|applicants who|folks who|who) (can |still )?(remember|remembers|recall|recalls|grew up with|grew up before|grew up on|grew up listening)",
+            Age,
+        )
+    },
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"born (before|after|in|prior to|since|between) (the )?(19|20)\d\d|aarp|under[- ]\d\d (crowd|set|only|tenants|residents|renters|vibe|building)|old enough to (sign|rent|be on|drink|drive|vote)|finished (college|school|university|grad school) (within|in) the (last|past)|(living on|collecting|drawing|cashing|on) (a |their |your )?(pension|social security)( checks| income| benefits)?|(days|years|months) (to|until|till) (their|your|his|her) (pension|retirement)",
             Age,
         )
     },
@@ -1567,7 +1574,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Children by what they bring, and pregnancy.
     audience(
-        r"(little|tiny|small) (feet|footsteps)|pitter[- ]patter|(no|without|not|never|sin) ([a-z]+ ){0,2}(sippy cups|crayons|school backpacks|school runs?|bunk beds|toys|diapers|tricycles|trikes|cochecitos|cunas|carriolas)|(gives?|giving|gave) birth|(gets?|becomes?|became|is|are|being|got) pregnant|pregnan(cy|cies)|baby on the way|(no|without|with no|zero|any) dependents",
+        r"(little|tiny|small) (feet|footsteps)|pitter[- ]patter|(no|without|not|never|sin) ([a-z0-9.,]+ ){0,4}(sippy cups|crayons|school backpacks|school runs?|bunk beds|toys|diapers|tricycles|trikes|cochecitos|cunas|carriolas|sandboxes|feedings|night feedings|diaper pails)|(gives?|giving|gave) birth|(gets?|becomes?|became|is|are|being|got) pregnant|pregnan(cy|cies)|baby on the way|(no|without|with no|zero|any) dependents",
         FamilialStatus,
     ),
     // Faith by sacrament and by a Spanish listing's practice.
@@ -1587,9 +1594,34 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Disability by what a tenant can do unaided.
     audience(
-        r"(able to|must|have to|has to|need to|needs to) (hear|see|read|climb)( [a-z'’]+){0,4} (on (your|their|his|her) own|(by )?(yourself|themselves|himself|herself)|without (hearing aids|glasses|help|assistance|aids|an aid|a cane|a walker|special equipment|a hearing aid))|steady on (their|your|his|her) feet|(no|without) (strobe|flashing[- ]light|visual|vibrating) (alerts?|alarms?|doorbells?)|no braille",
+        r"(must|should|will need to|need to|needs to|have to|has to) be able to (hear|speak|talk|walk|climb|read|lift|manage (the )?(stairs|steps))|(able to|must|have to|has to|need to|needs to) (hear|see|read|climb)( [a-z'’]+){0,4} (on (your|their|his|her) own|(by )?(yourself|themselves|himself|herself)|without (hearing aids|glasses|help|assistance|aids|an aid|a cane|a walker|special equipment|a hearing aid))|steady on (their|your|his|her) feet|(no|without) (strobe|flashing[- ]light|visual|vibrating) (alerts?|alarms?|doorbells?)|no braille",
         Disability,
     ),
+    // Covenants kept, harmony with a heritage, names easy to say, papers of other countries.
+    audience(
+        r"(honou?rs?|honou?ring|enforces?|enforcing|keeps?|upholds?|respects?|follows?) (its |the |our |their )?(original |old |historic )?(racial )?(covenants?|deed restrictions?)|(harmony|in keeping|in step|fit|fits|match|matches) with (the )?(community|neighbou?rhood|area|street|block|building)('s|’s) (heritage|character|culture|make-?up|profile|values|traditions)|names? (should|must|needs to|has to) be easy (for [a-z ]+ )?to (pronounce|say|spell)|easy[- ]to[- ]pronounce names?|names? you have to practi[cs]e",
+        RaceOrNationalOrigin,
+    ),
+    Rule {
+        lawful_context: Lawful::in_sentence(&["accept", "welcome"]),
+        ..audience(r"(passports?|ids?|licen[cs]es?|documents|papers) from other countries|consular (ids?|cards?)|foreign (passports?|ids?|licen[cs]es?)", RaceOrNationalOrigin)
+    },
+    // A faith's objects refused, and its study required.
+    audience(
+        r"(no|not|without|never) ([a-z,]+ ){0,4}(menorahs?|crucifix(es)?|shrines?|idols?|prayer flags|rosar(y|ies)|nativity scenes?|mezuzahs?)|scripture (study|studies|reading)",
+        Religion,
+    ),
+    // Assistance animals counted as pets; conditions refused.
+    audience(
+        r"(guide|service|seizure|assistance|seeing[- ]eye|emotional[- ]support|therapy) (dogs?|animals?)( and [a-z -]+ (dogs|animals))? (count|counts|are counted|are treated|treated|are considered) as pets|(no one|nobody|anyone|tenants|applicants|people|renters) with (a |an )?(stutter|tics|seizures|episodes|conditions|a condition|medical conditions)",
+        Disability,
+    ),
+    // Pregnancy as "expecting" at a phrase's end ("if you're expecting, look elsewhere"; not
+    // "if you're expecting guests").
+    Rule {
+        at_phrase_end: true,
+        ..audience(r"(you're|you are|she's|she is|they're|they are|who's|who is|who are|tenant is) expecting", FamilialStatus)
+    },
 ];
 
 /// Words that make a practice something offered, not asked of tenants ("an interpreter is
