@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout27.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout28.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -56,6 +56,12 @@ const MAX_FALSE_ALARMS_26: usize = 2;
 /// expecting" ...), so it is in sample now.
 const MAX_MISSES_27: usize = 1;
 const MAX_FALSE_ALARMS_27: usize = 1;
+/// The twenty-eighth corpus, written after the twenty-seventh's misses were read (at least 70
+/// preferences without a class word, screening criteria, texts and captions): 13 and 4 (rules
+/// alone 27 and 1) on its one run; the check as it was before this round gives 14 and 5 (34 and
+/// 2) on it.
+const MAX_MISSES_28: usize = 13;
+const MAX_FALSE_ALARMS_28: usize = 4;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.
@@ -420,7 +426,7 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
-const HELD_OUT: [(&str, &str, usize, usize); 9] = [
+const HELD_OUT: [(&str, &str, usize, usize); 10] = [
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
     ("twenty-first corpus", include_str!("data/fair_housing_holdout21.tsv"), MAX_MISSES_21, MAX_FALSE_ALARMS_21),
@@ -430,6 +436,7 @@ const HELD_OUT: [(&str, &str, usize, usize); 9] = [
     ("twenty-fifth corpus", include_str!("data/fair_housing_holdout25.tsv"), MAX_MISSES_25, MAX_FALSE_ALARMS_25),
     ("twenty-sixth corpus", include_str!("data/fair_housing_holdout26.tsv"), MAX_MISSES_26, MAX_FALSE_ALARMS_26),
     ("twenty-seventh corpus", include_str!("data/fair_housing_holdout27.tsv"), MAX_MISSES_27, MAX_FALSE_ALARMS_27),
+    ("twenty-eighth corpus", include_str!("data/fair_housing_holdout28.tsv"), MAX_MISSES_28, MAX_FALSE_ALARMS_28),
 ];
 
 #[test]
