@@ -9,7 +9,7 @@
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
 //! listing prose, all of it to be left alone. The sentence model has learnt from the development
-//! corpus, the nineteenth to twenty-third corpora and both everyday sets; the twentieth chose its
+//! corpus, the nineteenth to twenty-eighth corpora and both everyday sets; the twentieth chose its
 //! size.
 //! `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
 
@@ -38,30 +38,31 @@ const MAX_FALSE_ALARMS_23: usize = 6;
 /// preferences told by practice, birth year, title, ability and what children bring were then
 /// written from the misses of both, so both are in sample now.
 const MAX_MISSES_24: usize = 0;
-const MAX_FALSE_ALARMS_24: usize = 2;
+const MAX_FALSE_ALARMS_24: usize = 0;
 const MAX_MISSES_25: usize = 0;
-const MAX_FALSE_ALARMS_25: usize = 1;
+const MAX_FALSE_ALARMS_25: usize = 0;
 /// The twenty-sixth corpus, written in classified-ad voices alongside the twenty-fifth: 12 and 3
 /// (rules alone 36 and 1) on arrival, before the rules above; 7 and 3 (rules alone 30 and 1) on
 /// its one run after them. The false alarms read off the twenty-fourth's clean half since (a
 /// possessive naming a garden or a room, a faith's festival, the sellers' grandparents) took one
 /// of its three.
-const MAX_MISSES_26: usize = 7;
-const MAX_FALSE_ALARMS_26: usize = 2;
+const MAX_MISSES_26: usize = 1;
+const MAX_FALSE_ALARMS_26: usize = 0;
 /// The twenty-seventh corpus, written after all of the above (at least 70 preferences without a
 /// class word, in many voices): 18 and 1 (rules alone 40 and 0) on its one run; the check as it
 /// was before the rules for practice and the rest gives 21 and 2 (44 and 1) on it. Its misses were
 /// then read (covenants honoured, harmony with a heritage, names easy to say, other countries'
 /// papers, a faith's objects refused, assistance animals counted as pets, pensions, "if you're
 /// expecting" ...), so it is in sample now.
-const MAX_MISSES_27: usize = 1;
-const MAX_FALSE_ALARMS_27: usize = 1;
+const MAX_MISSES_27: usize = 0;
+const MAX_FALSE_ALARMS_27: usize = 0;
 /// The twenty-eighth corpus, written after the twenty-seventh's misses were read (at least 70
 /// preferences without a class word, screening criteria, texts and captions): 13 and 4 (rules
 /// alone 27 and 1) on its one run; the check as it was before this round gives 14 and 5 (34 and
-/// 2) on it.
-const MAX_MISSES_28: usize = 13;
-const MAX_FALSE_ALARMS_28: usize = 4;
+/// 2) on it. The model has since learnt the twenty-fourth to twenty-eighth, so all five are in
+/// sample.
+const MAX_MISSES_28: usize = 6;
+const MAX_FALSE_ALARMS_28: usize = 1;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.

@@ -829,8 +829,8 @@ macro_rules! practised {
             ..audience(
                 concat!(
                     r"(who|whose|anyone|someone|people|persons|folks|tenants|residents|applicants|renters|buyers|neighbou?rs|occupants|everyone|nobody|no one|you)( [a-z'’]+){0,3} ",
-                    r"(celebrate|celebrates|celebrated|celebrating|observe|observes|observed|keep|keeps|kept|eat|eats|skip|skips|avoid|avoids|cook|cooks|go|goes|attend|attends|pray|prays|wear|wears|fast|fasts|drive|drives|need|needs|speak|speaks|read|reads|communicate|communicates|use|uses|set|sets|blast|blasts|play|plays|light|lights|practi[cs]e|practi[cs]es|follow|follows|accepted|believe|believes|bring|brings|smell|smells|say|says|sit|sits|host|hosts|send|sends|wire|wires|park|parks|parking|push|pushes|have|has)",
-                    r"( [a-z'’,-]+){0,6} (",
+                    r"(celebrate|celebrates|celebrated|celebrating|observe|observes|observed|keep|keeps|kept|eat|eats|skip|skips|avoid|avoids|cook|cooks|go|goes|attend|attends|pray|prays|wear|wears|fast|fasts|drive|drives|need|needs|speak|speaks|read|reads|communicate|communicates|use|uses|set|sets|blast|blasts|play|plays|light|lights|practi[cs]e|practi[cs]es|follow|follows|accepted|believe|believes|bring|brings|smell|smells|say|says|sit|sits|host|hosts|send|sends|wire|wires|park|parks|parking|push|pushes|have|has|fasting|praying|cooking|eating|wearing|keeping|observing|attending|going|speaking|reading|using|needing|skipping|avoiding|lighting|playing|hosting|sending|celebrating)",
+                    r"( [a-z0-9.'’,-]+){0,6} (",
                     $practices,
                     ")"
                 ),
