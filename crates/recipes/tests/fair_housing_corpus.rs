@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout29.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout30.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -69,6 +69,11 @@ const MAX_FALSE_ALARMS_28: usize = 1;
 /// this round of work 31 and 7 (54 and 3).
 const MAX_MISSES_29: usize = 25;
 const MAX_FALSE_ALARMS_29: usize = 4;
+/// The thirtieth corpus, written after the twenty-ninth's one run (half its preferences without a
+/// class word, half in the ways ad writers use class words): 6 and 1 (rules alone 18 and 0) on its
+/// one run; the check as it stood at the start of this round of work gives 10 and 1 (23 and 1).
+const MAX_MISSES_30: usize = 6;
+const MAX_FALSE_ALARMS_30: usize = 1;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.
@@ -433,7 +438,7 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
-const HELD_OUT: [(&str, &str, usize, usize); 11] = [
+const HELD_OUT: [(&str, &str, usize, usize); 12] = [
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
     ("twenty-first corpus", include_str!("data/fair_housing_holdout21.tsv"), MAX_MISSES_21, MAX_FALSE_ALARMS_21),
@@ -445,6 +450,7 @@ const HELD_OUT: [(&str, &str, usize, usize); 11] = [
     ("twenty-seventh corpus", include_str!("data/fair_housing_holdout27.tsv"), MAX_MISSES_27, MAX_FALSE_ALARMS_27),
     ("twenty-eighth corpus", include_str!("data/fair_housing_holdout28.tsv"), MAX_MISSES_28, MAX_FALSE_ALARMS_28),
     ("twenty-ninth corpus", include_str!("data/fair_housing_holdout29.tsv"), MAX_MISSES_29, MAX_FALSE_ALARMS_29),
+    ("thirtieth corpus", include_str!("data/fair_housing_holdout30.tsv"), MAX_MISSES_30, MAX_FALSE_ALARMS_30),
 ];
 
 #[test]
