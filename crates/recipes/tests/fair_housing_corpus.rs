@@ -61,18 +61,21 @@ const MAX_FALSE_ALARMS_27: usize = 0;
 /// alone 27 and 1) on its one run; the check as it was before this round gives 14 and 5 (34 and
 /// 2) on it. The model has since learnt the twenty-fourth to twenty-eighth, so all five are in
 /// sample.
-const MAX_MISSES_28: usize = 6;
+const MAX_MISSES_28: usize = 5;
 const MAX_FALSE_ALARMS_28: usize = 1;
 /// The twenty-ninth corpus, written after the model was retrained (at least 70 preferences
 /// without a class word, told through everyday life): 25 and 4 (rules alone 47 and 2) on its one
 /// run; the check before the retraining gives 27 and 6, the check as it stood at the start of
 /// this round of work 31 and 7 (54 and 3).
-const MAX_MISSES_29: usize = 25;
-const MAX_FALSE_ALARMS_29: usize = 4;
+const MAX_MISSES_29: usize = 17;
+const MAX_FALSE_ALARMS_29: usize = 3;
 /// The thirtieth corpus, written after the twenty-ninth's one run (half its preferences without a
 /// class word, half in the ways ad writers use class words): 6 and 1 (rules alone 18 and 0) on its
 /// one run; the check as it stood at the start of this round of work gives 10 and 1 (23 and 1).
-const MAX_MISSES_30: usize = 6;
+/// The misses of the twenty-ninth and thirtieth were read last (singular subjects and more verbs
+/// for the practice rule, transition and presentation, hair, a language asked in, names that
+/// sound alike, words of French, Portuguese, Vietnamese and Korean), so both are in sample.
+const MAX_MISSES_30: usize = 1;
 const MAX_FALSE_ALARMS_30: usize = 1;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and

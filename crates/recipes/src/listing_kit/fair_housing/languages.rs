@@ -35,13 +35,13 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|(s[oó]lo|solamente|[uú]nicamente) (para )?adultos|adultos (s[oó]lo|solamente|[uú]nicamente)",
             r"|parejas (sin|con) hij[oa]s|reci[eé]n casad[oa]s|familias? (con|sin) (hij[oa]s|niñ[oa]s)|familias numerosas",
             // Portuguese.
-            r"|crian[çc]as|filh[oa]s|beb[êe]s|gr[áa]vidas?|(somente|apenas|s[óo]) (para )?adultos|casais sem filhos",
+            r"|crian[çc]as|filh[oa]s|beb[êe]s|gr[áa]vidas?|(somente|apenas|s[óo]) (para )?adultos|casais sem filhos|marido e (esposa|mulher)",
             // Vietnamese.
             r"|trẻ em|trẻ nhỏ|con nhỏ|em bé|con cái|có con|mang thai|có thai|gia đình (có|đông) (con|người)",
             // Tagalog.
             r"|mga bata|walang (anak|bata)|may (anak|bata)|bata|buntis",
             // French.
-            r"|enfants|bébés|femmes enceintes",
+            r"|enfants|bébés|femmes enceintes|poussettes|lits à barreaux",
             // German.
             r"|kinder|familien mit kindern|schwangere",
         ),
@@ -64,7 +64,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         concat!(
             r"personas mayores|adultos mayores|ancian[oa]s|jubilad[oa]s|tercera edad|j[oó]venes|gente (mayor|joven)",
             r"|idos[oa]s|aposentad[oa]s|terceira idade|jovens",
-            r"|người già|người cao tuổi|người lớn tuổi|cao niên|người trẻ|thanh niên",
+            r"|người già|người cao tuổi|người lớn tuổi|cao niên|người trẻ|thanh niên|lương hưu|nghỉ hưu",
             r"|matatanda|matanda|nakatatanda|kabataan",
             r"|personnes âgées|retraités|jeunes",
             // German.
@@ -94,7 +94,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|người (việt|mỹ|hoa|tàu|trung quốc|mễ|mexico|da trắng|da đen|da màu|nước ngoài|ngoại quốc|châu á|châu phi|tây|ấn|hàn|nhật|bản xứ|nhập cư|gốc)",
             r"|da trắng|da đen|da màu|màu da|sắc tộc|chủng tộc|quốc tịch|dân tộc|di dân|nhập cư|(phải|cần|chỉ) (nói|biết|rành) tiếng",
             r"|maputi|mapuputi|kulay ng balat|dayuhan|intsik|bumbay|(pinoy|pilipino|filipino|puti|itim|negro|amerikano|kano) (lamang|lang)",
-            r"|étrangers|immigrés|couleur de peau",
+            r"|étrangers|immigrés|couleur de peau|nationalité",
             // German.
             r"|ausländer|migranten|staatsbürger|hautfarbe|nur (an|für) (deutsche|deutschen|einheimische)|(deutsch|englisch|russisch|polnisch|türkisch|spanisch|französisch|italienisch|arabisch)sprachig(e|en|er|es)?",
         ),
@@ -222,7 +222,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         concat!(
             in_run!(
                 r"\p{Hangul}",
-                "백인|흑인|피부색|인종|외국인|이민자|국적|동양인|한국인|중국인|일본인|베트남인|히스패닉|영어만"
+                "백인|흑인|피부색|인종|외국인|이민자|국적|동양인|한국인|중국인|일본인|베트남인|히스패닉|영어만|억양"
             ),
             "|영어를? (잘 )?(하시는|하는|구사하는)"
         ),

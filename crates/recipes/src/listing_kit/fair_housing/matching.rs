@@ -475,8 +475,12 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
                 )
             };
             let mut words_before = before.split_whitespace().rev();
+            // "nothing is available", "none are accepted": refused through the verb.
             let refused = match words_before.next() {
                 Some("a" | "an" | "the") => words_before.next().is_some_and(negation),
+                Some("is" | "are" | "was" | "were" | "be") => {
+                    words_before.next().is_some_and(|w| negation(w) || matches!(w, "nothing" | "none" | "nobody"))
+                }
                 last => last.is_some_and(negation),
             };
             word_start && !refused

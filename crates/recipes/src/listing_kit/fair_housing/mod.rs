@@ -558,6 +558,10 @@ mod tests {
             "Owner prefers tenants who won't be parking strollers in the hallway.",
             "Landlord prefers applicants with Anglo surnames.",
             "Kids love the playroom.",
+            "Ideal roommate celebrates Christmas the way we do.",
+            "Sorry, no one who is transitioning.",
+            "Residents who get around with canes find this park a poor fit.",
+            "Anyone who asks for the showing in another language, tell them nothing is available.",
             "If you're expecting, please look elsewhere.",
             "Must have been born after 1990 to match the building's energy.",
             "We don't accept consular IDs or passports from other countries.",
@@ -587,6 +591,10 @@ mod tests {
             "If you're expecting guests, the guest suite has its own bath.",
             "We accept passports from other countries as ID.",
             "Tenants must be able to pass a credit check.",
+            "Residents who have ham radios can use the roof antenna mount.",
+            "Tenants who have scooters can park them in the bike room.",
+            "Showings are available in another language on request.",
+            "The block has a bakery, a taqueria and a halal grill.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }

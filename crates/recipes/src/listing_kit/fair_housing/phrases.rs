@@ -391,6 +391,11 @@ const FAITH_PLACE_WORDS: &[&str] = property_words!(
     "convent",
     "butcher",
     "butchers",
+    "grill",
+    "cafe",
+    "café",
+    "shop",
+    "shops",
     // A faith's holidays as the neighbourhood's events ("the Ramadan night bazaar", "the Diwali
     // lights festival").
     "festival",
@@ -828,8 +833,8 @@ macro_rules! practised {
             lawful_context: Lawful::in_sentence(PRACTICE_PROVIDED_FOR),
             ..audience(
                 concat!(
-                    r"(who|whose|anyone|someone|people|persons|folks|tenants|residents|applicants|renters|buyers|neighbou?rs|occupants|everyone|nobody|no one|you)( [a-z'’]+){0,3} ",
-                    r"(celebrate|celebrates|celebrated|celebrating|observe|observes|observed|keep|keeps|kept|eat|eats|skip|skips|avoid|avoids|cook|cooks|go|goes|attend|attends|pray|prays|wear|wears|fast|fasts|drive|drives|need|needs|speak|speaks|read|reads|communicate|communicates|use|uses|set|sets|blast|blasts|play|plays|light|lights|practi[cs]e|practi[cs]es|follow|follows|accepted|believe|believes|bring|brings|smell|smells|say|says|sit|sits|host|hosts|send|sends|wire|wires|park|parks|parking|push|pushes|have|has|fasting|praying|cooking|eating|wearing|keeping|observing|attending|going|speaking|reading|using|needing|skipping|avoiding|lighting|playing|hosting|sending|celebrating)",
+                    r"(who|whose|anyone|someone|people|persons|folks|tenants?|residents?|applicants?|renters?|buyers?|roommates?|housemates?|neighbou?rs|occupants?|everyone|nobody|no one|you)( [a-z'’]+){0,3} ",
+                    r"(celebrate|celebrates|celebrated|celebrating|observe|observes|observed|keep|keeps|kept|eat|eats|skip|skips|avoid|avoids|cook|cooks|go|goes|attend|attends|pray|prays|wear|wears|fast|fasts|drive|drives|need|needs|speak|speaks|read|reads|communicate|communicates|use|uses|set|sets|blast|blasts|play|plays|light|lights|practi[cs]e|practi[cs]es|follow|follows|accepted|believe|believes|bring|brings|smell|smells|say|says|sit|sits|host|hosts|send|sends|wire|wires|park|parks|parking|push|pushes|have|has|ask|asks|asking|arrive|arrives|arriving|get around with|gets around with|comfortable with|fasting|praying|cooking|eating|wearing|keeping|observing|attending|going|speaking|reading|using|needing|skipping|avoiding|lighting|playing|hosting|sending|celebrating)",
                     r"( [a-z0-9.'’,-]+){0,6} (",
                     $practices,
                     ")"
@@ -1049,7 +1054,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Health as a condition of renting, and disclosures of it.
     audience(
-        r"good (physical|mental)( and (physical|mental))? (health|shape|condition)|psychiatric (medications?|meds|treatment|care|conditions?|illness|disorders?|diagnos[ie]s)|(disclose|list|report|declare) (any |all |your )?(prescription |current )?(medications?|prescriptions|diagnos[ie]s|medical (conditions?|history)|health (conditions?|history))|(tenants|applicants|residents|renters|buyers|people|someone|anyone|who are|who is) (fully|completely|totally) independent",
+        r"(clean|full|sound|perfect|good) (bill of )?(physical|mental)( and (physical|mental))? (health|shape|condition)|psychiatric (medications?|meds|treatment|care|conditions?|illness|disorders?|diagnos[ie]s)|(disclose|list|report|declare) (any |all |your )?(prescription |current )?(medications?|prescriptions|diagnos[ie]s|medical (conditions?|history)|health (conditions?|history))|(tenants|applicants|residents|renters|buyers|people|someone|anyone|who are|who is) (fully|completely|totally) independent",
         Disability,
     ),
     // Accommodations and modifications refused, and service animals treated as pets.
@@ -1208,7 +1213,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
         ..audience(
-            r"(anyone|someone|no one|nobody|children|kids|tenants?|occupants?|residents?) (under|below|younger than|over|older than) (the age of )?\d\d?\b",
+            r"(anyone|someone|no one|nobody|children|kids|tenants?|occupants?|residents?|persons?|applicants) (under|below|younger than|over|older than) (the age of )?\d\d?\b",
             Age,
         )
     },
@@ -1541,7 +1546,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // is never property; where the sentence offers it ("an interpreter is available for
     // residents who need one") it is a service.
     practised!(
-        "(a|one|the) (whole |full |entire )?month|meat on fridays|(strict )?dietary laws|grace|five times a day|a pew|pews|a nativity|christmas|easter|hanukkah|chanukah|ramadan|eid|diwali|holi|passover|yom kippur|lent|shabbat|sabbath|mass|church|temple|synagogue|mosque|shul|pork|bacon|kosher|halal|meat and dairy|dairy and meat|a bindi|bindis|a tilak|tilaks|a turban|turbans|a hijab|a headscarf|a yarmulke|a kippah|a rosary|a cross|incense|jesus|christ|the bible|the quran|the koran|the torah",
+        "(a |the )?nativity scenes?|candle lighting|(midday |friday |morning )?prayers|sunrise services?|meat[- ]and[- ]dairy|(a|one|the) (whole |full |entire )?month|meat on fridays|(strict )?dietary laws|grace|five times a day|a pew|pews|a nativity|christmas|easter|hanukkah|chanukah|ramadan|eid|diwali|holi|passover|yom kippur|lent|shabbat|sabbath|mass|church|temple|synagogue|mosque|shul|pork|bacon|kosher|halal|meat and dairy|dairy and meat|a bindi|bindis|a tilak|tilaks|a turban|turbans|a hijab|a headscarf|a yarmulke|a kippah|a rosary|a cross|incense|jesus|christ|the bible|the quran|the koran|the torah",
         Religion,
     ),
     practised!(
@@ -1549,7 +1554,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         RaceOrNationalOrigin,
     ),
     practised!("strollers|a stroller|car seats|tricycles|trikes|cribs|a crib|high ?chairs|diapers|sippy cups", FamilialStatus),
-    practised!("sign language|braille|an interpreter|interpreters|hearing aids?|a cane|a walker|a wheelchair", Disability),
+    practised!("sign language|braille|an interpreter|interpreters|hearing aids?|a cane|canes|a white cane|a walker|a wheelchair|mobility scooters|a mobility scooter", Disability),
     // Age by birth year, by memory and by generation ("if you remember to water the roses" is
     // a reminder).
     Rule {
@@ -1621,6 +1626,16 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         at_phrase_end: true,
         ..audience(r"(you're|you are|she's|she is|they're|they are|who's|who is|who are|tenant is) expecting", FamilialStatus)
+    },
+    // Gender identity by transition and presentation; race by hair.
+    audience(
+        r"(who is|who's|who are|anyone|someone|no one|nobody|people|tenants?|applicants?) (currently )?transitioning|(match|matches|matching) how (you|they|he|she) presents?|on hormones|(tenants?|applicants?|people|anyone|someone|those|residents?) whose hair|relaxers",
+        Sex,
+    ),
+    // A language other than the owner's wanted gone, unless the sentence offers it.
+    Rule {
+        lawful_context: Lawful::in_sentence(PRACTICE_PROVIDED_FOR),
+        ..audience(r"(asks?|asking|calls?|calling|writes?|speaks?) (for [a-z ]{1,20} )?in (another|a different|a foreign) language|what language you (dream|think|pray|speak at home) in|(last|family|sur)names? (sound|sounds) like", RaceOrNationalOrigin)
     },
 ];
 
