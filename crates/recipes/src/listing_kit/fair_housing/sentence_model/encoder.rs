@@ -99,6 +99,7 @@ pub(super) struct Shape {
     pub(super) positions: usize,
 }
 
+/// The encoder: three embedding tables (pieces, positions, token types) as bytes, and its layers.
 pub(super) struct Encoder {
     heads: usize,
     words: ByteRows,
