@@ -559,6 +559,7 @@ mod tests {
             "Landlord prefers applicants with Anglo surnames.",
             "Kids love the playroom.",
             "Ideal roommate celebrates Christmas the way we do.",
+            "We will only rent to tenants who keep kosher.",
             "Sorry, no one who is transitioning.",
             "Residents who get around with canes find this park a poor fit.",
             "Anyone who asks for the showing in another language, tell them nothing is available.",
