@@ -105,6 +105,8 @@ fn ci() -> Result<()> {
     unused_dependencies()?;
     module_cycles::check()?;
     run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    // The BSD-licensed build, with OpenH264 compressing instead of x264 (docs/performance.md).
+    run(cargo().args(["clippy", "--package", "media", "--no-default-features", "--lib", "--", "-D", "warnings"]))?;
     run(cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     // Process tests start sibling binaries (the standalone worker, the provider simulator) that no
     // test target of their own package would build.

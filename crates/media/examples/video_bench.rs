@@ -2,10 +2,10 @@
 //! still, 5 s of 1280x720 at 24 fps, each stage timed (decode the still, draw the frames, convert
 //! and encode, mux).
 //!
-//! `video_bench IN.jpg OUT.mp4 [FRAMES.rgb] [QP] [THREADS]` prints `decode_ms draw_ms encode_ms
+//! `video_bench IN.jpg OUT.mp4 [FRAMES.rgb] [QUALITY] [THREADS]` prints `decode_ms draw_ms encode_ms
 //! mux_ms total_ms bytes`. With `FRAMES.rgb` the drawn frames are also written there as raw RGB
-//! (the reference the bench measures SSIM against); with `QP` the stream is coded at that
-//! quantiser instead of the default; `THREADS` is what a job is allowed (1 when its worker runs
+//! (the reference the bench measures SSIM against); with `QUALITY` the stream is coded at that
+//! rate factor (x264) or quantiser (OpenH264) instead of the default; `THREADS` is what a job is allowed (1 when its worker runs
 //! other jobs, every core when it does not). With more than one thread, compression overlaps
 //! drawing and `encode_ms` is only the time drawing waited for it.
 
@@ -23,7 +23,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (input, output) = match args.as_slice() {
         [input, output, ..] => (input, output),
-        _ => fail("usage: video_bench IN.jpg OUT.mp4 [FRAMES.rgb] [QP] [THREADS]"),
+        _ => fail("usage: video_bench IN.jpg OUT.mp4 [FRAMES.rgb] [QUALITY] [THREADS]"),
     };
     if let Some(threads) = args.get(4) {
         media::set_job_threads(threads.parse().unwrap_or_else(|_| fail("THREADS must be a number")));
@@ -32,8 +32,8 @@ fn main() {
         std::io::BufWriter::new(std::fs::File::create(path).unwrap_or_else(|e| fail(&format!("{path}: {e}"))))
     });
     let mut settings = H264Settings::default();
-    if let Some(qp) = args.get(3).filter(|q| !q.is_empty()) {
-        settings.qp = qp.parse().unwrap_or_else(|_| fail("QP must be a number"));
+    if let Some(quality) = args.get(3).filter(|q| !q.is_empty()) {
+        settings.quality = quality.parse().unwrap_or_else(|_| fail("QUALITY must be a number"));
     }
     let bytes = std::fs::read(input).unwrap_or_else(|e| fail(&format!("{input}: {e}")));
     let start = Instant::now();

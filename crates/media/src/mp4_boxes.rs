@@ -1,6 +1,7 @@
 //! Box-level edits of a finished MP4 that the `mp4` crate's writer does not make: BT.709 colour
-//! tags on the H.264 sample entry, the movie header's next track id, and fast start (the `moov`
-//! box moved before `mdat`, so a player starts while the file downloads).
+//! tags on the H.264 sample entry, the edit list that starts a reordered (B-frame) stream at its
+//! first shown picture, the movie header's next track id, and fast start (the `moov` box moved
+//! before `mdat`, so a player starts while the file downloads).
 
 use crate::MediaError;
 
@@ -150,6 +151,32 @@ pub(crate) fn tag_bt709(file: &mut Vec<u8>) -> Result<(), MediaError> {
     // Chunk offsets point past the moov when it comes after mdat, so they are unchanged; a
     // moov before mdat is moved by `fast_start` only after tagging.
     Ok(())
+}
+
+/// Gives the first H.264 track an edit list that shows its media from `media_time` (in the
+/// track's timescale) for `duration` (in the movie's), so that a stream whose first picture is
+/// shown after B-frames' reordering delay still starts at time zero, in step with its audio.
+pub(crate) fn add_edit_list(file: &mut Vec<u8>, media_time: u32, duration: u32) -> Result<(), MediaError> {
+    let chain = avc1_chain(file).ok_or_else(|| MediaError::Encode("MP4 has no H.264 track to edit".into()))?;
+    let (moov, trak) = (chain[0], chain[1]);
+    if child(file, trak, HEADER, b"edts").is_some() {
+        return Err(MediaError::Encode("the H.264 track already has an edit list".into()));
+    }
+    let tkhd = child(file, trak, HEADER, b"tkhd").ok_or_else(|| MediaError::Encode("MP4 track has no tkhd".into()))?;
+    let mut edts = Vec::with_capacity(36);
+    edts.extend_from_slice(&36u32.to_be_bytes());
+    edts.extend_from_slice(b"edts");
+    edts.extend_from_slice(&28u32.to_be_bytes());
+    edts.extend_from_slice(b"elst");
+    edts.extend_from_slice(&0u32.to_be_bytes()); // version 0, no flags
+    edts.extend_from_slice(&1u32.to_be_bytes()); // one entry
+    edts.extend_from_slice(&duration.to_be_bytes());
+    edts.extend_from_slice(&media_time.to_be_bytes());
+    edts.extend_from_slice(&[0, 1, 0, 0]); // rate 1.0
+    let len = edts.len();
+    file.splice(tkhd.end..tkhd.end, edts);
+    grow(file, moov.start, len)?;
+    grow(file, trak.start, len)
 }
 
 fn grow(file: &mut [u8], start: usize, by: usize) -> Result<(), MediaError> {

@@ -1,7 +1,8 @@
 //! H.264/MP4 encode, probe and decode without ffmpeg.
 //!
-//! Encoding and decoding use the OpenH264 sources compiled into the binary;
-//! the MP4 container is written and parsed with the pure-Rust `mp4` crate.
+//! Encoding uses x264 (or OpenH264 without the `x264` feature) and decoding
+//! OpenH264, both compiled into the binary from source; the MP4 container is
+//! written and parsed with the pure-Rust `mp4` crate.
 
 use std::io::{Cursor, Read, Seek};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,7 +19,7 @@ use openh264::formats::YUVSource;
 use openh264::OpenH264API;
 
 use crate::aac::AacTrack;
-use crate::h264::{CompressedStream, EncodedSample, H264Encoder, H264Settings, H264Stream};
+use crate::h264::{CompressedStream, EncodedSample, H264Settings, H264Stream};
 use crate::{mp4_boxes, yuv, MediaError};
 
 /// Most frames [`decode_mp4`] returns; later frames are ignored.
@@ -160,8 +161,8 @@ impl Background {
         let thread = std::thread::Builder::new()
             .name("h264".into())
             .spawn(move || {
-                for (planes, millis) in queued {
-                    stream.compress(&planes, millis)?;
+                for (planes, frame_index) in queued {
+                    stream.compress(&planes, frame_index)?;
                     // The caller may already hold enough spare buffers; then this one is freed.
                     let _ = give_back.try_send(planes);
                 }
@@ -196,7 +197,7 @@ impl VideoEncoder {
         settings: H264Settings,
     ) -> Result<VideoEncoder, MediaError> {
         validate_encode_size(width, height, fps)?;
-        let stream = H264Stream::new(H264Encoder::new(width, height, fps, fps * IDR_PERIOD_SECS, settings)?);
+        let stream = H264Stream::new(width, height, fps, fps * IDR_PERIOD_SECS, settings)?;
         let compression = if settings.threads > 1 {
             Compression::Background(Background::start(stream)?)
         } else {
@@ -223,14 +224,14 @@ impl VideoEncoder {
         }
         let (wu, hu) = (self.width as usize, self.height as usize);
         yuv::rgb_to_i420(frame.as_raw(), wu, hu, &mut self.planes)?;
-        let millis = i64::try_from(self.pushed * 1000 / u64::from(self.fps)).unwrap_or(i64::MAX);
+        let frame_index = i64::try_from(self.pushed).unwrap_or(i64::MAX);
         self.pushed += 1;
         match &mut self.compression {
-            Compression::Inline(stream) => stream.compress(&self.planes, millis),
+            Compression::Inline(stream) => stream.compress(&self.planes, frame_index),
             Compression::Background(background) => {
                 let spare = background.spent.try_recv().unwrap_or_default();
                 let planes = std::mem::replace(&mut self.planes, spare);
-                if background.pictures.send((planes, millis)).is_ok() {
+                if background.pictures.send((planes, frame_index)).is_ok() {
                     return Ok(());
                 }
                 // The thread has stopped, and holds the reason.
@@ -256,10 +257,17 @@ impl VideoEncoder {
             }
             Compression::Stopped => return Err(Compression::stopped()),
         };
-        let CompressedStream { sps, pps, samples } = stream.finish()?;
+        let CompressedStream { sps, pps, samples, delay_frames } = stream.finish()?;
         let stream = Muxing { sps, pps, samples, width: self.width, height: self.height, fps: self.fps };
         let mut file = stream.mux(audio.as_ref())?;
         mp4_boxes::tag_bt709(&mut file)?;
+        if delay_frames > 0 {
+            let frames: u32 = stream.samples.iter().map(|s| s.frames).sum();
+            let ticks = |frames: u32| {
+                frames.checked_mul(TICKS_PER_FRAME).ok_or_else(|| MediaError::InvalidInput("video too long".into()))
+            };
+            mp4_boxes::add_edit_list(&mut file, ticks(delay_frames)?, ticks(frames)?)?;
+        }
         mp4_boxes::set_next_track_id(&mut file, if audio.is_some() { 3 } else { 2 });
         mp4_boxes::fast_start(file)
     }
@@ -320,15 +328,19 @@ impl Muxing {
             while let Some((bytes, &duration)) = audio_frames.next_if(|_| {
                 u128::from(audio_start) * u128::from(timescale) <= u128::from(start_time) * u128::from(audio_rate)
             }) {
-                write_sample(&mut writer, 2, audio_start, duration, true, bytes).map_err(mux_err)?;
+                write_sample(&mut writer, 2, MuxSample::audio(audio_start, duration, bytes)).map_err(mux_err)?;
                 audio_start += u64::from(duration);
             }
             let duration = sample.frames * TICKS_PER_FRAME;
-            write_sample(&mut writer, 1, start_time, duration, sample.is_sync, &sample.bytes).map_err(mux_err)?;
+            let shown_after = i32::try_from(u64::from(sample.composition_offset) * u64::from(TICKS_PER_FRAME))
+                .map_err(|_| MediaError::Encode("composition offset too large".into()))?;
+            let picture =
+                MuxSample { start_time, duration, shown_after, is_sync: sample.is_sync, bytes: &sample.bytes };
+            write_sample(&mut writer, 1, picture).map_err(mux_err)?;
             start_time += u64::from(duration);
         }
         for (bytes, &duration) in audio_frames {
-            write_sample(&mut writer, 2, audio_start, duration, true, bytes).map_err(mux_err)?;
+            write_sample(&mut writer, 2, MuxSample::audio(audio_start, duration, bytes)).map_err(mux_err)?;
             audio_start += u64::from(duration);
         }
         writer.write_end().map_err(mux_err)?;
@@ -336,17 +348,33 @@ impl Muxing {
     }
 }
 
-fn write_sample(
-    writer: &mut Mp4Writer<Cursor<Vec<u8>>>,
-    track: u32,
+/// One sample for the muxer: its decoding time and duration in its track's ticks, how many
+/// ticks after decoding it is shown, and whether decoding may start at it.
+struct MuxSample<'a> {
     start_time: u64,
     duration: u32,
+    shown_after: i32,
     is_sync: bool,
-    bytes: &[u8],
-) -> mp4::Result<()> {
+    bytes: &'a [u8],
+}
+
+impl<'a> MuxSample<'a> {
+    /// An audio frame: shown as decoded, and every one a sync sample.
+    fn audio(start_time: u64, duration: u32, bytes: &'a [u8]) -> MuxSample<'a> {
+        MuxSample { start_time, duration, shown_after: 0, is_sync: true, bytes }
+    }
+}
+
+fn write_sample(writer: &mut Mp4Writer<Cursor<Vec<u8>>>, track: u32, sample: MuxSample<'_>) -> mp4::Result<()> {
     writer.write_sample(
         track,
-        &Mp4Sample { start_time, duration, rendering_offset: 0, is_sync, bytes: bytes::Bytes::copy_from_slice(bytes) },
+        &Mp4Sample {
+            start_time: sample.start_time,
+            duration: sample.duration,
+            rendering_offset: sample.shown_after,
+            is_sync: sample.is_sync,
+            bytes: bytes::Bytes::copy_from_slice(sample.bytes),
+        },
     )
 }
 
@@ -651,8 +679,8 @@ mod tests {
         Ok(())
     }
 
-    /// The stream is High profile (CABAC), as social platforms expect, whether pictures are
-    /// compressed on the caller's thread or beside it; both give the same bytes.
+    /// The stream is High profile, as social platforms expect, whether pictures are compressed
+    /// on the caller's thread or beside it; both give the same bytes.
     #[test]
     fn high_profile_and_the_same_file_on_one_thread_or_two() -> Result<(), MediaError> {
         let frames = clip(30);
@@ -670,20 +698,38 @@ mod tests {
         // configurationVersion, then AVCProfileIndication.
         assert_eq!(inline[avcc + 5], 100, "profile_idc of High");
         assert_eq!(decode_mp4(&inline)?.0.len(), 30);
-        // Without CABAC the stream is Constrained Baseline, and larger.
-        let mut baseline = VideoEncoder::with_settings(
-            160,
-            96,
-            24,
-            H264Settings { high_profile: false, threads: 1, ..H264Settings::default() },
-        )?;
+        Ok(())
+    }
+
+    /// Reordered pictures (B-frames) are shown in the order they were pushed, and the first
+    /// is shown at time zero: the edit list takes the reordering delay back out.
+    #[test]
+    fn reordered_pictures_come_back_in_order_from_time_zero() -> Result<(), MediaError> {
+        // Each frame a flat grey a step brighter than the one before, so order is readable.
+        let frames: Vec<RgbImage> =
+            (0..40u8).map(|i| RgbImage::from_pixel(160, 96, image::Rgb([40 + i * 4; 3]))).collect();
+        let mut encoder = VideoEncoder::with_settings(160, 96, 24, H264Settings { threads: 1, ..Default::default() })?;
         for frame in &frames {
-            baseline.push(frame)?;
+            encoder.push(frame)?;
         }
-        let baseline = baseline.finish(None)?;
-        let avcc = baseline.windows(4).position(|w| w == b"avcC").expect("an avcC box");
-        assert_eq!(baseline[avcc + 5], 66, "profile_idc of Baseline");
-        assert!(baseline.len() > inline.len(), "CABAC saves bytes: {} vs {}", baseline.len(), inline.len());
+        let mp4 = encoder.finish(None)?;
+        let reader = open_mp4(&mp4)?;
+        let track = primary_video_track(&reader)?;
+        if cfg!(feature = "x264") {
+            let ctts = track.trak.mdia.minf.stbl.ctts.as_ref().expect("composition offsets for B-frames");
+            assert!(ctts.entries.iter().any(|e| e.sample_offset > 0));
+            let elst = track.trak.edts.as_ref().and_then(|e| e.elst.as_ref()).expect("an edit list");
+            assert_eq!(elst.entries.len(), 1);
+            let first_shown = ctts.entries.first().map_or(0, |e| e.sample_offset);
+            assert_eq!(elst.entries[0].media_time, u64::try_from(first_shown).expect("positive offset"));
+            assert_eq!(elst.entries[0].segment_duration, track.trak.tkhd.duration);
+        }
+        let (decoded, _) = decode_mp4(&mp4)?;
+        assert_eq!(decoded.len(), 40);
+        for (i, (got, want)) in decoded.iter().zip(&frames).enumerate() {
+            let (g, w) = (got.get_pixel(80, 48)[1], want.get_pixel(80, 48)[1]);
+            assert!(g.abs_diff(w) <= 2, "frame {i}: {g} where {w} was pushed");
+        }
         Ok(())
     }
 
@@ -724,7 +770,8 @@ mod tests {
         let size = stbl.stsz.sample_sizes.first().copied().unwrap_or(stbl.stsz.sample_size) as usize;
         let mut annex_b = Vec::new();
         length_prefixed_to_annex_b(&mp4[first..first + size], 4, &mut annex_b)?;
-        assert_eq!(annex_b[4] & 0x1f, crate::h264::NAL_IDR);
+        let nal_kinds: Vec<u8> = annex_b.windows(4).filter(|w| w[..3] == [0, 0, 1]).map(|w| w[3] & 0x1f).collect();
+        assert!(nal_kinds.contains(&crate::h264::NAL_IDR), "NAL units of the first sample: {nal_kinds:?}");
         Ok(())
     }
 

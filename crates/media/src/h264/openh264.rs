@@ -1,6 +1,4 @@
-//! H.264 compression on OpenH264's C interface, and the compressed stream in
-//! the form the MP4 muxer takes. [`H264Settings`] is how callers of
-//! [`crate::video::VideoEncoder::with_settings`] choose the compression.
+//! H.264 compression on OpenH264's C interface, the encoder without the `x264` feature.
 //!
 //! The `openh264` crate's encoder wrapper fixes settings this service needs to
 //! choose (CABAC entropy coding, which is what makes the stream High profile;
@@ -15,75 +13,43 @@ use openh264_sys2::API;
 use openh264_sys2::{
     cmResultSuccess, videoFormatI420, ISVCEncoder, ISVCEncoderVtbl, SEncParamExt, SFrameBSInfo, SSourcePicture,
     CAMERA_VIDEO_REAL_TIME, CONSTANT_ID, ENCODER_OPTION_DATAFORMAT, ENCODER_OPTION_TRACE_LEVEL, LOW_COMPLEXITY,
-    MEDIUM_COMPLEXITY, PRO_BASELINE, PRO_HIGH, RC_OFF_MODE, SM_SINGLE_SLICE, WELS_LOG_QUIET,
+    PRO_HIGH, RC_OFF_MODE, SM_SINGLE_SLICE, WELS_LOG_QUIET,
 };
 
+use super::{CompressedStream, EncodedSample, H264Settings, NAL_IDR, NAL_PPS, NAL_SPS};
 use crate::MediaError;
 
-/// How a stream is compressed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct H264Settings {
-    /// Constant quantiser, 0 (best) to 51; every frame is coded at it, so
-    /// quality is steady and no frame is ever skipped.
-    pub qp: u8,
-    /// CABAC entropy coding, signalled as High profile; otherwise CAVLC,
-    /// Constrained Baseline.
-    pub high_profile: bool,
-    /// Threads the encoder may use: with 2 or more, pictures are compressed
-    /// on a thread of their own while the caller draws the next frame. The
-    /// stream is the same either way.
-    pub threads: usize,
-    /// The motion search's effort: `false` is OpenH264's low complexity mode.
-    pub thorough: bool,
-}
-
-impl Default for H264Settings {
-    /// High profile at QP 26, the settings measured against x264 `veryfast` in
-    /// docs/performance.md, on the threads [`crate::job_threads`] allows.
-    fn default() -> Self {
-        H264Settings { qp: 26, high_profile: true, threads: crate::job_threads(), thorough: false }
-    }
-}
-
-pub(crate) const NAL_IDR: u8 = 5;
-const NAL_SPS: u8 = 7;
-const NAL_PPS: u8 = 8;
 const NAL_AUD: u8 = 9;
-
-/// One compressed picture: length-prefixed NAL units, whether it is a sync
-/// sample, and how many input frames it spans.
-pub(crate) struct EncodedSample {
-    pub(crate) bytes: Vec<u8>,
-    pub(crate) is_sync: bool,
-    pub(crate) frames: u32,
-}
-
-/// A whole compressed stream, ready to mux: its parameter sets and its pictures.
-pub(crate) struct CompressedStream {
-    pub(crate) sps: Vec<u8>,
-    pub(crate) pps: Vec<u8>,
-    pub(crate) samples: Vec<EncodedSample>,
-}
 
 /// An encoder and the stream it has made so far, in MP4 form (parameter sets apart, each
 /// picture's NAL units length-prefixed).
 pub(crate) struct H264Stream {
     encoder: H264Encoder,
+    fps: u32,
     sps: Option<Vec<u8>>,
     pps: Option<Vec<u8>>,
     samples: Vec<EncodedSample>,
 }
 
 impl H264Stream {
-    /// An empty stream that `encoder` will compress into.
-    pub(crate) fn new(encoder: H264Encoder) -> H264Stream {
-        H264Stream { encoder, sps: None, pps: None, samples: Vec::new() }
+    /// An empty stream of `width` x `height` pictures at `fps`, with an IDR picture every
+    /// `idr_period` frames.
+    pub(crate) fn new(
+        width: u32,
+        height: u32,
+        fps: u32,
+        idr_period: u32,
+        settings: H264Settings,
+    ) -> Result<H264Stream, MediaError> {
+        let encoder = H264Encoder::new(width, height, fps, idr_period, settings)?;
+        Ok(H264Stream { encoder, fps, sps: None, pps: None, samples: Vec::new() })
     }
 
-    /// Compresses one I420 picture (see [`H264Encoder::encode`]).
-    pub(crate) fn compress(&mut self, planes: &[u8], timestamp_ms: i64) -> Result<(), MediaError> {
+    /// Compresses one I420 picture (see [`H264Encoder::encode`]), the `frame`th of the stream.
+    pub(crate) fn compress(&mut self, planes: &[u8], frame: i64) -> Result<(), MediaError> {
         let mut access_unit = Vec::new();
         let mut is_idr = false;
+        let timestamp_ms = frame.saturating_mul(1000) / i64::from(self.fps);
         for nal in self.encoder.encode(planes, timestamp_ms)? {
             let payload = strip_start_code(nal);
             let Some(&header) = payload.first() else {
@@ -114,22 +80,17 @@ impl H264Stream {
                 None => return Err(MediaError::Encode("encoder produced no picture for the first frame".into())),
             }
         } else {
-            self.samples.push(EncodedSample { bytes: access_unit, is_sync: is_idr, frames: 1 });
+            self.samples.push(EncodedSample { bytes: access_unit, is_sync: is_idr, frames: 1, composition_offset: 0 });
         }
         Ok(())
     }
 
     /// The stream, once it holds at least one picture and its parameter sets.
     pub(crate) fn finish(self) -> Result<CompressedStream, MediaError> {
-        if self.samples.is_empty() {
-            return Err(MediaError::InvalidInput("no frames to encode".into()));
-        }
-        let sps = self.sps.ok_or_else(|| MediaError::Encode("encoder emitted no SPS".into()))?;
-        let pps = self.pps.ok_or_else(|| MediaError::Encode("encoder emitted no PPS".into()))?;
-        if sps.len() < 4 {
-            return Err(MediaError::Encode("encoder emitted a truncated SPS".into()));
-        }
-        Ok(CompressedStream { sps, pps, samples: self.samples })
+        let missing = |what: &str| MediaError::Encode(format!("encoder emitted no {what}"));
+        let sps = self.sps.ok_or_else(|| missing("SPS"))?;
+        let pps = self.pps.ok_or_else(|| missing("PPS"))?;
+        CompressedStream { sps, pps, samples: self.samples, delay_frames: 0 }.checked()
     }
 }
 
@@ -145,7 +106,7 @@ fn strip_start_code(nal: &[u8]) -> &[u8] {
 }
 
 /// One OpenH264 encoder instance, initialised for one picture size.
-pub(crate) struct H264Encoder {
+struct H264Encoder {
     api: OpenH264API,
     encoder: *mut ISVCEncoder,
     vtable: ISVCEncoderVtbl,
@@ -170,15 +131,15 @@ fn check(what: &str, code: c_int) -> Result<(), MediaError> {
 impl H264Encoder {
     /// An encoder for `width` x `height` pictures at `fps`, with an IDR
     /// picture every `idr_period` frames.
-    pub(crate) fn new(
+    fn new(
         width: u32,
         height: u32,
         fps: u32,
         idr_period: u32,
         settings: H264Settings,
     ) -> Result<H264Encoder, MediaError> {
-        if settings.qp > 51 {
-            return Err(MediaError::InvalidInput(format!("QP must be 0..=51, got {}", settings.qp)));
+        if settings.quality > 51 {
+            return Err(MediaError::InvalidInput(format!("QP must be 0..=51, got {}", settings.quality)));
         }
         let (width, height) = (
             c_int::try_from(width).map_err(|_| MediaError::InvalidInput("width out of range".into()))?,
@@ -215,24 +176,25 @@ impl H264Encoder {
         params.fMaxFrameRate = fps as f32;
         params.uiIntraPeriod = idr_period;
         params.eSpsPpsIdStrategy = CONSTANT_ID;
-        params.iEntropyCodingModeFlag = c_int::from(settings.high_profile);
-        params.iComplexityMode = if settings.thorough { MEDIUM_COMPLEXITY } else { LOW_COMPLEXITY };
+        // CABAC, which makes the stream High profile.
+        params.iEntropyCodingModeFlag = 1;
+        params.iComplexityMode = LOW_COMPLEXITY;
         // OpenH264's own threads work on slices: they cost compression and, measured, gave no
         // speed here. Parallelism comes from compressing beside the drawing instead.
         params.iMultipleThreadIdc = 1;
         // Background detection lets static areas go uncoded; on pan-and-zoom footage it cost
         // bytes and SSIM alike (docs/performance.md).
         params.bEnableBackgroundDetection = false;
-        params.iMinQp = c_int::from(settings.qp);
-        params.iMaxQp = c_int::from(settings.qp);
+        params.iMinQp = c_int::from(settings.quality);
+        params.iMaxQp = c_int::from(settings.quality);
         params.iSpatialLayerNum = 1;
         params.iTemporalLayerNum = 1;
         let layer = &mut params.sSpatialLayers[0];
         layer.iVideoWidth = self.width;
         layer.iVideoHeight = self.height;
         layer.fFrameRate = fps as f32;
-        layer.iDLayerQp = c_int::from(settings.qp);
-        layer.uiProfileIdc = if settings.high_profile { PRO_HIGH } else { PRO_BASELINE };
+        layer.iDLayerQp = c_int::from(settings.quality);
+        layer.uiProfileIdc = PRO_HIGH;
         layer.sSliceArgument.uiSliceMode = SM_SINGLE_SLICE;
         layer.sSliceArgument.uiSliceNum = 1;
         // BT.709 in the stream itself, matching the container's `colr` box.
@@ -263,7 +225,7 @@ impl H264Encoder {
 
     /// Compresses one I420 picture (`planes` holds Y, then Cb, then Cr, each
     /// tightly packed) and returns its NAL units with their start codes.
-    pub(crate) fn encode(&mut self, planes: &[u8], timestamp_ms: i64) -> Result<Vec<&[u8]>, MediaError> {
+    fn encode(&mut self, planes: &[u8], timestamp_ms: i64) -> Result<Vec<&[u8]>, MediaError> {
         let (w, h) = (self.width as usize, self.height as usize);
         let luma = w * h;
         if planes.len() != luma + luma / 2 {
