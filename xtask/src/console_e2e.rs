@@ -27,7 +27,7 @@ pub fn run() -> Result<()> {
     crate::run(
         Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(SCRIPT_DIR),
     )?;
-    crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server"]))?;
+    crate::build_binaries("debug")?;
     std::fs::create_dir_all(SCREENSHOTS)?;
     let log = std::env::temp_dir().join(format!("console-e2e-{}.log", std::process::id()));
     // Access logs on, so the check that no secret reaches the log has something to read.

@@ -23,7 +23,7 @@ const SEED: &str = "20261123";
 
 pub fn run() -> Result<()> {
     let python = python_with(REQUIREMENTS)?;
-    crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server"]))?;
+    crate::build_binaries("debug")?;
     // This machine resolves no public name, so every generated `webhook_url` would be refused as
     // resolving to no public address: the run checks the interface, not the network policy
     // (which crates/http/tests/webhooks.rs checks), so any well-formed receiver is accepted here.

@@ -90,6 +90,19 @@ fn have_ffmpeg() -> bool {
     have_or_install("ffmpeg", "ffmpeg")
 }
 
+/// Builds every binary of the workspace in `profile` ("debug" or "release"). The end-to-end runs
+/// build this same set as `ci` does before the suite, because cargo unifies features over the
+/// packages it is asked to build: building one package alone compiles its dependencies again
+/// with a different feature set, a minute or more each time on two cores.
+fn build_binaries(profile: &str) -> Result<()> {
+    let mut build = cargo();
+    build.args(["build", "--quiet", "--workspace", "--bins"]);
+    if profile == "release" {
+        build.arg("--release");
+    }
+    run(&mut build)
+}
+
 fn run(command: &mut Command) -> Result<()> {
     let shown = format!("{command:?}");
     eprintln!("xtask: {shown}");
@@ -110,7 +123,7 @@ fn ci() -> Result<()> {
     run(cargo().args(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     // Process tests start sibling binaries (the standalone worker, the provider simulator) that no
     // test target of their own package would build.
-    run(cargo().args(["build", "--workspace", "--bins"]))?;
+    build_binaries("debug")?;
     let nextest = cargo().args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
     // Every service the suite starts logs under one directory, searched for secrets afterwards.
     let logs = std::fs::canonicalize(".")?.join(log_secrets::dir());

@@ -11,7 +11,7 @@ const CLIENT: &str = "crates/mcp/tests/e2e/sdk_client.py";
 
 pub fn run() -> Result<()> {
     let python = python_with(REQUIREMENTS)?;
-    crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server"]))?;
+    crate::build_binaries("debug")?;
     let deployment = Deployment::start("debug", false, &[])?;
     for mode in ["bearer", "query"] {
         crate::run(Command::new(&python).args([CLIENT, &deployment.base, &deployment.key, mode]))?;

@@ -47,7 +47,7 @@ pub fn run() -> Result<()> {
             }
         }
         let prefix = format!("run-{}", unique());
-        crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server"]))?;
+        crate::build_binaries("debug")?;
         let deployment = Deployment::start(
             "debug",
             false,

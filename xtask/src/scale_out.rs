@@ -39,12 +39,7 @@ pub fn run(args: &[String]) -> Result<()> {
             other => bail!("unknown option {other} (--jobs N, --release)"),
         }
     }
-    let mut build = crate::cargo();
-    build.args(["build", "--quiet", "--package", "api-server", "--package", "worker-bin"]);
-    if profile == "release" {
-        build.arg("--release");
-    }
-    crate::run(&mut build)?;
+    crate::build_binaries(profile)?;
 
     let mut deployment = Deployment::start(
         profile,

@@ -30,7 +30,7 @@ impl Drop for ReceiverProcess {
 
 pub fn run() -> Result<()> {
     let python = python_with(REQUIREMENTS)?;
-    crate::run(crate::cargo().args(["build", "--quiet", "--package", "api-server", "--package", "worker-bin"]))?;
+    crate::build_binaries("debug")?;
     let env = [("ALLOW_PRIVATE_WEBHOOK_URLS", "true".to_string()), ("WEBHOOK_RETRY_DELAYS", "2s,2s,2s,2s".into())];
     let mut deployment = Deployment::start("debug", true, &env)?;
     let created = deployment.admin_lines(&["key", "create", "--account", "e2e", "--label", "webhooks"])?;

@@ -153,20 +153,45 @@ fn check(set: &str, scores: &[(String, f64)], (min_each, min_mean): (f64, f64)) 
     assert!(mean >= min_mean, "{set}: mean IoU {mean:.3} under {min_mean}");
 }
 
+/// Measures one set and holds it to its bounds.
+fn measure_and_check(set: &str, names: &[&str], bounds: (f64, f64)) {
+    let scores = measure(set, names);
+    check(set, &scores, bounds);
+}
+
+// One test per set, so the test runner spreads the sets over the cores.
+
 #[test]
-fn cutouts_match_the_reference_masks() {
-    let development = measure("development", &DEVELOPMENT);
-    let held_out = measure("held-out", &HELD_OUT);
-    let held_out_2 = measure("held-out 2", &HELD_OUT_2);
-    let held_out_3 = measure("held-out 3", &HELD_OUT_3);
-    let held_out_4 = measure("held-out 4", &HELD_OUT_4);
-    let held_out_5 = measure("held-out 5", &HELD_OUT_5);
-    let held_out_6 = measure("held-out 6", &HELD_OUT_6);
-    check("development", &development, DEVELOPMENT_BOUNDS);
-    check("held-out", &held_out, HELD_OUT_BOUNDS);
-    check("held-out 2", &held_out_2, HELD_OUT_2_BOUNDS);
-    check("held-out 3", &held_out_3, HELD_OUT_3_BOUNDS);
-    check("held-out 4", &held_out_4, HELD_OUT_4_BOUNDS);
-    check("held-out 5", &held_out_5, HELD_OUT_5_BOUNDS);
-    check("held-out 6", &held_out_6, HELD_OUT_6_BOUNDS);
+fn development_cutouts_match_the_reference_masks() {
+    measure_and_check("development", &DEVELOPMENT, DEVELOPMENT_BOUNDS);
+}
+
+#[test]
+fn held_out_cutouts_match_the_reference_masks() {
+    measure_and_check("held-out", &HELD_OUT, HELD_OUT_BOUNDS);
+}
+
+#[test]
+fn held_out_2_cutouts_match_the_reference_masks() {
+    measure_and_check("held-out 2", &HELD_OUT_2, HELD_OUT_2_BOUNDS);
+}
+
+#[test]
+fn held_out_3_cutouts_match_the_reference_masks() {
+    measure_and_check("held-out 3", &HELD_OUT_3, HELD_OUT_3_BOUNDS);
+}
+
+#[test]
+fn held_out_4_cutouts_match_the_reference_masks() {
+    measure_and_check("held-out 4", &HELD_OUT_4, HELD_OUT_4_BOUNDS);
+}
+
+#[test]
+fn held_out_5_cutouts_match_the_reference_masks() {
+    measure_and_check("held-out 5", &HELD_OUT_5, HELD_OUT_5_BOUNDS);
+}
+
+#[test]
+fn held_out_6_cutouts_match_the_reference_masks() {
+    measure_and_check("held-out 6", &HELD_OUT_6, HELD_OUT_6_BOUNDS);
 }

@@ -212,33 +212,31 @@ impl Encoder {
                 self.picture_len
             )));
         }
-        self.call(planes.as_ptr(), pts)
+        Ok(self.step(planes.as_ptr(), pts, "compress a picture")?.map(|raw| picture(&raw)))
     }
 
     /// One picture x264 still holds, until it holds none.
     pub fn flush(&mut self) -> Result<Option<Picture<'_>>, X264Error> {
         // SAFETY: the encoder is open.
         while unsafe { gx_delayed(self.raw) } > 0 {
-            // The borrow checker cannot see that a `None` ends the borrow, so ask again.
-            let mut out = empty_picture();
-            // SAFETY: as in `call`; a null picture asks for a delayed one.
-            match unsafe { gx_encode(self.raw, null(), 0, &mut out) } {
-                1 => return Ok(Some(picture(&out))),
-                0 => continue,
-                _ => return Err(X264Error::Encode("drain its delayed pictures")),
+            // A null picture asks for a delayed one; x264 may take a call without giving one.
+            if let Some(raw) = self.step(null(), 0, "drain its delayed pictures")? {
+                return Ok(Some(picture(&raw)));
             }
         }
         Ok(None)
     }
 
-    fn call(&mut self, planes: *const u8, pts: i64) -> Result<Option<Picture<'_>>, X264Error> {
+    /// One call into x264: the raw form of the picture it gave, if any. Returned unborrowed, so
+    /// that `flush` can call again in a loop; the callers tie its bytes to `&mut self`.
+    fn step(&mut self, planes: *const u8, pts: i64, doing: &'static str) -> Result<Option<RawPicture>, X264Error> {
         let mut out = empty_picture();
-        // SAFETY: `planes` covers a whole picture of the encoder's size (checked by the caller);
-        // x264 only reads it during the call, copying what it keeps for its lookahead.
+        // SAFETY: `planes` is null or covers a whole picture of the encoder's size (checked by
+        // `encode`); x264 only reads it during the call, copying what it keeps for its lookahead.
         match unsafe { gx_encode(self.raw, planes, pts, &mut out) } {
-            1 => Ok(Some(picture(&out))),
+            1 => Ok(Some(out)),
             0 => Ok(None),
-            _ => Err(X264Error::Encode("compress a picture")),
+            _ => Err(X264Error::Encode(doing)),
         }
     }
 }
