@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout31.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout32.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -84,6 +84,11 @@ const MAX_FALSE_ALARMS_30: usize = 0;
 /// corpus here is in sample.
 const MAX_MISSES_31: usize = 0;
 const MAX_FALSE_ALARMS_31: usize = 2;
+/// The thirty-second corpus, written after every earlier one was in sample (at least 75
+/// preferences without a class word), and measured once on arrival with the check unchanged:
+/// 6 and 6 (rules alone 34 and 5), out of sample.
+const MAX_MISSES_32: usize = 6;
+const MAX_FALSE_ALARMS_32: usize = 6;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.
@@ -448,7 +453,7 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
-const HELD_OUT: [(&str, &str, usize, usize); 13] = [
+const HELD_OUT: [(&str, &str, usize, usize); 14] = [
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
     ("twenty-first corpus", include_str!("data/fair_housing_holdout21.tsv"), MAX_MISSES_21, MAX_FALSE_ALARMS_21),
@@ -462,6 +467,7 @@ const HELD_OUT: [(&str, &str, usize, usize); 13] = [
     ("twenty-ninth corpus", include_str!("data/fair_housing_holdout29.tsv"), MAX_MISSES_29, MAX_FALSE_ALARMS_29),
     ("thirtieth corpus", include_str!("data/fair_housing_holdout30.tsv"), MAX_MISSES_30, MAX_FALSE_ALARMS_30),
     ("thirty-first corpus", include_str!("data/fair_housing_holdout31.tsv"), MAX_MISSES_31, MAX_FALSE_ALARMS_31),
+    ("thirty-second corpus", include_str!("data/fair_housing_holdout32.tsv"), MAX_MISSES_32, MAX_FALSE_ALARMS_32),
 ];
 
 #[test]
