@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout32.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout33.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -62,7 +62,7 @@ const MAX_FALSE_ALARMS_27: usize = 0;
 /// 2) on it. The model has since learnt the twenty-fourth to twenty-eighth, so all five are in
 /// sample.
 const MAX_MISSES_28: usize = 1;
-const MAX_FALSE_ALARMS_28: usize = 1;
+const MAX_FALSE_ALARMS_28: usize = 0;
 /// The twenty-ninth corpus, written after the model was retrained (at least 70 preferences
 /// without a class word, told through everyday life): 25 and 4 (rules alone 47 and 2) on its one
 /// run; the check before the retraining gives 27 and 6, the check as it stood at the start of
@@ -86,9 +86,19 @@ const MAX_MISSES_31: usize = 0;
 const MAX_FALSE_ALARMS_31: usize = 2;
 /// The thirty-second corpus, written after every earlier one was in sample (at least 75
 /// preferences without a class word), and measured once on arrival with the check unchanged:
-/// 6 and 6 (rules alone 34 and 5), out of sample.
-const MAX_MISSES_32: usize = 6;
-const MAX_FALSE_ALARMS_32: usize = 6;
+/// 6 and 6 (rules alone 34 and 5). Its misses and five of its false alarms were then read as
+/// families of phrasing (age as a lease rule, by birth year and by schooling; fitting in told by
+/// voice, hair or photos; hearing unaided; a household kept small; events, kitchens and an
+/// elevator's mode named after a faith or a baby; a converted church; a name after "Father"), so
+/// it is in sample. Left: a school's name beside "no rear neighbors", which the model reads.
+const MAX_MISSES_32: usize = 0;
+const MAX_FALSE_ALARMS_32: usize = 1;
+/// The thirty-third corpus (hard negatives weighted: landmarks, street and business names,
+/// lawful senior housing), measured once on arrival with the check of the thirty-second's
+/// arrival: 1 and 0 (rules alone 3 and 0), out of sample. Its one miss, an occupancy cap below
+/// the bedroom count, is a family the thirty-second's round covers, so it is in sample now.
+const MAX_MISSES_33: usize = 0;
+const MAX_FALSE_ALARMS_33: usize = 0;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.
@@ -453,7 +463,7 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
-const HELD_OUT: [(&str, &str, usize, usize); 14] = [
+const HELD_OUT: [(&str, &str, usize, usize); 15] = [
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
     ("twenty-first corpus", include_str!("data/fair_housing_holdout21.tsv"), MAX_MISSES_21, MAX_FALSE_ALARMS_21),
@@ -468,6 +478,7 @@ const HELD_OUT: [(&str, &str, usize, usize); 14] = [
     ("thirtieth corpus", include_str!("data/fair_housing_holdout30.tsv"), MAX_MISSES_30, MAX_FALSE_ALARMS_30),
     ("thirty-first corpus", include_str!("data/fair_housing_holdout31.tsv"), MAX_MISSES_31, MAX_FALSE_ALARMS_31),
     ("thirty-second corpus", include_str!("data/fair_housing_holdout32.tsv"), MAX_MISSES_32, MAX_FALSE_ALARMS_32),
+    ("thirty-third corpus", include_str!("data/fair_housing_holdout33.tsv"), MAX_MISSES_33, MAX_FALSE_ALARMS_33),
 ];
 
 #[test]

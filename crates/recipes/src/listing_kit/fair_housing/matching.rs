@@ -264,6 +264,16 @@ const PEOPLE_AFTER: &[&str] = &[
 fn inside_proper_name(text: &str, range: std::ops::Range<usize>, next: Option<&str>) -> bool {
     let around = sentence_around(text, range.clone());
     let sentence = &text[around.clone()];
+    // "Father Tom's Pub", "Mother Mary's Kitchen": a class word before a capitalised possessive
+    // starts a business's or a person's name, even in a sentence of names.
+    let possessive_name = |word: &str| {
+        let bare = word.trim_end_matches([',', '.', ';', '!', '?', ')']);
+        let owner = bare.strip_suffix("'s").or_else(|| bare.strip_suffix("\u{2019}s"));
+        owner.is_some_and(|owner| is_capitalised(owner) && !names_people(&owner.to_lowercase()))
+    };
+    if next.is_some_and(possessive_name) {
+        return true;
+    }
     // Title case or capitals: every word of four letters or more after the first capitalised.
     let mut longer_words =
         sentence.split_whitespace().skip(1).filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4);

@@ -570,6 +570,15 @@ mod tests {
             "Community that still honours its original deed restrictions.",
             "Perfect for Christian and Jewish families.",
             "No animals of any kind, including service or emotional support animals.",
+            "The owner does not renew leases once a tenant turns seventy.",
+            "Staff: if an ID shows a birth year before 1960, say the unit is not a good fit.",
+            "Looking for someone who graduated from college over 10 years ago.",
+            "Best for someone who can hear the door buzzer without special equipment.",
+            "Quote a higher deposit to callers whose accent stands out.",
+            "Skip applicants who wouldn't fit in with the neighbors.",
+            "We review applicants' social media photos before a showing.",
+            "Owner wants a small household in the four-bedroom.",
+            "Two people max in the three-bedroom.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
         }
@@ -596,6 +605,13 @@ mod tests {
             "Tenants who have scooters can park them in the bike room.",
             "Showings are available in another language on request.",
             "The block has a bakery, a taqueria and a halal grill.",
+            "Clubhouse for birthday parties and baby showers.",
+            "Two sinks, a layout often chosen for kosher cooking.",
+            "The elevator runs in Sabbath mode on Saturdays.",
+            "Built in 1892 as a Methodist church and converted into lofts in 2015.",
+            "Walk to Mother's Kitchen Cafe and Father Tom's Pub.",
+            "The addition doesn't fit in with the original house, so it is priced as is.",
+            "Two people max in the studio's loft bed.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }

@@ -360,6 +360,13 @@ macro_rules! property_words {
             "gardens",
             "barn",
             "farmer",
+            // Events and kitchens named after people or a faith's practice ("baby showers",
+            // "kosher cooking", an elevator's "Sabbath mode").
+            "shower",
+            "showers",
+            "cooking",
+            "sinks",
+            "mode",
             $($extra,)*
         ]
     };
@@ -549,6 +556,10 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "now used as",
             "repurposed",
             "turned into",
+            "converted into",
+            "converted to",
+            "was converted",
+            "originally built",
             "all denominations",
         ]),
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
@@ -1599,7 +1610,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Disability by what a tenant can do unaided.
     audience(
-        r"(must|should|will need to|need to|needs to|have to|has to) be able to (hear|speak|talk|walk|climb|read|lift|manage (the )?(stairs|steps))|(able to|must|have to|has to|need to|needs to) (hear|see|read|climb)( [a-z'’]+){0,4} (on (your|their|his|her) own|(by )?(yourself|themselves|himself|herself)|without (hearing aids|glasses|help|assistance|aids|an aid|a cane|a walker|special equipment|a hearing aid))|steady on (their|your|his|her) feet|(no|without) (strobe|flashing[- ]light|visual|vibrating) (alerts?|alarms?|doorbells?)|no braille",
+        r"(must|should|will need to|need to|needs to|have to|has to) be able to (hear|speak|talk|walk|climb|read|lift|manage (the )?(stairs|steps))|(able to|must|have to|has to|need to|needs to|who can|who could) (hear|see|read|climb)( [a-z'’]+){0,8} (on (your|their|his|her) own|(by )?(yourself|themselves|himself|herself)|without (hearing aids|glasses|help|assistance|aids|an aid|a cane|a walker|special equipment|a hearing aid))|steady on (their|your|his|her) feet|(no|without) (strobe|flashing[- ]light|visual|vibrating) (alerts?|alarms?|doorbells?)|no braille",
         Disability,
     ),
     // Covenants kept, harmony with a heritage, names easy to say, papers of other countries.
@@ -1637,6 +1648,24 @@ pub(super) const DESCRIBED: &[Rule] = &[
         lawful_context: Lawful::in_sentence(PRACTICE_PROVIDED_FOR),
         ..audience(r"(asks?|asking|calls?|calling|writes?|speaks?) (for [a-z ]{1,20} )?in (another|a different|a foreign) language|what language you (dream|think|pray|speak at home) in|(last|family|sur)names? (sound|sounds) like", RaceOrNationalOrigin)
     },
+    // Age as a lease rule and by schooling long past.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(once|when|after|if|until|before) (a |the |any |each )?(tenants?|residents?|occupants?|renters?|applicants?|owners?|buyers?|you|they|he|she) (turns?|reach(es)?|hits?) (the age of )?(\d\d|fifty|sixty|seventy|eighty|ninety)|birth ?(years?|dates?) (before|after|earlier than|later than|prior to|in the|from the|of) (the )?(19|20)\d\d|(finished|graduated( from)?|left|completed) (college|school|university|high school|grad school)( at least| over| more than| less than| no more than| within the last| in the last)? ([a-z]+|\d+) years ago",
+            Age,
+        )
+    },
+    // Fitting in, told by voice, hair or looks; a look kept consistent.
+    audience(
+        r"(they|you|he|she|who|tenants?|people|buyers?|applicants?|callers?|families|folks|renters?) (would not|wouldn't|won't|will not|don't|do not|doesn't|does not|might not|may not|would never|never|could not|couldn't) (really )?(blend|fit) in|(callers?|applicants?|tenants?|people|anyone|someone|those|buyers?|renters?|prospects?) whose (voices?|accents?|hair|hairstyles?|looks|appearance|names?|skin)|(applicants?|tenants?|renters?|buyers?|prospects?)['’]? (social media |facebook |instagram |online )?(photos?|pictures?|selfies?|profile pictures?)|(keep|keeps|keeping) the (building|community|complex|neighbou?rhood|block|street)['’]?s? look",
+        RaceOrNationalOrigin,
+    ),
+    // A household kept small in a home with rooms for more.
+    audience(
+        r"small household|(one|two|1|2) (people|persons|occupants|residents|adults) (max|maximum|tops|at most|only)( in| for)? (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)|(no more than|at most|max(imum)?( of)?) (one|two|1|2) (people|persons|occupants|residents|adults) in (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)",
+        FamilialStatus,
+    ),
 ];
 
 /// Words that make a practice something offered, not asked of tenants ("an interpreter is
