@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout33.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout34.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -99,6 +99,17 @@ const MAX_FALSE_ALARMS_32: usize = 1;
 /// the bedroom count, is a family the thirty-second's round covers, so it is in sample now.
 const MAX_MISSES_33: usize = 0;
 const MAX_FALSE_ALARMS_33: usize = 0;
+/// The thirty-fourth corpus (at least 80 preferences without a class word, at least 60 hard
+/// negatives), measured once on arrival with the check of the thirty-third's round: 9 and 10
+/// (rules alone 32 and 8), out of sample. Its misses and false alarms were then read as families
+/// (an assistance animal refused or counted under a pet rule, a modification refused, medications
+/// asked for, a restroom matched to a birth certificate, a no-under-fives policy, children's
+/// games, hairstyles banned; a business named with a class word, the sellers' own family, income
+/// from any lawful source, "Our Lady of Peace"), so it is in sample. Left: a preference told by a
+/// pronoun ("buyers who won't be needing one", a stroller), three sentences the model drops, a
+/// named cathedral given as a landmark (rewritten by design) and a retired couple who owned it.
+const MAX_MISSES_34: usize = 1;
+const MAX_FALSE_ALARMS_34: usize = 5;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.
@@ -463,7 +474,7 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
-const HELD_OUT: [(&str, &str, usize, usize); 15] = [
+const HELD_OUT: [(&str, &str, usize, usize); 16] = [
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
     ("twenty-first corpus", include_str!("data/fair_housing_holdout21.tsv"), MAX_MISSES_21, MAX_FALSE_ALARMS_21),
@@ -479,6 +490,7 @@ const HELD_OUT: [(&str, &str, usize, usize); 15] = [
     ("thirty-first corpus", include_str!("data/fair_housing_holdout31.tsv"), MAX_MISSES_31, MAX_FALSE_ALARMS_31),
     ("thirty-second corpus", include_str!("data/fair_housing_holdout32.tsv"), MAX_MISSES_32, MAX_FALSE_ALARMS_32),
     ("thirty-third corpus", include_str!("data/fair_housing_holdout33.tsv"), MAX_MISSES_33, MAX_FALSE_ALARMS_33),
+    ("thirty-fourth corpus", include_str!("data/fair_housing_holdout34.tsv"), MAX_MISSES_34, MAX_FALSE_ALARMS_34),
 ];
 
 #[test]

@@ -98,15 +98,17 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     // Center": an institution's proper name.
                     let institution = capitalised(Some(m.as_str()))
                         && ((possessive && capitalised(first)) || names_an_institution(rest));
+                    // "Our Lady of Peace": a church's name.
+                    let institution = institution || (m.as_str() == "Lady" && word_before == "our");
                     // "Temple Beth Shalom", "the church on Main Street": a landmark, not a draw.
                     let landmark = c.rule.landmark
                         && (named || name_before || (matches!(first, Some("on" | "at")) && capitalised(second)));
-                    // "Mt. Bachelor", "the Mother Lode", "a Boy Scout camp": a class word inside a
+                    // "Mt. Bachelor", "the Mother Lode", "Golden Years Antiques", "a Boy Scout camp": a class word inside a
                     // place's or an organisation's proper name.
                     let in_a_name = c.rule.whole_word
                         && !c.rule.landmark
                         && capitalised(Some(m.as_str()))
-                        && !m.as_str().contains(' ')
+                        && (!m.as_str().contains(' ') || m.as_str().split(' ').all(is_capitalised))
                         && (PLACE_TITLES.contains(&word_before) || inside_proper_name(text, m.range(), first));
                     if institution || landmark || in_a_name {
                         return false;

@@ -579,6 +579,14 @@ mod tests {
             "We review applicants' social media photos before a showing.",
             "Owner wants a small household in the four-bedroom.",
             "Two people max in the three-bedroom.",
+            "Tenants must confirm that no occupant needs a guide dog.",
+            "Small dogs only, and that includes assistance animals.",
+            "Management will not allow residents to install grab bars.",
+            "Please list all medications taken by each occupant.",
+            "Guests use the locker room that matches their sex at birth.",
+            "A no-under-tens rule applies on the upper floors.",
+            "No hopscotch chalk on the walks.",
+            "The bylaws ban locs and twists in the lobby.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
         }
@@ -612,6 +620,11 @@ mod tests {
             "Walk to Mother's Kitchen Cafe and Father Tom's Pub.",
             "The addition doesn't fit in with the original house, so it is priced as is.",
             "Two people max in the studio's loft bed.",
+            "Golden Years Antiques is across the street.",
+            "Walk to Our Lady of Peace and the Jewish Community Center.",
+            "The sellers raised their kids here and are moving closer to their grandkids.",
+            "Income from any lawful source counts, including disability benefits and child support.",
+            "Braided rugs and twisted iron railings throughout.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }

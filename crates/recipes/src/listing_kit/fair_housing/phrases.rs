@@ -471,6 +471,20 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "raised their children",
             "raised their family",
             "raised my kids",
+            "sellers raised",
+            "owners raised",
+            "seller raised",
+            "owner raised",
+            "closer to their grandkids",
+            "closer to their grandchildren",
+            "closer to their kids",
+            "closer to their children",
+            "brought both our babies home",
+            "brought our babies home",
+            "brought our baby home",
+            // Child support named among lawful income ("income from any lawful source,
+            // including ... child support").
+            "lawful source",
             "raised two kids",
             "raised three kids",
             "raised four kids",
@@ -759,6 +773,12 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "have been installed for",
     "not obvious",
     "not readily apparent",
+    // Benefits named among lawful income ("income from any lawful source, including disability
+    // benefits").
+    "lawful source",
+    "all sources",
+    "counts toward",
+    "count toward",
 ];
 
 /// Words that waive a deposit or fee for assistance animals: the rule then states what the law
@@ -1107,7 +1127,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Race and origin by names, hair, language and belonging.
     audience(
-        r"(applicants|tenants|renters|buyers|people|anyone|those|someone|folks|families) (named|called|with names like|whose names? (is|are|sounds?))|(hard|difficult)[- ]to[- ]pronounce (names?|surnames?)|dreadlocks|cornrows|afros|(natural|ethnic) (hair|hairstyles)|(who|that) (need|needs|require|requires) (a |an )?(translator|interpreter)|(speaks?|speaking) only english|english[- ]only|speaks? the language|(real|true|proper|genuine|born and bred) (americans?|american (families|tenants|buyers))|(must be|should be|only|preferably) (from|born) (around here|here|locally|this country|the (us|u\.s\.|states|area))|(no|not|without) (international|foreign) (students|applicants|buyers|tenants|renters|nationals)|recent (arrivals|immigrants|refugees)|(no|not) (rap|hip[- ]hop|reggaeton|mariachi)",
+        r"(applicants|tenants|renters|buyers|people|anyone|those|someone|folks|families) (named|called|with names like|whose names? (is|are|sounds?))|(hard|difficult)[- ]to[- ]pronounce (names?|surnames?)|dreadlocks|cornrows|afros|(no|not|without|bans?|banned|prohibits?|prohibited) ([a-z,\x22“”]+ ){0,3}(locs|twists|braids)\b|[\x22“]?conventional[\x22”]? hair ?styles|(natural|ethnic) (hair|hairstyles)|(who|that) (need|needs|require|requires) (a |an )?(translator|interpreter)|(speaks?|speaking) only english|english[- ]only|speaks? the language|(real|true|proper|genuine|born and bred) (americans?|american (families|tenants|buyers))|(must be|should be|only|preferably) (from|born) (around here|here|locally|this country|the (us|u\.s\.|states|area))|(no|not|without) (international|foreign) (students|applicants|buyers|tenants|renters|nationals)|recent (arrivals|immigrants|refugees)|(no|not) (rap|hip[- ]hop|reggaeton|mariachi)",
         RaceOrNationalOrigin,
     ),
     // The reader or a neighbour described by a class with "who is" ("someone who isn't Mexican").
@@ -1661,6 +1681,22 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(they|you|he|she|who|tenants?|people|buyers?|applicants?|callers?|families|folks|renters?) (would not|wouldn't|won't|will not|don't|do not|doesn't|does not|might not|may not|would never|never|could not|couldn't) (really )?(blend|fit) in|(callers?|applicants?|tenants?|people|anyone|someone|those|buyers?|renters?|prospects?) whose (voices?|accents?|hair|hairstyles?|looks|appearance|names?|skin)|(applicants?|tenants?|renters?|buyers?|prospects?)['’]? (social media |facebook |instagram |online )?(photos?|pictures?|selfies?|profile pictures?)|(keep|keeps|keeping) the (building|community|complex|neighbou?rhood|block|street)['’]?s? look",
         RaceOrNationalOrigin,
     ),
+    // Disability by an assistance animal refused or counted against a pet rule, a modification
+    // refused, medications asked for.
+    Rule {
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(
+            r"(no one|nobody|no household member|no member of the household|no occupant|no resident|no tenant|no applicant)( [a-z]+){0,2} (requires?|needs?|uses?|has|relies on) (a |an )?(service|assistance|guide|emotional[- ]support|support|therapy|seeing[- ]eye) (dogs?|animals?)|(that |which |this )?(includes?|including|extends? to) (all )?(service|assistance|guide|emotional[- ]support|support|therapy|seeing[- ]eye) (dogs|animals)|(not|never|won't|will not) (allow|permit|approve|let) (a |any |the )?(tenants?|residents?|occupants?|owners?|buyers?) (to )?(widen|lower|install|add|build|put in) (the |a |any )?(bathroom |front |entry |bedroom |hallway )?(doorways?|doors|grab bars?|ramps?|handrails?|counters?|stair ?lifts?|chair ?lifts?|roll-in showers?)|(tenants?|residents?|occupants?) (may not|must not|cannot|can't) (request|make|install)( any)? (alterations|modifications)|(list|disclose|declare|report|name)( all| every| any| each)? (of )?(their |your |the )?(prescription )?(medications?|prescriptions?|diagnos[ie]s|medical conditions?|health conditions?)",
+            Disability,
+        )
+    },
+    // Sex by a restroom matched to a birth certificate; children by a no-under-fives policy and by
+    // the games they play.
+    audience(
+        r"(restrooms?|bathrooms?|locker rooms?|changing rooms?|facilities) (that |which )?(matches|match|matching|corresponding to|according to) (their|his|her|your|one's) (birth certificates?|birth sex|sex at birth|assigned sex|biological sex)",
+        Sex,
+    ),
+    audience(r"no[- ]under[- ]([a-z]+s|\d+s?)\b|hopscotch|after school lets out", FamilialStatus),
     // A household kept small in a home with rooms for more.
     audience(
         r"small household|(one|two|1|2) (people|persons|occupants|residents|adults) (max|maximum|tops|at most|only)( in| for)? (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)|(no more than|at most|max(imum)?( of)?) (one|two|1|2) (people|persons|occupants|residents|adults) in (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)",
