@@ -31,10 +31,9 @@ const MIN_SPLIT: f32 = 0.1;
 /// fully transparent. Larger pictures are analysed at that size and the mask scaled up. The
 /// error is the service's: the shipped network could not run.
 pub fn remove_background(img: DynamicImage) -> Result<RgbaImage, MediaError> {
-    let mut out = img.into_rgba8();
-    let (w, h) = out.dimensions();
+    let (w, h) = (img.width(), img.height());
     if w == 0 || h == 0 {
-        return Ok(out);
+        return Ok(img.into_rgba8());
     }
     let pixels = u64::from(w) * u64::from(h);
     let (aw, ah) = if pixels > ANALYSIS_MAX_PIXELS {
@@ -43,13 +42,17 @@ pub fn remove_background(img: DynamicImage) -> Result<RgbaImage, MediaError> {
     } else {
         (w, h)
     };
+    // The mask is found before the picture is widened to RGBA, so a large picture is held once
+    // (as decoded) while the network runs, not as well in its wider copy: the job's memory limit
+    // is met by the largest picture accepted.
     let analysed = if (aw, ah) == (w, h) {
-        DynamicImage::ImageRgba8(out.clone()).to_rgb8()
+        img.to_rgb8()
     } else {
-        DynamicImage::ImageRgba8(imageops::resize(&out, aw, ah, imageops::FilterType::Triangle)).to_rgb8()
+        img.resize_exact(aw, ah, imageops::FilterType::Triangle).to_rgb8()
     };
     let alpha = feathered_mask(&analysed)?;
     drop(analysed);
+    let mut out = img.into_rgba8();
     if (aw, ah) == (w, h) {
         for (p, a) in out.pixels_mut().zip(alpha) {
             p.0[3] = p.0[3].min(alpha_byte(a));
