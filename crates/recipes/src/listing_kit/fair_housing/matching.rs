@@ -82,7 +82,7 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     } else {
                         c.rule.unless_before.contains(&word_before)
                     };
-                    if qualified {
+                    if qualified || within_an_ordinary_phrase(text, m.range(), c.rule.unless_within) {
                         return false;
                     }
                     if c.rule.at_phrase_end && !ends_a_phrase(rest) {
@@ -96,15 +96,15 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     let named = capitalised(Some(m.as_str())) && capitalised(first);
                     // "Children's Hospital", "the Islamic Center of Riverside", "Jewish Community
                     // Center": an institution's proper name.
-                    let institution = capitalised(Some(m.as_str()))
-                        && ((possessive && capitalised(first)) || names_an_institution(rest));
                     // "Our Lady of Peace": a church's name.
-                    let institution = institution || (m.as_str() == "Lady" && word_before == "our");
+                    let institution = (capitalised(Some(m.as_str()))
+                        && ((possessive && capitalised(first)) || names_an_institution(rest)))
+                        || (m.as_str() == "Lady" && word_before == "our");
                     // "Temple Beth Shalom", "the church on Main Street": a landmark, not a draw.
                     let landmark = c.rule.landmark
                         && (named || name_before || (matches!(first, Some("on" | "at")) && capitalised(second)));
-                    // "Mt. Bachelor", "the Mother Lode", "Golden Years Antiques", "a Boy Scout camp": a class word inside a
-                    // place's or an organisation's proper name.
+                    // "Mt. Bachelor", "the Mother Lode", "Golden Years Antiques", "a Boy Scout
+                    // camp": a class word inside a place's or an organisation's proper name.
                     let in_a_name = c.rule.whole_word
                         && !c.rule.landmark
                         && capitalised(Some(m.as_str()))
@@ -457,6 +457,20 @@ fn ends_a_phrase(rest: &str) -> bool {
 /// Whether the statement holding `range` says something lawful that makes `rule`'s match
 /// ordinary. A place of worship is a landmark, not a draw, where places of several faiths are
 /// named together ("close to churches, synagogues and mosques").
+/// Whether the match at `range` lies inside one of `phrases` as `text` writes it (any case).
+fn within_an_ordinary_phrase(text: &str, range: std::ops::Range<usize>, phrases: &[&str]) -> bool {
+    if phrases.is_empty() {
+        return false;
+    }
+    let lower = text.to_lowercase();
+    // Lower-casing keeps byte offsets for the ASCII the phrases are written in; a text whose
+    // length changes is read as having none of them.
+    lower.len() == text.len()
+        && phrases.iter().any(|phrase| {
+            lower.match_indices(phrase).any(|(at, found)| at <= range.start && range.end <= at + found.len())
+        })
+}
+
 fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> bool {
     let statement = text[statement_around(text, range.clone())].to_lowercase();
     // "Walking distance to the Hindu temple, two churches and the library": a faith's name on one

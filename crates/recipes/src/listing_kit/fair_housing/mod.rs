@@ -587,6 +587,10 @@ mod tests {
             "A no-under-tens rule applies on the upper floors.",
             "No hopscotch chalk on the walks.",
             "The bylaws ban locs and twists in the lobby.",
+            // The sellers' own family excuses its own words, not a preference beside them.
+            "The sellers raised their kids elsewhere and think this flat suits grown-ups more than kids.",
+            "The owners moved closer to their grandkids and would rather a buyer whose toddlers are grown.",
+            "Income from any lawful source counts, though the owner would rather the kids stay away.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
         }
@@ -623,7 +627,6 @@ mod tests {
             "Golden Years Antiques is across the street.",
             "Walk to Our Lady of Peace and the Jewish Community Center.",
             "The sellers raised their kids here and are moving closer to their grandkids.",
-            "Income from any lawful source counts, including disability benefits and child support.",
             "Braided rugs and twisted iron railings throughout.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");

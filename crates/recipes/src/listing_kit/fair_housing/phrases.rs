@@ -41,6 +41,10 @@ pub(super) struct Rule {
     /// Words that, right before the match, make it ordinary language ("a painted lady" is a
     /// Victorian house, "a former church" a building).
     pub(super) unless_before: &'static [&'static str],
+    /// Phrases that make a match inside them ordinary language, and only that match: the sellers'
+    /// own family ("the sellers raised their kids here") excuses its own class word, not another
+    /// one later in the sentence ("... and think it suits grown-ups more than kids").
+    pub(super) unless_within: &'static [&'static str],
     /// The match counts only where a phrase ends after it (a comma, a full stop, "and", "who"):
     /// "renting to another Korean." names a person, "another Korean restaurant" does not.
     pub(super) at_phrase_end: bool,
@@ -76,6 +80,7 @@ const fn rule(pattern: &'static str, category: Category, action: Action) -> Rule
         landmark: false,
         lawful_context: Lawful::NONE,
         unless_before: &[],
+        unless_within: &[],
         at_phrase_end: false,
     }
 }
@@ -462,6 +467,8 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "local code",
             "occupancy code",
             "occupancy standard",
+        ]),
+        unless_within: &[
             // The sellers' own history: "the sellers raised three kids here" (not "we raised
             // the price, so it suits a buyer without kids").
             "raised our kids",
@@ -479,10 +486,12 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "raised three children",
             "raised four children",
             "raised five children",
-            "sellers raised",
-            "owners raised",
-            "seller raised",
-            "owner raised",
+            "raised their two kids",
+            "raised their three kids",
+            "raised their four kids",
+            "raised their two children",
+            "raised their three children",
+            "raised their four children",
             "closer to their grandkids",
             "closer to their grandchildren",
             "closer to their kids",
@@ -490,10 +499,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "brought both our babies home",
             "brought our babies home",
             "brought our baby home",
-            // Child support named among lawful income ("income from any lawful source,
-            // including ... child support").
-            "lawful source",
-        ]),
+        ],
         ..audience(
             r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
             FamilialStatus,
@@ -773,12 +779,6 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "have been installed for",
     "not obvious",
     "not readily apparent",
-    // Benefits named among lawful income ("income from any lawful source, including disability
-    // benefits").
-    "lawful source",
-    "all sources",
-    "counts toward",
-    "count toward",
 ];
 
 /// Words that waive a deposit or fee for assistance animals: the rule then states what the law
