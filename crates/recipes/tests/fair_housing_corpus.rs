@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout34.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout35.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -112,6 +112,11 @@ const MAX_FALSE_ALARMS_33: usize = 0;
 /// that would excuse it there would excuse a preference beside them in the same sentence.
 const MAX_MISSES_34: usize = 1;
 const MAX_FALSE_ALARMS_34: usize = 6;
+/// The thirty-fifth corpus (a spread over every class, at least 65 hard negatives), measured once
+/// on arrival with the check of the thirty-fourth's round: 5 and 3 (rules alone 15 and 3), out of
+/// sample.
+const MAX_MISSES_35: usize = 5;
+const MAX_FALSE_ALARMS_35: usize = 3;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.
@@ -476,7 +481,7 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
-const HELD_OUT: [(&str, &str, usize, usize); 16] = [
+const HELD_OUT: [(&str, &str, usize, usize); 17] = [
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
     ("twenty-first corpus", include_str!("data/fair_housing_holdout21.tsv"), MAX_MISSES_21, MAX_FALSE_ALARMS_21),
@@ -493,6 +498,7 @@ const HELD_OUT: [(&str, &str, usize, usize); 16] = [
     ("thirty-second corpus", include_str!("data/fair_housing_holdout32.tsv"), MAX_MISSES_32, MAX_FALSE_ALARMS_32),
     ("thirty-third corpus", include_str!("data/fair_housing_holdout33.tsv"), MAX_MISSES_33, MAX_FALSE_ALARMS_33),
     ("thirty-fourth corpus", include_str!("data/fair_housing_holdout34.tsv"), MAX_MISSES_34, MAX_FALSE_ALARMS_34),
+    ("thirty-fifth corpus", include_str!("data/fair_housing_holdout35.tsv"), MAX_MISSES_35, MAX_FALSE_ALARMS_35),
 ];
 
 #[test]
