@@ -111,12 +111,15 @@ const MAX_FALSE_ALARMS_33: usize = 0;
 /// income "from any lawful source, including ... disability benefits ... child support": words
 /// that would excuse it there would excuse a preference beside them in the same sentence.
 const MAX_MISSES_34: usize = 1;
-const MAX_FALSE_ALARMS_34: usize = 6;
+const MAX_FALSE_ALARMS_34: usize = 5;
 /// The thirty-fifth corpus (a spread over every class, at least 65 hard negatives), measured once
 /// on arrival with the check of the thirty-fourth's round: 5 and 3 (rules alone 15 and 3), out of
-/// sample.
-const MAX_MISSES_35: usize = 5;
-const MAX_FALSE_ALARMS_35: usize = 3;
+/// sample. Its round (an applicant asked their age or medicines, minors capped by number, voucher
+/// holders sent elsewhere, one faith's holiday alone; a craft named after the Amish, the sellers
+/// described as retired) leaves two the sentence model drops: "The handcrafted Amish dining set"
+/// and a Buddhist temple's garden next door. The thirty-fourth's retired couple went with it.
+const MAX_MISSES_35: usize = 0;
+const MAX_FALSE_ALARMS_35: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.

@@ -457,7 +457,7 @@ fn ends_a_phrase(rest: &str) -> bool {
 /// Whether the statement holding `range` says something lawful that makes `rule`'s match
 /// ordinary. A place of worship is a landmark, not a draw, where places of several faiths are
 /// named together ("close to churches, synagogues and mosques").
-/// Whether the match at `range` lies inside one of `phrases` as `text` writes it (any case).
+/// Whether the match at `range` starts inside one of `phrases` as `text` writes it (any case).
 fn within_an_ordinary_phrase(text: &str, range: std::ops::Range<usize>, phrases: &[&str]) -> bool {
     if phrases.is_empty() {
         return false;
@@ -467,7 +467,7 @@ fn within_an_ordinary_phrase(text: &str, range: std::ops::Range<usize>, phrases:
     // length changes is read as having none of them.
     lower.len() == text.len()
         && phrases.iter().any(|phrase| {
-            lower.match_indices(phrase).any(|(at, found)| at <= range.start && range.end <= at + found.len())
+            lower.match_indices(phrase).any(|(at, found)| at <= range.start && range.start < at + found.len())
         })
 }
 

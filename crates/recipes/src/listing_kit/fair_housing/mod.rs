@@ -591,6 +591,14 @@ mod tests {
             "The sellers raised their kids elsewhere and think this flat suits grown-ups more than kids.",
             "The owners moved closer to their grandkids and would rather a buyer whose toddlers are grown.",
             "Income from any lawful source counts, though the owner would rather the kids stay away.",
+            // An applicant asked their age or medicines, minors capped, vouchers sent elsewhere,
+            // one faith's holiday alone.
+            "How old are you, and when do you plan to retire?",
+            "Does anyone in the household take any prescription medications?",
+            "At most two occupants under 18 per unit.",
+            "Voucher holders should look elsewhere.",
+            "Door decorations are fine in December, just Christian ones.",
+            "The previous owners, a retired couple, hope the buyer is retired too.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
         }
@@ -628,6 +636,11 @@ mod tests {
             "Walk to Our Lady of Peace and the Jewish Community Center.",
             "The sellers raised their kids here and are moving closer to their grandkids.",
             "Braided rugs and twisted iron railings throughout.",
+            "How old is the roof? About six years.",
+            "Only Christmas week is blacked out for showings.",
+            "The handcrafted Amish dining set conveys, and so does the Amish-built shed.",
+            "The seller, a retired nurse, added handrails on both staircases.",
+            "The previous owners, a retired couple, installed the solar panels in 2019.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }

@@ -41,9 +41,10 @@ pub(super) struct Rule {
     /// Words that, right before the match, make it ordinary language ("a painted lady" is a
     /// Victorian house, "a former church" a building).
     pub(super) unless_before: &'static [&'static str],
-    /// Phrases that make a match inside them ordinary language, and only that match: the sellers'
-    /// own family ("the sellers raised their kids here") excuses its own class word, not another
-    /// one later in the sentence ("... and think it suits grown-ups more than kids").
+    /// Phrases that make a match starting inside them ordinary language, and only that match: the
+    /// sellers' own family ("the sellers raised their kids here") excuses its own class word, not
+    /// another one later in the sentence ("... and think it suits grown-ups more than kids");
+    /// "owners, a retired" excuses "retired couple" in "the owners, a retired couple, added ...".
     pub(super) unless_within: &'static [&'static str],
     /// The match counts only where a phrase ends after it (a comma, a full stop, "and", "who"):
     /// "renting to another Korean." names a person, "another Korean restaurant" does not.
@@ -408,6 +409,16 @@ const FAITH_PLACE_WORDS: &[&str] = property_words!(
     "café",
     "shop",
     "shops",
+    // A craft named after its makers' community ("an Amish dining set", "Amish-built cabinetry").
+    "dining",
+    "furniture",
+    "table",
+    "tables",
+    "quilt",
+    "quilts",
+    "cabinetry",
+    "built",
+    "crafted",
     // A faith's holidays as the neighbourhood's events ("the Ramadan night bazaar", "the Diwali
     // lights festival").
     "festival",
@@ -499,6 +510,9 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "brought both our babies home",
             "brought our babies home",
             "brought our baby home",
+            // The sellers described: "the previous owners, a retired couple, added ...".
+            "owners, a retired couple",
+            "sellers, a retired couple",
         ],
         ..audience(
             r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
@@ -512,6 +526,9 @@ pub(super) const AUDIENCE: &[Rule] = &[
         // "The seller has retired": the owner's news, not a buyer wanted. An applicant over 18 is
         // one of age to sign a lease, which screening may ask ("each applicant over 18").
         unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers"],
+        // The sellers described ("the previous owners, a retired couple, added ..."): the word
+        // is excused inside that phrase only, not wherever else it stands in the sentence.
+        unless_within: SELLERS_DESCRIBED,
         ..audience(
             r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)|age (limits?|caps?|maximums?|max|ceilings?)( of| is| at)? (1[0-79]|[2-9]\d)\b|(maximum|max|upper) age( limit)?( of| is)? (1[0-79]|[2-9]\d)\b",
             Age,
@@ -887,6 +904,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
         unless_before: &["per", "each", "every", "all"],
+        unless_within: SELLERS_DESCRIBED,
         ..described(class_then_people!(age), Age)
     },
     described(class_then_people!(sex), Sex),
@@ -1697,12 +1715,39 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Sex,
     ),
     audience(r"no[- ]under[- ]([a-z]+s|\d+s?)\b|hopscotch|after school lets out", FamilialStatus),
+    // An applicant asked their age or their medicines; minors capped by number; voucher holders
+    // sent elsewhere; one faith's holiday alone allowed.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(r"how old are you|what is your age|(do|will) you plan to retire", Age)
+    },
+    Rule {
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(
+            r"(do|does|will) (you|anyone|any occupant|any household member|anyone in the household|any applicant|any tenant)( currently)? (take|use|need|require) any (prescription |daily |regular )?(medications?|meds|medicines?|prescriptions)",
+            Disability,
+        )
+    },
+    audience(
+        r"(max(imum)?( of)?|at most|no more than|limit(ed)? (of|to)|only) (one|two|three|1|2|3|a single) (occupants?|residents?|persons?|people|tenants?|children|kids|minors) (under|below|younger than) (the age of )?(\d+|eighteen|sixteen|twelve|ten|five|six|thirteen|twenty-one)\b",
+        FamilialStatus,
+    ),
+    audience(
+        r"(section[- ]8|(housing choice )?vouchers?|rental assistance|subsidies)( holders| tenants| recipients| users)? (should|must|need to|may want to|will have to|can) (apply|look|go) elsewhere",
+        Steering,
+    ),
+    audience(r"(decorations?|displays?|ornaments)\b[^.;]{0,40}\b(only|just) (christmas|easter|christian|religious)\b", Religion),
     // A household kept small in a home with rooms for more.
     audience(
         r"small household|(one|two|1|2) (people|persons|occupants|residents|adults) (max|maximum|tops|at most|only)( in| for)? (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)|(no more than|at most|max(imum)?( of)?) (one|two|1|2) (people|persons|occupants|residents|adults) in (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)",
         FamilialStatus,
     ),
 ];
+
+/// The sellers described by their age ("the previous owners, a retired couple, added ..."): the
+/// age word is excused inside such a phrase only, not wherever else it stands in the sentence.
+const SELLERS_DESCRIBED: &[&str] =
+    &["seller, a retired", "sellers, a retired", "owner, a retired", "owners, a retired"];
 
 /// Words that make a practice something offered, not asked of tenants ("an interpreter is
 /// available", "sign language at showings on request").
