@@ -599,6 +599,8 @@ mod tests {
             "Voucher holders should look elsewhere.",
             "Door decorations are fine in December, just Christian ones.",
             "The previous owners, a retired couple, hope the buyer is retired too.",
+            "The ideal owners, a retired couple, will love the single-level layout.",
+            "Perfect for new owners, a retired couple perhaps.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
         }

@@ -44,7 +44,8 @@ pub(super) struct Rule {
     /// Phrases that make a match starting inside them ordinary language, and only that match: the
     /// sellers' own family ("the sellers raised their kids here") excuses its own class word, not
     /// another one later in the sentence ("... and think it suits grown-ups more than kids");
-    /// "owners, a retired" excuses "retired couple" in "the owners, a retired couple, added ...".
+    /// "previous owners, a retired" excuses "retired couple" in "the previous owners, a retired
+    /// couple, added ...".
     pub(super) unless_within: &'static [&'static str],
     /// The match counts only where a phrase ends after it (a comma, a full stop, "and", "who"):
     /// "renting to another Korean." names a person, "another Korean restaurant" does not.
@@ -511,8 +512,10 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "brought our babies home",
             "brought our baby home",
             // The sellers described: "the previous owners, a retired couple, added ...".
-            "owners, a retired couple",
-            "sellers, a retired couple",
+            "the sellers, a retired couple",
+            "previous owners, a retired couple",
+            "original owners, a retired couple",
+            "current owners, a retired couple",
         ],
         ..audience(
             r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
@@ -526,8 +529,6 @@ pub(super) const AUDIENCE: &[Rule] = &[
         // "The seller has retired": the owner's news, not a buyer wanted. An applicant over 18 is
         // one of age to sign a lease, which screening may ask ("each applicant over 18").
         unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers"],
-        // The sellers described ("the previous owners, a retired couple, added ..."): the word
-        // is excused inside that phrase only, not wherever else it stands in the sentence.
         unless_within: SELLERS_DESCRIBED,
         ..audience(
             r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)|age (limits?|caps?|maximums?|max|ceilings?)( of| is| at)? (1[0-79]|[2-9]\d)\b|(maximum|max|upper) age( limit)?( of| is)? (1[0-79]|[2-9]\d)\b",
@@ -1746,8 +1747,18 @@ pub(super) const DESCRIBED: &[Rule] = &[
 
 /// The sellers described by their age ("the previous owners, a retired couple, added ..."): the
 /// age word is excused inside such a phrase only, not wherever else it stands in the sentence.
-const SELLERS_DESCRIBED: &[&str] =
-    &["seller, a retired", "sellers, a retired", "owner, a retired", "owners, a retired"];
+/// The owners are named as the ones who own or owned it, not as the ones wanted ("the ideal
+/// owners, a retired couple").
+const SELLERS_DESCRIBED: &[&str] = &[
+    "the seller, a retired",
+    "the sellers, a retired",
+    "previous owner, a retired",
+    "previous owners, a retired",
+    "original owner, a retired",
+    "original owners, a retired",
+    "current owner, a retired",
+    "current owners, a retired",
+];
 
 /// Words that make a practice something offered, not asked of tenants ("an interpreter is
 /// available", "sign language at showings on request").
