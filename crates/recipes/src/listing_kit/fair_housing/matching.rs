@@ -454,9 +454,6 @@ fn ends_a_phrase(rest: &str) -> bool {
         || rest.split_whitespace().next().is_some_and(|w| PHRASE_ENDERS.contains(&w.to_lowercase().as_str()))
 }
 
-/// Whether the statement holding `range` says something lawful that makes `rule`'s match
-/// ordinary. A place of worship is a landmark, not a draw, where places of several faiths are
-/// named together ("close to churches, synagogues and mosques").
 /// Whether the match at `range` starts inside one of `phrases` as `text` writes it (any case).
 fn within_an_ordinary_phrase(text: &str, range: std::ops::Range<usize>, phrases: &[&str]) -> bool {
     if phrases.is_empty() {
@@ -471,6 +468,9 @@ fn within_an_ordinary_phrase(text: &str, range: std::ops::Range<usize>, phrases:
         })
 }
 
+/// Whether the statement holding `range` says something lawful that makes `rule`'s match
+/// ordinary. A place of worship is a landmark, not a draw, where places of several faiths are
+/// named together ("close to churches, synagogues and mosques").
 fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> bool {
     let statement = text[statement_around(text, range.clone())].to_lowercase();
     // "Walking distance to the Hindu temple, two churches and the library": a faith's name on one

@@ -474,12 +474,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "owner\u{2019}s",
             "owners\u{2019}",
         ],
-        lawful_context: Lawful::in_sentence(&[
-            "consistent with local",
-            "local code",
-            "occupancy code",
-            "occupancy standard",
-        ]),
+        lawful_context: Lawful::in_sentence(OCCUPANCY_CODE),
         unless_within: &[
             // The sellers' own history: "the sellers raised three kids here" (not "we raised
             // the price, so it suits a buyer without kids").
@@ -1729,10 +1724,13 @@ pub(super) const DESCRIBED: &[Rule] = &[
             Disability,
         )
     },
-    audience(
+    Rule {
+        lawful_context: Lawful::in_sentence(OCCUPANCY_CODE),
+        ..audience(
         r"(max(imum)?( of)?|at most|no more than|limit(ed)? (of|to)|only) (one|two|three|1|2|3|a single) (occupants?|residents?|persons?|people|tenants?|children|kids|minors) (under|below|younger than) (the age of )?(\d+|eighteen|sixteen|twelve|ten|five|six|thirteen|twenty-one)\b",
         FamilialStatus,
-    ),
+    )
+    },
     audience(
         r"(section[- ]8|(housing choice )?vouchers?|rental assistance|subsidies)( holders| tenants| recipients| users)? (should|must|need to|may want to|will have to|can) (apply|look|go) elsewhere",
         Steering,
@@ -1744,6 +1742,9 @@ pub(super) const DESCRIBED: &[Rule] = &[
         FamilialStatus,
     ),
 ];
+
+/// An occupancy standard that counts infants and children, as local codes do: no preference.
+const OCCUPANCY_CODE: &[&str] = &["consistent with local", "local code", "occupancy code", "occupancy standard"];
 
 /// The sellers described by their age ("the previous owners, a retired couple, added ..."): the
 /// age word is excused inside such a phrase only, not wherever else it stands in the sentence.
