@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout35.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout36.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
@@ -120,6 +120,13 @@ const MAX_FALSE_ALARMS_34: usize = 5;
 /// and a Buddhist temple's garden next door. The thirty-fourth's retired couple went with it.
 const MAX_MISSES_35: usize = 0;
 const MAX_FALSE_ALARMS_35: usize = 2;
+/// The thirty-sixth corpus (every class, about half its clean sentences hard negatives), measured
+/// once on arrival with the check of the thirty-fifth's round: 0 and 3 (rules alone 8 and 2), out
+/// of sample, and left as it came: "man cave" rewritten to "bonus room" and a church given as a
+/// draw (its festival) dropped are the check's policy; the sentence model drops "Sellers are
+/// motivated and have already found their next home".
+const MAX_MISSES_36: usize = 0;
+const MAX_FALSE_ALARMS_36: usize = 3;
 /// Everyday listing sentences changed. The rules alone change none of either set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
 /// leaves them alone.
@@ -502,6 +509,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("thirty-third corpus", include_str!("data/fair_housing_holdout33.tsv"), MAX_MISSES_33, MAX_FALSE_ALARMS_33),
     ("thirty-fourth corpus", include_str!("data/fair_housing_holdout34.tsv"), MAX_MISSES_34, MAX_FALSE_ALARMS_34),
     ("thirty-fifth corpus", include_str!("data/fair_housing_holdout35.tsv"), MAX_MISSES_35, MAX_FALSE_ALARMS_35),
+    ("thirty-sixth corpus", include_str!("data/fair_housing_holdout36.tsv"), MAX_MISSES_36, MAX_FALSE_ALARMS_36),
 ];
 
 #[test]
