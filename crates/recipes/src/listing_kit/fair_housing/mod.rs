@@ -601,6 +601,14 @@ mod tests {
             "The previous owners, a retired couple, hope the buyer is retired too.",
             "The ideal owners, a retired couple, will love the single-level layout.",
             "Perfect for new owners, a retired couple perhaps.",
+            // A minimum age above any age of majority, soundness of body demanded, help with
+            // daily living refused, people from a background, a race required.
+            "Renters must be at least 35 years old.",
+            "Every occupant must be free of any mental health conditions.",
+            "Best suited to a renter who is healthy in body and sound of mind.",
+            "Residents must not need any help with daily living.",
+            "Seeking renters from an Asian background.",
+            "Tenants must be white to be considered.",
         ] {
             assert!(rules_change(text), "{text:?} not flagged");
         }
@@ -644,6 +652,12 @@ mod tests {
             "The seller, a retired nurse, added handrails on both staircases.",
             "The previous owners, a retired couple, installed the solar panels in 2019.",
             "At most one occupant under two in addition to two per bedroom, per the local code.",
+            "Applicants must be at least 18 years of age to sign the lease.",
+            "Trees must be at least 30 feet from the septic field.",
+            "The sound of the creek carries into the primary suite.",
+            "The smart-home hub means you won't need help with the daily chores of lighting and heat.",
+            "Our agent comes from a finance background and can walk you through the numbers.",
+            "Trim and shutters must be white under the HOA's rules.",
         ] {
             assert!(!rules_change(text), "{text:?} changed");
         }
