@@ -1352,7 +1352,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     audience(r"(youthful|young|younger|mature|older|grown-up) (vibe|energy|feel|atmosphere|spirit)s?", Age),
     // Health and independence demanded, a first language held against an applicant.
     audience(
-        r"(healthy|well|fit|able|strong|mobile|independent) enough to|(live|living|lives) (fully )?independently|(someone|anyone|tenants?|applicants?|people|renters?|buyers?|residents?|occupants?) (without|with no|free of|free from) (any )?(medical|health|physical|mental|mobility) (conditions?|issues|problems|needs|limitations|history|impairments?)|(must be|are to be|should be) (free of|free from) (any )?(medical|health|physical|mental|mobility|psychiatric) (conditions?|issues|problems|needs|limitations|history|impairments?|disabilit(y|ies))|(sound|healthy) (of|in) (mind|body)|(not|never|don't|do not|doesn't|does not|won't|will not|cannot|can't) (require|need) (any )?(help|assistance|care|support) with (daily|everyday) (activities|living)",
+        r"(healthy|well|fit|able|strong|mobile|independent) enough to|(live|living|lives) (fully )?independently|(someone|anyone|tenants?|applicants?|people|renters?|buyers?|residents?|occupants?|must be|are to be|should be) (without|with no|free of|free from) (any )?(medical|health|physical|mental|mobility|psychiatric) (conditions?|issues|problems|needs|limitations|history|impairments?|disabilit(y|ies))|(sound|healthy) (of|in) (mind|body)|(not|never|don't|do not|doesn't|does not|won't|will not|cannot|can't) (require|need) (any )?(help|assistance|care|support) with (daily|everyday) (activities|living)",
         Disability,
     ),
     audience(
@@ -1527,7 +1527,15 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(&["of every", "of all", "of any", "regardless", "welcome"]),
         ..audience(
-            r"(applicants?|tenants?|people|persons|families|buyers|renters|residents|folks|anyone|those|someone) of [a-z]+ (origin|origins|background|backgrounds|roots)|(applicants?|tenants?|people|persons|families|buyers|renters|residents|folks|anyone|those|someone) from (a |an )?(european|asian|african|hispanic|latin|latino|arab|middle eastern|white|black|indian|chinese|mexican|irish|italian|polish|russian|korean|japanese|filipino|vietnamese|anglo|caucasian|western|eastern european|foreign|immigrant|ethnic) (background|backgrounds|origin|origins|roots|descent)",
+            concat!(
+                r"(applicants?|tenants?|people|persons|families|buyers|renters|residents|folks|anyone|those|someone) of [a-z]+ (origin|origins|background|backgrounds|roots)|",
+                people!(),
+                " from (a |an )?(",
+                race!(),
+                "|",
+                origin!(),
+                ") (background|backgrounds|origin|origins|roots|descent)"
+            ),
             RaceOrNationalOrigin,
         )
     },
@@ -1632,9 +1640,14 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"baptism(al)? (certificates?|records?)|accepted (jesus|christ)|(van|va|vaya|vayan|asiste|asisten|asista|asistan) a misa|practicantes?",
         Religion,
     ),
+    // People required to be of a race or an origin.
+    audience(
+        concat!(people!(), " (must|should|need to|has to|have to) be (", race!(), "|", origin!(), ")"),
+        RaceOrNationalOrigin,
+    ),
     // Race by skin, sameness and a place kept as it was.
     audience(
-        r"brown (faces?|skin)|(dark|darker|brown|black|white|pale|light)[- ]skinned|all-pale|(stayed|stays|remained|remains) all[- ](pale|white)|(whites|blacks|caucasians?)[- ]only|(applicants?|tenants?|renters?|buyers?|occupants?|residents?|roommates?) (must|should|need to|has to|have to) be (caucasian|white|black|asian|hispanic|latino|latina)|(everyone|everybody|people|folks|neighbou?rs|residents|families)( [a-z]+){0,4} (look|looks) (alike|the same)|paper bag test|(hasn't|has not|haven't|have not|never|not) (yet )?['‘\x22“]changed",
+        r"brown (faces?|skin)|(dark|darker|brown|black|white|pale|light)[- ]skinned|all-pale|(stayed|stays|remained|remains) all[- ](pale|white)|(whites|blacks|caucasians?)[- ]only|(everyone|everybody|people|folks|neighbou?rs|residents|families)( [a-z]+){0,4} (look|looks) (alike|the same)|paper bag test|(hasn't|has not|haven't|have not|never|not) (yet )?['‘\x22“]changed",
         RaceOrNationalOrigin,
     ),
     // Origin by borders, birthplace, papers refused and names.
