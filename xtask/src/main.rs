@@ -62,8 +62,26 @@ fn main() -> Result<()> {
     }
 }
 
+/// A `cargo` command with the environment of a plain shell. `cargo xtask` runs this program with
+/// the variables cargo sets for a run of the `xtask` package (`CARGO_MANIFEST_DIR`,
+/// `CARGO_PKG_NAME`, ...); a build script whose fingerprint holds one of them (ring's does) would
+/// make every build started from here rebuild what a plain `cargo build` had built, and the next
+/// plain build rebuild it again. cargo-machete also reads a set `CARGO_PKG_NAME` as "not started by
+/// cargo".
 fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let run_variables = std::env::vars_os().filter_map(|(name, _)| {
+        let text = name.to_str()?;
+        let set_for_a_run = text.starts_with("CARGO_PKG_")
+            || text.starts_with("CARGO_BIN_")
+            || ["CARGO_MANIFEST_DIR", "CARGO_MANIFEST_PATH", "CARGO_CRATE_NAME", "CARGO_PRIMARY_PACKAGE"]
+                .contains(&text);
+        set_for_a_run.then_some(name)
+    });
+    for name in run_variables {
+        command.env_remove(name);
+    }
+    command
 }
 
 /// Installs Debian packages, refreshing the package lists once if the first attempt fails;
@@ -149,10 +167,8 @@ fn ci() -> Result<()> {
 fn unused_dependencies() -> Result<()> {
     const MACHETE: &str = "0.9.2";
     let machete = || {
-        // cargo-machete tells that cargo started it by `CARGO` set without `CARGO_PKG_NAME`; under
-        // `cargo xtask` both are set, so the package name is cleared for it.
         let mut command = cargo();
-        command.arg("machete").env_remove("CARGO_PKG_NAME");
+        command.arg("machete");
         command
     };
     let installed = machete().arg("--version").output().is_ok_and(|o| o.status.success());
