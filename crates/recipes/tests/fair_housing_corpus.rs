@@ -4,13 +4,13 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout36.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout37.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
-//! is changed. `data/fair_housing_plain.tsv` and `data/fair_housing_plain2.tsv` are everyday
-//! listing prose, all of it to be left alone. The sentence model has learnt from the development
-//! corpus, the nineteenth to thirty-first corpora and both everyday sets; the twentieth chose its
-//! size.
+//! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
+//! `data/fair_housing_plain3.tsv` (short phrases) are everyday listing prose, all of it to be left
+//! alone. The sentence model has learnt from the development corpus, the nineteenth to
+//! thirty-sixth corpora and the three everyday sets; the twentieth chose its size.
 //! `cargo test -p recipes --test fair_housing_corpus -- --nocapture` prints the figures.
 
 use recipes::listing_kit::fair_housing::{clean, Policy};
@@ -22,7 +22,7 @@ use recipes::listing_kit::fair_housing::{clean, Policy};
 /// brackets, were: the nineteenth 22 and 6 (rules only), the twentieth 4 and 10 (17 and 9), the
 /// twenty-first 2 and 10 (7 and 9), the twenty-second 1 and 12 (5 and 11), the twenty-third 5 and
 /// 8 (8 and 7).
-const MAX_MISSES: usize = 3;
+const MAX_MISSES: usize = 1;
 const MAX_FALSE_ALARMS: usize = 3;
 const MAX_MISSES_20: usize = 0;
 const MAX_FALSE_ALARMS_20: usize = 5;
@@ -53,21 +53,22 @@ const MAX_FALSE_ALARMS_26: usize = 0;
 /// was before the rules for practice and the rest gives 21 and 2 (44 and 1) on it. Its misses were
 /// then read (covenants honoured, harmony with a heritage, names easy to say, other countries'
 /// papers, a faith's objects refused, assistance animals counted as pets, pensions, "if you're
-/// expecting" ...), so it is in sample now.
-const MAX_MISSES_27: usize = 2;
-const MAX_FALSE_ALARMS_27: usize = 0;
+/// expecting" ...), so it is in sample now. The model's retraining on the thirty-second to
+/// thirty-sixth corpora moved it from 2 and 0 to 1 and 1 (a leasing post's hashtags dropped).
+const MAX_MISSES_27: usize = 1;
+const MAX_FALSE_ALARMS_27: usize = 1;
 /// The twenty-eighth corpus, written after the twenty-seventh's misses were read (at least 70
 /// preferences without a class word, screening criteria, texts and captions): 13 and 4 (rules
 /// alone 27 and 1) on its one run; the check as it was before this round gives 14 and 5 (34 and
 /// 2) on it. The model has since learnt the twenty-fourth to twenty-eighth, so all five are in
 /// sample.
-const MAX_MISSES_28: usize = 1;
+const MAX_MISSES_28: usize = 0;
 const MAX_FALSE_ALARMS_28: usize = 0;
 /// The twenty-ninth corpus, written after the model was retrained (at least 70 preferences
 /// without a class word, told through everyday life): 25 and 4 (rules alone 47 and 2) on its one
 /// run; the check before the retraining gives 27 and 6, the check as it stood at the start of
 /// this round of work 31 and 7 (54 and 3).
-const MAX_MISSES_29: usize = 2;
+const MAX_MISSES_29: usize = 1;
 const MAX_FALSE_ALARMS_29: usize = 1;
 /// The thirtieth corpus, written after the twenty-ninth's one run (half its preferences without a
 /// class word, half in the ways ad writers use class words): 6 and 1 (rules alone 18 and 0) on its
@@ -92,7 +93,7 @@ const MAX_FALSE_ALARMS_31: usize = 2;
 /// elevator's mode named after a faith or a baby; a converted church; a name after "Father"), so
 /// it is in sample. Left: a school's name beside "no rear neighbors", which the model reads.
 const MAX_MISSES_32: usize = 0;
-const MAX_FALSE_ALARMS_32: usize = 1;
+const MAX_FALSE_ALARMS_32: usize = 0;
 /// The thirty-third corpus (hard negatives weighted: landmarks, street and business names,
 /// lawful senior housing), measured once on arrival with the check of the thirty-second's
 /// arrival: 1 and 0 (rules alone 3 and 0), out of sample. Its one miss, an occupancy cap below
@@ -111,7 +112,7 @@ const MAX_FALSE_ALARMS_33: usize = 0;
 /// income "from any lawful source, including ... disability benefits ... child support": words
 /// that would excuse it there would excuse a preference beside them in the same sentence.
 const MAX_MISSES_34: usize = 1;
-const MAX_FALSE_ALARMS_34: usize = 5;
+const MAX_FALSE_ALARMS_34: usize = 2;
 /// The thirty-fifth corpus (a spread over every class, at least 65 hard negatives), measured once
 /// on arrival with the check of the thirty-fourth's round: 5 and 3 (rules alone 15 and 3), out of
 /// sample. Its round (an applicant asked their age or medicines, minors capped by number, voucher
@@ -119,7 +120,7 @@ const MAX_FALSE_ALARMS_34: usize = 5;
 /// described as retired) leaves two the sentence model drops: "The handcrafted Amish dining set"
 /// and a Buddhist temple's garden next door. The thirty-fourth's retired couple went with it.
 const MAX_MISSES_35: usize = 0;
-const MAX_FALSE_ALARMS_35: usize = 2;
+const MAX_FALSE_ALARMS_35: usize = 1;
 /// The thirty-sixth corpus (every class, about half its clean sentences hard negatives), measured
 /// once on arrival with the check of the thirty-fifth's round: 0 and 3 (rules alone 8 and 2), out
 /// of sample, and left as it came: "man cave" rewritten to "bonus room" and a church given as a
@@ -127,12 +128,25 @@ const MAX_FALSE_ALARMS_35: usize = 2;
 /// motivated and have already found their next home". Its round gave the rules four families the
 /// model alone had read (rules alone now 2 and 2 on it); the check's figures did not move.
 const MAX_MISSES_36: usize = 0;
-const MAX_FALSE_ALARMS_36: usize = 3;
-/// Everyday listing sentences changed. The rules alone change none of either set; the model
-/// changed 3 of the first and 2 of the second on their one runs, has learnt both since, and
+const MAX_FALSE_ALARMS_36: usize = 2;
+/// The thirty-seventh corpus (every class, about two thirds of its clean sentences hard
+/// negatives), measured on arrival with the check of the thirty-sixth's round: 2 and 1 (rules
+/// alone 12 and 1), out of sample. The sentence model was then retrained on the thirty-second to
+/// thirty-sixth corpora and a third everyday set (without this one): 2 and 1 again, out of
+/// sample. Missed: "people just like you" offered by agents, and "NO BOYS ALLOWED" left after
+/// "BACHELORETTE PAD" is rewritten; the one false alarm is a mosque given as a landmark, which the
+/// check rewrites by design.
+const MAX_MISSES_37: usize = 2;
+const MAX_FALSE_ALARMS_37: usize = 1;
+/// Everyday listing sentences changed. The rules alone change none of any set; the model
+/// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
 const MAX_FALSE_ALARMS_PLAIN: usize = 0;
 const MAX_FALSE_ALARMS_PLAIN_2: usize = 0;
+/// Short everyday phrases (headlines, captions, bullet points): 2 of 200 changed on their one run
+/// ("Desirable neighborhood.", "Established neighborhood."), by the model before and after its
+/// retraining on the thirty-second to thirty-sixth corpora; it has learnt them since.
+const MAX_FALSE_ALARMS_PLAIN_3: usize = 0;
 
 /// Words that name a protected class of people (or code for one), as this evaluation judges a
 /// rewrite; written for the judging, apart from the check's phrase list. ("Parish" is not one: in
@@ -483,12 +497,13 @@ fn the_development_corpus_is_cleaned_without_a_miss() {
 /// Measures a held-out corpus by the rules alone (printed) and by the whole check, which may miss
 /// and alarm no more than on its recorded run (docs/recipes.md). A change that does worse is a
 /// regression; one that does better was tuned on the corpus, which then needs a successor.
-fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarms: usize) {
+/// Returns what went over, if anything, so that one run prints every corpus's figures.
+fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarms: usize) -> Option<String> {
     evaluate(&format!("{name}, rules alone"), corpus, Policy::RULES_ONLY);
     let figures = evaluate(name, corpus, Policy::default());
     assert!(figures.flagged >= 109 && figures.clean >= 109, "the corpus keeps its size");
-    assert!(figures.misses.len() <= max_misses, "{:?}", figures.misses);
-    assert!(figures.false_alarms.len() <= max_false_alarms, "{:?}", figures.false_alarms);
+    (figures.misses.len() > max_misses || figures.false_alarms.len() > max_false_alarms)
+        .then(|| format!("{name}: misses {:?}, false alarms {:?}", figures.misses, figures.false_alarms))
 }
 
 /// The held-out corpora, each with the misses and false alarms of its recorded run.
@@ -511,13 +526,18 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("thirty-fourth corpus", include_str!("data/fair_housing_holdout34.tsv"), MAX_MISSES_34, MAX_FALSE_ALARMS_34),
     ("thirty-fifth corpus", include_str!("data/fair_housing_holdout35.tsv"), MAX_MISSES_35, MAX_FALSE_ALARMS_35),
     ("thirty-sixth corpus", include_str!("data/fair_housing_holdout36.tsv"), MAX_MISSES_36, MAX_FALSE_ALARMS_36),
+    ("thirty-seventh corpus", include_str!("data/fair_housing_holdout37.tsv"), MAX_MISSES_37, MAX_FALSE_ALARMS_37),
 ];
 
 #[test]
 fn the_held_out_corpora_are_measured() {
-    for &(name, corpus, max_misses, max_false_alarms) in HELD_OUT {
-        measure_held_out(name, corpus, max_misses, max_false_alarms);
-    }
+    let over: Vec<String> = HELD_OUT
+        .iter()
+        .filter_map(|&(name, corpus, max_misses, max_false_alarms)| {
+            measure_held_out(name, corpus, max_misses, max_false_alarms)
+        })
+        .collect();
+    assert!(over.is_empty(), "{over:#?}");
 }
 
 /// Measures a set of everyday listing sentences by the rules alone (printed) and by the whole
@@ -534,4 +554,6 @@ fn ordinary_listing_sentences_are_left_alone() {
     measure_everyday("ordinary sentences", include_str!("data/fair_housing_plain.tsv"), MAX_FALSE_ALARMS_PLAIN);
     let second = include_str!("data/fair_housing_plain2.tsv");
     measure_everyday("ordinary sentences 2", second, MAX_FALSE_ALARMS_PLAIN_2);
+    let short = include_str!("data/fair_housing_plain3.tsv");
+    measure_everyday("short phrases", short, MAX_FALSE_ALARMS_PLAIN_3);
 }
