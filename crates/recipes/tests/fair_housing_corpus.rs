@@ -506,7 +506,11 @@ fn measure_held_out(name: &str, corpus: &str, max_misses: usize, max_false_alarm
         .then(|| format!("{name}: misses {:?}, false alarms {:?}", figures.misses, figures.false_alarms))
 }
 
-/// The held-out corpora, each with the misses and false alarms of its recorded run.
+/// The held-out corpora, each with the misses and false alarms of its recorded run. The model's
+/// retraining on the thirty-second to thirty-sixth corpora (2026-12-02) lowered some: misses of
+/// the nineteenth 3 to 1, the twenty-eighth 1 to 0, the twenty-ninth 2 to 1; false alarms of the
+/// thirty-second 1 to 0, the thirty-fourth 5 to 2, the thirty-fifth 2 to 1, the thirty-sixth 3 to
+/// 2 (the sellers' "next home" is no longer dropped); see docs/recipes.md.
 const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("held-out corpus", include_str!("data/fair_housing_holdout.tsv"), MAX_MISSES, MAX_FALSE_ALARMS),
     ("twentieth corpus", include_str!("data/fair_housing_holdout20.tsv"), MAX_MISSES_20, MAX_FALSE_ALARMS_20),
