@@ -63,7 +63,7 @@ pub use tracking::{ProviderMargin, SUBMISSION_WINDOW_MS};
 pub use verification::{AllowanceGrant, LinkPurpose, Verified};
 pub use webhooks::{
     delivery_status, AttemptResult, DeliveriesOf, KeyWebhook, WebhookAttempt, WebhookChoice, WebhookDelivery,
-    PREVIOUS_SECRET_GRACE_MS,
+    PREVIOUS_SECRET_GRACE_MS, UNRECORDED_ATTEMPT,
 };
 
 /// A failure of the storage layer.

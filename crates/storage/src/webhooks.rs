@@ -70,6 +70,25 @@ pub struct WebhookAttempt {
     pub duration_ms: i64,
 }
 
+/// The error of an attempt whose sender stopped (a killed worker) before it recorded the
+/// receiver's answer; the message was then sent again under the same id, or given up.
+pub const UNRECORDED_ATTEMPT: &str = "no answer recorded: the sender stopped during this attempt";
+
+impl WebhookAttempt {
+    /// This attempt as the delivery log lists it at `now`: `None` while it is under way (claimed,
+    /// its lease still running, no answer yet), and with [`UNRECORDED_ATTEMPT`] as its error once
+    /// that lease lapsed with no answer.
+    fn into_listed(self, delivery: &WebhookDelivery, now: i64) -> Option<WebhookAttempt> {
+        if self.status_code.is_some() || self.error.is_some() {
+            return Some(self);
+        }
+        let under_way = delivery.status == delivery_status::PENDING
+            && delivery.attempts == self.attempt
+            && delivery.next_attempt_at.is_some_and(|due| due > now);
+        (!under_way).then(|| WebhookAttempt { error: Some(UNRECORDED_ATTEMPT.to_string()), ..self })
+    }
+}
+
 /// What one attempt came to, as its sender records it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AttemptResult {
@@ -199,10 +218,27 @@ const CLAIM_DELIVERIES: &str = "UPDATE webhook_deliveries SET next_attempt_at = 
 impl Database {
     /// Claims up to `limit` due deliveries for one attempt each: each is due again after
     /// `lease_ms` unless its attempt is recorded first, so a sender that dies mid-attempt loses
-    /// none. Each comes with its attempt number (`attempts`).
+    /// none. Each comes with its attempt number (`attempts`). The attempt is logged at once, with
+    /// no answer yet, so an attempt whose sender dies before recording the answer still shows in
+    /// the log (as [`UNRECORDED_ATTEMPT`]) once its lease has lapsed.
     pub fn claim_webhook_deliveries(&self, lease_ms: i64, limit: i64) -> StorageResult<Vec<WebhookDelivery>> {
+        let now = now_millis();
         self.write(|conn| {
-            dialect::sql_query(conn, CLAIM_DELIVERIES).bind::<BigInt, _>(lease_ms).bind::<BigInt, _>(limit).load(conn)
+            let claimed: Vec<WebhookDelivery> = dialect::sql_query(conn, CLAIM_DELIVERIES)
+                .bind::<BigInt, _>(lease_ms)
+                .bind::<BigInt, _>(limit)
+                .load(conn)?;
+            for delivery in &claimed {
+                diesel::insert_into(webhook_attempts::table)
+                    .values((
+                        webhook_attempts::delivery_id.eq(&delivery.id),
+                        webhook_attempts::attempt.eq(delivery.attempts),
+                        webhook_attempts::at.eq(now),
+                        webhook_attempts::duration_ms.eq(0),
+                    ))
+                    .execute(conn)?;
+            }
+            Ok(claimed)
         })
     }
 
@@ -218,16 +254,19 @@ impl Database {
     ) -> StorageResult<bool> {
         let now = now_millis();
         self.write(|conn| {
-            diesel::insert_into(webhook_attempts::table)
-                .values((
-                    webhook_attempts::delivery_id.eq(id),
-                    webhook_attempts::attempt.eq(attempt),
-                    webhook_attempts::at.eq(now - result.duration_ms),
-                    webhook_attempts::status_code.eq(result.status_code),
-                    webhook_attempts::error.eq(&result.error),
-                    webhook_attempts::duration_ms.eq(result.duration_ms),
-                ))
-                .execute(conn)?;
+            let answer = (
+                webhook_attempts::at.eq(now - result.duration_ms),
+                webhook_attempts::status_code.eq(result.status_code),
+                webhook_attempts::error.eq(&result.error),
+                webhook_attempts::duration_ms.eq(result.duration_ms),
+            );
+            let logged = diesel::update(webhook_attempts::table.find((id, attempt))).set(answer).execute(conn)?;
+            if logged == 0 {
+                // Claimed before claims logged their attempt.
+                diesel::insert_into(webhook_attempts::table)
+                    .values((webhook_attempts::delivery_id.eq(id), webhook_attempts::attempt.eq(attempt), answer))
+                    .execute(conn)?;
+            }
             let (status, next, finished) = match (&result.error, retry_in_ms) {
                 (None, _) => (delivery_status::DELIVERED, None, Some(now)),
                 (Some(_), Some(wait)) => (delivery_status::PENDING, Some(now + wait), None),
@@ -283,11 +322,13 @@ impl Database {
                 .order((webhook_attempts::delivery_id, webhook_attempts::attempt))
                 .select(WebhookAttempt::as_select())
                 .load(conn)?;
+            let now = now_millis();
             Ok(deliveries
                 .into_iter()
                 .map(|delivery| {
                     let (mine, rest): (Vec<_>, Vec<_>) = attempts.drain(..).partition(|a| a.delivery_id == delivery.id);
                     attempts = rest;
+                    let mine = mine.into_iter().filter_map(|attempt| attempt.into_listed(&delivery, now)).collect();
                     (delivery, mine)
                 })
                 .collect())

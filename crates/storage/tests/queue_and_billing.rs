@@ -1029,3 +1029,51 @@ fn ends_settled_together_bill_each_task_once() {
         assert_eq!(first.verify_ledger().expect("verify"), vec![], "{backend:?}: books must balance");
     }
 }
+
+/// The delivery log shows every attempt: one under way is left out until its lease lapses, one
+/// whose sender died before recording the answer then shows as unrecorded, and a late record of
+/// it fills the answer in without changing the delivery.
+#[test]
+fn the_delivery_log_keeps_attempts_whose_sender_died() {
+    each_backend(|db| {
+        let key = account_and_key(db, "5", false, None);
+        db.set_webhook_secret(&key, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").expect("secret");
+        let webhook = domain::TaskWebhook { url: "https://example.com/hook".into(), on_running: false };
+        let new = NewTask { webhook: storage::WebhookChoice::Requested(webhook), ..new_task(db, &key, "0.1") };
+        let task = db.submit_task(&new).expect("submit");
+        db.claim_task("w1", 60_000, RunningShares::UNLIMITED).expect("claim").expect("the task");
+        db.finish_succeeded(&task.id, 1, "[]", None, usd("0.1"), true).expect("finish").expect("captured");
+        let log = || {
+            let scope = storage::DeliveriesOf::Key { key_id: &key, task_id: Some(&task.id) };
+            let mut listed = db.webhook_deliveries(scope, 10).expect("log");
+            assert_eq!(listed.len(), 1, "one completed message");
+            let (delivery, attempts) = listed.remove(0);
+            let shown: Vec<(i32, Option<i32>, Option<String>)> =
+                attempts.into_iter().map(|a| (a.attempt, a.status_code, a.error)).collect();
+            (delivery.status, shown)
+        };
+        let refused = storage::AttemptResult { status_code: Some(503), error: Some("503".into()), duration_ms: 4 };
+        let taken = storage::AttemptResult { status_code: Some(200), error: None, duration_ms: 3 };
+        let lost = Some(storage::UNRECORDED_ATTEMPT.to_string());
+
+        let first = db.claim_webhook_deliveries(60_000, 10).expect("claim");
+        assert_eq!(first.len(), 1);
+        assert_eq!(log(), ("pending".into(), vec![]), "an attempt under way is not listed");
+        assert!(db.record_webhook_attempt(&first[0].id, 1, &refused, Some(0)).expect("record"));
+        // The second attempt's sender dies: its lease (1 ms) lapses with no answer.
+        assert_eq!(db.claim_webhook_deliveries(1, 10).expect("claim")[0].attempts, 2);
+        thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(log().1, vec![(1, Some(503), Some("503".into())), (2, None, lost.clone())]);
+        let third = db.claim_webhook_deliveries(60_000, 10).expect("claim");
+        assert_eq!(third[0].attempts, 3);
+        assert!(db.record_webhook_attempt(&third[0].id, 3, &taken, None).expect("record"));
+        assert_eq!(
+            log(),
+            ("delivered".into(), vec![(1, Some(503), Some("503".into())), (2, None, lost), (3, Some(200), None)])
+        );
+        // The second sender was only slow: its answer is logged, and counts for nothing.
+        assert!(!db.record_webhook_attempt(&third[0].id, 2, &refused, Some(0)).expect("late record"));
+        let (status, attempts) = log();
+        assert_eq!((status.as_str(), attempts[1].1), ("delivered", Some(503)));
+    });
+}
