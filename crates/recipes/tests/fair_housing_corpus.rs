@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout37.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout38.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -131,13 +131,20 @@ const MAX_MISSES_36: usize = 0;
 const MAX_FALSE_ALARMS_36: usize = 2;
 /// The thirty-seventh corpus (every class, about two thirds of its clean sentences hard
 /// negatives), measured on arrival with the check of the thirty-sixth's round: 2 and 1 (rules
-/// alone 12 and 1), out of sample. The sentence model was then retrained on the thirty-second to
-/// thirty-sixth corpora and a third everyday set (without this one): 2 and 1 again, out of
-/// sample. Missed: "people just like you" offered by agents, and "NO BOYS ALLOWED" left after
-/// "BACHELORETTE PAD" is rewritten; the one false alarm is a mosque given as a landmark, which the
-/// check rewrites by design.
-const MAX_MISSES_37: usize = 2;
+/// alone 12 and 1), out of sample, and 2 and 1 again with the sentence model retrained on the
+/// thirty-second to thirty-sixth corpora and a third everyday set (without this one). Its misses
+/// ("people just like you" offered by agents, "NO BOYS ALLOWED" read as a name after "BACHELORETTE
+/// PAD" is rewritten) were then made rules, so it is in sample; the one false alarm is a mosque
+/// given as a landmark, which the check rewrites by design.
+const MAX_MISSES_37: usize = 0;
 const MAX_FALSE_ALARMS_37: usize = 1;
+/// The thirty-eighth corpus (every class; hashtags, capitals, fragments), measured on arrival: 2
+/// and 4 (rules alone 8 and 3), and the same after the thirty-seventh's round, out of sample.
+/// Missed: "#lightskinonly", "#nowalkers". Changed: a chapel and a "bachelor studio" dropped by
+/// the rules, "No more than two vehicles per household." dropped by the model, a mosque given as
+/// a landmark rewritten by design.
+const MAX_MISSES_38: usize = 2;
+const MAX_FALSE_ALARMS_38: usize = 4;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -531,6 +538,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("thirty-fifth corpus", include_str!("data/fair_housing_holdout35.tsv"), MAX_MISSES_35, MAX_FALSE_ALARMS_35),
     ("thirty-sixth corpus", include_str!("data/fair_housing_holdout36.tsv"), MAX_MISSES_36, MAX_FALSE_ALARMS_36),
     ("thirty-seventh corpus", include_str!("data/fair_housing_holdout37.tsv"), MAX_MISSES_37, MAX_FALSE_ALARMS_37),
+    ("thirty-eighth corpus", include_str!("data/fair_housing_holdout38.tsv"), MAX_MISSES_38, MAX_FALSE_ALARMS_38),
 ];
 
 #[test]

@@ -105,11 +105,16 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                         && (named || name_before || (matches!(first, Some("on" | "at")) && capitalised(second)));
                     // "Mt. Bachelor", "the Mother Lode", "Golden Years Antiques", "a Boy Scout
                     // camp": a class word inside a place's or an organisation's proper name.
+                    // A class word in capitals amid lower-case words is shouted, not a name
+                    // ("Stylish home, NO BOYS ALLOWED!").
+                    let shouted = m.as_str().chars().filter(|c| c.is_alphabetic()).count() > 1
+                        && !m.as_str().chars().any(char::is_lowercase);
                     let in_a_name = c.rule.whole_word
                         && !c.rule.landmark
                         && capitalised(Some(m.as_str()))
                         && (!m.as_str().contains(' ') || m.as_str().split(' ').all(is_capitalised))
-                        && (PLACE_TITLES.contains(&word_before) || inside_proper_name(text, m.range(), first));
+                        && (PLACE_TITLES.contains(&word_before)
+                            || (!shouted && inside_proper_name(text, m.range(), first)));
                     if institution || landmark || in_a_name {
                         return false;
                     }

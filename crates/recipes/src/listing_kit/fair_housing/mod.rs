@@ -252,6 +252,8 @@ mod tests {
         ("Finished basement with a man cave.", Sex),
         ("Perfect for a single woman.", Sex),
         ("Women only.", Sex),
+        ("Stylish home, NO BOYS ALLOWED!", Sex),
+        ("A neighborhood with people just like you.", Steering),
         ("Set in a safe neighborhood.", Steering),
         ("An exclusive enclave.", Steering),
         ("Surrounded by desirable neighbors.", Steering),
