@@ -4,7 +4,7 @@
 //! `crates/webhooks/tests/e2e/requirements.txt`) and refuses the first two attempts of each
 //! message. The worker is killed with SIGKILL between attempts and started again: every message
 //! must still be taken, exactly once after dedup by `webhook-id`, and the delivery log must show
-//! every attempt (one whose answer the kill kept from being recorded as unrecorded).
+//! every attempt, an attempt whose answer the kill kept from being recorded listed as unrecorded.
 
 use crate::deployment::{python_with, Deployment};
 use anyhow::{bail, ensure, Context, Result};

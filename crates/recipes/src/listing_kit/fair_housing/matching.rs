@@ -103,12 +103,12 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     // "Temple Beth Shalom", "the church on Main Street": a landmark, not a draw.
                     let landmark = c.rule.landmark
                         && (named || name_before || (matches!(first, Some("on" | "at")) && capitalised(second)));
-                    // "Mt. Bachelor", "the Mother Lode", "Golden Years Antiques", "a Boy Scout
-                    // camp": a class word inside a place's or an organisation's proper name.
                     // A class word in capitals amid lower-case words is shouted, not a name
                     // ("Stylish home, NO BOYS ALLOWED!").
                     let shouted = m.as_str().chars().filter(|c| c.is_alphabetic()).count() > 1
                         && !m.as_str().chars().any(char::is_lowercase);
+                    // "Mt. Bachelor", "the Mother Lode", "Golden Years Antiques", "a Boy Scout
+                    // camp": a class word inside a place's or an organisation's proper name.
                     let in_a_name = c.rule.whole_word
                         && !c.rule.landmark
                         && capitalised(Some(m.as_str()))
