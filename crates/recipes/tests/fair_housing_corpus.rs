@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout38.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout39.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -54,9 +54,10 @@ const MAX_FALSE_ALARMS_26: usize = 0;
 /// then read (covenants honoured, harmony with a heritage, names easy to say, other countries'
 /// papers, a faith's objects refused, assistance animals counted as pets, pensions, "if you're
 /// expecting" ...), so it is in sample now. The model's retraining on the thirty-second to
-/// thirty-sixth corpora moved it from 2 and 0 to 1 and 1 (a leasing post's hashtags dropped).
+/// thirty-sixth corpora moved it from 2 and 0 to 1 and 1 (a leasing post's hashtags dropped);
+/// reading hashtags as their words took it back to 1 and 0.
 const MAX_MISSES_27: usize = 1;
-const MAX_FALSE_ALARMS_27: usize = 1;
+const MAX_FALSE_ALARMS_27: usize = 0;
 /// The twenty-eighth corpus, written after the twenty-seventh's misses were read (at least 70
 /// preferences without a class word, screening criteria, texts and captions): 13 and 4 (rules
 /// alone 27 and 1) on its one run; the check as it was before this round gives 14 and 5 (34 and
@@ -142,9 +143,15 @@ const MAX_FALSE_ALARMS_37: usize = 1;
 /// and 4 (rules alone 8 and 3), and the same after the thirty-seventh's round, out of sample.
 /// Missed: "#lightskinonly", "#nowalkers". Changed: a chapel and a "bachelor studio" dropped by
 /// the rules, "No more than two vehicles per household." dropped by the model, a mosque given as
-/// a landmark rewritten by design.
-const MAX_MISSES_38: usize = 2;
-const MAX_FALSE_ALARMS_38: usize = 4;
+/// a landmark rewritten by design. Its round (hashtags read as their words, a chapel among the
+/// amenities, "bachelor studio" a unit type) took it to 0 and 2 (rules alone 5 and 1).
+const MAX_MISSES_38: usize = 0;
+const MAX_FALSE_ALARMS_38: usize = 2;
+/// The thirty-ninth corpus (every class; hashtags, capitals, shorthand, fragments; hard clean
+/// near-misses), measured on arrival, after the thirty-eighth's round: 4 and 2 (rules alone 19
+/// and 2; the check before that round: 4 and 2, rules alone 21 and 2).
+const MAX_MISSES_39: usize = 4;
+const MAX_FALSE_ALARMS_39: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -539,6 +546,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("thirty-sixth corpus", include_str!("data/fair_housing_holdout36.tsv"), MAX_MISSES_36, MAX_FALSE_ALARMS_36),
     ("thirty-seventh corpus", include_str!("data/fair_housing_holdout37.tsv"), MAX_MISSES_37, MAX_FALSE_ALARMS_37),
     ("thirty-eighth corpus", include_str!("data/fair_housing_holdout38.tsv"), MAX_MISSES_38, MAX_FALSE_ALARMS_38),
+    ("thirty-ninth corpus", include_str!("data/fair_housing_holdout39.tsv"), MAX_MISSES_39, MAX_FALSE_ALARMS_39),
 ];
 
 #[test]

@@ -8,15 +8,16 @@
 //! the shape of a preference whatever words fill it: people described by a class ("Black or
 //! Hispanic applicants"), a refusal ("... need not apply", "X preferred") unless it is about
 //! something lawful to screen on (smoking, pets, credit), neighbours described by their make-up.
-//! Misspelt class words are read as the words they stand for, and class words of the other
-//! languages US listings are written in drop their sentence. A sentence model (`sentence_model`)
-//! reads each statement the rules pass and drops one that states a preference in words no rule
-//! lists. Every change is reported.
+//! Misspelt class words are read as the words they stand for, hashtags as the words they run
+//! together ("#nokids"), and class words of the other languages US listings are written in drop
+//! their sentence. A sentence model (`sentence_model`) reads each statement the rules pass and
+//! drops one that states a preference in words no rule lists. Every change is reported.
 //!
 //! The list is deliberately specific: ordinary real-estate words ("family room", "single-family",
 //! "walk-in closet", "master bedroom") are not findings. Whether "master" is rewritten to
 //! "primary", as some MLSs require, is the deployment's choice ([`Policy`]).
 
+mod hashtags;
 mod languages;
 mod matching;
 mod phrases;
@@ -92,13 +93,16 @@ impl Policy {
 /// Checks `text`; returns it rewritten and adds what changed to `findings`, naming `field`.
 ///
 /// A misspelt class word ("childern") is read as the word it stands for; the finding then quotes
-/// the corrected spelling. A text with no finding comes back as written, typos and all, with its whitespace collapsed.
+/// the corrected spelling. A hashtag that runs words together ("#nokids") is read as its words;
+/// one that holds no finding is written back as it was. A text with no finding comes back as
+/// written, typos and all, with its whitespace collapsed.
 pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
     let found_before = findings.len();
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.
-    let text_as_written = collapse_whitespace(text);
-    let as_written = text_as_written.as_str();
-    let mut text = spelling::corrected(as_written).into_owned();
+    let as_written = collapse_whitespace(text);
+    let corrected = spelling::corrected(&as_written);
+    let (spelled, tags) = hashtags::spelled_out(&corrected);
+    let mut text = spelled.into_owned();
     if !policy.rules_only {
         drop_read_preferences(&mut text, field, policy, findings);
     }
@@ -160,8 +164,10 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
         // Fail closed: a text that still reads as a preference is not printed at all.
         return String::new();
     }
-    let text = if findings.len() == found_before { as_written } else { &text };
-    collapse_whitespace(text)
+    if findings.len() == found_before {
+        return as_written;
+    }
+    collapse_whitespace(&hashtags::joined_back(&text, &tags))
 }
 
 /// Whether `statement` promises its readers that they will belong ("will feel right at home",
@@ -182,7 +188,8 @@ fn promises_belonging(statement: &str) -> bool {
 /// Whether `text` has no finding.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
     let text = collapse_whitespace(text);
-    let text = spelling::corrected(&text);
+    let corrected = spelling::corrected(&text);
+    let (text, _) = hashtags::spelled_out(&corrected);
     first_match(&text, policy).is_none()
         && (policy.rules_only
             || statements(&text).into_iter().all(|s| sentence_model::preference_in(&text[s]).is_none()))
@@ -249,6 +256,8 @@ mod tests {
         ("Quiet white neighborhood.", RaceOrNationalOrigin),
         ("English-speaking only.", RaceOrNationalOrigin),
         ("A true bachelor pad downtown.", Sex),
+        ("Cozy loft downtown #NoKidsAllowed", FamilialStatus),
+        ("Quiet street #whitesonly", RaceOrNationalOrigin),
         ("Finished basement with a man cave.", Sex),
         ("Perfect for a single woman.", Sex),
         ("Women only.", Sex),
@@ -355,6 +364,11 @@ mod tests {
         "Se habla español en la oficina.",
         "뒷마당이 넓고 주차 공간이 두 개 있습니다.",
         "Accesible en silla de ruedas.",
+        // HUD's advertising guidance: facilities the property has, and a unit type.
+        "Apartment complex with chapel and pool.",
+        "The chapel on the grounds hosts weddings.",
+        "Bachelor studio near the train.",
+        "Charming bungalow #JustListed #OpenHouseSaturday",
     ];
 
     #[test]
@@ -404,11 +418,15 @@ mod tests {
         assert_eq!(cleaned, "Big yard.");
         let (cleaned, _) = check("Home with nice neighbors.");
         assert_eq!(cleaned, "Home with nice surroundings.");
+        // A tag is read as its words, and written back as it was where nothing in it is a finding.
+        let (cleaned, findings) = check("Sunny loft #JustListed. Quiet street #nokids. Big yard #OpenHouse");
+        assert_eq!(cleaned, "Sunny loft #JustListed. Big yard #OpenHouse");
+        assert_eq!(findings.len(), 1);
     }
 
     #[test]
     fn rewrites_stay_in_their_sentence_and_keep_its_case() {
-        let (cleaned, _) = check("Close to the park. The chapel on the grounds hosts weddings.");
+        let (cleaned, _) = check("Close to the park. The church next door hosts weddings.");
         assert_eq!(cleaned, "Close to the park.");
         let (cleaned, _) = check("A lovely Christian home with a porch.");
         assert_eq!(cleaned, "A lovely home with a porch.");

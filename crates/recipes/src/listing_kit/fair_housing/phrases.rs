@@ -292,6 +292,10 @@ macro_rules! property_words {
             "grand",
             "apartment",
             "apartments",
+            // A unit type ("a bachelor studio"), as HUD's advertising guidance reads "bachelor
+            // apartment".
+            "studio",
+            "studios",
             "unit",
             "flat",
             "playground",
@@ -594,6 +598,16 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "was converted",
             "originally built",
             "all denominations",
+            // A chapel the property has, among its amenities: what it is, not whom it is for.
+            "with chapel",
+            "with a chapel",
+            "on-site chapel",
+            "onsite chapel",
+            "private chapel",
+            "wedding chapel",
+            "chapel on site",
+            "chapel on-site",
+            "chapel on the grounds",
         ]),
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
     },

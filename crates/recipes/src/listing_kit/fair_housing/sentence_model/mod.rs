@@ -22,7 +22,8 @@ const SEP: u32 = 102;
 /// Longer sentences are read up to this many pieces, the markers included, as in training.
 const MAX_PIECES: usize = 128;
 
-static VOCAB: &str = include_str!("../../../../models/fair_housing/vocab.txt");
+/// The vocabulary, one piece per line in order of id (whole words roughly from common to rare).
+pub(super) static VOCAB: &str = include_str!("../../../../models/fair_housing/vocab.txt");
 static WEIGHTS: &[u8] = include_bytes!("../../../../models/fair_housing/sentence_model.bin");
 
 /// The network's classes, in the order of its outputs.
