@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout39.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout40.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -149,9 +149,19 @@ const MAX_MISSES_38: usize = 0;
 const MAX_FALSE_ALARMS_38: usize = 2;
 /// The thirty-ninth corpus (every class; hashtags, capitals, shorthand, fragments; hard clean
 /// near-misses), measured on arrival, after the thirty-eighth's round: 4 and 2 (rules alone 19
-/// and 2; the check before that round: 4 and 2, rules alone 21 and 2).
-const MAX_MISSES_39: usize = 4;
-const MAX_FALSE_ALARMS_39: usize = 2;
+/// and 2; the check before that round: 4 and 2, rules alone 21 and 2). Its own round (worship
+/// told by the pew, "far from the barrio", a photo asked with every application, "Englsh", a
+/// chapel among the amenities, and their kin) took it to 0 and 1 (rules alone 6 and 1).
+const MAX_MISSES_39: usize = 0;
+const MAX_FALSE_ALARMS_39: usize = 1;
+/// The fortieth corpus (every class, at least 60 preferences without a class word; texts,
+/// managers' emails, agents' remarks, screening items), measured on arrival after the
+/// thirty-ninth's round: 7 and 2 (rules alone 26 and 2). Its round (a couple probed, a graduation
+/// year asked, observances and a faith's objects refused, a client steered to where "they'll be
+/// more comfortable", an assistance animal charged as a pet) took it to 0 and 2; both changes left
+/// are rewrites by design (a temple as a landmark, "man cave").
+const MAX_MISSES_40: usize = 0;
+const MAX_FALSE_ALARMS_40: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -547,6 +557,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("thirty-seventh corpus", include_str!("data/fair_housing_holdout37.tsv"), MAX_MISSES_37, MAX_FALSE_ALARMS_37),
     ("thirty-eighth corpus", include_str!("data/fair_housing_holdout38.tsv"), MAX_MISSES_38, MAX_FALSE_ALARMS_38),
     ("thirty-ninth corpus", include_str!("data/fair_housing_holdout39.tsv"), MAX_MISSES_39, MAX_FALSE_ALARMS_39),
+    ("fortieth corpus", include_str!("data/fair_housing_holdout40.tsv"), MAX_MISSES_40, MAX_FALSE_ALARMS_40),
 ];
 
 #[test]

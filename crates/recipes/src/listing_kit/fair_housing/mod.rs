@@ -258,6 +258,15 @@ mod tests {
         ("A true bachelor pad downtown.", Sex),
         ("Cozy loft downtown #NoKidsAllowed", FamilialStatus),
         ("Quiet street #whitesonly", RaceOrNationalOrigin),
+        ("Perfect for someone who fills the pews every Sunday.", Religion),
+        ("Quiet street, well away from the barrio.", Steering),
+        ("Please attach a selfie with your application.", Steering),
+        ("Great spot for a couple of dudes.", Sex),
+        ("Applicants must present a US passport.", RaceOrNationalOrigin),
+        ("No alterations allowed, including grab bars.", Disability),
+        ("Applicants should list their high school graduation year.", Age),
+        ("We steer families like yours toward the east side.", Steering),
+        ("Assistance animals still pay the $300 pet deposit.", Disability),
         ("Finished basement with a man cave.", Sex),
         ("Perfect for a single woman.", Sex),
         ("Women only.", Sex),
@@ -369,6 +378,12 @@ mod tests {
         "The chapel on the grounds hosts weddings.",
         "Bachelor studio near the train.",
         "Charming bungalow #JustListed #OpenHouseSaturday",
+        "Amenities include a chapel and a gym.",
+        "Next to a working dude ranch.",
+        "Bring a photo ID to the showing.",
+        "Sellers are retiring to Florida.",
+        "Service animals pay no pet deposit or pet rent.",
+        "We directed them to the parking lot.",
     ];
 
     #[test]

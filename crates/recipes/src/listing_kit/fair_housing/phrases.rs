@@ -608,6 +608,9 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "chapel on site",
             "chapel on-site",
             "chapel on the grounds",
+            "amenities include",
+            "amenities including",
+            "amenities such as",
         ]),
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
     },
@@ -921,7 +924,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     described(class_then_people!(ability), Disability),
     // People named by nationality or descent.
     audience(
-        r"mexicans|puerto ricans|cubans|dominicans|haitians|jamaicans|africans|nigerians|somalis|ethiopians|arabs|pakistanis|indians|koreans|filipinos|italians|poles|germans|russians|ukrainians|greeks|europeans|canadians|brits|gypsies|gringos|(speak|speaks|speaking) (proper|good|perfect|fluent|native|unaccented|american|real) english|english (as a )?(first|native|primary|only) language|(no|without) (an? )?(foreign )?accents?|(illegal|legal) (aliens?|immigrants?|status)|aliens|(born|raised) (here|in (the )?(us|u\.s|usa|states|america|this country))|foreign nationals",
+        r"mexicans|puerto ricans|cubans|dominicans|haitians|jamaicans|africans|nigerians|somalis|ethiopians|arabs|pakistanis|indians|koreans|filipinos|italians|poles|germans|russians|ukrainians|greeks|europeans|canadians|brits|gypsies|gringos|(speak|speaks|speaking) (proper|good|perfect|fluent|native|unaccented|american|real) english|english (as a )?(first|native|primary|only) language|(no|without|w/o) (an? )?(foreign )?accents?|(illegal|legal) (aliens?|immigrants?|status)|aliens|(born|raised) (here|in (the )?(us|u\.s|usa|states|america|this country))|foreign nationals",
         RaceOrNationalOrigin,
     ),
     // Neighbours described by their make-up: "the residents here are all pale and blond" (not
@@ -1767,6 +1770,52 @@ pub(super) const DESCRIBED: &[Rule] = &[
     audience(
         r"small household|(one|two|1|2) (people|persons|occupants|residents|adults) (max|maximum|tops|at most|only)( in| for)? (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)|(no more than|at most|max(imum)?( of)?) (one|two|1|2) (people|persons|occupants|residents|adults) in (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)",
         FamilialStatus,
+    ),
+    // Worship told by the pew, a quarter named for the people who live there, a photo asked of
+    // applicants to see who they are, and their kin.
+    audience(
+        r"(sunday|saturday|sabbath|friday) (mornings?|evenings?|nights?|afternoons?)( [a-z]+){0,2} (in|at) (the |a )?(pews?|mass|services|synagogue|shul|mosque)|(fill|fills|filling|in) the pews",
+        Religion,
+    ),
+    audience(
+        r"(far|away|safely away|a world away|miles|well away) from (the )?(barrio|ghetto|hood|projects)\b|(not one of|none of) those [\x22“'‘]?diverse[\x22”'’]? (neighbou?rhoods?|areas?|communit(y|ies)|blocks?|buildings?|places|parts of town)|(element|crowd|types|folks|people) (from )?across the tracks|country[- ]club (crowd|types|set)",
+        Steering,
+    ),
+    audience(
+        r"(photo|picture|pic|selfie|headshot)s? (with|of|from|attached to) (every|each|all|your) (applications?|applicants?|inquir(y|ies)|messages?|emails?)|(send|include|attach|submit|sends|includes|attaches|submits|asks? for|requires?|wants?) (a |an |your |recent |current )*(photo|picture|pic|selfie|headshot)s? (of (yourself|yourselves|everyone|each (adult|applicant|occupant|person)|all (adults|applicants|occupants))|with (the|your|every|each) (application|inquiry|message|email))",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(someone|anyone|tenants?|buyers?|renters?|applicants?|people|folks|those) who (won't|will not|won’t|isn't|is not|aren't|are not) be (retiring|retired)|(not|nowhere near|far from) retirement age",
+        Age,
+    ),
+    Rule { unless_next: &["ranch", "ranches"], ..audience(r"dudes?|pronouns (match|matching|that match|agree with|line up with)", Sex) },
+    Rule {
+        lawful_context: Lawful::in_sentence(&["or any", "or other", "or another", "or a ", "any government", "any valid"]),
+        ..audience(r"(show|present|provide|bring|have|hold)s? (a |an |your )?(u\.?s\.?|us|american) passports?", RaceOrNationalOrigin)
+    },
+    audience(
+        r"(no|zero) (modifications|alterations|changes)\b[^.;]{0,40}\b(grab bars|ramps?|handrails|stair ?lifts|wider doors)",
+        Disability,
+    ),
+    // A couple probed, a graduation year asked, a faith's observances and objects refused, a
+    // client steered to where "they'll be more comfortable", an assistance animal charged as a pet.
+    audience(r"just friends['’\x22”]? or (together|a couple|partners|dating|an item)", Sex),
+    audience(
+        r"(year|date|when) (you|they|applicants?|tenants?) (graduated|finished) (high school|college|school)|(high school |college )?graduation (year|date)s?",
+        Age,
+    ),
+    audience(
+        r"(for|during|because of|due to|with) (their|your|his|her|religious|sabbath|weekly|weekend) observances?|(menorahs?|mezuzahs?|mezuzot|prayer rugs|crosses|crucifixes|diyas|nativity scenes?)\b[^.;]{0,30}\b(will be|are|is|must be|get|gets) (removed|taken down|banned|prohibited|not allowed|not permitted)|(decorations?|displays?|ornaments)\b[^.;]{0,40}\b(must|should|need to|have to) be (christmas|easter|christian)",
+        Religion,
+    ),
+    audience(
+        r"(speed|fit|match|comfortable|at home|suited|style)( [a-z]+){0,2},? (culturally|ethnically|racially)\b|(culturally|ethnically|racially) (more |a better |better )?(your speed|fit|suited|comfortable|at home|matched)|(steer|steered|steering|steers) (them|him|her|buyers?|clients?|tenants?|applicants?|people|folks|families) (to|toward|towards|away from|elsewhere)|where (they|you|he|she)('ll|’ll| will| would|'d|’d) (be|feel) more comfortable",
+        Steering,
+    ),
+    audience(
+        r"(service|assistance|support|emotional[- ]support|therapy|guide) (animals?|dogs?)\b[^.;]{0,40}\b(still|also|must|will|shall|have to|has to|need to|needs to) (pay|owe|be charged|be subject to)( the| a| an)?( \$?\d+)? (pet (deposit|fee|rent)s?|breed (limits|restrictions))",
+        Disability,
     ),
 ];
 

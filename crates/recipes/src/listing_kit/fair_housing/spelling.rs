@@ -98,6 +98,7 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("hndcp", "handicapped"),
     ("hndcpd", "handicapped"),
     ("dsbld", "disabled"),
+    ("englsh", "english"),
 ];
 
 /// The class word `word` is a slip for, or shorthand of, if any.
