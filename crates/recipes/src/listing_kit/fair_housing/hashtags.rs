@@ -1,8 +1,9 @@
 //! Hashtags read as the words they run together ("#lightskinonly" as "#light skin only"), so a
 //! preference glued into one tag meets the same rules and model as the words written apart.
 //!
-//! A tag is cut where its capitals start words ("#NoKidsAllowed") and between letters and digits,
-//! and each run of letters into the likeliest words of English, as Word Ninja does: a word's cost
+//! A tag is cut where its capitals start words ("#NoKidsAllowed", each word then kept whole, since
+//! a capitalised word is often a name) and between letters and digits; a tag written in one case
+//! is cut into the likeliest words of English, as Word Ninja does: a word's cost
 //! is its rank's logarithm under Zipf's law, and the cut of least total cost wins. The words and
 //! their order of frequency are the sentence model's vocabulary (BERT's, whose whole words run
 //! roughly from common to rare), already built into the binary; the `wordninja` crate would bring
@@ -89,9 +90,12 @@ fn tag_words(body: &str) -> Option<Vec<String>> {
         return None;
     }
     let mut words = Vec::new();
+    let camel_case = body.as_bytes().windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
     for run in runs(body) {
-        if run.starts_with(|c: char| c.is_ascii_digit()) {
-            words.push(run.to_string());
+        if run.starts_with(|c: char| c.is_ascii_digit()) || camel_case {
+            // The writer's capitals already show where the words start; a capitalised word is
+            // kept whole, as it is often a name ("#BlacksburgVA", not "blacks burg").
+            words.push(run.to_ascii_lowercase());
         } else {
             words.extend(cut(&run.to_ascii_lowercase()));
         }
@@ -168,6 +172,10 @@ mod tests {
             ("#55plus", "#55 plus"),
             ("#OpenHouseSaturday", "#open house saturday"),
             ("#firsttimehomebuyer", "#first time home buyer"),
+            ("#NOKIDS", "#no kids"),
+            ("#BlacksburgVA", "#blacksburg va"),
+            ("#lightskinonly55", "#light skin only 55"),
+            ("#ChristiansburgRealEstate", "#christiansburg real estate"),
         ] {
             assert_eq!(spelled_out(tag).0, words, "{tag}");
         }
