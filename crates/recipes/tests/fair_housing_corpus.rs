@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout40.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout41.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -162,6 +162,15 @@ const MAX_FALSE_ALARMS_39: usize = 1;
 /// are rewrites by design (a temple as a landmark, "man cave").
 const MAX_MISSES_40: usize = 0;
 const MAX_FALSE_ALARMS_40: usize = 2;
+/// The forty-first corpus (every class, at least 60 preferences told by house rules, lease
+/// clauses, application questions, differing terms and agents' notes), measured on arrival after
+/// the fortieth's round and the review's narrowing of its rules: 17 and 2 (rules alone 44 and 2).
+/// Nine of its misses then made rules (a building's "profile", a photo of the applicant, other
+/// holidays' displays refused, oxygen users, expecting applicants sent elsewhere, "so-called"
+/// comfort animals, disability income refused, evacuating unaided, fasting months): 8 and 2
+/// (rules alone 35 and 2).
+const MAX_MISSES_41: usize = 8;
+const MAX_FALSE_ALARMS_41: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -558,6 +567,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("thirty-eighth corpus", include_str!("data/fair_housing_holdout38.tsv"), MAX_MISSES_38, MAX_FALSE_ALARMS_38),
     ("thirty-ninth corpus", include_str!("data/fair_housing_holdout39.tsv"), MAX_MISSES_39, MAX_FALSE_ALARMS_39),
     ("fortieth corpus", include_str!("data/fair_housing_holdout40.tsv"), MAX_MISSES_40, MAX_FALSE_ALARMS_40),
+    ("forty-first corpus", include_str!("data/fair_housing_holdout41.tsv"), MAX_MISSES_41, MAX_FALSE_ALARMS_41),
 ];
 
 #[test]

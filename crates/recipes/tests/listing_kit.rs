@@ -294,16 +294,24 @@ async fn fair_housing_findings_are_rewritten_everywhere_and_listed() {
 }
 
 /// The kit's own tags name the client's town, which the check leaves alone however its words
-/// read ("#BoysTownNE" names a town, not whom the home is for).
+/// read ("#BoysTownOR" names a town, not whom the home is for), also when another line of the
+/// caption is rewritten.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_kits_own_tags_survive_the_check() {
     let mut details = full_details();
-    details["address"] = json!("210 Clay St, Boys Town, NE 68010");
-    let output = kit(json!({"photos": [photo("coffee.jpg")], "details": details})).await;
-    let social = output.result["captions"]["social"].as_str().unwrap();
-    assert!(social.contains("#BoysTownNE #BoysTownRealEstate"), "{social}");
-    let findings = output.result["fair_housing"]["findings"].as_array().unwrap();
-    assert!(findings.iter().all(|f| !f["original"].as_str().unwrap().to_lowercase().contains("boys")), "{findings:?}");
+    details["address"] = json!("210 Clay St, Boys Town, OR 97000");
+    for headline in ["Waterfront colonial with a private dock", "Waterfront colonial, perfect for families"] {
+        details["headline"] = json!(headline);
+        let output = kit(json!({"photos": [photo("coffee.jpg")], "details": details})).await;
+        let social = output.result["captions"]["social"].as_str().unwrap();
+        assert!(social.contains("#BoysTownOR #BoysTownRealEstate"), "{social}");
+        assert!(!social.contains("families"), "{social}");
+        let findings = output.result["fair_housing"]["findings"].as_array().unwrap();
+        assert!(
+            findings.iter().all(|f| !f["original"].as_str().unwrap().to_lowercase().contains("boys")),
+            "{findings:?}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,19 +10,27 @@
 //! a second list of its own and an unmaintained command-line parser with it.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::sync::LazyLock;
 
 /// Tags longer than this (in bytes) are left as written: no real tag runs this many words
-/// together, and the cut's cost grows with the length.
-const LONGEST_TAG: usize = 60;
+/// together.
+const LONGEST_TAG: usize = 140;
 /// The longest word the cut tries (in letters).
 const LONGEST_WORD: usize = 20;
-/// What a letter no word covers costs: more than any word, so it is the last resort that lets
-/// every run be cut.
-const UNKNOWN_LETTER_COST: f64 = 30.0;
 /// What reading a word as the plural of a listed one adds ("walkers", "gays").
 const PLURAL_COST: f64 = 1.0;
+/// The words of one or two letters a tag is cut into; the vocabulary's others ("sb", "lo", "te")
+/// are fragments, and would cut names into class words ("#menlopark" into "men lo park").
+const SHORT_WORDS: &[&str] = &[
+    "a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "hi", "if", "in", "is", "it", "me", "my", "no", "of",
+    "ok", "on", "or", "so", "to", "up", "us", "we",
+];
+/// The first of the private-use characters that mark where a spelled-out tag starts (right after
+/// its `#`); the rules and the model read them as nothing.
+const FIRST_MARKER: u32 = 0xE000;
+const LAST_MARKER: u32 = 0xF8FF;
 
 /// Each whole word of the vocabulary with its cost.
 static WORD_COSTS: LazyLock<HashMap<&'static str, f64>> = LazyLock::new(|| word_costs(super::sentence_model::VOCAB));
@@ -30,7 +38,7 @@ static WORD_COSTS: LazyLock<HashMap<&'static str, f64>> = LazyLock::new(|| word_
 fn word_costs(vocab: &'static str) -> HashMap<&'static str, f64> {
     let words: Vec<&str> = vocab
         .lines()
-        .filter(|w| w.bytes().all(|b| b.is_ascii_lowercase()) && (w.len() > 1 || matches!(*w, "a" | "i")))
+        .filter(|w| w.bytes().all(|b| b.is_ascii_lowercase()) && (w.len() > 2 || SHORT_WORDS.contains(w)))
         .collect();
     let count_ln = (words.len() as f64).ln();
     let mut costs = HashMap::with_capacity(words.len());
@@ -40,64 +48,118 @@ fn word_costs(vocab: &'static str) -> HashMap<&'static str, f64> {
     costs
 }
 
-/// `text` with each hashtag that runs words together spelled out, and the spelled-out tags paired
-/// with the tags as written, in order (for [`joined_back`]).
-pub(super) fn spelled_out(text: &str) -> (Cow<'_, str>, Vec<(String, String)>) {
+/// A tag spelled out in the text the check reads.
+struct SpelledTag {
+    /// Follows the tag's `#`.
+    marker: char,
+    /// Its words, lower-cased.
+    words: Vec<String>,
+    /// The tag as written.
+    as_written: String,
+}
+
+/// The tags [`spelled_out`] spelled out, to be written back by [`SpelledTags::joined_back`].
+#[derive(Default)]
+pub(super) struct SpelledTags(Vec<SpelledTag>);
+
+/// `text` with each hashtag that runs words together spelled out: `#`, a marker of its own, and
+/// its words ("#lightskinonly" as "#\u{E000}light skin only").
+pub(super) fn spelled_out(text: &str) -> (Cow<'_, str>, SpelledTags) {
+    let taken: HashSet<char> = text.chars().filter(|&c| (FIRST_MARKER..=LAST_MARKER).contains(&(c as u32))).collect();
+    let mut markers = (FIRST_MARKER..=LAST_MARKER).filter_map(char::from_u32).filter(|c| !taken.contains(c));
     let mut out = String::new();
-    let mut pairs = Vec::new();
+    let mut tags = Vec::new();
     let mut copied = 0;
     for (start, _) in text.match_indices('#') {
         if text[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
             continue;
         }
         let body_len = text[start + 1..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(text.len() - start - 1);
-        let tag = &text[start..start + 1 + body_len];
-        let Some(words) = tag_words(&tag[1..]) else { continue };
-        let spelled = format!("#{}", words.join(" "));
+        let as_written = &text[start..start + 1 + body_len];
+        let Some(words) = tag_words(&as_written[1..]) else { continue };
+        let Some(marker) = markers.next() else { break };
         out.push_str(&text[copied..start]);
-        out.push_str(&spelled);
-        copied = start + tag.len();
-        pairs.push((spelled, tag.to_string()));
+        out.push('#');
+        out.push(marker);
+        out.push_str(&words.join(" "));
+        copied = start + as_written.len();
+        tags.push(SpelledTag { marker, words, as_written: as_written.to_string() });
     }
-    if pairs.is_empty() {
-        return (Cow::Borrowed(text), pairs);
+    if tags.is_empty() {
+        return (Cow::Borrowed(text), SpelledTags::default());
     }
     out.push_str(&text[copied..]);
-    (Cow::Owned(out), pairs)
+    (Cow::Owned(out), SpelledTags(tags))
 }
 
-/// `text` with each spelled-out tag that is still there, word for word, written as it was.
-pub(super) fn joined_back(text: &str, pairs: &[(String, String)]) -> String {
-    let mut text = text.to_string();
-    let mut from = 0;
-    for (spelled, tag) in pairs {
-        let found = text[from..]
-            .match_indices(spelled.as_str())
-            .map(|(i, _)| from + i)
-            .find(|&i| !text[i + spelled.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()));
-        if let Some(i) = found {
-            text.replace_range(i..i + spelled.len(), tag);
-            from = i + tag.len();
-        }
+impl SpelledTags {
+    /// The range in `text` of the spelled-out tag that holds `range`, from its `#` to its last
+    /// word, and that tag as written.
+    pub(super) fn holding(&self, text: &str, range: &Range<usize>) -> Option<(Range<usize>, &str)> {
+        self.0.iter().find_map(|tag| {
+            let extent = tag.extent(text)?;
+            (extent.start <= range.start && range.end <= extent.end).then_some((extent, tag.as_written.as_str()))
+        })
     }
-    text
+
+    /// `text` with each tag still in it written back: as written when its words are the ones it
+    /// was read as, its words run together again when a rewrite or a spelling changed them.
+    pub(super) fn joined_back(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        for tag in &self.0 {
+            let Some(extent) = tag.extent(&text) else { continue };
+            let words: Vec<&str> = text[extent.start..extent.end].split_whitespace().collect();
+            let as_read =
+                words.iter().map(|w| w.trim_start_matches(['#', tag.marker])).eq(tag.words.iter().map(String::as_str));
+            let joined = if as_read {
+                tag.as_written.clone()
+            } else {
+                format!("#{}", words.concat().trim_start_matches(['#', tag.marker]))
+            };
+            text.replace_range(extent, &joined);
+        }
+        text
+    }
+}
+
+impl SpelledTag {
+    /// Where this tag stands in `text`: its `#` and marker, then as many words as it was read
+    /// as (a spelling may have changed them, not their number), punctuation after them left out.
+    fn extent(&self, text: &str) -> Option<Range<usize>> {
+        let start = text.find(&format!("#{}", self.marker))?;
+        let mut end = start + 1 + self.marker.len_utf8();
+        for _ in 0..self.words.len() {
+            let rest = &text[end..];
+            let word_start = end + (rest.len() - rest.trim_start().len());
+            let word_len = text[word_start..].find(char::is_whitespace).unwrap_or(text.len() - word_start);
+            end = word_start + word_len;
+        }
+        let end = start + text[start..end].trim_end_matches(|c: char| !c.is_alphanumeric() && c != self.marker).len();
+        Some(start..end)
+    }
+}
+
+/// `text` without the markers of spelled-out tags, as findings quote it.
+pub(super) fn without_markers(text: &str) -> String {
+    text.chars().filter(|&c| !(FIRST_MARKER..=LAST_MARKER).contains(&(c as u32))).collect()
 }
 
 /// The words `body` (a tag without its `#`) runs together, lower-cased; `None` when it is one
-/// word, or too long to cut.
+/// word, too long, or holds letters no word covers (a name: "#Christiansburg").
 fn tag_words(body: &str) -> Option<Vec<String>> {
     if body.is_empty() || body.len() > LONGEST_TAG {
         return None;
     }
     let mut words = Vec::new();
-    let camel_case = body.as_bytes().windows(2).any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
     for run in runs(body) {
-        if run.starts_with(|c: char| c.is_ascii_digit()) || camel_case {
-            // The writer's capitals already show where the words start; a capitalised word is
-            // kept whole, as it is often a name ("#BlacksburgVA", not "blacks burg").
+        let capitalised =
+            run.starts_with(|c: char| c.is_ascii_uppercase()) && run.bytes().any(|b| b.is_ascii_lowercase());
+        if run.starts_with(|c: char| c.is_ascii_digit()) || capitalised {
+            // The writer's capitals already show where this word starts; it is kept whole, as
+            // it is often a name ("#BlacksburgVA", not "blacks burg").
             words.push(run.to_ascii_lowercase());
         } else {
-            words.extend(cut(&run.to_ascii_lowercase()));
+            words.extend(cut(&run.to_ascii_lowercase())?);
         }
     }
     (words.len() > 1).then_some(words)
@@ -122,19 +184,23 @@ fn runs(body: &str) -> Vec<&str> {
     runs
 }
 
-/// The cut of `letters` (lower-case ASCII) into words of least total cost.
-fn cut(letters: &str) -> Vec<String> {
+/// The cut of `letters` (lower-case ASCII) into words of least total cost; `None` when no cut
+/// into known words exists.
+fn cut(letters: &str) -> Option<Vec<String>> {
     let n = letters.len();
     // best[i]: the least cost of the first i letters, and where its last word starts.
     let mut best: Vec<(f64, usize)> = vec![(f64::INFINITY, 0); n + 1];
     best[0] = (0.0, 0);
     for end in 1..=n {
         for start in end.saturating_sub(LONGEST_WORD)..end {
-            let cost = best[start].0 + word_cost(&letters[start..end]);
-            if cost < best[end].0 {
-                best[end] = (cost, start);
+            let Some(cost) = word_cost(&letters[start..end]) else { continue };
+            if best[start].0 + cost < best[end].0 {
+                best[end] = (best[start].0 + cost, start);
             }
         }
+    }
+    if best[n].0.is_infinite() {
+        return None;
     }
     let mut words = Vec::new();
     let mut end = n;
@@ -144,21 +210,24 @@ fn cut(letters: &str) -> Vec<String> {
         end = start;
     }
     words.reverse();
-    words
+    Some(words)
 }
 
-/// A word's cost: its own, a listed word's plural's, or its letters' as unknown.
-fn word_cost(word: &str) -> f64 {
+/// A word's cost: its own, or a listed word's plural's; `None` for no word.
+fn word_cost(word: &str) -> Option<f64> {
     if let Some(&cost) = WORD_COSTS.get(word) {
-        return cost;
+        return Some(cost);
     }
-    let plural = ["es", "s"].iter().find_map(|ending| WORD_COSTS.get(word.strip_suffix(ending)?));
-    plural.map_or(UNKNOWN_LETTER_COST * word.len() as f64, |cost| cost + PLURAL_COST)
+    ["es", "s"].iter().find_map(|ending| Some(WORD_COSTS.get(word.strip_suffix(ending)?)? + PLURAL_COST))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_as(tag: &str) -> String {
+        without_markers(&spelled_out(tag).0)
+    }
 
     #[test]
     fn tags_are_read_as_their_words() {
@@ -168,32 +237,57 @@ mod tests {
             ("#nolittleones", "#no little ones"),
             ("#keepitwhite", "#keep it white"),
             ("#NoKidsAllowed", "#no kids allowed"),
+            ("#nokidsOK", "#no kids ok"),
+            ("#NOKIDS", "#no kids"),
             ("#nogays", "#no gays"),
             ("#55plus", "#55 plus"),
+            ("#lightskinonly55", "#light skin only 55"),
             ("#OpenHouseSaturday", "#open house saturday"),
             ("#firsttimehomebuyer", "#first time home buyer"),
-            ("#NOKIDS", "#no kids"),
-            ("#BlacksburgVA", "#blacksburg va"),
-            ("#lightskinonly55", "#light skin only 55"),
             ("#ChristiansburgRealEstate", "#christiansburg real estate"),
         ] {
-            assert_eq!(spelled_out(tag).0, words, "{tag}");
+            assert_eq!(read_as(tag), words, "{tag}");
         }
     }
 
     #[test]
-    fn one_word_tags_and_other_hashes_are_left_alone() {
-        for text in ["#blessed", "License #12345", "Unit#4", "#", "Call # now", "#nyc"] {
+    fn one_word_tags_names_and_other_hashes_are_left_alone() {
+        for text in [
+            "#blessed",
+            "License #12345",
+            "Unit#4",
+            "#",
+            "Call # now",
+            "#nyc",
+            "#Christiansburg",
+            "#menlopark",
+            "#manteca",
+        ] {
             assert_eq!(spelled_out(text).0, text);
         }
     }
 
     #[test]
     fn what_is_left_of_a_tag_is_written_back_as_it_was() {
-        let text = "Sunny loft #JustListed #nokids #JustListed";
-        let (spelled, pairs) = spelled_out(text);
-        assert_eq!(spelled, "Sunny loft #just listed #no kids #just listed");
-        assert_eq!(joined_back(&spelled, &pairs), text);
-        assert_eq!(joined_back("Sunny loft #just listed #just listed", &pairs), "Sunny loft #JustListed #JustListed");
+        let text = "#JUSTLISTED Sunny loft #nokids, #JustListed #open house Sat";
+        let (spelled, tags) = spelled_out(text);
+        assert_eq!(without_markers(&spelled), "#just listed Sunny loft #no kids, #just listed #open house Sat");
+        assert_eq!(tags.joined_back(&spelled), text);
+        // The first tag's sentence dropped: the second is still the one written second.
+        let second = spelled.find(", ").map(|i| &spelled[i + 2..]).unwrap_or_default();
+        assert_eq!(tags.joined_back(second), "#JustListed #open house Sat");
+        // A tag whose words a rewrite changed runs them together again.
+        let rewritten = spelled.replace("no kids", "all welcome");
+        assert_eq!(tags.joined_back(&rewritten), "#JUSTLISTED Sunny loft #allwelcome, #JustListed #open house Sat");
+    }
+
+    #[test]
+    fn a_finding_inside_a_tag_is_placed_in_it() {
+        let (spelled, tags) = spelled_out("Bonus space: #mancave.");
+        let at = spelled.find("man cave").unwrap_or_default();
+        let (extent, as_written) = tags.holding(&spelled, &(at..at + 8)).expect("inside the tag");
+        assert_eq!(as_written, "#mancave");
+        assert_eq!(without_markers(&spelled[extent]), "#man cave");
+        assert!(tags.holding(&spelled, &(0..5)).is_none());
     }
 }

@@ -100,9 +100,8 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
     let found_before = findings.len();
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.
     let as_written = collapse_whitespace(text);
-    let corrected = spelling::corrected(&as_written);
-    let (spelled, tags) = hashtags::spelled_out(&corrected);
-    let mut text = spelled.into_owned();
+    let (spelled, tags) = hashtags::spelled_out(&as_written);
+    let mut text = spelling::corrected(&spelled).into_owned();
     if !policy.rules_only {
         drop_read_preferences(&mut text, field, policy, findings);
     }
@@ -136,6 +135,20 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
                 let with = compiled.rule.before_clause.filter(|_| clause_follows).unwrap_or(with);
                 let replaced = collapse_whitespace(&compiled.regex.replace(&matched, with));
                 let replaced = match_case(&original, &replaced, &text[..range.start]);
+                if let Some((tag, as_written)) = tags.holding(&text, &range) {
+                    // A rewrite inside a tag keeps it a tag: "#mancave" becomes "#bonusroom".
+                    let words = format!("{}{replaced}{}", &text[tag.start..range.start], &text[range.end..tag.end]);
+                    let joined =
+                        hashtags::without_markers(&words).split_whitespace().collect::<String>().to_lowercase();
+                    findings.push(Finding {
+                        category: compiled.rule.category,
+                        field: field.to_string(),
+                        original: as_written.to_string(),
+                        replacement: Some(joined.clone()),
+                    });
+                    text.replace_range(tag, &joined);
+                    continue;
+                }
                 let range = fix_article(&mut text, range, &replaced);
                 findings.push(Finding {
                     category: compiled.rule.category,
@@ -167,7 +180,12 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
     if findings.len() == found_before {
         return as_written;
     }
-    collapse_whitespace(&hashtags::joined_back(&text, &tags))
+    // Findings quote the text as the client wrote it, without the spelled-out tags' markers.
+    for finding in &mut findings[found_before..] {
+        finding.original = hashtags::without_markers(&finding.original);
+        finding.replacement = finding.replacement.as_deref().map(hashtags::without_markers);
+    }
+    hashtags::without_markers(&collapse_whitespace(&tags.joined_back(&text)))
 }
 
 /// Whether `statement` promises its readers that they will belong ("will feel right at home",
@@ -188,11 +206,10 @@ fn promises_belonging(statement: &str) -> bool {
 /// Whether `text` has no finding.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
     let text = collapse_whitespace(text);
-    let corrected = spelling::corrected(&text);
-    let (text, _) = hashtags::spelled_out(&corrected);
+    let (spelled, _) = hashtags::spelled_out(&text);
+    let text = spelling::corrected(&spelled);
     first_match(&text, policy).is_none()
-        && (policy.rules_only
-            || statements(&text).into_iter().all(|s| sentence_model::preference_in(&text[s]).is_none()))
+        && (policy.rules_only || statements(&text).into_iter().all(|s| read_preference(&text[s]).is_none()))
 }
 
 /// Drops each statement in which the rules find nothing but the sentence model reads a
@@ -202,7 +219,7 @@ fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, finding
     let read: Vec<_> = statements(text)
         .into_iter()
         .filter(|range| first_match(&text[range.clone()], policy).is_none())
-        .filter_map(|range| Some((sentence_model::preference_in(&text[range.clone()])?, range)))
+        .filter_map(|range| Some((read_preference(&text[range.clone()])?, range)))
         .collect();
     for (category, range) in &read {
         let original = text[range.clone()].trim().to_string();
@@ -211,6 +228,12 @@ fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, finding
     for (_, range) in read.into_iter().rev() {
         text.replace_range(range, "");
     }
+}
+
+/// The preference the sentence model reads in `statement`, its tags' markers left out (the model
+/// reads the words, as it learnt them).
+fn read_preference(statement: &str) -> Option<Category> {
+    sentence_model::preference_in(&hashtags::without_markers(statement))
 }
 
 #[cfg(test)]
@@ -267,6 +290,10 @@ mod tests {
         ("Applicants should list their high school graduation year.", Age),
         ("We steer families like yours toward the east side.", Steering),
         ("Assistance animals still pay the $300 pet deposit.", Disability),
+        ("Neighborhood amenities include three churches.", Religion),
+        ("Quiet building #englishonly", RaceOrNationalOrigin),
+        ("Residents must be able to exit the unit unassisted.", Disability),
+        ("Renters who are expecting should look at our other building.", FamilialStatus),
         ("Finished basement with a man cave.", Sex),
         ("Perfect for a single woman.", Sex),
         ("Women only.", Sex),
@@ -384,6 +411,20 @@ mod tests {
         "Sellers are retiring to Florida.",
         "Service animals pay no pet deposit or pet rent.",
         "We directed them to the parking lot.",
+        "Patio where you'll be more comfortable in summer.",
+        "Comfortable living in culturally rich Astoria.",
+        "The trail crosses the yard and snow is removed by the HOA.",
+        "Include pet photos with your application.",
+        "No changes needed: grab bars and a ramp already installed.",
+        "Service animals welcome, but all other pets must pay a pet fee.",
+        "Bring your US passport or driver's license to closing.",
+        "A country club set among rolling hills.",
+        "Minutes away from Hood River.",
+        "Lease runs through your graduation date.",
+        "Oven with Sabbath mode for religious observances.",
+        "Dude, check out this view!",
+        "Finished basement #homesweethome #menlopark",
+        "SSI and SSDI income accepted.",
     ];
 
     #[test]
@@ -437,6 +478,9 @@ mod tests {
         let (cleaned, findings) = check("Sunny loft #JustListed. Quiet street #nokids. Big yard #OpenHouse");
         assert_eq!(cleaned, "Sunny loft #JustListed. Big yard #OpenHouse");
         assert_eq!(findings.len(), 1);
+        let (cleaned, findings) = check("Finished basement #mancave, #JustListed");
+        assert_eq!(cleaned, "Finished basement #bonusroom, #JustListed");
+        assert_eq!(findings[0].original, "#mancave");
     }
 
     #[test]

@@ -608,9 +608,9 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "chapel on site",
             "chapel on-site",
             "chapel on the grounds",
-            "amenities include",
-            "amenities including",
-            "amenities such as",
+            "amenities include a chapel",
+            "amenities including a chapel",
+            "amenities such as a chapel",
         ]),
         ..drop_sentence(r"churches|church|synagogues?|mosques?|temples?|chapels?", Religion)
     },
@@ -1778,43 +1778,79 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Religion,
     ),
     audience(
-        r"(far|away|safely away|a world away|miles|well away) from (the )?(barrio|ghetto|hood|projects)\b|(not one of|none of) those [\x22“'‘]?diverse[\x22”'’]? (neighbou?rhoods?|areas?|communit(y|ies)|blocks?|buildings?|places|parts of town)|(element|crowd|types|folks|people) (from )?across the tracks|country[- ]club (crowd|types|set)",
+        r"(far|away|safely away|a world away|miles|well away) from (the )?(?-i:barrio|ghetto|hood|projects)\b|(not one of|none of) those [\x22“'‘]?diverse[\x22”'’]? (neighbou?rhoods?|areas?|communit(y|ies)|blocks?|buildings?|places|parts of town)|(element|crowd|types|folks|people) (from )?across the tracks|country[- ]club (crowd|types)|the country[- ]club set",
         Steering,
     ),
     audience(
-        r"(photo|picture|pic|selfie|headshot)s? (with|of|from|attached to) (every|each|all|your) (applications?|applicants?|inquir(y|ies)|messages?|emails?)|(send|include|attach|submit|sends|includes|attaches|submits|asks? for|requires?|wants?) (a |an |your |recent |current )*(photo|picture|pic|selfie|headshot)s? (of (yourself|yourselves|everyone|each (adult|applicant|occupant|person)|all (adults|applicants|occupants))|with (the|your|every|each) (application|inquiry|message|email))",
+        r"(send|include|attach|submit|sends|includes|attaches|submits|asks? for|requires?|wants?) (a |an |your |recent |current )*(photo|picture|pic|selfie|headshot)s? (of (yourself|yourselves|everyone)|with (the|your|every|each) (application|inquiry|message|email))",
         RaceOrNationalOrigin,
     ),
     audience(
-        r"(someone|anyone|tenants?|buyers?|renters?|applicants?|people|folks|those) who (won't|will not|won’t|isn't|is not|aren't|are not) be (retiring|retired)|(not|nowhere near|far from) retirement age",
+        r"(someone|anyone|tenants?|buyers?|renters?|applicants?|people|folks|those) who ((won't|will not|won’t) be|isn't|is not|aren't|are not|isn’t|aren’t) (retiring|retired)|(not|nowhere near|far from) retirement age",
         Age,
     ),
-    Rule { unless_next: &["ranch", "ranches"], ..audience(r"dudes?|pronouns (match|matching|that match|agree with|line up with)", Sex) },
     Rule {
-        lawful_context: Lawful::in_sentence(&["or any", "or other", "or another", "or a ", "any government", "any valid"]),
+        unless_next: &["ranch", "ranches"],
+        ..audience(
+            r"(a|the|single|young|cool|chill|for|of|some|two|three|four|\d) dudes?|pronouns (match|matching|that match|agree with|line up with)",
+            Sex,
+        )
+    },
+    Rule {
+        lawful_context: Lawful::in_sentence(&[
+            "passport or",
+            "or passport",
+            "or any",
+            "or other",
+            "or another",
+            "or a ",
+            "or your",
+            "any government",
+            "any valid",
+        ]),
         ..audience(r"(show|present|provide|bring|have|hold)s? (a |an |your )?(u\.?s\.?|us|american) passports?", RaceOrNationalOrigin)
     },
     audience(
-        r"(no|zero) (modifications|alterations|changes)\b[^.;]{0,40}\b(grab bars|ramps?|handrails|stair ?lifts|wider doors)",
+        r"(no|zero) (modifications|alterations|changes)( (allowed|permitted|approved|accepted))?[,;:—-]? (so |including |like |such as |even |not even )?(no )?(grab bars|ramps?|handrails|stair ?lifts|wider doors)",
         Disability,
+    ),
+    // The forty-first corpus's round: a building's "profile", a photo of the applicant, other
+    // faiths' displays refused, oxygen users turned away, expecting applicants sent elsewhere,
+    // assistance animals scorned, disability income refused, an evacuation unaided, fasting.
+    audience(r"fits? (our|the|this) (building|community|neighbou?rhood|complex)('s|’s)? profile", Steering),
+    audience(
+        r"(photo|picture|pic|selfie|headshot)s? of (the |each |every )?applicants?( is| are)? (required|needed|mandatory)",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(decorations?|displays?) (for|of) (other|non-christian|non-christmas) (holidays|faiths|religions)\b[^.;]{0,20}\b(not (permitted|allowed)|prohibited|banned)|during fasting (months?|periods?|seasons?)",
+        Religion,
+    ),
+    audience(
+        r"(not suitable|unsuitable|not a fit|not ideal|not recommended) for (oxygen|wheelchair|walker|cane|scooter|mobility[- ]aid) users|so-called (comfort|support|emotional[- ]support|service|assistance) (animals?|dogs?)|(ssdi|ssi|disability) (income|benefits|award letters?|payments|checks)( and [a-z ]{1,20})?( are| is)? not (accepted|counted|considered)|(able to|can) (evacuate|exit) (the building |the unit |the premises )?(on (their|your|his|her) own|unassisted|without (help|assistance))",
+        Disability,
+    ),
+    audience(
+        r"(applicants?|tenants?|renters?|those|anyone|people|women|couples|families) who are (expecting|pregnant)",
+        FamilialStatus,
     ),
     // A couple probed, a graduation year asked, a faith's observances and objects refused, a
     // client steered to where "they'll be more comfortable", an assistance animal charged as a pet.
     audience(r"just friends['’\x22”]? or (together|a couple|partners|dating|an item)", Sex),
     audience(
-        r"(year|date|when) (you|they|applicants?|tenants?) (graduated|finished) (high school|college|school)|(high school |college )?graduation (year|date)s?",
+        r"(year|date|when) (you|they|applicants?|tenants?) (graduated|finished) (high school|college|school)|(high school|college) graduation (year|date)s?",
         Age,
     ),
     audience(
-        r"(for|during|because of|due to|with) (their|your|his|her|religious|sabbath|weekly|weekend) observances?|(menorahs?|mezuzahs?|mezuzot|prayer rugs|crosses|crucifixes|diyas|nativity scenes?)\b[^.;]{0,30}\b(will be|are|is|must be|get|gets) (removed|taken down|banned|prohibited|not allowed|not permitted)|(decorations?|displays?|ornaments)\b[^.;]{0,40}\b(must|should|need to|have to) be (christmas|easter|christian)",
+        r"(for|during|because of|due to) (their|his|her) (weekly |weekend |religious |sabbath )?observances?|(menorahs?|mezuzahs?|mezuzot|prayer rugs|crucifixes|diyas|nativity scenes?)\b[^.;]{0,30}\b(will be|are|is|must be|get|gets) (removed|taken down|banned|prohibited|not allowed|not permitted)|(decorations?|displays?|ornaments)\b[^.;]{0,40}\b(must|should|need to|have to) be (christmas|easter|christian)",
         Religion,
     ),
     audience(
-        r"(speed|fit|match|comfortable|at home|suited|style)( [a-z]+){0,2},? (culturally|ethnically|racially)\b|(culturally|ethnically|racially) (more |a better |better )?(your speed|fit|suited|comfortable|at home|matched)|(steer|steered|steering|steers) (them|him|her|buyers?|clients?|tenants?|applicants?|people|folks|families) (to|toward|towards|away from|elsewhere)|where (they|you|he|she)('ll|’ll| will| would|'d|’d) (be|feel) more comfortable",
+        r"(more|less|better) (your|their|his|her) (speed|style|fit|scene),? (culturally|ethnically|racially)\b|(culturally|ethnically|racially) (a better fit|more your speed|better suited|more comfortable|more at home)|(steer|steered|steering|steers) (them|him|her|buyers?|clients?|tenants?|applicants?|people|folks|families) (to|toward|towards|away from|elsewhere)|where (they|he|she)('ll|’ll| will| would|'d|’d) (be|feel) more comfortable",
         Steering,
     ),
     audience(
-        r"(service|assistance|support|emotional[- ]support|therapy|guide) (animals?|dogs?)\b[^.;]{0,40}\b(still|also|must|will|shall|have to|has to|need to|needs to) (pay|owe|be charged|be subject to)( the| a| an)?( \$?\d+)? (pet (deposit|fee|rent)s?|breed (limits|restrictions))",
+        r"(service|assistance|support|emotional[- ]support|therapy|guide) (animals?|dogs?)\b[^.;,]{0,40}\b(still|also|must|will|shall|have to|has to|need to|needs to) (pay|owe|be charged|be subject to)( the| a| an)?( \$?\d+)? (pet (deposit|fee|rent)s?|breed (limits|restrictions))",
         Disability,
     ),
 ];

@@ -51,6 +51,7 @@ const CLASS_WORDS: &[&str] = &[
     "lesbians",
     "gentlemen",
     "section",
+    "english",
 ];
 
 /// Ordinary words one slip away from a class word.
