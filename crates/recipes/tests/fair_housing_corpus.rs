@@ -168,8 +168,10 @@ const MAX_FALSE_ALARMS_40: usize = 2;
 /// Nine of its misses then made rules (a building's "profile", a photo of the applicant, other
 /// holidays' displays refused, oxygen users, expecting applicants sent elsewhere, "so-called"
 /// comfort animals, disability income refused, evacuating unaided, fasting months): 8 and 2
-/// (rules alone 35 and 2).
-const MAX_MISSES_41: usize = 8;
+/// (rules alone 35 and 2); seven more (a bedroom shared by one sex, minors kept from common
+/// areas, a scroll on the door frame, a deposit for wheels, drivers no longer, listings shown to
+/// some families only, retirement plans asked): 1 and 2 (rules alone 28 and 2).
+const MAX_MISSES_41: usize = 1;
 const MAX_FALSE_ALARMS_41: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and

@@ -294,6 +294,10 @@ mod tests {
         ("Quiet building #englishonly", RaceOrNationalOrigin),
         ("Residents must be able to exit the unit unassisted.", Disability),
         ("Renters who are expecting should look at our other building.", FamilialStatus),
+        ("Roommates must be of the same gender.", Sex),
+        ("Occupants under eighteen shall not use the lounge.", FamilialStatus),
+        ("A higher pet-style deposit applies to tenants who use a wheelchair.", Disability),
+        ("Tell us if you intend to retire before the lease ends.", Age),
         ("Finished basement with a man cave.", Sex),
         ("Perfect for a single woman.", Sex),
         ("Women only.", Sex),
@@ -425,6 +429,7 @@ mod tests {
         "Dude, check out this view!",
         "Finished basement #homesweethome #menlopark",
         "SSI and SSDI income accepted.",
+        "Both bedrooms are the same size.",
     ];
 
     #[test]

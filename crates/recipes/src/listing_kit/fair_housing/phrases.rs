@@ -1834,6 +1834,21 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(applicants?|tenants?|renters?|those|anyone|people|women|couples|families) who are (expecting|pregnant)",
         FamilialStatus,
     ),
+    // More of the forty-first's: a bedroom shared by one sex, minors kept from the common areas,
+    // a faith's scroll on the door frame, a deposit for wheels, drivers no longer, listings shown
+    // to some families only, retirement plans asked.
+    audience(r"(shall|must|should|will) be (of )?the same (sex|gender)", Sex),
+    audience(
+        r"(occupants?|residents?|tenants?|children|kids|minors|anyone|persons|people) under (the age of )?(eighteen|sixteen|fourteen|twelve|18|16|14|12)( years( of age)?)? (shall|must|may|can|will) not (use|enter|be in|be on|play in|play on)",
+        FamilialStatus,
+    ),
+    audience(r"(small |little )?scrolls or cases|(door ?frames?|doorposts?)\b[^.;]{0,40}\bscrolls?", Religion),
+    audience(
+        r"(extra|additional|higher|larger|separate) ([a-z]+ )?(deposits?|fees?|charges?|rent)\b[^.;,]{0,40}\b(using|uses|who use|with) (a |an )?(wheel ?chairs?|chair|walkers?|scooters?|canes?|mobility aids?)|(who|that) (no longer|can't|cannot|can no longer) drive\b[^.;]{0,40}\b(co-?signs?|co-?signers?|guarantors?|a relative)",
+        Disability,
+    ),
+    audience(r"(showed|show|shows|showing) ([a-z]+ ){0,3}(units?|homes?|listings?|houses?|apartments?) only to", Steering),
+    audience(r"(whether|if) (you|they|applicants?|tenants?) (plan|intend|expect)s? to retire", Age),
     // A couple probed, a graduation year asked, a faith's observances and objects refused, a
     // client steered to where "they'll be more comfortable", an assistance animal charged as a pet.
     audience(r"just friends['’\x22”]? or (together|a couple|partners|dating|an item)", Sex),
