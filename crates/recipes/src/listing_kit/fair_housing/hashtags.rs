@@ -93,6 +93,12 @@ pub(super) fn spelled_out(text: &str) -> (Cow<'_, str>, SpelledTags) {
 }
 
 impl SpelledTags {
+    /// `text` without these tags' markers, as the output and findings quote it; private-use
+    /// characters the client wrote stay.
+    pub(super) fn without_markers(&self, text: &str) -> String {
+        text.chars().filter(|c| !self.0.iter().any(|tag| tag.marker == *c)).collect()
+    }
+
     /// The range in `text` of the spelled-out tag that holds `range`, from its `#` to its last
     /// word, and that tag as written.
     pub(super) fn holding(&self, text: &str, range: &Range<usize>) -> Option<(Range<usize>, &str)> {
@@ -139,8 +145,9 @@ impl SpelledTag {
     }
 }
 
-/// `text` without the markers of spelled-out tags, as findings quote it.
-pub(super) fn without_markers(text: &str) -> String {
+/// `text` without any character a spelled-out tag could be marked with, for a reader of words
+/// (the sentence model) that must not see them.
+pub(super) fn without_any_marker(text: &str) -> String {
     text.chars().filter(|&c| !(FIRST_MARKER..=LAST_MARKER).contains(&(c as u32))).collect()
 }
 
@@ -226,7 +233,7 @@ mod tests {
     use super::*;
 
     fn read_as(tag: &str) -> String {
-        without_markers(&spelled_out(tag).0)
+        without_any_marker(&spelled_out(tag).0)
     }
 
     #[test]
@@ -268,10 +275,18 @@ mod tests {
     }
 
     #[test]
+    fn a_clients_private_use_characters_are_not_taken_for_markers() {
+        let text = "Logo \u{E000} #nokids";
+        let (spelled, tags) = spelled_out(text);
+        assert_eq!(tags.without_markers(&spelled), "Logo \u{E000} #no kids");
+        assert_eq!(tags.joined_back(&spelled), text);
+    }
+
+    #[test]
     fn what_is_left_of_a_tag_is_written_back_as_it_was() {
         let text = "#JUSTLISTED Sunny loft #nokids, #JustListed #open house Sat";
         let (spelled, tags) = spelled_out(text);
-        assert_eq!(without_markers(&spelled), "#just listed Sunny loft #no kids, #just listed #open house Sat");
+        assert_eq!(tags.without_markers(&spelled), "#just listed Sunny loft #no kids, #just listed #open house Sat");
         assert_eq!(tags.joined_back(&spelled), text);
         // The first tag's sentence dropped: the second is still the one written second.
         let second = spelled.find(", ").map(|i| &spelled[i + 2..]).unwrap_or_default();
@@ -287,7 +302,7 @@ mod tests {
         let at = spelled.find("man cave").unwrap_or_default();
         let (extent, as_written) = tags.holding(&spelled, &(at..at + 8)).expect("inside the tag");
         assert_eq!(as_written, "#mancave");
-        assert_eq!(without_markers(&spelled[extent]), "#man cave");
+        assert_eq!(tags.without_markers(&spelled[extent]), "#man cave");
         assert!(tags.holding(&spelled, &(0..5)).is_none());
     }
 }

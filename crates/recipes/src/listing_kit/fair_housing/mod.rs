@@ -100,8 +100,7 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
     let found_before = findings.len();
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.
     let as_written = collapse_whitespace(text);
-    let (spelled, tags) = hashtags::spelled_out(&as_written);
-    let mut text = spelling::corrected(&spelled).into_owned();
+    let (mut text, tags) = as_read(&as_written);
     if !policy.rules_only {
         drop_read_preferences(&mut text, field, policy, findings);
     }
@@ -138,8 +137,7 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
                 if let Some((tag, as_written)) = tags.holding(&text, &range) {
                     // A rewrite inside a tag keeps it a tag: "#mancave" becomes "#bonusroom".
                     let words = format!("{}{replaced}{}", &text[tag.start..range.start], &text[range.end..tag.end]);
-                    let joined =
-                        hashtags::without_markers(&words).split_whitespace().collect::<String>().to_lowercase();
+                    let joined = tags.without_markers(&words).split_whitespace().collect::<String>().to_lowercase();
                     findings.push(Finding {
                         category: compiled.rule.category,
                         field: field.to_string(),
@@ -182,10 +180,17 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
     }
     // Findings quote the text as the client wrote it, without the spelled-out tags' markers.
     for finding in &mut findings[found_before..] {
-        finding.original = hashtags::without_markers(&finding.original);
-        finding.replacement = finding.replacement.as_deref().map(hashtags::without_markers);
+        finding.original = tags.without_markers(&finding.original);
+        finding.replacement = finding.replacement.as_deref().map(|r| tags.without_markers(r));
     }
-    hashtags::without_markers(&collapse_whitespace(&tags.joined_back(&text)))
+    tags.without_markers(&collapse_whitespace(&tags.joined_back(&text)))
+}
+
+/// `text` (its whitespace collapsed) as the rules read it: hashtags spelled out, then misspelt
+/// class words corrected, so a tag's words are corrected too; with the tags, to write them back.
+fn as_read(text: &str) -> (String, hashtags::SpelledTags) {
+    let (spelled, tags) = hashtags::spelled_out(text);
+    (spelling::corrected(&spelled).into_owned(), tags)
 }
 
 /// Whether `statement` promises its readers that they will belong ("will feel right at home",
@@ -205,9 +210,7 @@ fn promises_belonging(statement: &str) -> bool {
 
 /// Whether `text` has no finding.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
-    let text = collapse_whitespace(text);
-    let (spelled, _) = hashtags::spelled_out(&text);
-    let text = spelling::corrected(&spelled);
+    let (text, _) = as_read(&collapse_whitespace(text));
     first_match(&text, policy).is_none()
         && (policy.rules_only || statements(&text).into_iter().all(|s| read_preference(&text[s]).is_none()))
 }
@@ -233,7 +236,7 @@ fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, finding
 /// The preference the sentence model reads in `statement`, its tags' markers left out (the model
 /// reads the words, as it learnt them).
 fn read_preference(statement: &str) -> Option<Category> {
-    sentence_model::preference_in(&hashtags::without_markers(statement))
+    sentence_model::preference_in(&hashtags::without_any_marker(statement))
 }
 
 #[cfg(test)]
