@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout41.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout42.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -171,8 +171,17 @@ const MAX_FALSE_ALARMS_40: usize = 2;
 /// (rules alone 35 and 2); seven more (a bedroom shared by one sex, minors kept from common
 /// areas, a scroll on the door frame, a deposit for wheels, drivers no longer, listings shown to
 /// some families only, retirement plans asked): 1 and 2 (rules alone 28 and 2).
+/// After the forty-second's round (agents' languages): 1 and 1.
 const MAX_MISSES_41: usize = 1;
-const MAX_FALSE_ALARMS_41: usize = 2;
+const MAX_FALSE_ALARMS_41: usize = 1;
+/// The forty-second corpus (every class in MLS remarks, rental ads, captions with run-together
+/// tags, lease clauses and texts; shorthand and other languages), measured on arrival after the
+/// forty-first's rounds and three fixes from a review: 2 and 6 (rules alone 13 and 6). Its round
+/// (French and Spanish class words, "everyone's welcome", church bells, an agent's Mandarin, a
+/// roommate of one sex sought to share the writer's home): 0 and 3 (rules alone 11 and 3); of
+/// the three, "Temple Beth El" as a landmark and "man cave" are rewrites by design.
+const MAX_MISSES_42: usize = 0;
+const MAX_FALSE_ALARMS_42: usize = 3;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -570,6 +579,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("thirty-ninth corpus", include_str!("data/fair_housing_holdout39.tsv"), MAX_MISSES_39, MAX_FALSE_ALARMS_39),
     ("fortieth corpus", include_str!("data/fair_housing_holdout40.tsv"), MAX_MISSES_40, MAX_FALSE_ALARMS_40),
     ("forty-first corpus", include_str!("data/fair_housing_holdout41.tsv"), MAX_MISSES_41, MAX_FALSE_ALARMS_41),
+    ("forty-second corpus", include_str!("data/fair_housing_holdout42.tsv"), MAX_MISSES_42, MAX_FALSE_ALARMS_42),
 ];
 
 #[test]

@@ -74,7 +74,9 @@ pub(super) fn spelled_out(text: &str) -> (Cow<'_, str>, SpelledTags) {
         if text[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
             continue;
         }
-        let body_len = text[start + 1..].find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(text.len() - start - 1);
+        let body_len = text[start + 1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len() - start - 1);
         let as_written = &text[start..start + 1 + body_len];
         let Some(words) = tag_words(&as_written[1..]) else { continue };
         let Some(marker) = markers.next() else { break };
@@ -120,7 +122,9 @@ impl SpelledTags {
             let joined = if as_read {
                 tag.as_written.clone()
             } else {
-                format!("#{}", words.concat().trim_start_matches(['#', tag.marker]))
+                // A tag parted by underscores stays parted by them.
+                let separator = if tag.as_written.contains('_') { "_" } else { "" };
+                format!("#{}", words.join(separator).trim_start_matches(['#', tag.marker]))
             };
             text.replace_range(extent, &joined);
         }
@@ -157,8 +161,11 @@ fn tag_words(body: &str) -> Option<Vec<String>> {
     if body.is_empty() || body.len() > LONGEST_TAG {
         return None;
     }
+    // Underscores part words as spaces do ("#no_kids_allowed"); a part no words cover is then
+    // one word of its own (a name: "#menlo_park"), not a reason to leave the tag unread.
+    let parted = body.contains('_');
     let mut words = Vec::new();
-    for run in runs(body) {
+    for run in body.split('_').flat_map(runs).filter(|run| !run.is_empty()) {
         let capitalised =
             run.starts_with(|c: char| c.is_ascii_uppercase()) && run.bytes().any(|b| b.is_ascii_lowercase());
         if run.starts_with(|c: char| c.is_ascii_digit()) || capitalised {
@@ -166,7 +173,12 @@ fn tag_words(body: &str) -> Option<Vec<String>> {
             // it is often a name ("#BlacksburgVA", not "blacks burg").
             words.push(run.to_ascii_lowercase());
         } else {
-            words.extend(cut(&run.to_ascii_lowercase())?);
+            let lower = run.to_ascii_lowercase();
+            match cut(&lower) {
+                Some(cut) => words.extend(cut),
+                None if parted => words.push(lower),
+                None => return None,
+            }
         }
     }
     (words.len() > 1).then_some(words)
@@ -175,6 +187,9 @@ fn tag_words(body: &str) -> Option<Vec<String>> {
 /// `body` split where a digit meets a letter and where a capital follows a lower-case letter
 /// ("NoKids55plus" into "No", "Kids", "55", "plus").
 fn runs(body: &str) -> Vec<&str> {
+    if body.is_empty() {
+        return Vec::new();
+    }
     let bytes = body.as_bytes();
     let mut runs = Vec::new();
     let mut start = 0;
@@ -252,6 +267,9 @@ mod tests {
             ("#OpenHouseSaturday", "#open house saturday"),
             ("#firsttimehomebuyer", "#first time home buyer"),
             ("#ChristiansburgRealEstate", "#christiansburg real estate"),
+            ("#no_kids_allowed", "#no kids allowed"),
+            ("#adults_only_building", "#adults only building"),
+            ("#menlo_park_homes", "#menlo park homes"),
         ] {
             assert_eq!(read_as(tag), words, "{tag}");
         }
@@ -269,6 +287,8 @@ mod tests {
             "#Christiansburg",
             "#menlopark",
             "#manteca",
+            "#_",
+            "#kids_",
         ] {
             assert_eq!(spelled_out(text).0, text);
         }
@@ -280,6 +300,15 @@ mod tests {
         let (spelled, tags) = spelled_out(text);
         assert_eq!(tags.without_markers(&spelled), "Logo \u{E000} #no kids");
         assert_eq!(tags.joined_back(&spelled), text);
+    }
+
+    #[test]
+    fn a_tag_parted_by_underscores_is_written_back_with_them() {
+        let text = "Quiet block #no_kids_allowed";
+        let (spelled, tags) = spelled_out(text);
+        assert_eq!(tags.joined_back(&spelled), text);
+        let rewritten = spelled.replace("no kids allowed", "all are welcome");
+        assert_eq!(tags.joined_back(&rewritten), "Quiet block #all_are_welcome");
     }
 
     #[test]

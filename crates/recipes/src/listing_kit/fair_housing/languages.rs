@@ -7,7 +7,7 @@
 //! "accesible en silla de ruedas") are not listed; a refusal of what a home offers is
 //! ("no se aceptan animales de servicio").
 
-use super::phrases::{audience, Rule};
+use super::phrases::{audience, Lawful, Rule};
 use super::Category::*;
 
 /// A rule's words read inside a run of `$script` (a character class): scripts that put no space
@@ -87,7 +87,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(
         concat!(
             r"hispan[oa]s|latin[oa]s|mexican[oa]s|extranjer[oa]s|inmigrantes|indocumentad[oa]s|ilegales|ciudadan[oa]s|ciudadan[ií]a",
-            r"|raza|color de (la )?piel|piel (clara|blanca|oscura|morena)|gringos|g[üu]eros",
+            r"|raza|color de (la )?piel|piel (clara|blanca|oscura|morena)|gringos|g[üu]er[oa]s?",
             r"|que habl(en|an|e) (s[oó]lo |solamente |[uú]nicamente )?(ingl[eé]s|espa[ñn]ol)",
             r"|(pessoas|inquilinos|fam[íi]lias|moradores|gente) (brancas?|brancos|negr[oa]s|pret[oa]s)|estrangeir[oa]s|imigrantes|cor da pele",
             r"|que fal(em|e) (somente |apenas )?ingl[êe]s|brasileir[oa]s",
@@ -107,6 +107,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|công giáo|phật tử|đạo phật|phật giáo|tin lành|theo đạo|có đạo|hồi giáo|do thái|cơ đốc|thiên chúa giáo",
             r"|katoliko|kristiyano|iglesia ni cristo",
             r"|chrétiens|juifs|musulmans|catholiques|(de )?confession (chrétienne|catholique|protestante|juive|musulmane|israélite)",
+            r"|(familles?|locataires?|personnes?|couples?|foyers?) (catholiques?|chrétien(ne)?s?|jui(f|ve|fs|ves)|musulman(e)?s?|protestant(e)?s?|pratiquant(e)?s?)",
+            r"|(catholique|chrétienne|chrétien|juive|juif|musulmane|musulman|protestante|protestant)s? pratiquant(e)?s?",
             // German.
             r"|christen|muslime|juden|katholiken",
         ),
@@ -200,13 +202,25 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // people, skin, a faith or a disability. (Neither script puts a word boundary inside the
     // run, and Korean joins its particles to the word, so a rule reads the whole run.)
     audience(in_run!(r"\p{Han}", "小孩|孩子|儿童|婴儿|怀孕"), FamilialStatus),
-    audience(
-        in_run!(
-            r"\p{Han}",
-            "中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人|普通话|普通話|国语|國語|说中文|說中文|讲中文|講中文"
-        ),
-        RaceOrNationalOrigin,
-    ),
+    audience(in_run!(r"\p{Han}", "中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人"), RaceOrNationalOrigin),
+    // A language asked of the client, unless it is the one the agent or the office speaks ("我们的
+    // 经纪人会说普通话": our agent speaks Mandarin).
+    Rule {
+        lawful_context: Lawful::in_sentence(&[
+            "经纪",
+            "經紀",
+            "中介",
+            "代理人",
+            "我们会说",
+            "我們會說",
+            "我会说",
+            "我會說",
+            "本人会说",
+            "服务",
+            "服務",
+        ]),
+        ..audience(in_run!(r"\p{Han}", "普通话|普通話|国语|國語|说中文|說中文|讲中文|講中文"), RaceOrNationalOrigin)
+    },
     audience(in_run!(r"\p{Han}", "基督徒|穆斯林|佛教徒|犹太人|天主教徒"), Religion),
     audience(in_run!(r"\p{Han}", "残疾|轮椅|精神病"), Disability),
     audience(in_run!(r"\p{Han}", "女生|男生|女性|男性|女士|男士|限女|限男"), Sex),

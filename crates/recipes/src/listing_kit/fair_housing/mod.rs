@@ -212,7 +212,7 @@ fn promises_belonging(statement: &str) -> bool {
 pub fn is_clean(text: &str, policy: Policy) -> bool {
     let (text, _) = as_read(&collapse_whitespace(text));
     first_match(&text, policy).is_none()
-        && (policy.rules_only || statements(&text).into_iter().all(|s| read_preference(&text[s]).is_none()))
+        && (policy.rules_only || statements(&text).into_iter().all(|s| read_preference(&text, s).is_none()))
 }
 
 /// Drops each statement in which the rules find nothing but the sentence model reads a
@@ -222,7 +222,7 @@ fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, finding
     let read: Vec<_> = statements(text)
         .into_iter()
         .filter(|range| first_match(&text[range.clone()], policy).is_none())
-        .filter_map(|range| Some((read_preference(&text[range.clone()])?, range)))
+        .filter_map(|range| Some((read_preference(text, range.clone())?, range)))
         .collect();
     for (category, range) in &read {
         let original = text[range.clone()].trim().to_string();
@@ -233,10 +233,13 @@ fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, finding
     }
 }
 
-/// The preference the sentence model reads in `statement`, its tags' markers left out (the model
-/// reads the words, as it learnt them).
-fn read_preference(statement: &str) -> Option<Category> {
-    sentence_model::preference_in(&hashtags::without_any_marker(statement))
+/// The preference the sentence model reads in the statement at `range` of `text`, its tags'
+/// markers left out (the model reads the words, as it learnt them); none where the statement
+/// seeks a roommate of one sex to share the writer's home, which the law allows.
+fn read_preference(text: &str, range: std::ops::Range<usize>) -> Option<Category> {
+    let statement = &text[range];
+    let category = sentence_model::preference_in(&hashtags::without_any_marker(statement))?;
+    (category != Category::Sex || !matching::seeks_a_roommate_of_one_sex(statement, text)).then_some(category)
 }
 
 #[cfg(test)]
@@ -284,6 +287,14 @@ mod tests {
         ("A true bachelor pad downtown.", Sex),
         ("Cozy loft downtown #NoKidsAllowed", FamilialStatus),
         ("Quiet street #whitesonly", RaceOrNationalOrigin),
+        ("Quiet street #no_kids_allowed", FamilialStatus),
+        ("Spanish-speaking tenants preferred.", RaceOrNationalOrigin),
+        ("Roommate wanted: Asian female preferred.", RaceOrNationalOrigin),
+        ("Room to share my condo, no gay roommates.", Sex),
+        ("Female tenants only.", Sex),
+        ("只租给会说普通话的人。", RaceOrNationalOrigin),
+        ("Appartement pour une famille catholique pratiquante.", Religion),
+        ("Solo gente güera, por favor.", RaceOrNationalOrigin),
         ("Perfect for someone who fills the pews every Sunday.", Religion),
         ("Quiet street, well away from the barrio.", Steering),
         ("Please attach a selfie with your application.", Steering),
@@ -433,6 +444,14 @@ mod tests {
         "Finished basement #homesweethome #menlopark",
         "SSI and SSDI income accepted.",
         "Both bedrooms are the same size.",
+        "English- and Spanish-speaking agents available.",
+        "Attach a photo of each adult's driver's license to the application.",
+        "Roommate wanted: female seeking female to share my 2BR apartment.",
+        "Open to students, professionals, families, retirees, everyone's welcome.",
+        "Our leasing agent speaks Mandarin. 我们的经纪人会说普通话。",
+        "Church bells ring from the steeple on Sunday mornings.",
+        "Fluent Mandarin staff at the leasing office.",
+        "Garden suite #menlo_park_living",
     ];
 
     #[test]

@@ -65,7 +65,7 @@ pub(super) struct Lawful {
 impl Lawful {
     const NONE: Self = Self::in_sentence(&[]);
 
-    const fn in_sentence(words: &'static [&'static str]) -> Self {
+    pub(super) const fn in_sentence(words: &'static [&'static str]) -> Self {
         Self { words, whole_statement: false }
     }
 }
@@ -105,6 +105,15 @@ const PLACE_NAMES: &[&str] = &[
     "pew",
     "pews",
     "bell",
+    "bells",
+    "chimes",
+    "steeple",
+    "steeples",
+    "spire",
+    "spires",
+    "tower",
+    "towers",
+    "parking",
     "organ",
     "street",
     "st",
@@ -386,6 +395,44 @@ macro_rules! property_words {
 /// Rooms and things a household word describes rather than addresses ("family room", "the
 /// children's wing", "a couple of cars"), and a diploma ("a bachelor's degree").
 const PROPERTY_WORDS: &[&str] = property_words!();
+/// The property words, and those that, right after a language ("Spanish-speaking", "fluent
+/// Mandarin"), name who serves the client or what they are given, not who may live there.
+const PROPERTY_AND_STAFF_WORDS: &[&str] = property_words!(
+    "agent",
+    "agents",
+    "realtor",
+    "realtors",
+    "broker",
+    "brokers",
+    "associate",
+    "associates",
+    "staff",
+    "team",
+    "office",
+    "personnel",
+    "representative",
+    "representatives",
+    "reps",
+    "interpreter",
+    "interpreters",
+    "translator",
+    "translators",
+    "leasing",
+    "management",
+    "manager",
+    "managers",
+    "concierge",
+    "support",
+    "service",
+    "services",
+    "assistance",
+    "help",
+    "showings",
+    "tours",
+    "documents",
+    "paperwork",
+    "materials",
+);
 
 /// The property words, and the places a faith's name may describe ("the Catholic high school",
 /// "a Quaker meeting house").
@@ -554,12 +601,15 @@ pub(super) const AUDIENCE: &[Rule] = &[
             Disability,
         )
     },
-    // "Soft whites and deep blacks" are paint colours.
+    // "Soft whites and deep blacks" are paint colours. The languages the agents or the office
+    // speak describe the service, not who may live there ("English- and Spanish-speaking
+    // agents available").
     Rule {
         unless_before: &[
             "soft", "warm", "crisp", "bright", "cool", "deep", "off", "creamy", "clean", "pure", "rich", "matte",
             "agents", "agent", "staff", "team", "we",
         ],
+        unless_next: PROPERTY_AND_STAFF_WORDS,
         ..audience(
             r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks|applicants?|renters?|residents?|clients?|customers?|callers?|neighbou?rs|occupants?) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|fairer|light|lighter|dark|darker|pale|paler|olive|white|black|brown|browner)[- ](complexion(ed)?|complected|skin(ned)?)|(with|has|have|having) (fair|fairer|light|lighter|dark|darker|pale|paler|olive|brown) skin|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)(-americans?)?|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
             RaceOrNationalOrigin,
@@ -647,7 +697,7 @@ const OLDER_PERSONS_WORDS: &[&str] = &[
 /// A person or a group of people, as a listing names whom it is for.
 macro_rules! people {
     () => {
-        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele|clients?|customers?|prospects?|callers?|leads|walk-ins|visitors|inquirers|nurses?|doctors?|physicians?|workers?|engineers?|employees?|teachers?|nann(y|ies)|expats?|nationals)"
+        r"(people|persons?|folks|tenants?|renters?|applicants?|buyers?|residents?|occupants?|famil(y|ies)|households?|neighbou?rs|crowd|individuals?|professionals?|couples?|men|women|man|woman|females?|males?|guys?|gals?|girls?|boys?|kids?|children|students?|roommates?|housemates?|homeowners?|owners?|landlords?|communit(y|ies)|enclaves?|congregations?|patients|types|clientele|clients?|customers?|prospects?|callers?|leads|walk-ins|visitors|inquirers|nurses?|doctors?|physicians?|workers?|engineers?|employees?|teachers?|nann(y|ies)|expats?|nationals)"
     };
 }
 
@@ -1351,8 +1401,23 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(buyers|tenants|renters|members|people|families|applicants|folks|residents) (from|of|in) (the|our|their|his|her) (parish|congregation|church|synagogue|mosque|temple|ward|fellowship)",
         Religion,
     ),
+    // A photo asked for of an identity document is screening every applicant meets ("attach a
+    // photo of each adult's driver's license"); one of the applicants themselves shows who they are.
     Rule {
         unless_next: &["id", "ids", "identification"],
+        lawful_context: Lawful::in_sentence(&[
+            "license",
+            "licence",
+            "passport",
+            "photo id",
+            "government id",
+            "government-issued id",
+            "state id",
+            "identity document",
+            "identification",
+            "pay stub",
+            "paystub",
+        ]),
         ..audience(
             r"(photos?|pictures?|photographs?|selfies?|headshots?) of (each|every|the|all|any|your|their) (applicants?|tenants?|renters?|buyers?|occupants?|family|household)|(send|include|attach|provide|submit|email|text) (us )?(a |an |your )?(recent )?(photo|picture|photograph|selfie|headshot)",
             Steering,
