@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout42.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout43.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -182,6 +182,16 @@ const MAX_FALSE_ALARMS_41: usize = 1;
 /// the three, "Temple Beth El" as a landmark and "man cave" are rewrites by design.
 const MAX_MISSES_42: usize = 0;
 const MAX_FALSE_ALARMS_42: usize = 3;
+/// The forty-third corpus (every class in managers' emails, handbooks, HOA notices, texts,
+/// marketplace and co-living posts; fifteen languages), measured on arrival after the
+/// forty-second's round and a slip read inside a one-case tag: 11 and 10 (rules alone 19 and 5).
+/// Its round (forms only in English, birthplace asked, guide dogs kept to the lobby, an ESA's own
+/// fee, a condition to describe, a faith's displays banned, Haitian Creole, Somali, Amharic and
+/// Korean class words, a roommate of one sex sought by someone who speaks of their own home,
+/// "LGBTQ+-owned", "we welcome everyone", a lone tag or abbreviation not read by the model):
+/// 0 and 5 (rules alone 0 and 2); of the five, three are the model's and two rewrites by design.
+const MAX_MISSES_43: usize = 0;
+const MAX_FALSE_ALARMS_43: usize = 5;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -580,6 +590,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fortieth corpus", include_str!("data/fair_housing_holdout40.tsv"), MAX_MISSES_40, MAX_FALSE_ALARMS_40),
     ("forty-first corpus", include_str!("data/fair_housing_holdout41.tsv"), MAX_MISSES_41, MAX_FALSE_ALARMS_41),
     ("forty-second corpus", include_str!("data/fair_housing_holdout42.tsv"), MAX_MISSES_42, MAX_FALSE_ALARMS_42),
+    ("forty-third corpus", include_str!("data/fair_housing_holdout43.tsv"), MAX_MISSES_43, MAX_FALSE_ALARMS_43),
 ];
 
 #[test]

@@ -321,10 +321,13 @@ pub fn split_sentences(text: &str) -> Vec<String> {
 
 /// Whether a full stop closing `before`, with `next_word` starting the text after it, ends a
 /// sentence: not after an abbreviation ("St.", "approx."), nor after an initialism before a word
-/// in lower case ("a U.S. birth certificate", "at 10 a.m. sharp").
+/// in lower case ("a U.S. birth certificate", "at 10 a.m. sharp") or an ellipsis before one.
 pub(crate) fn full_stop_ends_sentence(before: &str, next_word: Option<char>) -> bool {
-    let initialism_mid_sentence = ends_with_initialism(before) && next_word.is_some_and(char::is_lowercase);
-    !(ends_with_abbreviation(before) || initialism_mid_sentence)
+    let goes_on_lower_case = next_word.is_some_and(char::is_lowercase);
+    let initialism_mid_sentence = ends_with_initialism(before) && goes_on_lower_case;
+    // "We love diversity... just not here": a pause, not an end.
+    let ellipsis_mid_sentence = before.ends_with("...") && goes_on_lower_case;
+    !(ends_with_abbreviation(before) || initialism_mid_sentence || ellipsis_mid_sentence)
 }
 
 /// Whether `text`'s last word is an initialism: two or more letters, each followed by a full stop

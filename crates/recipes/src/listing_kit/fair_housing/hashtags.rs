@@ -21,6 +21,9 @@ const LONGEST_TAG: usize = 140;
 const LONGEST_WORD: usize = 20;
 /// What reading a word as the plural of a listed one adds ("walkers", "gays").
 const PLURAL_COST: f64 = 1.0;
+/// What reading letters as a slip for, or shorthand of, a class word adds ("#englshonly" as
+/// "englsh only", which the spelling pass then reads as "english only").
+const SLIP_COST: f64 = 2.0;
 /// The words of one or two letters a tag is cut into; the vocabulary's others ("sb", "lo", "te")
 /// are fragments, and would cut names into class words ("#menlopark" into "men lo park").
 const SHORT_WORDS: &[&str] = &[
@@ -235,12 +238,16 @@ fn cut(letters: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-/// A word's cost: its own, or a listed word's plural's; `None` for no word.
+/// A word's cost: its own, a listed word's plural's, or a class word's it is a slip for; `None`
+/// for no word.
 fn word_cost(word: &str) -> Option<f64> {
     if let Some(&cost) = WORD_COSTS.get(word) {
         return Some(cost);
     }
-    ["es", "s"].iter().find_map(|ending| Some(WORD_COSTS.get(word.strip_suffix(ending)?)? + PLURAL_COST))
+    ["es", "s"]
+        .iter()
+        .find_map(|ending| Some(WORD_COSTS.get(word.strip_suffix(ending)?)? + PLURAL_COST))
+        .or_else(|| Some(word_cost(super::spelling::class_word_meant(word)?)? + SLIP_COST))
 }
 
 #[cfg(test)]
@@ -270,6 +277,8 @@ mod tests {
             ("#no_kids_allowed", "#no kids allowed"),
             ("#adults_only_building", "#adults only building"),
             ("#menlo_park_homes", "#menlo park homes"),
+            ("#englshonly", "#englsh only"),
+            ("#nochildern", "#no childern"),
         ] {
             assert_eq!(read_as(tag), words, "{tag}");
         }

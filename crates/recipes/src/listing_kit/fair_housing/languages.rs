@@ -138,6 +138,20 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         r"(con|sin|tengan|tenga) papeles|papeles (en regla|legales|al d[ií]a)|documentad[oa]s",
         RaceOrNationalOrigin,
     ),
+    // Spanish: only people "from here", newcomers refused.
+    audience(
+        r"(gente|personas|inquilinos) de aqu[ií]|reci[eé]n llegad[oa]s|(de|del) centroam[eé]rica|centroamerican[oa]s",
+        RaceOrNationalOrigin,
+    ),
+    // Haitian Creole.
+    audience(
+        r"(ayisyen|ameriken|dominiken|blan|nwa)( yo)? s[eè]lman|s[eè]lman (pou )?(ayisyen|ameriken|dominiken|blan|nwa)",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"timoun", FamilialStatus),
+    // Somali and Amharic: a people named as the ones wanted.
+    audience(r"(kaliya|keliya) (dadka|qoysaska|qof) \w+|dadka soomaalida", RaceOrNationalOrigin),
+    audience(in_run!(r"\p{Ethiopic}", "ኢትዮጵያውያን|ኤርትራውያን|ሀበሻ|ሐበሻ"), RaceOrNationalOrigin),
     // Italian.
     audience(
         r"bambin[ie]|figli|neonati|minorenni|minori|(soli|sole) adulti|incint[ae]|(solo|soltanto) (per )?adulti|coppie senza figli|senza (bambini|figli)",
@@ -225,7 +239,13 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(in_run!(r"\p{Han}", "残疾|轮椅|精神病"), Disability),
     audience(in_run!(r"\p{Han}", "女生|男生|女性|男性|女士|男士|限女|限男"), Sex),
     audience(in_run!(r"\p{Han}", "老人|老年人|年轻人|退休人士"), Age),
-    audience(in_run!(r"\p{Hangul}", "아이들|어린이|자녀|아동|유아|아기|애들|임산부|임신|신혼부부"), FamilialStatus),
+    audience(
+        concat!(
+            in_run!(r"\p{Hangul}", "아이들|어린이|자녀|아동|유아|아기|애들|임산부|임신|신혼부부"),
+            "|아이가? (있는|없는)|아이 동반"
+        ),
+        FamilialStatus,
+    ),
     audience(in_run!(r"\p{Hangul}", "여성|여자|남성|남자"), Sex),
     audience(in_run!(r"\p{Hangul}", "노인|어르신|고령자|젊은"), Age),
     audience(
@@ -242,5 +262,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         ),
         RaceOrNationalOrigin,
     ),
-    audience(concat!(in_run!(r"\p{Hangul}", "기독교|교인|천주교|불교|무슬림|이슬람|유대인"), "|교회 다니는"), Religion),
+    audience(
+        concat!(in_run!(r"\p{Hangul}", "기독교|교인|천주교|불교|무슬림|이슬람|유대인|신자"), "|교회에? 다니(시)?는"),
+        Religion,
+    ),
 ];

@@ -121,7 +121,8 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                     let next = first.unwrap_or("").to_lowercase();
                     let next = next.trim_end_matches([',', ';', ':', '!', '?', ')', '.']);
                     // "family-sized", "man-made": the start of a compound, not a word of its own.
-                    let compound = rest.starts_with(['-', '\u{2010}']);
+                    // "LGBTQ+-owned" too.
+                    let compound = rest.trim_start_matches('+').starts_with(['-', '\u{2010}']);
                     // "a couple of cars" names a number, not a household.
                     let a_number = next == "of" && m.as_str().to_lowercase().ends_with("couple");
                     // "bachelor's and master's degrees": diplomas named together.
@@ -488,7 +489,11 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
     if about_a_place && faiths_of_places_named(&statement) > 1 {
         return true;
     }
-    if rule.category == Category::Sex && names_a_sex(&text[range.clone()]) && shares_living_quarters(text) {
+    // "Female preferred" is the sex sought, told by the word before a preference.
+    let word_before = text[..range.start].split_whitespace().next_back().unwrap_or("");
+    let sex_named = (rule.category == Category::Sex && names_a_sex(&text[range.clone()]))
+        || (rule.category == Category::Steering && names_a_sex(word_before));
+    if sex_named && shares_living_quarters(text) {
         return true;
     }
     let lawful = rule.lawful_context;
@@ -592,6 +597,16 @@ pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, text: &str) -> bool {
 /// such an ad name the sex of the roommate sought ("Roommate wanted: female to share my 2BR"),
 /// since the living areas are shared.
 fn shares_living_quarters(text: &str) -> bool {
+    // A room or a roommate offered by someone who speaks of their own home ("a male roommate
+    // for my 2BR condo where I live").
+    const ROOM_WORDS: &[&str] = &["roommate", "housemate", "flatmate", "room for rent", "room available", "room avail"];
+    const FIRST_PERSON: &[&str] = &["my", "our", "i", "i'm", "i’m"];
+    let lower = text.to_lowercase();
+    let first_person =
+        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).any(|word| FIRST_PERSON.contains(&word));
+    if first_person && ROOM_WORDS.iter().any(|room| lower.contains(room)) {
+        return true;
+    }
     const SHARED: &[&str] = &[
         "share my",
         "sharing my",
@@ -609,7 +624,6 @@ fn shares_living_quarters(text: &str) -> bool {
         "seeking a roommate",
         "looking for a roommate",
     ];
-    let lower = text.to_lowercase();
     SHARED.iter().any(|phrase| lower.contains(phrase))
 }
 
@@ -649,7 +663,7 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
     static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
     let declares = DECLARES.get_or_init(|| {
         Regex::new(
-            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
+            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\b|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
         )
         .ok()
     });

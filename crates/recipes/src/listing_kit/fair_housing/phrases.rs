@@ -1922,7 +1922,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Age,
     ),
     audience(
-        r"(for|during|because of|due to) (their|his|her) (weekly |weekend |religious |sabbath )?observances?|(menorahs?|mezuzahs?|mezuzot|prayer rugs|crucifixes|diyas|nativity scenes?)\b[^.;]{0,30}\b(will be|are|is|must be|get|gets) (removed|taken down|banned|prohibited|not allowed|not permitted)|(decorations?|displays?|ornaments)\b[^.;]{0,40}\b(must|should|need to|have to) be (christmas|easter|christian)",
+        r"(for|during|because of|due to) (their|his|her) (weekly |weekend |religious |sabbath )?observances?|(decorations?|displays?|ornaments)\b[^.;]{0,40}\b(must|should|need to|have to) be (christmas|easter|christian)",
         Religion,
     ),
     audience(
@@ -1933,6 +1933,80 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(service|assistance|support|emotional[- ]support|therapy|guide) (animals?|dogs?)\b[^.;,]{0,40}\b(still|also|must|will|shall|have to|has to|need to|needs to) (pay|owe|be charged|be subject to)( the| a| an)?( \$?\d+)? (pet (deposit|fee|rent)s?|breed (limits|restrictions))",
         Disability,
     ),
+    // Forms only in English, an interpreter refused, birthplace and years in the country asked,
+    // diversity welcomed "just not in this building", a look checked before a showing.
+    // "in English or Spanish" offers a choice.
+    Rule {
+        unless_next: &["or", "and", "&", "/", "and/or"],
+        ..audience(
+            r"(applications?|forms?|paperwork|documents?)\b[^.;]{0,30}\b(must|shall|need to|needs to|have to|has to|will only|can only) be (completed|filled out|filled in|submitted|written|signed) in english( only)?",
+            RaceOrNationalOrigin,
+        )
+    },
+    audience(
+        r"(will not|won't|do not|don't|cannot|can't|refuse to|does not|doesn't) (process|accept|review|consider)\b[^.;]{0,40}\b(in (spanish|chinese|mandarin|cantonese|vietnamese|korean|arabic|russian|tagalog|another language|other languages|a foreign language)|(with|through|using|via) (an? )?(interpreter|translator))",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(what|which) (country|nationality) (are|is|were) (you|your (family|parents|spouse|partner))( originally)? from|where (are|were) you (originally from|born)|where (is|was) your (family|accent|name|surname) (originally )?from|how long have you (lived|been|resided) in (the )?(u\.?s\.?a?|united states|america|this country)\b",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(love|loves|like|likes|support|supports|value|values|welcome|welcomes|celebrate|celebrates) diversity\W{0,8}(just |but |only )?not (in|here|on|for|at|near) ",
+        Steering,
+    ),
+    audience(
+        r"(what|how) (the |an? )?(applicants?|tenants?|buyers?|renters?|callers?|prospects?) (looks?|appears?) like|du-?rags?|do-?rags?|sagging (pants|jeans)",
+        RaceOrNationalOrigin,
+    ),
+    // Guide dogs kept to the lobby, an assistance animal's own fee, a condition or treatment to
+    // describe, medication-assisted recovery refused.
+    audience(
+        r"(guide|service|assistance|seeing[- ]eye) (dogs?|animals?)\b[^.;]{0,40}\b(in|to) the (lobby|hallways?|common areas?|ground floor|entrance|front desk)[^.;]{0,12}\bonly\b|(guide|service|assistance|seeing[- ]eye) (dogs?|animals?)\b[^.]{0,80}\b(may not|must not|cannot|can ?not|can't|are not (allowed|permitted) to) (enter|go into|be in|use|accompany)\b",
+        Disability,
+    ),
+    Rule {
+        unless_before: &["no", "without", "zero", "waive", "waived", "never"],
+        lawful_context: Lawful::in_sentence(&[
+            "waived",
+            "no charge",
+            "free of charge",
+            "not charged",
+            "never charged",
+            "no fee",
+            "no fees",
+            "no additional",
+            "without charge",
+        ]),
+        ..audience(
+            r"(esa|emotional[- ]support animal|assistance animal|service animal|support animal|service dog|guide dog)s? ((processing|application|registration|verification|administrative|admin|letter|review|screening) )?(fees?|charges?|deposits?)",
+            Disability,
+        )
+    },
+    Rule {
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(
+            r"(describ|detail|explain|disclos|list)(e|es|ing|ed)? (their|your|his|her|the|any) (medical |mental health |health |psychiatric )?(conditions?|diagnos[ie]s|illness(es)?|disabilit(y|ies)|impairments?|medications?|treatment)\b|(tell|inform) us about (your|their) (treatment|diagnosis|condition|medications?|hospitali[sz]ations?)|(have you|has anyone in your household|have they) (ever )?been hospitali[sz]ed|(no|not|nobody|no one|anyone|tenants?|residents?|applicants?)\b[^.;]{0,20}\b(on|using|taking|prescribed) (methadone|suboxone|buprenorphine|antipsychotics|psychiatric (meds|medications?))",
+            Disability,
+        )
+    },
+    // A faith's displays banned (unless every display is), its believers mocked.
+    Rule {
+        lawful_context: Lawful::in_sentence(&[
+            "all holiday",
+            "all decorations",
+            "all seasonal",
+            "any decorations",
+            "all displays",
+            "any holiday",
+            "all religious and secular",
+        ]),
+        ..audience(
+            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer flags|crucifixes|diyas|diwali lights|crescents?( moon)?( displays?)?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted)",
+            Religion,
+        )
+    },
+    audience(r"bible[- ]?thumpers?|holy rollers|jesus freaks|proselytizing types", Religion),
 ];
 
 /// An occupancy standard that counts infants and children, as local codes do: no preference.

@@ -103,7 +103,7 @@ const SHORTHAND: &[(&str, &str)] = &[
 ];
 
 /// The class word `word` is a slip for, or shorthand of, if any.
-fn class_word_meant(word: &str) -> Option<&'static str> {
+pub(super) fn class_word_meant(word: &str) -> Option<&'static str> {
     let lower = word.to_ascii_lowercase();
     if let Some(&(_, meant)) = SHORTHAND.iter().find(|(short, _)| *short == lower) {
         return Some(meant);
