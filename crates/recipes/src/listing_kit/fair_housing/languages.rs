@@ -107,7 +107,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|công giáo|phật tử|đạo phật|phật giáo|tin lành|theo đạo|có đạo|hồi giáo|do thái|cơ đốc|thiên chúa giáo",
             r"|katoliko|kristiyano|iglesia ni cristo",
             r"|chrétiens|juifs|musulmans|catholiques|(de )?confession (chrétienne|catholique|protestante|juive|musulmane|israélite)",
-            r"|(familles?|locataires?|personnes?|couples?|foyers?) (catholiques?|chrétien(ne)?s?|jui(f|ve|fs|ves)|musulman(e)?s?|protestant(e)?s?|pratiquant(e)?s?)",
+            r"|(familles?|locataires?|personnes?|couples?|foyers?) (catholiques?|chrétien(ne)?s?|jui(f|ve|fs|ves)|musulman(e)?s?|protestant(e)?s?)",
             r"|(catholique|chrétienne|chrétien|juive|juif|musulmane|musulman|protestante|protestant)s? pratiquant(e)?s?",
             // German.
             r"|christen|muslime|juden|katholiken",
@@ -140,7 +140,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     ),
     // Spanish: only people "from here", newcomers refused.
     audience(
-        r"(gente|personas|inquilinos) de aqu[ií]|reci[eé]n llegad[oa]s|(de|del) centroam[eé]rica|centroamerican[oa]s",
+        r"(s[oó]lo|solamente|[uú]nicamente) (para )?(gente|personas|inquilinos|familias) de aqu[ií]|(nada de|no|sin|ni) reci[eé]n llegad[oa]s|(gente|personas|inquilinos|familias|nadie|nada) [^.;]{0,20}\bde centroam[eé]rica|centroamerican[oa]s",
         RaceOrNationalOrigin,
     ),
     // Haitian Creole.
@@ -148,10 +148,10 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         r"(ayisyen|ameriken|dominiken|blan|nwa)( yo)? s[eè]lman|s[eè]lman (pou )?(ayisyen|ameriken|dominiken|blan|nwa)",
         RaceOrNationalOrigin,
     ),
-    audience(r"timoun", FamilialStatus),
+    audience(r"(pa gen|pa vle|san|pa pou|pa aksepte) timoun|timoun pa (aksepte|pèmèt|gen dwa)", FamilialStatus),
     // Somali and Amharic: a people named as the ones wanted.
-    audience(r"(kaliya|keliya) (dadka|qoysaska|qof) \w+|dadka soomaalida", RaceOrNationalOrigin),
-    audience(in_run!(r"\p{Ethiopic}", "ኢትዮጵያውያን|ኤርትራውያን|ሀበሻ|ሐበሻ"), RaceOrNationalOrigin),
+    audience(r"(kaliya|keliya) (dadka|qoysaska) \w+|dadka soomaalida", RaceOrNationalOrigin),
+    audience(in_run!(r"\p{Ethiopic}", "ኢትዮጵያውያን|ኤርትራውያን"), RaceOrNationalOrigin),
     // Italian.
     audience(
         r"bambin[ie]|figli|neonati|minorenni|minori|(soli|sole) adulti|incint[ae]|(solo|soltanto) (per )?adulti|coppie senza figli|senza (bambini|figli)",
@@ -221,17 +221,12 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // 经纪人会说普通话": our agent speaks Mandarin).
     Rule {
         lawful_context: Lawful::in_sentence(&[
-            "经纪",
-            "經紀",
-            "中介",
-            "代理人",
-            "我们会说",
-            "我們會說",
-            "我会说",
-            "我會說",
-            "本人会说",
-            "服务",
-            "服務",
+            "经纪人会",
+            "經紀人會",
+            "经纪人讲",
+            "經紀人講",
+            "代理人会说",
+            "代理人會說",
         ]),
         ..audience(in_run!(r"\p{Han}", "普通话|普通話|国语|國語|说中文|說中文|讲中文|講中文"), RaceOrNationalOrigin)
     },
@@ -242,7 +237,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(
         concat!(
             in_run!(r"\p{Hangul}", "아이들|어린이|자녀|아동|유아|아기|애들|임산부|임신|신혼부부"),
-            "|아이가? (있는|없는)|아이 동반"
+            "|아이가? (있는|없는)"
         ),
         FamilialStatus,
     ),
@@ -263,7 +258,10 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         RaceOrNationalOrigin,
     ),
     audience(
-        concat!(in_run!(r"\p{Hangul}", "기독교|교인|천주교|불교|무슬림|이슬람|유대인|신자"), "|교회에? 다니(시)?는"),
+        concat!(
+            in_run!(r"\p{Hangul}", "기독교|교인|천주교|불교|무슬림|이슬람|유대인"),
+            "|교회에? 다니(시)?는|신자(만|분| 우대)"
+        ),
         Religion,
     ),
 ];

@@ -490,9 +490,15 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
         return true;
     }
     // "Female preferred" is the sex sought, told by the word before a preference.
-    let word_before = text[..range.start].split_whitespace().next_back().unwrap_or("");
-    let sex_named = (rule.category == Category::Sex && names_a_sex(&text[range.clone()]))
-        || (rule.category == Category::Steering && names_a_sex(word_before));
+    let before = &text[..range.start];
+    let word_before = before.split_whitespace().next_back().unwrap_or("");
+    let sex_named = if rule.category == Category::Sex && names_a_sex(&text[range.clone()]) {
+        only_plain_words_before(before)
+    } else {
+        rule.category == Category::Steering
+            && names_a_sex(word_before)
+            && only_plain_words_before(before.trim_end().strip_suffix(word_before).unwrap_or(before))
+    };
     if sex_named && shares_living_quarters(text) {
         return true;
     }
@@ -561,9 +567,55 @@ fn names_a_sex(words: &str) -> bool {
         && words.iter().all(|word| SEXES.contains(&word.as_str()) || SHARERS.contains(&word.as_str()))
 }
 
-/// Whether a sex preference the sentence model reads in `statement` is lawful: `text` seeks
-/// someone to share the writer's home and `statement` names the sex sought outright ("female
-/// seeking female"), no orientation or gender identity. A preference hinted at instead ("a
+/// Whether the word right before a sex word, in its clause (back to a colon, comma or the start),
+/// only seeks a roommate ("Roommate wanted: female", "Seeking a male", "looking for a female"):
+/// no other class rides along with the sex named ("desi girl preferred", "healthy female
+/// preferred").
+fn only_plain_words_before(before: &str) -> bool {
+    const PLAIN: &[&str] = &[
+        "a",
+        "an",
+        "one",
+        "seeking",
+        "seeks",
+        "looking",
+        "for",
+        "wanted",
+        "needed",
+        "roommate",
+        "housemate",
+        "prefer",
+        "prefers",
+        "i",
+        "we",
+        "am",
+        "are",
+        "is",
+        "my",
+        "our",
+        "new",
+        "clean",
+        "quiet",
+        "tidy",
+        "friendly",
+        "responsible",
+        "working",
+        "professional",
+        "student",
+        "nonsmoking",
+        "non-smoking",
+        "only",
+    ];
+    let clause = before.rsplit([':', ',', ';', '.', '!', '?', '\u{2014}', '-']).next().unwrap_or(before);
+    clause.split_whitespace().next_back().is_none_or(|word| {
+        let word = word.to_lowercase();
+        PLAIN.contains(&word.as_str()) || SEXES.contains(&word.as_str())
+    })
+}
+
+/// Whether a sex preference the sentence model reads in `statement` is lawful: the statement
+/// seeks someone to share the writer's home and names the sex sought outright ("female seeking
+/// female"), no orientation or gender identity. A preference hinted at instead ("a
 /// sorority-style house") is still dropped: the check cannot tell what else it hints at.
 pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, text: &str) -> bool {
     const IDENTITIES: &[&str] = &[
@@ -595,36 +647,22 @@ pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, text: &str) -> bool {
 
 /// Whether `text` seeks someone to share the writer's own home: HUD's advertising guidance lets
 /// such an ad name the sex of the roommate sought ("Roommate wanted: female to share my 2BR"),
-/// since the living areas are shared.
+/// since the living areas are shared. A text that speaks of units, a building or a complex is a
+/// landlord's, whatever it says of roommates ("Our 12-unit building: female preferred").
 fn shares_living_quarters(text: &str) -> bool {
-    // A room or a roommate offered by someone who speaks of their own home ("a male roommate
-    // for my 2BR condo where I live").
-    const ROOM_WORDS: &[&str] = &["roommate", "housemate", "flatmate", "room for rent", "room available", "room avail"];
-    const FIRST_PERSON: &[&str] = &["my", "our", "i", "i'm", "i’m"];
-    let lower = text.to_lowercase();
-    let first_person =
-        lower.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).any(|word| FIRST_PERSON.contains(&word));
-    if first_person && ROOM_WORDS.iter().any(|room| lower.contains(room)) {
-        return true;
-    }
-    const SHARED: &[&str] = &[
-        "share my",
-        "sharing my",
-        "share our",
-        "sharing our",
-        "room in my",
-        "room in our",
-        "live with me",
-        "living with me",
-        "share with me",
-        "roommate wanted",
-        "housemate wanted",
-        "roommate needed",
-        "housemate needed",
-        "seeking a roommate",
-        "looking for a roommate",
-    ];
-    SHARED.iter().any(|phrase| lower.contains(phrase))
+    static SEEKS: OnceLock<Option<Regex>> = OnceLock::new();
+    static MANY_UNITS: OnceLock<Option<Regex>> = OnceLock::new();
+    let seeks = SEEKS.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (for rent |available )?in my|(live|living|share) with me)\b",
+        )
+        .ok()
+    });
+    let many_units = MANY_UNITS.get_or_init(|| {
+        Regex::new(r"(?i)\b(\d+[- ]units?|units|building|complex|fourplex|triplex|(i|we) (own|manage))\b").ok()
+    });
+    let (Some(seeks), Some(many_units)) = (seeks, many_units) else { return false };
+    seeks.is_match(text) && !many_units.is_match(text)
 }
 
 /// Whether `c` belongs to a script written without spaces between words (Chinese, Japanese),
@@ -663,12 +701,12 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
     static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
     let declares = DECLARES.get_or_init(|| {
         Regex::new(
-            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\b|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
+            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\s*([.,!;]|$)|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
         )
         .ok()
     });
     let turns = TURNS.get_or_init(|| {
-        Regex::new(r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless)\b").ok()
+        Regex::new(r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided)\b").ok()
     });
     let statement = &text[statement_around(text, range)];
     let (Some(declares), Some(turns)) = (declares, turns) else { return false };

@@ -241,7 +241,9 @@ fn read_preference(text: &str, range: std::ops::Range<usize>) -> Option<Category
     // A lone tag or abbreviation ("#Nextdoor", "pref.") states no preference the rules would not
     // read; the model, which learnt from sentences, is not asked. ("Expecting?" is asked.)
     if let [word] = statement.split_whitespace().collect::<Vec<_>>()[..] {
-        let abbreviation = word.ends_with('.') && word.chars().filter(|c| c.is_alphabetic()).count() <= 5;
+        let abbreviation = word.ends_with('.')
+            && word.starts_with(|c: char| c.is_lowercase())
+            && word.chars().filter(|c| c.is_alphabetic()).count() <= 5;
         if word.starts_with('#') || abbreviation {
             return None;
         }
@@ -310,6 +312,16 @@ mod tests {
         ("ቤት ለኪራይ — ለኢትዮጵያውያን ብቻ።", RaceOrNationalOrigin),
         ("Guests wearing durags must be escorted.", RaceOrNationalOrigin),
         ("We love diversity... just not in this building.", Steering),
+        ("Our 12-unit building: female preferred. Roommates allowed.", Sex),
+        ("Room available near I-95, female preferred.", Sex),
+        ("Roommate wanted to share my house: healthy female preferred.", Sex),
+        ("We welcome all Christian families.", RaceOrNationalOrigin),
+        ("Everyone's welcome if you are a U.S. citizen.", RaceOrNationalOrigin),
+        ("Include a headshot of every occupant along with photo ID.", Steering),
+        ("Submit a selfie holding your passport.", Steering),
+        ("只租给会说普通话的人，提供优质服务。", RaceOrNationalOrigin),
+        ("There is a $100 fee for each assistance animal.", Disability),
+        ("Guide dogs must stay in the lobby.", Disability),
         ("Spanish-speaking tenants preferred.", RaceOrNationalOrigin),
         ("Roommate wanted: Asian female preferred.", RaceOrNationalOrigin),
         ("Room to share my condo, no gay roommates.", Sex),
@@ -479,6 +491,14 @@ mod tests {
         "Applications may be completed in English or Spanish.",
         "No ESA fee is charged.",
         "All holiday decorations, including nativity scenes and menorahs, are banned from balconies.",
+        "Holiday decorations, including menorahs and nativity scenes, must be removed by January 15.",
+        "Tenant must describe the condition of each room on the move-in checklist.",
+        "Service animals welcome, but pets may not enter the pool area.",
+        "We don't charge ESA fees.",
+        "Assistance animal deposits are not required.",
+        "We celebrate diversity, not for a day but every day.",
+        "Seller will not accept payment in Chinese yuan.",
+        "On Willow Crescent, street parking is not permitted overnight.",
         "Fluent Mandarin staff at the leasing office.",
         "Garden suite #menlo_park_living",
     ];

@@ -429,9 +429,6 @@ const PROPERTY_AND_STAFF_WORDS: &[&str] = property_words!(
     "help",
     "showings",
     "tours",
-    "documents",
-    "paperwork",
-    "materials",
 );
 
 /// The property words, and the places a faith's name may describe ("the Catholic high school",
@@ -1401,8 +1398,13 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(buyers|tenants|renters|members|people|families|applicants|folks|residents) (from|of|in) (the|our|their|his|her) (parish|congregation|church|synagogue|mosque|temple|ward|fellowship)",
         Religion,
     ),
+    // A photo of the applicants themselves, or a selfie or headshot, shows who they are.
+    audience(
+        r"(photos?|pictures?|photographs?|selfies?|headshots?) of (each|every|the|all|any|your|their) (applicants?|tenants?|renters?|buyers?|occupants?|family|household)|(send|include|attach|provide|submit|email|text) (us )?(a |an |your )?(recent )?(selfie|headshot)",
+        Steering,
+    ),
     // A photo asked for of an identity document is screening every applicant meets ("attach a
-    // photo of each adult's driver's license"); one of the applicants themselves shows who they are.
+    // photo of each adult's driver's license").
     Rule {
         unless_next: &["id", "ids", "identification"],
         lawful_context: Lawful::in_sentence(&[
@@ -1419,7 +1421,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "paystub",
         ]),
         ..audience(
-            r"(photos?|pictures?|photographs?|selfies?|headshots?) of (each|every|the|all|any|your|their) (applicants?|tenants?|renters?|buyers?|occupants?|family|household)|(send|include|attach|provide|submit|email|text) (us )?(a |an |your )?(recent )?(photo|picture|photograph|selfie|headshot)",
+            r"(send|include|attach|provide|submit|email|text) (us )?(a |an |your )?(recent )?(photo|picture|photograph)",
             Steering,
         )
     },
@@ -1944,7 +1946,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         )
     },
     audience(
-        r"(will not|won't|do not|don't|cannot|can't|refuse to|does not|doesn't) (process|accept|review|consider)\b[^.;]{0,40}\b(in (spanish|chinese|mandarin|cantonese|vietnamese|korean|arabic|russian|tagalog|another language|other languages|a foreign language)|(with|through|using|via) (an? )?(interpreter|translator))",
+        r"(will not|won't|do not|don't|cannot|can't|refuse to|does not|doesn't) (process|accept|review|consider) (any |the |your )?(applications?|forms?|paperwork|documents?|leases?)\b[^.;]{0,30}\b(in (spanish|chinese|mandarin|cantonese|vietnamese|korean|arabic|russian|tagalog|another language|other languages|a foreign language)|(with|through|using|via) (an? )?(interpreter|translator))",
         RaceOrNationalOrigin,
     ),
     audience(
@@ -1952,22 +1954,30 @@ pub(super) const DESCRIBED: &[Rule] = &[
         RaceOrNationalOrigin,
     ),
     audience(
-        r"(love|loves|like|likes|support|supports|value|values|welcome|welcomes|celebrate|celebrates) diversity\W{0,8}(just |but |only )?not (in|here|on|for|at|near) ",
+        r"(love|loves|like|likes|support|supports|value|values|welcome|welcomes|celebrate|celebrates) diversity\W{0,8}(just |but |only )?not (in|here|on|at|near) |diversity is (great|fine|nice|good|wonderful)\W{0,3} (just|but) not (here|in|on)\b",
         Steering,
     ),
     audience(
-        r"(what|how) (the |an? )?(applicants?|tenants?|buyers?|renters?|callers?|prospects?) (looks?|appears?) like|du-?rags?|do-?rags?|sagging (pants|jeans)",
+        r"(what|how) (the|an?|this|that) (applicant|tenant|buyer|renter|caller|prospect) (looks|appears) like|du-?rags?|do-?rags?|sagging (pants|jeans)",
         RaceOrNationalOrigin,
     ),
     // Guide dogs kept to the lobby, an assistance animal's own fee, a condition or treatment to
     // describe, medication-assisted recovery refused.
     audience(
-        r"(guide|service|assistance|seeing[- ]eye) (dogs?|animals?)\b[^.;]{0,40}\b(in|to) the (lobby|hallways?|common areas?|ground floor|entrance|front desk)[^.;]{0,12}\bonly\b|(guide|service|assistance|seeing[- ]eye) (dogs?|animals?)\b[^.]{0,80}\b(may not|must not|cannot|can ?not|can't|are not (allowed|permitted) to) (enter|go into|be in|use|accompany)\b",
+        r"(guide|service|assistance|seeing[- ]eye) (dogs?|animals?)\b[^.;]{0,40}\b(in|to) the (lobby|hallways?|common areas?|ground floor|entrance|front desk)[^.;]{0,12}\bonly\b|(guide|service|assistance|seeing[- ]eye) (dogs?|animals?)\b[^.;,]{0,40}\b(may not|must not|cannot|can ?not|can't|are not (allowed|permitted) to) (enter|go into|be in|use|accompany)\b|(guide|service|assistance|seeing[- ]eye) (dogs?|animals?) (must|have to|need to) (stay|remain|be kept) (in|on|at) the (lobby|hallways?|common areas?|ground floor|entrance)",
         Disability,
     ),
     Rule {
-        unless_before: &["no", "without", "zero", "waive", "waived", "never"],
+        unless_before: &["no", "without", "zero", "waive", "waived", "never", "or"],
         lawful_context: Lawful::in_sentence(&[
+            "don't charge",
+            "do not charge",
+            "never charge",
+            "not required",
+            "none",
+            "$0",
+            "prohibited",
+            "illegal",
             "waived",
             "no charge",
             "free of charge",
@@ -1979,14 +1989,14 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "without charge",
         ]),
         ..audience(
-            r"(esa|emotional[- ]support animal|assistance animal|service animal|support animal|service dog|guide dog)s? ((processing|application|registration|verification|administrative|admin|letter|review|screening) )?(fees?|charges?|deposits?)",
+            r"(esa|emotional[- ]support animal|assistance animal|service animal|support animal|service dog|guide dog)s? ((processing|application|registration|verification|administrative|admin|letter|review|screening) )?(fees?|charges?|deposits?)|(esa|assistance animal|service animal|support animal) (owners|holders|handlers) (pay|owe)|(fee|deposit|charge) (for|per) (each |every |an? )?(esa|assistance animal|service animal|support animal|emotional[- ]support animal)s?",
             Disability,
         )
     },
     Rule {
         lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
         ..audience(
-            r"(describ|detail|explain|disclos|list)(e|es|ing|ed)? (their|your|his|her|the|any) (medical |mental health |health |psychiatric )?(conditions?|diagnos[ie]s|illness(es)?|disabilit(y|ies)|impairments?|medications?|treatment)\b|(tell|inform) us about (your|their) (treatment|diagnosis|condition|medications?|hospitali[sz]ations?)|(have you|has anyone in your household|have they) (ever )?been hospitali[sz]ed|(no|not|nobody|no one|anyone|tenants?|residents?|applicants?)\b[^.;]{0,20}\b(on|using|taking|prescribed) (methadone|suboxone|buprenorphine|antipsychotics|psychiatric (meds|medications?))",
+            r"(describ|detail|explain|disclos|list)(e|es|ing|ed)? ((their|your|his|her) (medical |mental health |health |psychiatric )?|(the|any) (medical|mental health|health|psychiatric) )(conditions?|diagnos[ie]s|illness(es)?|disabilit(y|ies)|impairments?|medications?|treatment)\b|(tell|inform) us about (your|their) (treatment|diagnosis|condition|medications?|hospitali[sz]ations?)|(have you|has anyone in your household|have they) (ever )?been hospitali[sz]ed|(no|not|nobody|no one|anyone|tenants?|residents?|applicants?)\b[^.;]{0,20}\b(on|using|taking|prescribed) (methadone|suboxone|buprenorphine|antipsychotics|psychiatric (meds|medications?))",
             Disability,
         )
     },
@@ -2000,9 +2010,12 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "all displays",
             "any holiday",
             "all religious and secular",
+            "decorations, including",
+            "and other decorations",
+            "other holiday",
         ]),
         ..audience(
-            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer flags|crucifixes|diyas|diwali lights|crescents?( moon)?( displays?)?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted)",
+            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer flags|crucifixes|diyas|diwali lights|crescent moons?|islamic crescents?|crescent displays?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted)",
             Religion,
         )
     },
