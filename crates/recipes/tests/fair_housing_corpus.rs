@@ -187,7 +187,7 @@ const MAX_FALSE_ALARMS_42: usize = 3;
 /// forty-second's round and a slip read inside a one-case tag: 11 and 10 (rules alone 19 and 5).
 /// Its round (forms only in English, birthplace asked, guide dogs kept to the lobby, an ESA's own
 /// fee, a condition to describe, a faith's displays banned, Haitian Creole, Somali, Amharic and
-/// Korean class words, a roommate of one sex sought by someone who speaks of their own home,
+/// Korean class words, a roommate of one sex sought for the writer's own home,
 /// "LGBTQ+-owned", "we welcome everyone", a lone tag or abbreviation not read by the model):
 /// 0 and 5 (rules alone 0 and 2); of the five, three are the model's and two rewrites by design.
 const MAX_MISSES_43: usize = 0;

@@ -104,12 +104,23 @@ impl SpelledTags {
         text.chars().filter(|c| !self.0.iter().any(|tag| tag.marker == *c)).collect()
     }
 
-    /// The range in `text` of the spelled-out tag that holds `range`, from its `#` to its last
-    /// word, and that tag as written.
-    pub(super) fn holding(&self, text: &str, range: &Range<usize>) -> Option<(Range<usize>, &str)> {
+    /// The spelled-out tag in `text` that holds `range` (a finding inside it), with `replaced` in
+    /// place of `range`: the tag's range from its `#` to its last word, the tag as written, and
+    /// the rewritten tag run together again, lower-cased ("#mancave" becomes "#bonusroom").
+    pub(super) fn rewritten_within(
+        &self,
+        text: &str,
+        range: &Range<usize>,
+        replaced: &str,
+    ) -> Option<(Range<usize>, &str, String)> {
         self.0.iter().find_map(|tag| {
             let extent = tag.extent(text)?;
-            (extent.start <= range.start && range.end <= extent.end).then_some((extent, tag.as_written.as_str()))
+            if range.start < extent.start || extent.end < range.end {
+                return None;
+            }
+            let words = format!("{}{replaced}{}", &text[extent.start..range.start], &text[range.end..extent.end]);
+            let joined = tag.run_together(&words.split_whitespace().collect::<Vec<_>>()).to_lowercase();
+            Some((extent, tag.as_written.as_str(), joined))
         })
     }
 
@@ -122,13 +133,7 @@ impl SpelledTags {
             let words: Vec<&str> = text[extent.start..extent.end].split_whitespace().collect();
             let as_read =
                 words.iter().map(|w| w.trim_start_matches(['#', tag.marker])).eq(tag.words.iter().map(String::as_str));
-            let joined = if as_read {
-                tag.as_written.clone()
-            } else {
-                // A tag parted by underscores stays parted by them.
-                let separator = if tag.as_written.contains('_') { "_" } else { "" };
-                format!("#{}", words.join(separator).trim_start_matches(['#', tag.marker]))
-            };
+            let joined = if as_read { tag.as_written.clone() } else { tag.run_together(&words) };
             text.replace_range(extent, &joined);
         }
         text
@@ -136,6 +141,13 @@ impl SpelledTags {
 }
 
 impl SpelledTag {
+    /// `words` (this tag's, its `#` and marker before the first) run together again as a tag,
+    /// parted by underscores when it was written so.
+    fn run_together(&self, words: &[&str]) -> String {
+        let separator = if self.as_written.contains('_') { "_" } else { "" };
+        format!("#{}", words.join(separator).trim_start_matches(['#', self.marker]))
+    }
+
     /// Where this tag stands in `text`: its `#` and marker, then as many words as it was read
     /// as (a spelling may have changed them, not their number), punctuation after them left out.
     fn extent(&self, text: &str) -> Option<Range<usize>> {
@@ -335,12 +347,19 @@ mod tests {
     }
 
     #[test]
-    fn a_finding_inside_a_tag_is_placed_in_it() {
+    fn a_finding_inside_a_tag_is_rewritten_in_it() {
         let (spelled, tags) = spelled_out("Bonus space: #mancave.");
         let at = spelled.find("man cave").unwrap_or_default();
-        let (extent, as_written) = tags.holding(&spelled, &(at..at + 8)).expect("inside the tag");
+        let (extent, as_written, joined) =
+            tags.rewritten_within(&spelled, &(at..at + 8), "Bonus Room").expect("inside the tag");
         assert_eq!(as_written, "#mancave");
         assert_eq!(tags.without_markers(&spelled[extent]), "#man cave");
-        assert!(tags.holding(&spelled, &(0..5)).is_none());
+        assert_eq!(joined, "#bonusroom");
+        assert!(tags.rewritten_within(&spelled, &(0..5), "x").is_none());
+        // A tag parted by underscores keeps them.
+        let (spelled, tags) = spelled_out("Basement #man_cave_ready");
+        let at = spelled.find("man cave").unwrap_or_default();
+        let (_, _, joined) = tags.rewritten_within(&spelled, &(at..at + 8), "bonus room").expect("inside the tag");
+        assert_eq!(joined, "#bonus_room_ready");
     }
 }

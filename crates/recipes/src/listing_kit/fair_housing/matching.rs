@@ -363,6 +363,12 @@ fn named_by_words_before(before: &str, place_capitalised: bool) -> bool {
     !starts_sentence && !names_a_class(last)
 }
 
+/// `pattern` compiled once into `cell`; `None` when it does not compile (every pattern here is a
+/// literal the unit tests run, so that is a bug, not an input).
+pub(super) fn regex_once(cell: &'static OnceLock<Option<Regex>>, pattern: &str) -> Option<&'static Regex> {
+    cell.get_or_init(|| Regex::new(pattern).ok()).as_ref()
+}
+
 /// Whether `word` names a race, an origin or a faith ("Korean", "Baptist").
 fn names_a_class(word: &str) -> bool {
     static CLASS: OnceLock<Option<Regex>> = OnceLock::new();
@@ -613,9 +619,9 @@ fn only_plain_words_before(before: &str) -> bool {
     })
 }
 
-/// Whether a sex preference the sentence model reads in `statement` is lawful: the statement
-/// seeks someone to share the writer's home and names the sex sought outright ("female seeking
-/// female"), no orientation or gender identity. A preference hinted at instead ("a
+/// Whether a sex preference the sentence model reads in `statement` is lawful: `text` seeks
+/// someone to share the writer's home and `statement` names the sex sought outright ("female
+/// seeking female"), each sex word after a plain one, and no orientation or gender identity. A preference hinted at instead ("a
 /// sorority-style house") is still dropped: the check cannot tell what else it hints at.
 pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, text: &str) -> bool {
     const IDENTITIES: &[&str] = &[
@@ -638,11 +644,23 @@ pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, text: &str) -> bool {
         "homosexual",
         "heterosexual",
     ];
-    let words: Vec<String> =
-        statement.split(|c: char| !(c.is_alphanumeric() || c == '-')).map(str::to_lowercase).collect();
-    shares_living_quarters(text)
-        && words.iter().any(|word| SEXES.contains(&word.as_str()))
-        && !words.iter().any(|word| IDENTITIES.contains(&word.as_str()))
+    static WORDS: OnceLock<Option<Regex>> = OnceLock::new();
+    let Some(words) = regex_once(&WORDS, r"[\w-]+") else { return false };
+    let mut sex_named = false;
+    for word in words.find_iter(statement) {
+        let lower = word.as_str().to_lowercase();
+        if IDENTITIES.contains(&lower.as_str()) {
+            return false;
+        }
+        if SEXES.contains(&lower.as_str()) {
+            // As for the rules: no other class rides along ("healthy female preferred").
+            if !only_plain_words_before(&statement[..word.start()]) {
+                return false;
+            }
+            sex_named = true;
+        }
+    }
+    sex_named && shares_living_quarters(text)
 }
 
 /// Whether `text` seeks someone to share the writer's own home: HUD's advertising guidance lets
@@ -652,15 +670,12 @@ pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, text: &str) -> bool {
 fn shares_living_quarters(text: &str) -> bool {
     static SEEKS: OnceLock<Option<Regex>> = OnceLock::new();
     static MANY_UNITS: OnceLock<Option<Regex>> = OnceLock::new();
-    let seeks = SEEKS.get_or_init(|| {
-        Regex::new(
-            r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (for rent |available )?in my|(live|living|share) with me)\b",
-        )
-        .ok()
-    });
-    let many_units = MANY_UNITS.get_or_init(|| {
-        Regex::new(r"(?i)\b(\d+[- ]units?|units|building|complex|fourplex|triplex|(i|we) (own|manage))\b").ok()
-    });
+    let seeks = regex_once(
+        &SEEKS,
+        r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (for rent |available )?in my|(live|living|share) with me)\b",
+    );
+    let many_units =
+        regex_once(&MANY_UNITS, r"(?i)\b(\d+[- ]units?|units|building|complex|fourplex|triplex|(i|we) (own|manage))\b");
     let (Some(seeks), Some(many_units)) = (seeks, many_units) else { return false };
     seeks.is_match(text) && !many_units.is_match(text)
 }
@@ -699,15 +714,14 @@ fn names_a_place_of_worship(word: &str) -> bool {
 fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
     static DECLARES: OnceLock<Option<Regex>> = OnceLock::new();
     static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
-    let declares = DECLARES.get_or_init(|| {
-        Regex::new(
-            r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\s*([.,!;]|$)|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
-        )
-        .ok()
-    });
-    let turns = TURNS.get_or_init(|| {
-        Regex::new(r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided)\b").ok()
-    });
+    let declares = regex_once(
+        &DECLARES,
+        r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\s*([.,!;]|$)|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome)",
+    );
+    let turns = regex_once(
+        &TURNS,
+        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided)\b",
+    );
     let statement = &text[statement_around(text, range)];
     let (Some(declares), Some(turns)) = (declares, turns) else { return false };
     declares.is_match(statement) && !turns.is_match(statement)

@@ -134,10 +134,8 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
                 let with = compiled.rule.before_clause.filter(|_| clause_follows).unwrap_or(with);
                 let replaced = collapse_whitespace(&compiled.regex.replace(&matched, with));
                 let replaced = match_case(&original, &replaced, &text[..range.start]);
-                if let Some((tag, as_written)) = tags.holding(&text, &range) {
-                    // A rewrite inside a tag keeps it a tag: "#mancave" becomes "#bonusroom".
-                    let words = format!("{}{replaced}{}", &text[tag.start..range.start], &text[range.end..tag.end]);
-                    let joined = tags.without_markers(&words).split_whitespace().collect::<String>().to_lowercase();
+                // A rewrite inside a tag keeps it a tag: "#mancave" becomes "#bonusroom".
+                if let Some((tag, as_written, joined)) = tags.rewritten_within(&text, &range, &replaced) {
                     findings.push(Finding {
                         category: compiled.rule.category,
                         field: field.to_string(),
@@ -197,14 +195,10 @@ fn as_read(text: &str) -> (String, hashtags::SpelledTags) {
 /// "fit right in").
 fn promises_belonging(statement: &str) -> bool {
     static BELONGING: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
-    BELONGING
-        .get_or_init(|| {
-            regex::Regex::new(
-                r"(?i)\b(feel (right |so |completely |truly |very )?(at home|welcome|welcomed|comfortable|included)|fit (right )?in|among (their|your|his|her) own|(their|your) own kind)\b",
-            )
-            .ok()
-        })
-        .as_ref()
+    matching::regex_once(
+        &BELONGING,
+        r"(?i)\b(feel (right |so |completely |truly |very )?(at home|welcome|welcomed|comfortable|included)|fit (right )?in|among (their|your|his|her) own|(their|your) own kind)\b",
+    )
         .is_some_and(|belonging| belonging.is_match(statement))
 }
 
