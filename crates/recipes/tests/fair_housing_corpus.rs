@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout43.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout44.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -192,6 +192,16 @@ const MAX_FALSE_ALARMS_42: usize = 3;
 /// 0 and 5 (rules alone 0 and 2); of the five, three are the model's and two rewrites by design.
 const MAX_MISSES_43: usize = 0;
 const MAX_FALSE_ALARMS_43: usize = 5;
+/// The forty-fourth corpus (holiday-rental house rules, managers' templates, agents' captions,
+/// transcribed video tours, student, senior and sublet ads, development copy; fifteen languages),
+/// measured on arrival after the forty-third's round: 17 and 10 (rules alone 42 and 6). Its round
+/// (a booking party's or guest's age, infants counted from birth, a household's make-up or growth
+/// screened, residents with children housed apart, help refused, modifications refused by name,
+/// a shared heritage, neighbours described by age, Ukrainian, Punjabi, Farsi, German and Spanish
+/// words; the writer's own family and history not read by the model; a rewrite the model still
+/// reads as a preference dropped): 0 and 5 (rules alone 8 and 2).
+const MAX_MISSES_44: usize = 0;
+const MAX_FALSE_ALARMS_44: usize = 5;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -591,6 +601,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-first corpus", include_str!("data/fair_housing_holdout41.tsv"), MAX_MISSES_41, MAX_FALSE_ALARMS_41),
     ("forty-second corpus", include_str!("data/fair_housing_holdout42.tsv"), MAX_MISSES_42, MAX_FALSE_ALARMS_42),
     ("forty-third corpus", include_str!("data/fair_housing_holdout43.tsv"), MAX_MISSES_43, MAX_FALSE_ALARMS_43),
+    ("forty-fourth corpus", include_str!("data/fair_housing_holdout44.tsv"), MAX_MISSES_44, MAX_FALSE_ALARMS_44),
 ];
 
 #[test]

@@ -212,10 +212,26 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(in_run!(r"\p{Devanagari}", "विदेशी|जाति|गोरे|काले"), RaceOrNationalOrigin),
     audience(in_run!(r"\p{Devanagari}", "विकलांग"), Disability),
     audience(in_run!(r"\p{Devanagari}", "बुजुर्ग|वरिष्ठ नागरिक"), Age),
+    // Ukrainian.
+    audience(r"діт(и|ей|ям|ьми)|без дітей|вагітн\w*", FamilialStatus),
+    audience(r"іноземц\w*|без акцент\w*", RaceOrNationalOrigin),
+    // Punjabi (Gurmukhi): a faith, boys or girls, children.
+    audience(in_run!(r"\p{Gurmukhi}", "ਸਿ\u{a71}ਖ|ਮੁਸਲਮਾਨ|ਹਿੰਦੂ|ਈਸਾਈ"), Religion),
+    audience(in_run!(r"\p{Gurmukhi}", "ਮੁੰਡਿਆਂ|ਮੁੰਡੇ|ਕੁੜੀਆਂ|ਕੁੜੀਆ|ਔਰਤਾਂ|ਮਰਦਾਂ"), Sex),
+    audience(in_run!(r"\p{Gurmukhi}", "ਬੱਚੇ|ਬੱਚਿਆਂ"), FamilialStatus),
+    // Farsi: children, a people.
+    audience(in_run!(r"\p{Arabic}", "بچه"), FamilialStatus),
+    audience(in_run!(r"\p{Arabic}", "ایرانی|افغانی|خارجی"), RaceOrNationalOrigin),
+    // German and Spanish: no offspring, papers and English asked for.
+    audience(r"ohne nachwuchs", FamilialStatus),
+    audience(
+        r"(tenga|tengan|tener) (sus |los |sus propios )?papeles|(hable|hablen|habla|hablar) bien (el )?ingl[eé]s",
+        RaceOrNationalOrigin,
+    ),
     // Chinese and Korean listings: a run of characters naming children, a sex, an age, a
     // people, skin, a faith or a disability. (Neither script puts a word boundary inside the
     // run, and Korean joins its particles to the word, so a rule reads the whole run.)
-    audience(in_run!(r"\p{Han}", "小孩|孩子|儿童|婴儿|怀孕"), FamilialStatus),
+    audience(in_run!(r"\p{Han}", "小孩|孩子|儿童|兒童|婴儿|嬰兒|怀孕|懷孕"), FamilialStatus),
     audience(in_run!(r"\p{Han}", "中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人"), RaceOrNationalOrigin),
     // A language asked of the client, unless it is the one the agent or the office speaks ("我们的
     // 经纪人会说普通话": our agent speaks Mandarin).

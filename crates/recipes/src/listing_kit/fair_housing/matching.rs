@@ -46,6 +46,22 @@ fn rules(policy: Policy) -> impl Iterator<Item = &'static Compiled> {
         .chain(house.iter().filter(move |_| policy.master_to_primary))
 }
 
+/// Whether a class word in `statement` is excused by the words around it that make it the
+/// writer's own history or an ordinary phrase ("the owners raised three kids here", "the
+/// seller's grandparents"): the statement then says who lived there, not who is wanted, and the
+/// sentence model is not asked about it.
+pub(super) fn excused_by_its_words(statement: &str, policy: Policy) -> bool {
+    rules(policy).any(|c| {
+        !c.rule.landmark
+            && c.regex.find_iter(statement).any(|m| {
+                let before = statement[..m.start()].trim_end().to_lowercase();
+                let word_before = before.split_whitespace().last().unwrap_or("");
+                c.rule.unless_before.contains(&word_before)
+                    || within_an_ordinary_phrase(statement, m.range(), c.rule.unless_within)
+            })
+    })
+}
+
 /// The first finding in `text`: its byte range and rule.
 pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range<usize>, &'static Compiled)> {
     rules(policy)
@@ -527,7 +543,13 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
                     "no" | "not" | "never" | "won't" | "don't" | "doesn't" | "can't" | "cannot" | "isn't" | "aren't"
                 )
             };
-            let mut words_before = before.split_whitespace().rev();
+            // "not a registered 55+ community": a qualifier between the article and the words.
+            let mut words_before = before.split_whitespace().rev().skip_while(|w| {
+                matches!(
+                    *w,
+                    "registered" | "licensed" | "certified" | "designated" | "official" | "legal" | "true" | "formal"
+                )
+            });
             // "nothing is available", "none are accepted": refused through the verb.
             let refused = match words_before.next() {
                 Some("a" | "an" | "the") => words_before.next().is_some_and(negation),

@@ -168,6 +168,10 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
             }
         }
     }
+    if !policy.rules_only {
+        let rewrites = findings[found_before..].to_vec();
+        drop_rewrites_still_read(&mut text, field, &rewrites, findings);
+    }
     // The rewrites are the rules' own, so only the rules judge what is left.
     if !is_clean(&text, policy.without_model()) {
         // Fail closed: a text that still reads as a preference is not printed at all.
@@ -213,9 +217,30 @@ pub fn is_clean(text: &str, policy: Policy) -> bool {
 /// preference: no neutral wording is known for it, so nothing of it is kept. A statement the
 /// rules find something in is theirs to rewrite or drop.
 fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, findings: &mut Vec<Finding>) {
+    drop_statements_read(text, field, findings, |statement| first_match(statement, policy).is_none());
+}
+
+/// Drops each statement holding one of the rules' rewrites (`rewrites`) in which the sentence
+/// model still reads a preference: with "newlyweds" rewritten, "perfect for anyone just starting
+/// out, and once the nursery talk starts you'll want to look elsewhere" still says whom it is for.
+fn drop_rewrites_still_read(text: &mut String, field: &str, rewrites: &[Finding], findings: &mut Vec<Finding>) {
+    let replacements: Vec<&str> = rewrites
+        .iter()
+        .filter(|f| f.category != Category::HouseStyle)
+        .filter_map(|f| f.replacement.as_deref())
+        .filter(|r| !r.trim().is_empty())
+        .collect();
+    if !replacements.is_empty() {
+        drop_statements_read(text, field, findings, |statement| replacements.iter().any(|r| statement.contains(r)));
+    }
+}
+
+/// Drops each statement that `ask` picks and in which the sentence model reads a preference,
+/// with a finding for each.
+fn drop_statements_read(text: &mut String, field: &str, findings: &mut Vec<Finding>, ask: impl Fn(&str) -> bool) {
     let read: Vec<_> = statements(text)
         .into_iter()
-        .filter(|range| first_match(&text[range.clone()], policy).is_none())
+        .filter(|range| ask(&text[range.clone()]))
         .filter_map(|range| Some((read_preference(text, range.clone())?, range)))
         .collect();
     for (category, range) in &read {
@@ -241,6 +266,9 @@ fn read_preference(text: &str, range: std::ops::Range<usize>) -> Option<Category
         if word.starts_with('#') || abbreviation {
             return None;
         }
+    }
+    if matching::excused_by_its_words(statement, Policy::RULES_ONLY) {
+        return None;
     }
     let category = sentence_model::preference_in(&hashtags::without_any_marker(statement))?;
     (category != Category::Sex || !matching::seeks_a_roommate_of_one_sex(statement, text)).then_some(category)
@@ -386,6 +414,18 @@ mod tests {
         ("Chỉ cho người Việt thuê phòng.", RaceOrNationalOrigin),
         ("장애인은 입주할 수 없습니다.", Disability),
         ("Walang bata, pakiusap.", FamilialStatus),
+        ("Every guest must be over 25.", Age),
+        ("Visitors under 10 are not allowed to stay overnight.", Age),
+        ("Each occupant counts from birth toward the limit.", FamilialStatus),
+        ("The board will ask about your plans for growing your family.", FamilialStatus),
+        ("Residents with toddlers are placed in the rear building.", FamilialStatus),
+        ("The block has kept its residents the same for decades.", RaceOrNationalOrigin),
+        ("Our neighbors are mostly retirees and like it that way.", Steering),
+        ("We cannot consider applicants who are unable to use the stairs.", Disability),
+        ("Renters who use power chairs must carry extra liability insurance.", Disability),
+        ("No more than two occupants in any three-bedroom unit.", FamilialStatus),
+        ("Se renta cuarto a quien hable bien el inglés.", RaceOrNationalOrigin),
+        ("Здаю квартиру без дітей.", FamilialStatus),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -495,6 +535,12 @@ mod tests {
         "On Willow Crescent, street parking is not permitted overnight.",
         "Fluent Mandarin staff at the leasing office.",
         "Garden suite #menlo_park_living",
+        "The owners raised their two kids here and loved every summer.",
+        "Our family spent many happy holidays in this house.",
+        "Ask about openings in the senior building across the courtyard.",
+        "Tenants may install grab bars or a ramp at their own expense.",
+        "Small household appliances are included.",
+        "The family dollar and a pharmacy are a block away.",
     ];
 
     #[test]
@@ -516,6 +562,15 @@ mod tests {
             assert!(findings.is_empty(), "{sentence:?} flagged: {findings:?}");
             assert_eq!(&cleaned, sentence);
         }
+    }
+
+    #[test]
+    fn a_rewrite_that_still_reads_as_a_preference_drops_its_sentence() {
+        let (cleaned, findings) = check(
+            "Perfect for newlyweds starting out, and once a baby is on the way you will want to move on. Two baths.",
+        );
+        assert_eq!(cleaned, "Two baths.");
+        assert_eq!(findings.last().and_then(|f| f.replacement.as_deref()), None);
     }
 
     #[test]

@@ -363,6 +363,8 @@ macro_rules! property_words {
             "market",
             "deli",
             "grocery",
+            // A chain store ("the family dollar", written in lower case).
+            "dollar",
             // Plants named after people ("bachelor's buttons", "lady's mantle").
             "buttons",
             "mantle",
@@ -561,7 +563,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "current owners, a retired couple",
         ],
         ..audience(
-            r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their|our) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
+            r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
             FamilialStatus,
         )
     },
@@ -689,6 +691,14 @@ const OLDER_PERSONS_WORDS: &[&str] = &[
     "age-restricted",
     "age restricted",
     "age-qualified",
+    // Housing for older persons named by its kind ("the senior building", "a senior community").
+    "senior community",
+    "senior communities",
+    "senior building",
+    "senior housing",
+    "senior apartments",
+    "senior apartment",
+    "senior complex",
 ];
 
 /// A person or a group of people, as a listing names whom it is for.
@@ -1833,11 +1843,15 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Steering,
     ),
     audience(r"(decorations?|displays?|ornaments)\b[^.;]{0,40}\b(only|just) (christmas|easter|christian|religious)\b", Religion),
-    // A household kept small in a home with rooms for more.
-    audience(
-        r"small household|(one|two|1|2) (people|persons|occupants|residents|adults) (max|maximum|tops|at most|only)( in| for)? (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)|(no more than|at most|max(imum)?( of)?) (one|two|1|2) (people|persons|occupants|residents|adults) in (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)",
-        FamilialStatus,
-    ),
+    // A household kept small in a home with rooms for more (whatever follows: "a three-bedroom
+    // unit"; "small household appliances" are things).
+    Rule {
+        unless_next: &["appliances", "appliance", "items", "goods", "repairs", "chores"],
+        ..audience(
+            r"small household|(one|two|1|2) (people|persons|occupants|residents|adults) (max|maximum|tops|at most|only)( in| for)? (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)|(no more than|at most|max(imum)?( of)?) (one|two|1|2) (people|persons|occupants|residents|adults|guests) in (the |a |this |our |any |each |every )?((one|two|1|2)[- ]?(bedroom|bed|br|bd)?,? (or|and|to) )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)",
+            FamilialStatus,
+        )
+    },
     // Worship told by the pew, a quarter named for the people who live there, a photo asked of
     // applicants to see who they are, and their kin.
     audience(
@@ -2020,6 +2034,42 @@ pub(super) const DESCRIBED: &[Rule] = &[
         )
     },
     audience(r"bible[- ]?thumpers?|holy rollers|jesus freaks|proselytizing types", Religion),
+    // Children kept out by a guest's age or a booking party's, infants counted from birth, a
+    // household's make-up or growth screened, additions to it refused, strollers and diapers as
+    // a stage of life, residents with children housed apart.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(guests?|visitors?|anyone|no one|nobody|occupants?|residents?|children|kids|minors) (under|younger than|below) (the age of )?\d\d?\b[^.;]{0,30}\b(may not|must not|can't|cannot|can not|are not|aren't|is not|isn't|not) (stay|be (allowed|permitted|accommodated)|allowed|permitted|welcome|book|sleep|reside|live|accommodated)|(everyone|everybody|all (guests|occupants|members|adults)|each guest|every guest)( in (your|the) (party|group|household))? (is|are|must be) (over|older than|at least|above) (19|2\d)\b",
+            Age,
+        )
+    },
+    Rule {
+        lawful_context: Lawful::in_sentence(OCCUPANCY_CODE),
+        ..audience(
+            r"counts? from (the day (they are|they're|he is|she is|you are) born|birth)|household (composition|makeup|make-up) (that|which) (suits|fits|matches)|(suitable|appropriate|compatible|right) household (composition|makeup|make-up)|(plans?|planning) (for|to|on) (expand|expanding|grow|growing|add|adding to|enlarge|enlarging) (your|the|their) (household|family)|no (additions?|new members?) to (the|your) household|(a )?single occupant only|stroller[- ]free|(past|beyond) the diaper (years|stage)|(anyone|anybody|someone|kids|little ones) (still )?in diapers|(nothing|no (babies|baby|kids|little ones)) on the way|(expecting|anticipating) a new arrival|(no|without) school[- ]age(d)? (residents|children|kids|occupants|tenants)|(residents|tenants|families|households|guests|those|anyone|owners|buyers) with (strollers|kids|children|babies|infants|toddlers) (are|will be|get|must be) (assigned|placed|put|housed|moved|directed|steered|limited|restricted|kept)",
+            FamilialStatus,
+        )
+    },
+    // Help refused to guests who need it, a mobility need turned away, modifications refused by
+    // name, applicants who cannot manage stairs not considered.
+    Rule {
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(
+            r"(use|uses|using) (motorized |power |electric )?(scooters|wheelchairs|walkers|mobility devices|power chairs)\b[^.;]{0,40}\b(must|will|shall|have to|has to|need to|needs to) (sign|pay|carry|provide|obtain|purchase|buy)|(must|should|need to|needs to|have to|has to) be able to (carry|climb|walk|hike|lift|manage|navigate|handle)\b[^.;]{0,60}\b(unassisted|without (help|assistance))|(no|not) [^.;]{0,30}\b(guests|tenants|renters|applicants|anyone|people|those|bookings from) [^.;]{0,12}\bwho (will |would |might |may )?(need|needs|require|requires) (help|assistance)|mobility (stuff|things|challenges|concerns|difficulties|needs) (going on|to consider)|(no|not|never) ([a-z]+ ){0,4}(alterations?|modifications?|changes)\b[^.;]{0,40}\b(including|such as|like|even) (grab bars|ramps?|handrails|wheelchair ramps?|widened doors)|(alterations?|modifications?|changes)\b[^.;]{0,40}\b(including|such as|like|even) (grab bars|ramps?|handrails|wheelchair ramps?|widened doors)\b[^.;]{0,30}\b(not (be )?(permitted|allowed)|prohibited|forbidden|banned)|(unable to|cannot|can't|won't|will not|do not|don't) consider (anyone|applicants|tenants|people|renters) who (can't|cannot|can not|are unable|aren't able)",
+            Disability,
+        )
+    },
+    // Neighbours described by who they are, a shared heritage asked for, an area said not to be
+    // diverse, accents not "done".
+    audience(
+        r"(shares?|sharing) (the|their|our|a|your) (heritage|ancestry|cultural background|roots|culture)\b|(shared|same|common) (cultural|ethnic) (background|heritage|roots)|(kept|keeps|keep|keeping) (its|their|the) (character,? and (its|their) )?(people|residents|neighbou?rs|population|families),? (the same|unchanged)|(area|neighbou?rhood|building|community|town|street|block|complex) (isn't|is not|aren't|are not|is not) (very |that |super |really |particularly )?diverse|(don't|do not|dont|doesn't|does not) (really )?(do|want|like|accept) (foreign )?accents",
+        RaceOrNationalOrigin,
+    ),
+    audience(
+        r"(neighbou?rs|residents|folks|people|everyone|everybody|owners|homeowners|tenants) (here |around here |nearby |in the building |on the block |on this street )?(are|is) (all |mostly |largely |predominantly |primarily |mainly |almost all )(empty[- ]nesters|retirees|seniors|young professionals|young families|families with (kids|children)|couples|singles|older (folks|people|couples)|retired|elderly)",
+        Steering,
+    ),
 ];
 
 /// An occupancy standard that counts infants and children, as local codes do: no preference.
