@@ -426,6 +426,9 @@ mod tests {
         ("No more than two occupants in any three-bedroom unit.", FamilialStatus),
         ("Se renta cuarto a quien hable bien el inglés.", RaceOrNationalOrigin),
         ("Здаю квартиру без дітей.", FamilialStatus),
+        ("Only English applications accepted.", RaceOrNationalOrigin),
+        ("Ramadan lights are not permitted on balconies.", Religion),
+        ("A predominantly white area close to the lake.", RaceOrNationalOrigin),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -541,6 +544,8 @@ mod tests {
         "Tenants may install grab bars or a ramp at their own expense.",
         "Small household appliances are included.",
         "The family dollar and a pharmacy are a block away.",
+        "A predominantly white kitchen with brass hardware.",
+        "Applications in English or Spanish are accepted.",
     ];
 
     #[test]

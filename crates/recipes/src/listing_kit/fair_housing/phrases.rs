@@ -2029,7 +2029,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "other holiday",
         ]),
         ..audience(
-            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer flags|crucifixes|diyas|diwali lights|crescent moons?|islamic crescents?|crescent displays?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted)",
+            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer flags|crucifixes|diyas|(diwali|ramadan|eid|hanukkah|chanukah) (lights|lanterns|decorations|displays)|crescent moons?|islamic crescents?|crescent displays?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted)",
             Religion,
         )
     },
@@ -2066,6 +2066,15 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(shares?|sharing) (the|their|our|a|your) (heritage|ancestry|cultural background|roots|culture)\b|(shared|same|common) (cultural|ethnic) (background|heritage|roots)|(kept|keeps|keep|keeping) (its|their|the) (character,? and (its|their) )?(people|residents|neighbou?rs|population|families),? (the same|unchanged)|(area|neighbou?rhood|building|community|town|street|block|complex) (isn't|is not|aren't|are not|is not) (very |that |super |really |particularly )?diverse|(don't|do not|dont|doesn't|does not) (really )?(do|want|like|accept) (foreign )?accents",
         RaceOrNationalOrigin,
     ),
+    // Applications only in English; an area described by the race of who lives there
+    // ("predominantly white kitchen" is a kitchen, so the place must follow).
+    Rule {
+        unless_next: &[],
+        ..audience(
+            r"only (english|english-language) (applications?|forms?|paperwork)|(applications?|forms?|paperwork) (are |is )?(accepted |taken )?in english only|(mostly|predominantly|largely|primarily|overwhelmingly|majority|all)[- ](white|black|hispanic|latino|asian|caucasian|african[- ]american) (area|neighbou?rhood|community|town|block|street|school|district|building|complex|city|suburb|part of town|side of town)",
+            RaceOrNationalOrigin,
+        )
+    },
     audience(
         r"(neighbou?rs|residents|folks|people|everyone|everybody|owners|homeowners|tenants) (here |around here |nearby |in the building |on the block |on this street )?(are|is) (all |mostly |largely |predominantly |primarily |mainly |almost all )(empty[- ]nesters|retirees|seniors|young professionals|young families|families with (kids|children)|couples|singles|older (folks|people|couples)|retired|elderly)",
         Steering,
