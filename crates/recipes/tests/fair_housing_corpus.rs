@@ -199,7 +199,8 @@ const MAX_FALSE_ALARMS_43: usize = 5;
 /// screened, residents with children housed apart, help refused, modifications refused by name,
 /// a shared heritage, neighbours described by age, Ukrainian, Punjabi, Farsi, German and Spanish
 /// words; the writer's own family and history not read by the model; a rewrite the model still
-/// reads as a preference dropped): 0 and 5 (rules alone 8 and 2).
+/// reads as a preference dropped): 0 and 5 (rules alone 8 and 2; 9 and 2 after a review
+/// narrowed the new rules).
 const MAX_MISSES_44: usize = 0;
 const MAX_FALSE_ALARMS_44: usize = 5;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model

@@ -213,19 +213,26 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(in_run!(r"\p{Devanagari}", "विकलांग"), Disability),
     audience(in_run!(r"\p{Devanagari}", "बुजुर्ग|वरिष्ठ नागरिक"), Age),
     // Ukrainian.
-    audience(r"діт(и|ей|ям|ьми)|без дітей|вагітн\w*", FamilialStatus),
-    audience(r"іноземц\w*|без акцент\w*", RaceOrNationalOrigin),
-    // Punjabi (Gurmukhi): a faith, boys or girls, children.
-    audience(in_run!(r"\p{Gurmukhi}", "ਸਿ\u{a71}ਖ|ਮੁਸਲਮਾਨ|ਹਿੰਦੂ|ਈਸਾਈ"), Religion),
-    audience(in_run!(r"\p{Gurmukhi}", "ਮੁੰਡਿਆਂ|ਮੁੰਡੇ|ਕੁੜੀਆਂ|ਕੁੜੀਆ|ਔਰਤਾਂ|ਮਰਦਾਂ"), Sex),
-    audience(in_run!(r"\p{Gurmukhi}", "ਬੱਚੇ|ਬੱਚਿਆਂ"), FamilialStatus),
-    // Farsi: children, a people.
-    audience(in_run!(r"\p{Arabic}", "بچه"), FamilialStatus),
-    audience(in_run!(r"\p{Arabic}", "ایرانی|افغانی|خارجی"), RaceOrNationalOrigin),
-    // German and Spanish: no offspring, papers and English asked for.
+    audience(r"діт(и|ей|ям|ьми)|діток|дитин\w*|без дітей|вагітн\w*", FamilialStatus),
+    audience(r"іноземц\w*|без акцент\w*|слов['’]ян\w*", RaceOrNationalOrigin),
+    // Punjabi (Gurmukhi puts spaces between words, so each is a word of its own: "ਸਿੱਖਿਆ",
+    // education, is not "ਸਿੱਖ", Sikh; a possessive names a place, "ਬੱਚਿਆਂ ਦਾ ਪਾਰਕ").
+    audience("ਸਿ\u{a71}ਖਾਂ|ਸਿ\u{a71}ਖ|ਮੁਸਲਮਾਨਾਂ|ਮੁਸਲਮਾਨ|ਹਿੰਦੂਆਂ|ਹਿੰਦੂ|ਈਸਾਈ", Religion),
+    audience("ਮੁੰਡਿਆਂ|ਮੁੰਡੇ|ਕੁੜੀਆਂ|ਕੁੜੀਆ|ਔਰਤਾਂ|ਮਰਦਾਂ", Sex),
+    Rule { unless_next: &["ਦਾ", "ਦੀ", "ਦੇ"], ..audience("ਬੱਚੇ|ਬੱਚਿਆਂ", FamilialStatus) },
+    // Farsi: words of their own, a plural joined by a zero-width non-joiner ("بچه\u{200c}ها").
+    // "ایرانی" alone also names a style of toilet, "خارجی" an exterior, "اتاق بچه" a child's
+    // room: the people are named by a plural, a couple or family, or "only".
+    audience("بدون بچه|بچه\u{200c}ها|بچه\u{200c}دار|بدون فرزند|بدون کودک", FamilialStatus),
+    audience(
+        "ایرانی\u{200c}ها|افغانی\u{200c}ها|خارجی\u{200c}ها|اتباع|افغانی|(زوج|خانواده)\u{200c}های (ایرانی|افغانی)|(فقط|تنها) (به )?(ایرانی|افغانی)",
+        RaceOrNationalOrigin,
+    ),
+    // German: no offspring. Spanish: papers and English asked of the tenant (the subjunctive:
+    // "que hable bien el inglés"; "nuestro agente habla bien inglés" describes the agent).
     audience(r"ohne nachwuchs", FamilialStatus),
     audience(
-        r"(tenga|tengan|tener) (sus |los |sus propios )?papeles|(hable|hablen|habla|hablar) bien (el )?ingl[eé]s",
+        r"(que|quien|quienes) (ya )?(tenga|tengan) (sus |los )?papeles|papeles en regla|sin papeles|(hable|hablen) (muy )?bien (el )?ingl[eé]s|(hable|hablen) (un )?(buen|perfecto) ingl[eé]s",
         RaceOrNationalOrigin,
     ),
     // Chinese and Korean listings: a run of characters naming children, a sex, an age, a

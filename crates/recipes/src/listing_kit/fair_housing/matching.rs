@@ -46,19 +46,17 @@ fn rules(policy: Policy) -> impl Iterator<Item = &'static Compiled> {
         .chain(house.iter().filter(move |_| policy.master_to_primary))
 }
 
-/// Whether a class word in `statement` is excused by the words around it that make it the
-/// writer's own history or an ordinary phrase ("the owners raised three kids here", "the
-/// seller's grandparents"): the statement then says who lived there, not who is wanted, and the
-/// sentence model is not asked about it.
-pub(super) fn excused_by_its_words(statement: &str, policy: Policy) -> bool {
+/// Whether `statement` tells the writer's own history in a phrase a rule names as excusing its
+/// class word ("the owners raised three kids here", "the previous owners, a retired couple"):
+/// the statement then says who lived there, not who is wanted, and the sentence model is not
+/// asked about it. Only those phrases count: a word before a match that makes it ordinary
+/// language ("we speak", "gym addicts") says nothing of the rest of the statement.
+pub(super) fn tells_the_owners_history(statement: &str, policy: Policy) -> bool {
     rules(policy).any(|c| {
-        !c.rule.landmark
-            && c.regex.find_iter(statement).any(|m| {
-                let before = statement[..m.start()].trim_end().to_lowercase();
-                let word_before = before.split_whitespace().last().unwrap_or("");
-                c.rule.unless_before.contains(&word_before)
-                    || within_an_ordinary_phrase(statement, m.range(), c.rule.unless_within)
-            })
+        !c.rule.unless_within.is_empty()
+            && c.regex
+                .find_iter(statement)
+                .any(|m| within_an_ordinary_phrase(statement, m.range(), c.rule.unless_within))
     })
 }
 

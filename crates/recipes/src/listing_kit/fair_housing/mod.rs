@@ -217,31 +217,41 @@ pub fn is_clean(text: &str, policy: Policy) -> bool {
 /// preference: no neutral wording is known for it, so nothing of it is kept. A statement the
 /// rules find something in is theirs to rewrite or drop.
 fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, findings: &mut Vec<Finding>) {
-    drop_statements_read(text, field, findings, |statement| first_match(statement, policy).is_none());
+    drop_statements_read(text, field, findings, |statement, _| first_match(statement, policy).is_none());
 }
 
 /// Drops each statement holding one of the rules' rewrites (`rewrites`) in which the sentence
 /// model still reads a preference: with "newlyweds" rewritten, "perfect for anyone just starting
 /// out, and once the nursery talk starts you'll want to look elsewhere" still says whom it is for.
+/// Only a preference of the rewrite's own category counts: what the rewrite left of the
+/// preference, not another reading of the statement.
 fn drop_rewrites_still_read(text: &mut String, field: &str, rewrites: &[Finding], findings: &mut Vec<Finding>) {
-    let replacements: Vec<&str> = rewrites
+    let replacements: Vec<(&str, Category)> = rewrites
         .iter()
         .filter(|f| f.category != Category::HouseStyle)
-        .filter_map(|f| f.replacement.as_deref())
-        .filter(|r| !r.trim().is_empty())
+        .filter_map(|f| Some((f.replacement.as_deref()?, f.category)))
+        .filter(|(r, _)| !r.trim().is_empty())
         .collect();
-    if !replacements.is_empty() {
-        drop_statements_read(text, field, findings, |statement| replacements.iter().any(|r| statement.contains(r)));
-    }
+    let holds = |statement: &str, read: Option<Category>| {
+        replacements.iter().any(|(r, category)| read.is_none_or(|read| read == *category) && statement.contains(r))
+    };
+    drop_statements_read(text, field, findings, holds);
 }
 
-/// Drops each statement that `ask` picks and in which the sentence model reads a preference,
-/// with a finding for each.
-fn drop_statements_read(text: &mut String, field: &str, findings: &mut Vec<Finding>, ask: impl Fn(&str) -> bool) {
+/// Drops each statement in which the sentence model reads a preference, with a finding for
+/// each. `asks` picks the statements given to the model (called with `None`), then the
+/// categories read that count (called with the category).
+fn drop_statements_read(
+    text: &mut String,
+    field: &str,
+    findings: &mut Vec<Finding>,
+    asks: impl Fn(&str, Option<Category>) -> bool,
+) {
     let read: Vec<_> = statements(text)
         .into_iter()
-        .filter(|range| ask(&text[range.clone()]))
+        .filter(|range| asks(&text[range.clone()], None))
         .filter_map(|range| Some((read_preference(text, range.clone())?, range)))
+        .filter(|(category, range)| asks(&text[range.clone()], Some(*category)))
         .collect();
     for (category, range) in &read {
         let original = text[range.clone()].trim().to_string();
@@ -267,7 +277,7 @@ fn read_preference(text: &str, range: std::ops::Range<usize>) -> Option<Category
             return None;
         }
     }
-    if matching::excused_by_its_words(statement, Policy::RULES_ONLY) {
+    if matching::tells_the_owners_history(statement, Policy::RULES_ONLY) {
         return None;
     }
     let category = sentence_model::preference_in(&hashtags::without_any_marker(statement))?;
@@ -429,6 +439,16 @@ mod tests {
         ("Only English applications accepted.", RaceOrNationalOrigin),
         ("Ramadan lights are not permitted on balconies.", Religion),
         ("A predominantly white area close to the lake.", RaceOrNationalOrigin),
+        ("All guests must be at least 25 years old.", Age),
+        ("No guests under 12.", Age),
+        ("We cannot host guests who need assistance.", Disability),
+        ("Residents who use an electric wheelchair must carry extra insurance.", Disability),
+        ("A mostly Korean neighborhood near the park.", RaceOrNationalOrigin),
+        ("Applications must be in English.", RaceOrNationalOrigin),
+        ("Most of the neighbors are empty nesters.", Steering),
+        ("We want tenants who share our background.", RaceOrNationalOrigin),
+        ("Hanukkah lights aren't allowed on balconies.", Religion),
+        ("Здаю тільки слов'янам.", RaceOrNationalOrigin),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -546,6 +566,22 @@ mod tests {
         "The family dollar and a pharmacy are a block away.",
         "A predominantly white kitchen with brass hardware.",
         "Applications in English or Spanish are accepted.",
+        "In this 55+ community, residents are mostly retirees who love golf.",
+        "No steps anywhere, ideal for guests who need assistance.",
+        "Guests under 2 stay free, pets not allowed.",
+        "Residents who use electric scooters or e-bikes must sign a lithium-battery addendum.",
+        "Nothing on the way to the beach but dunes and sea grass.",
+        "An all-white area rug anchors the living room.",
+        "Nuestro agente habla bien inglés y español.",
+        "Christmas and Hanukkah lights must be removed by January 15.",
+        "No need for modifications such as ramps, the home is all on one level.",
+        "Minor changes like grab bars are fine, but painting is not permitted.",
+        "This bungalow shares the heritage of the Arts and Crafts homes around it.",
+        "We accept not only English applications but also Spanish and Chinese ones.",
+        "Changing tables in both restrooms for anyone in diapers.",
+        "Our growing family needs more room, so we're selling.",
+        "Our family of five loved it here.",
+        "Small household pets welcome.",
     ];
 
     #[test]

@@ -526,6 +526,13 @@ pub(super) const AUDIENCE: &[Rule] = &[
         ],
         lawful_context: Lawful::in_sentence(OCCUPANCY_CODE),
         unless_within: &[
+            // The writer's own family ("our growing family needs more room").
+            "our growing family",
+            "our family of",
+            "my family of",
+            "our young family",
+            "our large family",
+            "our whole family",
             // The sellers' own history: "the sellers raised three kids here" (not "we raised
             // the price, so it suits a buyer without kids").
             "raised our kids",
@@ -563,7 +570,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "current owners, a retired couple",
         ],
         ..audience(
-            r"((a|the|your|their|our) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their|our) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
+            r"((a|the|your|their) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
             FamilialStatus,
         )
     },
@@ -1846,7 +1853,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // A household kept small in a home with rooms for more (whatever follows: "a three-bedroom
     // unit"; "small household appliances" are things).
     Rule {
-        unless_next: &["appliances", "appliance", "items", "goods", "repairs", "chores"],
+        unless_next: &["appliances", "appliance", "items", "goods", "repairs", "chores", "pets"],
         ..audience(
             r"small household|(one|two|1|2) (people|persons|occupants|residents|adults) (max|maximum|tops|at most|only)( in| for)? (the |a |this |our )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)|(no more than|at most|max(imum)?( of)?) (one|two|1|2) (people|persons|occupants|residents|adults|guests) in (the |a |this |our |any |each |every )?((one|two|1|2)[- ]?(bedroom|bed|br|bd)?,? (or|and|to) )?(three|four|five|3|4|5)[- ]?(bedroom|bed|br|bd)",
             FamilialStatus,
@@ -2027,58 +2034,90 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "decorations, including",
             "and other decorations",
             "other holiday",
+            "christmas and",
+            "and christmas",
+            "christmas, ",
         ]),
         ..audience(
-            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer flags|crucifixes|diyas|(diwali|ramadan|eid|hanukkah|chanukah) (lights|lanterns|decorations|displays)|crescent moons?|islamic crescents?|crescent displays?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted)",
+            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer flags|crucifixes|diyas|(diwali|ramadan|eid|hanukkah|chanukah) (lights|lanterns|decorations|displays)|crescent moons?|islamic crescents?|crescent displays?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted|aren't allowed|aren't permitted|isn't allowed|isn't permitted|(can't|cannot|may not|must not) be (displayed|hung|shown|put up))",
             Religion,
         )
     },
     audience(r"bible[- ]?thumpers?|holy rollers|jesus freaks|proselytizing types", Religion),
-    // Children kept out by a guest's age or a booking party's, infants counted from birth, a
-    // household's make-up or growth screened, additions to it refused, strollers and diapers as
-    // a stage of life, residents with children housed apart.
+    // Children kept out by a guest's age ("guests under 12 may not stay", where "visitors under
+    // 16 are not allowed in the hot tub" is a pool rule and "guests under 21 are not permitted to
+    // drink" an alcohol rule: nothing may follow the refusal but the property).
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
+        unless_next: &[
+            "to", "in", "into", "inside", "at", "near", "around", "on", "without", "unless", "unaccompanied", "alone",
+            "unsupervised", "except", "after", "before", "during",
+        ],
         ..audience(
-            r"(guests?|visitors?|anyone|no one|nobody|occupants?|residents?|children|kids|minors) (under|younger than|below) (the age of )?\d\d?\b[^.;]{0,30}\b(may not|must not|can't|cannot|can not|are not|aren't|is not|isn't|not) (stay|be (allowed|permitted|accommodated)|allowed|permitted|welcome|book|sleep|reside|live|accommodated)|(everyone|everybody|all (guests|occupants|members|adults)|each guest|every guest)( in (your|the) (party|group|household))? (is|are|must be) (over|older than|at least|above) (19|2\d)\b",
+            r"(guests?|visitors?|anyone|no one|nobody|occupants?|residents?|children|kids|minors) (under|younger than|below) (the age of )?\d\d?( years( old| of age)?)? (may not|must not|can't|cannot|can not|are not|aren't|is not|isn't|won't|will not) (stay|sleep|reside|live|book|be (allowed|permitted|accommodated|admitted|welcome)( to (stay|sleep|book|reside|live))?|(allowed|permitted) to (stay|sleep|book|reside|live)|allowed|permitted|welcome|accommodated|admitted)( (on|at|in) (the )?(property|premises|unit|home|house|cottage|cabin))?|(no|not accepting|don't accept|do not accept|cannot accept|can't accept|won't accept|will not accept) (guests|visitors|children|kids|minors|occupants|anyone) (under|younger than|below) (the age of )?\d\d?",
             Age,
         )
     },
+    // A whole booking party held to an age above majority ("everyone in your party is over 21",
+    // "all guests must be at least 25 years old").
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        unless_next: &[],
+        ..audience(
+            r"(guests|visitors|everyone|everybody|all (guests|occupants|members|adults|visitors)|each guest|every guest)( in (your|the) (party|group|household)| staying| booking)? (is|are|must be|need to be|needs to be|should be|has to be|have to be) ((over|older than|at least|above) (19|[2-9]\d)|(19|[2-9]\d)( years old| years of age)? (or|and) (older|over|up)|(19|[2-9]\d)\+)",
+            Age,
+        )
+    },
+    // Infants counted from birth, a household's make-up or growth screened, additions to it
+    // refused, strollers and diapers as a stage of life, residents with children housed apart.
     Rule {
         lawful_context: Lawful::in_sentence(OCCUPANCY_CODE),
         ..audience(
-            r"counts? from (the day (they are|they're|he is|she is|you are) born|birth)|household (composition|makeup|make-up) (that|which) (suits|fits|matches)|(suitable|appropriate|compatible|right) household (composition|makeup|make-up)|(plans?|planning) (for|to|on) (expand|expanding|grow|growing|add|adding to|enlarge|enlarging) (your|the|their) (household|family)|no (additions?|new members?) to (the|your) household|(a )?single occupant only|stroller[- ]free|(past|beyond) the diaper (years|stage)|(anyone|anybody|someone|kids|little ones) (still )?in diapers|(nothing|no (babies|baby|kids|little ones)) on the way|(expecting|anticipating) a new arrival|(no|without) school[- ]age(d)? (residents|children|kids|occupants|tenants)|(residents|tenants|families|households|guests|those|anyone|owners|buyers) with (strollers|kids|children|babies|infants|toddlers) (are|will be|get|must be) (assigned|placed|put|housed|moved|directed|steered|limited|restricted|kept)",
+            r"(counts?|counted) from (the day (they are|they're|he is|she is|you are) born|birth)|household (composition|makeup|make-up) (that|which) (suits|fits|matches)|(suitable|appropriate|compatible|right) household (composition|makeup|make-up)|(plans?|planning) (for|to|on) (expand|expanding|grow|growing|add to|adding to|enlarge|enlarging) (your|the|their) (household|family)|no (new )?(additions?|members?) to (the|your) household|(a )?single[- ]occupan(t|cy) only|stroller[- ]free|(past|beyond) the diaper (years|stage)|(anyone|anybody|someone|kids|little ones) (still )?in diapers\b[^.;]{0,40}\b(isn't|is not|not) (the|a|your) (place|fit|home|spot|rental)|no (babies|baby|kids|little ones|bun in the oven) on the way|nothing on the way in the next|(expecting|anticipating) a new arrival|(no|without) school[- ]age(d)? (residents|children|kids|occupants|tenants)|(residents|tenants|families|households|those|owners|buyers) with (strollers|kids|children|babies|infants|toddlers) (are|will be|get|must be) (assigned|placed|housed|moved|steered|limited|restricted|relocated)",
             FamilialStatus,
         )
     },
     // Help refused to guests who need it, a mobility need turned away, modifications refused by
-    // name, applicants who cannot manage stairs not considered.
+    // name, applicants who cannot manage stairs not considered, a mobility aid's user made to
+    // insure.
     Rule {
         lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
         ..audience(
-            r"(use|uses|using) (motorized |power |electric )?(scooters|wheelchairs|walkers|mobility devices|power chairs)\b[^.;]{0,40}\b(must|will|shall|have to|has to|need to|needs to) (sign|pay|carry|provide|obtain|purchase|buy)|(must|should|need to|needs to|have to|has to) be able to (carry|climb|walk|hike|lift|manage|navigate|handle)\b[^.;]{0,60}\b(unassisted|without (help|assistance))|(no|not) [^.;]{0,30}\b(guests|tenants|renters|applicants|anyone|people|those|bookings from) [^.;]{0,12}\bwho (will |would |might |may )?(need|needs|require|requires) (help|assistance)|mobility (stuff|things|challenges|concerns|difficulties|needs) (going on|to consider)|(no|not|never) ([a-z]+ ){0,4}(alterations?|modifications?|changes)\b[^.;]{0,40}\b(including|such as|like|even) (grab bars|ramps?|handrails|wheelchair ramps?|widened doors)|(alterations?|modifications?|changes)\b[^.;]{0,40}\b(including|such as|like|even) (grab bars|ramps?|handrails|wheelchair ramps?|widened doors)\b[^.;]{0,30}\b(not (be )?(permitted|allowed)|prohibited|forbidden|banned)|(unable to|cannot|can't|won't|will not|do not|don't) consider (anyone|applicants|tenants|people|renters) who (can't|cannot|can not|are unable|aren't able)",
+            r"(use|uses|using|with) (a |an )?(motorized |motorised |power |powered |electric )?(mobility scooters?|motorized scooters?|wheelchairs?|walkers?|mobility devices?|power chairs?)\b[^.;]{0,40}\b(must|will|shall|have to|has to|need to|needs to) (sign|pay|carry|provide|obtain|purchase|buy)|(must|should|need to|needs to|have to|has to) be able to (carry|climb|walk|hike|lift|manage|navigate|handle)\b[^.;]{0,60}\b(unassisted|without (help|assistance))|(no (bookings|reservations|stays) (from|for)|(cannot|can't|won't|will not|don't|do not|are unable to|aren't able to) (host|accept|accommodate|take|book|rent to)) (any )?(guests|tenants|renters|applicants|anyone|people|those)( [a-z]+){0,2} who (will |would |might |may )?(need|needs|require|requires) (help|assistance)|mobility (stuff|things|challenges|concerns|difficulties|needs) (going on|to consider)|(no|never) (tenant[- ]installed |tenant |unit |structural |physical |permanent |additional )?(alterations?|modifications?|changes)\b[^.;]{0,40}\b(including|such as|like|even|e\.g\.,?) (a )?(grab[- ]bars?|ramps?|handrails?|wheelchair ramps?|widened doors)|(alterations?|modifications?|changes)\b[^.;,]{0,40}\b(including|such as|like|even) (a )?(grab[- ]bars?|ramps?|handrails?|wheelchair ramps?|widened doors)\b[^.;,]{0,30}\b(not (be )?(permitted|allowed)|prohibited|forbidden|banned)|(unable to|cannot|can't|won't|will not|do not|don't) consider (anyone|applicants|tenants|people|renters) who (can't|cannot|can not|are unable to|aren't able to) (climb|use|manage|walk|navigate|take|handle) (the )?(stairs|steps|flights|three flights|two flights)",
             Disability,
         )
     },
-    // Neighbours described by who they are, a shared heritage asked for, an area said not to be
-    // diverse, accents not "done".
+    // A shared heritage asked of the people wanted, a people kept the same, an area said not to
+    // be diverse, accents not "done" (a bungalow may share the heritage of its street).
     audience(
-        r"(shares?|sharing) (the|their|our|a|your) (heritage|ancestry|cultural background|roots|culture)\b|(shared|same|common) (cultural|ethnic) (background|heritage|roots)|(kept|keeps|keep|keeping) (its|their|the) (character,? and (its|their) )?(people|residents|neighbou?rs|population|families),? (the same|unchanged)|(area|neighbou?rhood|building|community|town|street|block|complex) (isn't|is not|aren't|are not|is not) (very |that |super |really |particularly )?diverse|(don't|do not|dont|doesn't|does not) (really )?(do|want|like|accept) (foreign )?accents",
+        r"(who|that) (share|shares) (the|their|our|your) (heritage|ancestry|cultural background|background|roots|culture)\b|(buyers|tenants|residents|families|applicants|neighbou?rs|people|members|owners|shareholders) (who )?(share|sharing) (the|their|our|your|a) (heritage|ancestry|background|roots|culture)\b|(shared|same|common) (cultural|ethnic) (background|heritage|roots)|(kept|keeps|keep|keeping) (its|their|the) (character,? and (its|their) )?(people|residents|neighbou?rs|population|families),? (the same|unchanged)|(areas?|neighbou?rhoods?|buildings?|communit(y|ies)|towns?|streets?|blocks?|complex) (isn't|is not|aren't|are not) (very |that |super |really |particularly )?diverse|not (a )?(very |that |particularly )?diverse (area|neighbou?rhood|community|town|block|street|building)|(don't|do not|dont|doesn't|does not) (really )?(do|want|like|accept) (an? )?(foreign )?accents?",
         RaceOrNationalOrigin,
     ),
-    // Applications only in English; an area described by the race of who lives there
-    // ("predominantly white kitchen" is a kitchen, so the place must follow).
+    // Applications only in English ("not only English applications but also Spanish ones" is a
+    // choice); an area described by the race, origin or faith of who lives there ("a
+    // predominantly white kitchen" is a kitchen and "an all-white area rug" a rug, so the place
+    // must follow, and stand alone).
     Rule {
-        unless_next: &[],
+        unless_next: &["rug", "rugs"],
+        unless_before: &["not"],
         ..audience(
-            r"only (english|english-language) (applications?|forms?|paperwork)|(applications?|forms?|paperwork) (are |is )?(accepted |taken )?in english only|(mostly|predominantly|largely|primarily|overwhelmingly|majority|all)[- ](white|black|hispanic|latino|asian|caucasian|african[- ]american) (area|neighbou?rhood|community|town|block|street|school|district|building|complex|city|suburb|part of town|side of town)",
+            concat!(
+                r"only (english|english-language) (applications?|forms?|paperwork)|(applications?|forms?|paperwork) (are |is )?(accepted |taken )?in english only|english(-language)? (applications?|forms?) only|only (applications?|forms?) in english|(applications?|forms?) must be (in|written in) english|(mostly|predominantly|largely|primarily|overwhelmingly|majority)[- ](",
+                race_origin_or_faith!(),
+                r") (area|neighbou?rhoods?|communit(y|ies)|towns?|blocks?|streets?|schools?|districts?|buildings?|complex|city|suburbs?|part of town|side of town)"
+            ),
             RaceOrNationalOrigin,
         )
     },
-    audience(
-        r"(neighbou?rs|residents|folks|people|everyone|everybody|owners|homeowners|tenants) (here |around here |nearby |in the building |on the block |on this street )?(are|is) (all |mostly |largely |predominantly |primarily |mainly |almost all )(empty[- ]nesters|retirees|seniors|young professionals|young families|families with (kids|children)|couples|singles|older (folks|people|couples)|retired|elderly)",
-        Steering,
-    ),
+    // Neighbours described as mostly one age or household: dropped, not rewritten ("mostly all
+    // buyers" would say nothing). Lawful in housing for older persons.
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"((neighbou?rs|residents|folks|people|everyone|everybody|owners|homeowners|tenants) (here |around here |nearby |in the building |on the block |on this street )?(are|is) (all |mostly |largely |predominantly |primarily |mainly |almost all |nearly all )|most (of )?(the |our )?(neighbou?rs|residents|owners|homeowners|tenants|folks|people) (here )?are |(street|cul-de-sac|block|building|neighbou?rhood) of (mostly )?)(empty[- ]nesters|retirees|seniors|young professionals|young families|families with (kids|children)|couples|singles|older (folks|people|couples)|retired|elderly)",
+            Steering,
+        )
+    },
 ];
 
 /// An occupancy standard that counts infants and children, as local codes do: no preference.
