@@ -169,8 +169,7 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
         }
     }
     if !policy.rules_only {
-        let rewrites = findings[found_before..].to_vec();
-        drop_rewrites_still_read(&mut text, field, &rewrites, findings);
+        drop_rewrites_still_read(&mut text, field, found_before, findings);
     }
     // The rewrites are the rules' own, so only the rules judge what is left.
     if !is_clean(&text, policy.without_model()) {
@@ -220,22 +219,46 @@ fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, finding
     drop_statements_read(text, field, findings, |statement, _| first_match(statement, policy).is_none());
 }
 
-/// Drops each statement holding one of the rules' rewrites (`rewrites`) in which the sentence
-/// model still reads a preference: with "newlyweds" rewritten, "perfect for anyone just starting
-/// out, and once the nursery talk starts you'll want to look elsewhere" still says whom it is for.
-/// Only a preference of the rewrite's own category counts: what the rewrite left of the
-/// preference, not another reading of the statement.
-fn drop_rewrites_still_read(text: &mut String, field: &str, rewrites: &[Finding], findings: &mut Vec<Finding>) {
-    let replacements: Vec<(&str, Category)> = rewrites
+/// Drops each statement holding one of the rules' rewrites (the findings from `rewrites_from`
+/// on) in which the sentence model still reads a preference: with "newlyweds" rewritten,
+/// "perfect for anyone just starting out, and once the nursery talk starts you'll want to look
+/// elsewhere" still says whom it is for. Only a preference of the rewrite's own category counts:
+/// what the rewrite left of the preference, not another reading of the statement. The drop
+/// quotes the statement as the client wrote it and takes the place of the rewrites inside it.
+fn drop_rewrites_still_read(text: &mut String, field: &str, rewrites_from: usize, findings: &mut Vec<Finding>) {
+    let rewrites: Vec<(String, String, Category)> = findings[rewrites_from..]
         .iter()
         .filter(|f| f.category != Category::HouseStyle)
-        .filter_map(|f| Some((f.replacement.as_deref()?, f.category)))
-        .filter(|(r, _)| !r.trim().is_empty())
+        .filter_map(|f| Some((f.replacement.clone()?, f.original.clone(), f.category)))
+        .filter(|(replacement, _, _)| !replacement.trim().is_empty())
         .collect();
     let holds = |statement: &str, read: Option<Category>| {
-        replacements.iter().any(|(r, category)| read.is_none_or(|read| read == *category) && statement.contains(r))
+        rewrites.iter().any(|(replacement, _, category)| {
+            read.is_none_or(|read| read == *category) && statement.contains(replacement.as_str())
+        })
     };
+    let dropped_from = findings.len();
     drop_statements_read(text, field, findings, holds);
+    for dropped in dropped_from..findings.len() {
+        for (replacement, original, _) in &rewrites {
+            if !findings[dropped].original.contains(replacement.as_str()) {
+                continue;
+            }
+            findings[dropped].original = findings[dropped].original.replacen(replacement.as_str(), original, 1);
+            let withdrawn = (rewrites_from..dropped_from).find(|&i| {
+                findings[i].replacement.as_deref() == Some(replacement.as_str()) && findings[i].original == *original
+            });
+            if let Some(i) = withdrawn {
+                // Marked by an empty replacement and removed below, so the indices hold meanwhile.
+                findings[i].replacement = Some(String::new());
+            }
+        }
+    }
+    let mut index = 0;
+    findings.retain(|f| {
+        index += 1;
+        index <= rewrites_from || f.replacement.as_deref() != Some("")
+    });
 }
 
 /// Drops each statement in which the sentence model reads a preference, with a finding for
@@ -607,11 +630,16 @@ mod tests {
 
     #[test]
     fn a_rewrite_that_still_reads_as_a_preference_drops_its_sentence() {
-        let (cleaned, findings) = check(
-            "Perfect for newlyweds starting out, and once a baby is on the way you will want to move on. Two baths.",
-        );
+        // No rule reads the second clause: only the model, after the rewrite, does.
+        let written = "Perfect for newlyweds just starting out, and once the nursery talk starts you'll want to look \
+                       elsewhere, since this building isn't set up for that.";
+        let (cleaned, findings) = check(&format!("{written} Two baths."));
         assert_eq!(cleaned, "Two baths.");
-        assert_eq!(findings.last().and_then(|f| f.replacement.as_deref()), None);
+        // One finding: the drop, quoting the sentence as written, in place of the rewrite.
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].category, FamilialStatus);
+        assert_eq!(findings[0].original, written);
+        assert_eq!(findings[0].replacement, None);
     }
 
     #[test]
