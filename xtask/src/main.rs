@@ -108,10 +108,11 @@ fn have_ffmpeg() -> bool {
     have_or_install("ffmpeg", "ffmpeg")
 }
 
-/// Builds every binary of the workspace in `profile` ("debug" or "release"; in debug with the test targets). The end-to-end runs
-/// build this same set as `ci` does before the suite, because cargo unifies features over the
-/// packages it is asked to build: building one package alone compiles its dependencies again
-/// with a different feature set, a minute or more each time on two cores.
+/// Builds every binary of the workspace in `profile` ("debug" or "release"; in debug with the
+/// test targets). The end-to-end runs build this same set as `ci` does before the suite, because
+/// cargo unifies features over the packages it is asked to build: building one package alone
+/// compiles its dependencies again with a different feature set, a minute or more each time on
+/// two cores.
 fn build_binaries(profile: &str) -> Result<()> {
     let mut build = cargo();
     build.args(["build", "--quiet", "--workspace", "--bins"]);
@@ -120,7 +121,8 @@ fn build_binaries(profile: &str) -> Result<()> {
     } else {
         // With the test targets, so the binaries and the suite resolve dependency features alike
         // (dev-dependencies enable more of them): a debug build of the binaries alone compiled a
-        // second variant of tokio, tract and their dependents, about ten minutes of a cold CI run.
+        // second variant of tokio, tract and their dependents, about eight minutes of a cold CI
+        // run. A standalone end-to-end run builds the tests too, once.
         build.arg("--tests");
     }
     run(&mut build)
