@@ -200,9 +200,22 @@ const MAX_FALSE_ALARMS_43: usize = 5;
 /// a shared heritage, neighbours described by age, Ukrainian, Punjabi, Farsi, German and Spanish
 /// words; the writer's own family and history not read by the model; a rewrite the model still
 /// reads as a preference dropped): 0 and 5 (rules alone 8 and 2; 9 and 2 after a review
-/// narrowed the new rules).
+/// narrowed the new rules). The forty-fifth's round reads "FAQ: Are children allowed? A: Yes, ..."
+/// as a question answered: 0 and 4.
 const MAX_MISSES_44: usize = 0;
-const MAX_FALSE_ALARMS_44: usize = 5;
+const MAX_FALSE_ALARMS_44: usize = 4;
+/// The forty-fifth corpus (managers' texts and voicemails, HOA, park and co-living rules, FAQs and
+/// chatbots, landlords' forums, New Zealand, South African, Kenyan, Singaporean, Scottish, Welsh
+/// and Philippine ads; nineteen languages), measured on arrival after the forty-fourth's round:
+/// 8 and 24 (rules alone 23 and 18), 9 of the 24 a reader's question read as the writer's. Its
+/// round (questions and answers read as such, a fixture or an assistance animal refused in an
+/// answer, a parking space near the door refused, "on the younger side", more peoples and faiths,
+/// immigration papers pending, Hebrew, Dutch, Polish, Italian and Hindi words; a roommate sought
+/// for a sublet, demographics declined, senior living, help offered on request): 0 and 9 (rules
+/// alone 12 and 6); of the nine, five name a place of worship, three the model reads, and one is an
+/// open house's "bring the whole family".
+const MAX_MISSES_45: usize = 0;
+const MAX_FALSE_ALARMS_45: usize = 9;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -603,6 +616,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-second corpus", include_str!("data/fair_housing_holdout42.tsv"), MAX_MISSES_42, MAX_FALSE_ALARMS_42),
     ("forty-third corpus", include_str!("data/fair_housing_holdout43.tsv"), MAX_MISSES_43, MAX_FALSE_ALARMS_43),
     ("forty-fourth corpus", include_str!("data/fair_housing_holdout44.tsv"), MAX_MISSES_44, MAX_FALSE_ALARMS_44),
+    ("forty-fifth corpus", include_str!("data/fair_housing_holdout45.tsv"), MAX_MISSES_45, MAX_FALSE_ALARMS_45),
 ];
 
 #[test]

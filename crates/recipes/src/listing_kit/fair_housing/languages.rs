@@ -1,6 +1,6 @@
 //! Listings written in the languages US listings are most often written in besides English
 //! (Spanish, Chinese, Vietnamese, Korean, Tagalog, Portuguese, French, German, Italian, Polish,
-//! Russian, Arabic, Japanese, Hindi): the words that name people
+//! Russian, Arabic, Japanese, Hindi, Hebrew, Dutch): the words that name people
 //! by a protected class. The check does not parse these languages, so it cannot tell a
 //! description from a preference around such a word; a sentence holding one is dropped, as an
 //! English sentence still naming a class is. Words that describe a home ("sala familiar",
@@ -39,7 +39,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             // Vietnamese.
             r"|trẻ em|trẻ nhỏ|con nhỏ|em bé|con cái|có con|mang thai|có thai|gia đình (có|đông) (con|người)",
             // Tagalog.
-            r"|mga bata|walang (anak|bata)|may (anak|bata)|bata|buntis",
+            r"|mga bata|walang (anak|bata)|bata|buntis",
             // French.
             r"|enfants|bébés|femmes enceintes|poussettes|lits à barreaux",
             // German.
@@ -148,6 +148,20 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         r"(ayisyen|ameriken|dominiken|blan|nwa)( yo)? s[eè]lman|s[eè]lman (pou )?(ayisyen|ameriken|dominiken|blan|nwa)",
         RaceOrNationalOrigin,
     ),
+    // Tagalog: people with children, unless they are welcome ("pwede ang may anak": those with
+    // children are fine).
+    Rule {
+        lawful_context: Lawful::in_sentence(&[
+            "pwede ang may",
+            "puwede ang may",
+            "ok ang may",
+            "okay ang may",
+            "tanggap ang may",
+            "welcome ang may",
+            "pwede rin ang may",
+        ]),
+        ..audience(r"may (anak|bata)", FamilialStatus)
+    },
     audience(r"(pa gen|pa vle|san|pa pou|pa aksepte) timoun|timoun pa (aksepte|pèmèt|gen dwa)", FamilialStatus),
     // Somali and Amharic: a people named as the ones wanted.
     audience(r"(kaliya|keliya) (dadka|qoysaska) \w+|dadka soomaalida", RaceOrNationalOrigin),
@@ -157,7 +171,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         r"bambin[ie]|figli|neonati|minorenni|minori|(soli|sole) adulti|incint[ae]|(solo|soltanto) (per )?adulti|coppie senza figli|senza (bambini|figli)",
         FamilialStatus,
     ),
-    audience(r"(solo|soltanto) (per )?(donne|uomini|ragazze|ragazzi|signore|signori)|donne|uomini", Sex),
+    audience(r"(solo|soltanto) (per |a |alle |ai )?(donne|uomini|ragazze|ragazzi|signore|signori)|donne|uomini", Sex),
     audience(r"anziani|pensionati|giovani", Age),
     audience(r"disabili|handicappati|invalidi|malati mentali|sedia a rotelle", Disability),
     audience(
@@ -174,7 +188,10 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         r"(tylko|wyłącznie) (dla )?(kobiet|mężczyzn|pań|panów|studentek|studentów)|kobiet(y|om)?|mężczyzn\w*",
         Sex,
     ),
-    audience(r"emeryt\w*|(osób|osoby|osobom) starsz\w*|młodzież\w*", Age),
+    audience(
+        r"emeryt\w*|(osób|osoby|osobom) starsz\w*|młodzież\w*|młod(ych|ym|e|zi) (osób|osobom|osoby|ludzi|ludziom|par|parom|najemców)|(osób|osoby|osobom|najemców|lokatorów) (do|poniżej|powyżej|od) \d\d lat",
+        Age,
+    ),
     audience(r"niepełnosprawn\w*|inwalid\w*|wózk\w* inwalidzk\w*", Disability),
     audience(
         r"(tylko|wyłącznie) (dla )?(polaków|polek|polakom|obywateli)|polaków|cudzoziem\w*|obcokrajowc\w*|imigrant\w*|obywatel(stwo|stwa)|kolor skóry|ras(a|y|ę)",
@@ -210,7 +227,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(in_run!(r"\p{Devanagari}", "महिला|पुरुष|लड़कि|लड़के"), Sex),
     audience(in_run!(r"\p{Devanagari}", "मुस्लिम|मुसलमान|हिंदू|हिन्दू|ईसाई|सिख|शाकाहारी|जैन"), Religion),
     audience(in_run!(r"\p{Devanagari}", "विदेशी|जाति|गोरे|काले"), RaceOrNationalOrigin),
-    audience(in_run!(r"\p{Devanagari}", "विकलांग"), Disability),
+    audience(in_run!(r"\p{Devanagari}", "विकलांग|दिव्यांग|अपंग|मानसिक रोग|मानसिक रूप से बीमार"), Disability),
     audience(in_run!(r"\p{Devanagari}", "बुजुर्ग|वरिष्ठ नागरिक"), Age),
     // Ukrainian.
     audience(r"діт(и|ей|ям|ьми)|діток|дитин\w*|без дітей|вагітн\w*", FamilialStatus),
@@ -228,6 +245,25 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         "ایرانی\u{200c}ها|افغانی\u{200c}ها|خارجی\u{200c}ها|اتباع|افغانی|(زوج|خانواده)\u{200c}های (ایرانی|افغانی)|(فقط|تنها) (به )?(ایرانی|افغانی)",
         RaceOrNationalOrigin,
     ),
+    // Hebrew joins its prepositions and article to the word ("למשפחה", for a family), so a stem
+    // is read inside its word.
+    audience(in_run!(r"\p{Hebrew}", "ילדים|ילדות|תינוק|בהריון|הריון|זוג ללא ילדים"), FamilialStatus),
+    audience(in_run!(r"\p{Hebrew}", "דתי|דתיים|דתית|דתיות|חרדי|חרדים|חרדית|שומרי שבת|שומר שבת|חילוני|יהודים|מוסלמים|נוצרים"), Religion),
+    audience(in_run!(r"\p{Hebrew}", "ערבים|זרים|עולים חדשים|צבע עור"), RaceOrNationalOrigin),
+    audience(in_run!(r"\p{Hebrew}", "נשים|גברים|רווקות|רווקים|בחורות|בחורים"), Sex),
+    audience(in_run!(r"\p{Hebrew}", "נכים|נכות|כיסא גלגלים|חולי נפש"), Disability),
+    audience(in_run!(r"\p{Hebrew}", "קשישים|פנסיונרים|צעירים"), Age),
+    // Dutch: "allochtonen" names people of foreign descent; a child's room ("kinderkamer") and a
+    // wheelchair-accessible home ("rolstoeltoegankelijk") are the property.
+    audience(
+        r"allochto(on|nen)|buitenlanders|(alleen|uitsluitend) (voor )?(nederlanders|nederlandse (huurders|mensen|gezinnen)|autochtonen)|huidskleur",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"kinderen|zwanger\w*|baby['’]s|(alleen|uitsluitend) (voor )?volwassenen|stellen zonder kinderen", FamilialStatus),
+    audience(r"(alleen|uitsluitend) (voor )?(vrouwen|mannen|meisjes|jongens|dames|heren)", Sex),
+    audience(r"gehandicapten|rolstoelgebruikers|psychiatrische patiënten", Disability),
+    audience(r"moslims|christenen|joden|gelovigen", Religion),
+    audience(r"gepensioneerden|bejaarden|ouderen|jongeren", Age),
     // German: no offspring. Spanish: papers and English asked of the tenant (the subjunctive:
     // "que hable bien el inglés"; "nuestro agente habla bien inglés" describes the agent).
     audience(r"ohne nachwuchs", FamilialStatus),

@@ -11,7 +11,9 @@
 //! Misspelt class words are read as the words they stand for, hashtags as the words they run
 //! together ("#nokids"), and class words of the other languages US listings are written in drop
 //! their sentence. A sentence model (`sentence_model`) reads each statement the rules pass and
-//! drops one that states a preference in words no rule lists. Every change is reported.
+//! drops one that states a preference in words no rule lists. A reader's question ("Q: Is it
+//! good for kids? A: ...") is not the writer's statement: its answer is checked (`questions`).
+//! Every change is reported.
 //!
 //! The list is deliberately specific: ordinary real-estate words ("family room", "single-family",
 //! "walk-in closet", "master bedroom") are not findings. Whether "master" is rewritten to
@@ -21,12 +23,14 @@ mod hashtags;
 mod languages;
 mod matching;
 mod phrases;
+mod questions;
 mod sentence_model;
 mod spelling;
 mod text;
 
 use matching::first_match;
 use phrases::Action;
+use questions::{answer_stands_alone, Part};
 use serde::{Deserialize, Serialize};
 use text::{collapse_whitespace, fix_article, match_case, proper_name_after, statement_around, statements};
 
@@ -96,11 +100,51 @@ impl Policy {
 /// the corrected spelling. A hashtag that runs words together ("#nokids") is read as its words;
 /// one that holds no finding is written back as it was. A text with no finding comes back as
 /// written, typos and all, with its whitespace collapsed.
+///
+/// A question a reader asked ("Q: Is it good for kids? A: Three bedrooms and a fenced yard.") is
+/// not the writer's statement: its answer is checked. An answer that takes its sense from the
+/// question ("A: Sorry, no.") is checked with it, and the two go together if anything is found.
 pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
-    let found_before = findings.len();
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.
     let as_written = collapse_whitespace(text);
-    let (mut text, tags) = as_read(&as_written);
+    let parts = questions::parts(&as_written);
+    if let [Part::Read(_)] = parts[..] {
+        return clean_read(&as_written, field, policy, findings);
+    }
+    let kept: Vec<String> = parts
+        .into_iter()
+        .map(|part| match part {
+            Part::Read(read) => clean_read(read, field, policy, findings),
+            Part::Answered { question, answer } if answer_stands_alone(question, answer) => {
+                let answer = clean_read(answer, field, policy, findings);
+                // A question left without its answer would read as the writer's own.
+                if answer.is_empty() {
+                    answer
+                } else {
+                    format!("{question} {answer}")
+                }
+            }
+            Part::Answered { question, answer } => {
+                let found_before = findings.len();
+                let pair = clean_read(&format!("{question} {answer}"), field, policy, findings);
+                if findings.len() == found_before {
+                    return pair;
+                }
+                // A rewrite would leave an answer to a question no longer asked: the pair goes.
+                for finding in &mut findings[found_before..] {
+                    finding.replacement = None;
+                }
+                String::new()
+            }
+        })
+        .collect();
+    collapse_whitespace(&kept.join(" "))
+}
+
+/// [`clean`] for text with no question and answer in it, its whitespace collapsed.
+fn clean_read(as_written: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
+    let found_before = findings.len();
+    let (mut text, tags) = as_read(as_written);
     if !policy.rules_only {
         drop_read_preferences(&mut text, field, policy, findings);
     }
@@ -172,12 +216,12 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
         drop_rewrites_still_read(&mut text, field, found_before, findings);
     }
     // The rewrites are the rules' own, so only the rules judge what is left.
-    if !is_clean(&text, policy.without_model()) {
+    if !is_clean_read(&text, policy.without_model()) {
         // Fail closed: a text that still reads as a preference is not printed at all.
         return String::new();
     }
     if findings.len() == found_before {
-        return as_written;
+        return as_written.to_string();
     }
     // Findings quote the text as the client wrote it, without the spelled-out tags' markers.
     for finding in &mut findings[found_before..] {
@@ -205,9 +249,18 @@ fn promises_belonging(statement: &str) -> bool {
         .is_some_and(|belonging| belonging.is_match(statement))
 }
 
-/// Whether `text` has no finding.
+/// Whether `text` has no finding, its questions and answers read as [`clean`] reads them.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
-    let (text, _) = as_read(&collapse_whitespace(text));
+    questions::parts(&collapse_whitespace(text)).into_iter().all(|part| match part {
+        Part::Read(read) => is_clean_read(read, policy),
+        Part::Answered { question, answer } if answer_stands_alone(question, answer) => is_clean_read(answer, policy),
+        Part::Answered { question, answer } => is_clean_read(&format!("{question} {answer}"), policy),
+    })
+}
+
+/// [`is_clean`] for text with no question and answer in it.
+fn is_clean_read(text: &str, policy: Policy) -> bool {
+    let (text, _) = as_read(text);
     first_match(&text, policy).is_none()
         && (policy.rules_only || statements(&text).into_iter().all(|s| read_preference(&text, s).is_none()))
 }
@@ -472,6 +525,18 @@ mod tests {
         ("We want tenants who share our background.", RaceOrNationalOrigin),
         ("Hanukkah lights aren't allowed on balconies.", Religion),
         ("Здаю тільки слов'янам.", RaceOrNationalOrigin),
+        ("Q: Can I install a ramp at my own cost? A: Sorry, that's not something the owner allows.", Disability),
+        ("We are unable to assign a parking spot closer to the elevator for any resident.", Disability),
+        ("Best for a renter on the younger side.", Age),
+        ("Preference for native Scots.", RaceOrNationalOrigin),
+        ("Applicants whose visa paperwork is still pending pay a double deposit.", RaceOrNationalOrigin),
+        ("Alleen voor Nederlanders.", RaceOrNationalOrigin),
+        ("הדירה לדתיים בלבד.", Religion),
+        ("Pokój dla młodych osób do 30 lat.", Age),
+        ("Jain family only.", Religion),
+        ("Affittasi stanza solo a ragazze.", Sex),
+        ("Q: Is it good for kids? A: No.", FamilialStatus),
+        ("FAQ: Do I need to speak English? A: Yes, fluently.", RaceOrNationalOrigin),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -605,6 +670,17 @@ mod tests {
         "Our growing family needs more room, so we're selling.",
         "Our family of five loved it here.",
         "Small household pets welcome.",
+        "Q: Can kids use the pool? A: Yes, the pool is open to all residents and their guests until 9 pm.",
+        "FAQ: Are children allowed? A: Yes, households of every size are welcome within the occupancy limits.",
+        "Q: Do I need to speak English? A: No, our office staff speak Spanish, Tagalog and Vietnamese as well.",
+        "Tenant: can my kids' bikes go in the storage room? Manager: yes, the bike room is open to everyone.",
+        "Chatbot: I can't comment on the demographics of the area, but I can share school and transit info.",
+        "Our senior living community offers meal plans and housekeeping.",
+        "Pwede ang may anak at may alagang aso.",
+        "Please watch for children and pets.",
+        "Residents who need help with snow clearing because of a disability can request it at no charge.",
+        "Subletting my spare room for the summer; I'm a guy and would prefer a male subletter since we'd share the only bathroom.",
+        "Crib and high chair available on request for guests with babies.",
     ];
 
     #[test]

@@ -1,0 +1,160 @@
+//! A listing's questions and answers ("Q: Is the yard fenced? A: Yes, all the way round."). The
+//! question is a reader's, not the writer's statement, so what it names ("Q: Is it good for
+//! kids?") states no preference; the answer does. An answer that says little of its own takes
+//! its sense from the question ("Q: Do I need to speak English? A: Yes."), and the two are read
+//! as one statement.
+
+use super::matching::regex_once;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// A stretch of a text as the check reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Part<'a> {
+    /// Text read as it stands.
+    Read(&'a str),
+    /// A reader's question (with its label, "Q:") and the answer given (with its label, "A:").
+    Answered {
+        /// "Q: Is parking included?"
+        question: &'a str,
+        /// "A: One space per flat."; it runs to the next question or the end of the text.
+        answer: &'a str,
+    },
+}
+
+/// Who asks, as a label before the question ("Q:", "Tenant:").
+const ASKER: &str = "q|question|applicant|tenant|renter|guest|caller|buyer|prospect";
+
+/// Who answers, as a label before the answer ("A:", "Manager:").
+const ANSWERER: &str = "a|answer|manager|landlord|landlady|owner|host|agent|management|office|leasing office";
+
+/// The longest answer, in words after its "A:", that is read with its question: "Sorry, no
+/// kids." says too little to stand alone.
+const LONGEST_ANSWER_READ_WITH_ITS_QUESTION: usize = 6;
+
+/// `text` cut into its questions with their answers and the text around them. Each part is
+/// trimmed; a text with no "Q: ...? A: ..." is one [`Part::Read`].
+pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
+    static ASKED: OnceLock<Option<Regex>> = OnceLock::new();
+    let Some(asked) = regex_once(
+        &ASKED,
+        &format!(
+            r"(?i)\b(?:faq:\s*(?:q[:.]\s*)?|(?:{ASKER}):\s|q\.\s)[^?]{{1,300}}\?(?P<gap>\s*)(?P<answer>\b(?:{ANSWERER}):\s|a\.\s)"
+        ),
+    ) else {
+        return vec![Part::Read(text)];
+    };
+    let found: Vec<(usize, usize, usize)> = asked
+        .captures_iter(text)
+        .filter_map(|c| Some((c.get(0)?.start(), c.name("gap")?.start(), c.name("answer")?.start())))
+        .collect();
+    let mut parts = Vec::new();
+    let mut read_from = 0;
+    for (i, &(start, question_end, answer_start)) in found.iter().enumerate() {
+        let answer_end = found.get(i + 1).map_or(text.len(), |next| next.0);
+        let before = text[read_from..start].trim();
+        if !before.is_empty() {
+            parts.push(Part::Read(before));
+        }
+        parts.push(Part::Answered {
+            question: text[start..question_end].trim(),
+            answer: text[answer_start..answer_end].trim(),
+        });
+        read_from = answer_end;
+    }
+    let rest = text[read_from..].trim();
+    if !rest.is_empty() || parts.is_empty() {
+        parts.push(Part::Read(rest));
+    }
+    parts
+}
+
+/// Whether `answer` says what it says without `question`: it is more than a few words, and it
+/// neither refuses what the question asks leave for ("Q: Can I bring my kids? A: No, ...", "...,
+/// so he'd rather not.") nor grants what it asks is required ("Q: Must I be a citizen? A: Yes,
+/// ..."). Refusing a requirement ("Q: Do I need to speak English? A: No, our staff speak Spanish
+/// and Tagalog too.") stands alone.
+pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
+    static REFUSES: OnceLock<Option<Regex>> = OnceLock::new();
+    static GRANTS: OnceLock<Option<Regex>> = OnceLock::new();
+    static REQUIRES: OnceLock<Option<Regex>> = OnceLock::new();
+    let said = answer.split_once([':', '.']).map_or(answer, |(_, said)| said).trim();
+    if said.split_whitespace().count() <= LONGEST_ANSWER_READ_WITH_ITS_QUESTION {
+        return false;
+    }
+    let refuses = regex_once(
+        &REFUSES,
+        r"(?i)^(no\b|nope\b|sorry\b|unfortunately\b|afraid not\b|not (really|at the moment|right now)\b)|\b((would|'d|’d) rather not|(not|isn't|isn’t) (a )?(good |great |the right )?(fit|match)|(won't|wouldn't|will not|would not) (work|be (possible|suitable)))\b",
+    );
+    let grants = regex_once(
+        &GRANTS,
+        r"(?i)^(yes\b|yep\b|yeah\b|yup\b|sure\b|absolutely\b|of course\b|definitely\b|correct\b|that's right\b|certainly\b|indeed\b)",
+    );
+    let requires = regex_once(
+        &REQUIRES,
+        r"(?i)\b(need|needs|have to|has to|must|required?|requirements?|mandatory|necessary|only|expected|obliged|obligatory)\b",
+    );
+    let (Some(refuses), Some(grants), Some(requires)) = (refuses, grants, requires) else { return false };
+    let asks_a_requirement = requires.is_match(question);
+    !((refuses.is_match(said) && !asks_a_requirement) || (grants.is_match(said) && asks_a_requirement))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_without_questions_is_read_as_it_stands() {
+        assert_eq!(
+            parts("Sunny kitchen. Is parking included? Yes."),
+            vec![Part::Read("Sunny kitchen. Is parking included? Yes.")]
+        );
+        assert_eq!(parts(""), vec![Part::Read("")]);
+        assert_eq!(parts("Duplex side A: 2 bed, 1 bath."), vec![Part::Read("Duplex side A: 2 bed, 1 bath.")]);
+    }
+
+    #[test]
+    fn questions_and_their_answers_are_cut_apart() {
+        let text = "Our FAQ. Q: Is parking included? A: One space. Q. Pets? A. Cats only, sorry. Call us.";
+        assert_eq!(
+            parts(text),
+            vec![
+                Part::Read("Our FAQ."),
+                Part::Answered { question: "Q: Is parking included?", answer: "A: One space." },
+                Part::Answered { question: "Q. Pets?", answer: "A. Cats only, sorry. Call us." },
+            ]
+        );
+        let labelled = "FAQ: Are children allowed? A: Yes. Tenant: Bikes inside? Manager: In the bike room.";
+        assert_eq!(
+            parts(labelled),
+            vec![
+                Part::Answered { question: "FAQ: Are children allowed?", answer: "A: Yes." },
+                Part::Answered { question: "Tenant: Bikes inside?", answer: "Manager: In the bike room." },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_short_answer_is_read_with_its_question() {
+        assert!(!answer_stands_alone("Q: Is it good for kids?", "A: Not really, sorry."));
+        assert!(!answer_stands_alone("Q: Do I need to speak English?", "A: Yes."));
+    }
+
+    #[test]
+    fn refusing_leave_or_granting_a_requirement_is_read_with_the_question() {
+        let refused = "A: No, the owner has decided the flat suits other kinds of tenants better.";
+        assert!(!answer_stands_alone("Q: Can I bring my kids?", refused));
+        let granted = "A: Yes, every adult on the lease will be asked for that at the viewing.";
+        assert!(!answer_stands_alone("Q: Must I show a passport?", granted));
+        let declined = "A: The owner had a bad experience before, so he'd rather not.";
+        assert!(!answer_stands_alone("Q: Are Sikh tenants welcome?", declined));
+    }
+
+    #[test]
+    fn other_answers_stand_alone() {
+        let refused = "A: No, our office staff speak Spanish, Tagalog and Vietnamese as well.";
+        assert!(answer_stands_alone("Q: Do I need to speak English?", refused));
+        let described = "A: It has three bedrooms, a fenced yard and a park across the road.";
+        assert!(answer_stands_alone("Q: Is it good for kids?", described));
+    }
+}
