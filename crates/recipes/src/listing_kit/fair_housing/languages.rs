@@ -25,6 +25,14 @@ macro_rules! japanese {
     };
 }
 
+/// A Hebrew word, whole, with the letters Hebrew joins to its front: "ל" (to, for), "ה" (the),
+/// "ו" (and), "ב" (in), "מ" (from), "ש" (that), and their pairs.
+macro_rules! hebrew {
+    ($words:literal) => {
+        concat!("(?:ל|ה|ו|ב|מ|ש|לה|וה|של|שה|וב|ול|ומ|מה|בה)?(", $words, ")")
+    };
+}
+
 /// The class words of other languages, by category.
 pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(
@@ -152,13 +160,13 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // children are fine).
     Rule {
         lawful_context: Lawful::in_sentence(&[
-            "pwede ang may",
-            "puwede ang may",
-            "ok ang may",
-            "okay ang may",
-            "tanggap ang may",
-            "welcome ang may",
-            "pwede rin ang may",
+            "pwede ang may anak",
+            "puwede ang may anak",
+            "pwede rin ang may anak",
+            "ok ang may anak",
+            "okay ang may anak",
+            "tanggap ang may anak",
+            "welcome ang may anak",
         ]),
         ..audience(r"may (anak|bata)", FamilialStatus)
     },
@@ -245,14 +253,21 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         "ایرانی\u{200c}ها|افغانی\u{200c}ها|خارجی\u{200c}ها|اتباع|افغانی|(زوج|خانواده)\u{200c}های (ایرانی|افغانی)|(فقط|تنها) (به )?(ایرانی|افغانی)",
         RaceOrNationalOrigin,
     ),
-    // Hebrew joins its prepositions and article to the word ("למשפחה", for a family), so a stem
-    // is read inside its word.
-    audience(in_run!(r"\p{Hebrew}", "ילדים|ילדות|תינוק|בהריון|הריון|זוג ללא ילדים"), FamilialStatus),
-    audience(in_run!(r"\p{Hebrew}", "דתי|דתיים|דתית|דתיות|חרדי|חרדים|חרדית|שומרי שבת|שומר שבת|חילוני|יהודים|מוסלמים|נוצרים"), Religion),
-    audience(in_run!(r"\p{Hebrew}", "ערבים|זרים|עולים חדשים|צבע עור"), RaceOrNationalOrigin),
-    audience(in_run!(r"\p{Hebrew}", "נשים|גברים|רווקות|רווקים|בחורות|בחורים"), Sex),
-    audience(in_run!(r"\p{Hebrew}", "נכים|נכות|כיסא גלגלים|חולי נפש"), Disability),
-    audience(in_run!(r"\p{Hebrew}", "קשישים|פנסיונרים|צעירים"), Age),
+    // Hebrew joins its prepositions, conjunction and article to the word ("למשפחה", for a
+    // family), so a word may carry one of them, and is otherwise whole ("אנשים", people, holds
+    // "נשים", women; "ערבים" is also guarantors, asked for in every Israeli lease).
+    audience(
+        hebrew!("ללא ילדים|בלי ילדים|לא ילדים|תינוקות|בהריון|הריון"),
+        FamilialStatus,
+    ),
+    audience(
+        hebrew!("דתי|דתיים|דתית|דתיות|חרדי|חרדים|חרדית|חרדיות|שומרי שבת|שומר שבת|חילוניים|יהודים|מוסלמים|נוצרים"),
+        Religion,
+    ),
+    audience(hebrew!("זרים|עולים חדשים|צבע עור"), RaceOrNationalOrigin),
+    audience(hebrew!("נשים|גברים|רווקות|רווקים|בחורות|בחורים"), Sex),
+    audience(hebrew!("נכים|נכות|כיסא גלגלים|חולי נפש"), Disability),
+    audience(hebrew!("קשישים|פנסיונרים|צעירים"), Age),
     // Dutch: "allochtonen" names people of foreign descent; a child's room ("kinderkamer") and a
     // wheelchair-accessible home ("rolstoeltoegankelijk") are the property.
     audience(

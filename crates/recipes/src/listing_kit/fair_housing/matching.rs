@@ -539,6 +539,8 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
                 matches!(
                     w,
                     "no" | "not" | "never" | "won't" | "don't" | "doesn't" | "can't" | "cannot" | "isn't" | "aren't"
+                        // Tagalog: "hindi pwede ang may anak", those with children are not fine.
+                        | "hindi"
                 )
             };
             // "not a registered 55+ community": a qualifier between the article and the words.
@@ -692,7 +694,7 @@ fn shares_living_quarters(text: &str) -> bool {
     static MANY_UNITS: OnceLock<Option<Regex>> = OnceLock::new();
     let seeks = regex_once(
         &SEEKS,
-        r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (for rent |available )?in my|(live|living|share) with me|live-in (landlady|landlord|owner|homeowner|host)|owner[- ]occupier|rooms? in (her|his|my|our) (flat|home|house|apartment)|(sublet|subletting|subleasing|renting out|rent out|letting) my (spare |extra |second |back |front |box |small )?room|(we'd|we would|we'll|we will|you'd|you would|you'll|you will) (be )?shar(e|ing) (the|a|my|our) (only )?(bathroom|kitchen|flat|apartment|house|home|place))\b",
+        r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (for rent |available )?in my|(live|living|share) with me|live-in (landlady|landlord|owner|homeowner|host)|rooms? in (her|his|my|our) (flat|home|house|apartment)|(sublet|subletting|subleasing|renting out|rent out|letting) my (spare |extra |second |back |front |box |small )?room|(we'd|we would|we'll|we will) (be )?shar(e|ing) (the|a|my|our) (only )?(bathroom|kitchen|flat|apartment|house|home|place))\b",
     );
     let many_units =
         regex_once(&MANY_UNITS, r"(?i)\b(\d+[- ]units?|units|building|complex|fourplex|triplex|(i|we) (own|manage))\b");

@@ -116,18 +116,23 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
         .map(|part| match part {
             Part::Read(read) => clean_read(read, field, policy, findings),
             Part::Answered { question, answer } if answer_stands_alone(question, answer) => {
-                let answer = clean_read(answer, field, policy, findings);
-                // A question left without its answer would read as the writer's own.
-                if answer.is_empty() {
-                    answer
-                } else {
-                    format!("{question} {answer}")
+                let found_before = findings.len();
+                let cleaned = clean_read(answer, field, policy, findings);
+                // A question left without its answer would read as the writer's own, and an
+                // answer a rewrite left leaning on its question ("A: Sorry, no.") says it again.
+                if cleaned.is_empty() || !answer_stands_alone(question, &cleaned) {
+                    for finding in &mut findings[found_before..] {
+                        finding.replacement = None;
+                    }
+                    return String::new();
                 }
+                format!("{question} {cleaned}")
             }
             Part::Answered { question, answer } => {
                 let found_before = findings.len();
                 let pair = clean_read(&format!("{question} {answer}"), field, policy, findings);
-                if findings.len() == found_before {
+                // The house style's rewrites ("master" to "primary") name no one.
+                if findings[found_before..].iter().all(|f| f.category == Category::HouseStyle) {
                     return pair;
                 }
                 // A rewrite would leave an answer to a question no longer asked: the pair goes.
@@ -533,10 +538,15 @@ mod tests {
         ("Alleen voor Nederlanders.", RaceOrNationalOrigin),
         ("הדירה לדתיים בלבד.", Religion),
         ("Pokój dla młodych osób do 30 lat.", Age),
-        ("Jain family only.", Religion),
+        ("Parsi family only.", Religion),
         ("Affittasi stanza solo a ragazze.", Sex),
         ("Q: Is it good for kids? A: No.", FamilialStatus),
         ("FAQ: Do I need to speak English? A: Yes, fluently.", RaceOrNationalOrigin),
+        ("Q: Is this a Christian household? A: Yes, and the owner would like to keep it that way going forward.", Religion),
+        ("Q: Are kids OK? A: Not this time. Parking is one space, laundry in the basement.", FamilialStatus),
+        ("Q: Can I bring my kids, and is there parking? A: Yes to parking, but no to the other thing, sorry.", FamilialStatus),
+        ("Hindi pwede ang may anak.", FamilialStatus),
+        ("Our 8-unit building has a vacancy. Q: Any preference? A: Female preferred, since you'd be sharing the kitchen with two other tenants.", Sex),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -681,6 +691,11 @@ mod tests {
         "Residents who need help with snow clearing because of a disability can request it at no charge.",
         "Subletting my spare room for the summer; I'm a guy and would prefer a male subletter since we'd share the only bathroom.",
         "Crib and high chair available on request for guests with babies.",
+        "Q: Can I bring my service dog? A: No problem, service dogs are always welcome here.",
+        "The kitchen appliances are on the older side but work fine.",
+        "Mature Scots pines line the drive.",
+        "Applicants whose visa application is still pending are welcome; we accept any valid ID.",
+        "נדרשים 2 ערבים, ירדתי במחיר, יש חדר ילדים.",
     ];
 
     #[test]

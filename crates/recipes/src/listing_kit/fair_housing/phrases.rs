@@ -524,7 +524,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "owner\u{2019}s",
             "owners\u{2019}",
         ],
-        lawful_context: Lawful::in_sentence(OCCUPANCY_CODE),
+        lawful_context: Lawful::in_sentence(CHILDREN_PROVIDED_FOR),
         unless_within: &[
             // The writer's own family ("our growing family needs more room").
             "our growing family",
@@ -563,21 +563,6 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "brought both our babies home",
             "brought our babies home",
             "brought our baby home",
-            // Equipment offered: "a travel cot on request for guests with babies".
-            "request for guests with babies",
-            "request for guests with infants",
-            "request for guests with toddlers",
-            "request for guests with kids",
-            "request for guests with children",
-            "request for families with babies",
-            "request for families with young children",
-            "request for families with kids",
-            // A safety sign: "please watch for children and pets".
-            "watch for children",
-            "watch for kids",
-            "watch out for children",
-            "watch out for kids",
-            "children at play",
             // The sellers described: "the previous owners, a retired couple, added ...".
             "the sellers, a retired couple",
             "previous owners, a retired couple",
@@ -598,7 +583,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
         unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers"],
         unless_within: SELLERS_DESCRIBED,
         ..audience(
-            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)|age (limits?|caps?|maximums?|max|ceilings?)( of| is| at)? (1[0-79]|[2-9]\d)\b|(maximum|max|upper) age( limit)?( of| is)? (1[0-79]|[2-9]\d)\b|on the (younger|older) side",
+            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)|age (limits?|caps?|maximums?|max|ceilings?)( of| is| at)? (1[0-79]|[2-9]\d)\b|(maximum|max|upper) age( limit)?( of| is)? (1[0-79]|[2-9]\d)\b|on the younger side",
             Age,
         )
     },
@@ -746,14 +731,14 @@ macro_rules! race {
 /// Nationalities, ancestries and languages that describe people.
 macro_rules! origin {
     () => {
-        r"(mexican|chinese|indian|korean|japanese|vietnamese|filipino|thai|irish|italian|polish|german|russian|ukrainian|french|greek|portuguese|brazilian|puerto rican|cuban|dominican|haitian|jamaican|nigerian|somali|ethiopian|pakistani|bangladeshi|iranian|persian|afghan|syrian|lebanese|turkish|armenian|european|scandinavian|swedish|norwegian|dutch|british|english|scottish|anglo|south asian|east asian|caribbean|west indian|hmong|cambodian|laotian|salvadoran|guatemalan|honduran|colombian|venezuelan|peruvian|[a-z]+-american|american|foreign|immigrant|gypsy|romani|spanish|arabic|hebrew|hindi|urdu|mandarin|cantonese|tagalog|punjabi|creole|kenyan|kikuyu|luo|kalenjin|luhya|kamba|maasai|somalian|zulu|xhosa|afrikaner|boer|maori|pakeha|pasifika|samoan|tongan|fijian|malay|malaysian|singaporean|indonesian|prc|marathi|gujarati|tamil|telugu|bengali|malayali|kannadiga|sindhi|bihari|nepali|sri lankan|scots)"
+        r"(mexican|chinese|indian|korean|japanese|vietnamese|filipino|thai|irish|italian|polish|german|russian|ukrainian|french|greek|portuguese|brazilian|puerto rican|cuban|dominican|haitian|jamaican|nigerian|somali|ethiopian|pakistani|bangladeshi|iranian|persian|afghan|syrian|lebanese|turkish|armenian|european|scandinavian|swedish|norwegian|dutch|british|english|scottish|anglo|south asian|east asian|caribbean|west indian|hmong|cambodian|laotian|salvadoran|guatemalan|honduran|colombian|venezuelan|peruvian|[a-z]+-american|american|foreign|immigrant|gypsy|romani|spanish|arabic|hebrew|hindi|urdu|mandarin|cantonese|tagalog|punjabi|creole|kenyan|kikuyu|kalenjin|luhya|kamba|maasai|somalian|zulu|xhosa|afrikaner|maori|pakeha|pasifika|samoan|tongan|fijian|malay|malaysian|singaporean|indonesian|prc|marathi|gujarati|tamil|telugu|bengali|malayali|kannadiga|sindhi|bihari|nepali|sri lankan|scots)"
     };
 }
 
 /// Religions and religiosity that describe people.
 macro_rules! faith {
     () => {
-        r"(christian|catholic|jewish|muslim|islamic|hindu|sikh|buddhist|mormon|lds|protestant|baptist|methodist|lutheran|presbyterian|evangelical|pentecostal|orthodox|born[- ]again|devout|religious|secular|atheist|agnostic|god[- ]fearing|church[- ]?going|observant|pious|amish|mennonite|quaker|jain|parsi|zoroastrian|shia|shiite|sunni|hasidic|haredi|coptic|adventist)"
+        r"(christian|catholic|jewish|muslim|islamic|hindu|sikh|buddhist|mormon|lds|protestant|baptist|methodist|lutheran|presbyterian|evangelical|pentecostal|orthodox|born[- ]again|devout|religious|secular|atheist|agnostic|god[- ]fearing|church[- ]?going|observant|pious|amish|mennonite|quaker|parsi|zoroastrian|shia|shiite|sunni|hasidic|haredi|coptic|adventist)"
     };
 }
 
@@ -889,8 +874,6 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "just ask",
     "can request it",
     "may request it",
-    "at no charge",
-    "free of charge",
     "are installed for",
     "already has",
     "already have",
@@ -1012,7 +995,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     described(class_then_people!(ability), Disability),
     // People named by nationality or descent.
     audience(
-        r"mexicans|puerto ricans|cubans|dominicans|haitians|jamaicans|africans|nigerians|somalis|ethiopians|arabs|pakistanis|indians|koreans|filipinos|italians|poles|germans|russians|ukrainians|greeks|europeans|canadians|brits|gypsies|gringos|(speak|speaks|speaking) (proper|good|perfect|fluent|native|unaccented|american|real) english|english (as a )?(first|native|primary|only) language|(no|without|w/o) (an? )?(foreign )?accents?|(illegal|legal) (aliens?|immigrants?|status)|aliens|(born|raised) (here|in (the )?(us|u\.s|usa|states|america|this country))|foreign nationals|scots|scotsmen|welshmen|irishmen|englishmen|kenyans|australians|new zealanders|singaporeans|malaysians|indonesians|south africans|afrikaners|zulus|kikuyus|tamils|bengalis|gujaratis|marathis|(immigration|visa|residency|citizenship|asylum|naturali[sz]ation|green card|work permit) (paperwork|papers|status|documents|application|case|process)( is| are)? (still )?(pending|in process|being processed|not (yet )?(final|finali[sz]ed|approved|complete))",
+        r"mexicans|puerto ricans|cubans|dominicans|haitians|jamaicans|africans|nigerians|somalis|ethiopians|arabs|pakistanis|indians|koreans|filipinos|italians|poles|germans|russians|ukrainians|greeks|europeans|canadians|brits|gypsies|gringos|(speak|speaks|speaking) (proper|good|perfect|fluent|native|unaccented|american|real) english|english (as a )?(first|native|primary|only) language|(no|without|w/o) (an? )?(foreign )?accents?|(illegal|legal) (aliens?|immigrants?|status)|aliens|(born|raised) (here|in (the )?(us|u\.s|usa|states|america|this country))|foreign nationals|native (scots|scottish|irish|welsh|english|british|australians|new zealanders|kenyans|singaporeans|malaysians|south africans)|scotsmen|welshmen|irishmen|englishmen|kenyans|australians|new zealanders|singaporeans|malaysians|indonesians|south africans|afrikaners|zulus|kikuyus|tamils|bengalis|gujaratis|marathis|(immigration|visa|residency|citizenship|asylum|naturali[sz]ation|green card|work permit) (paperwork|papers|status|documents|application|case|process)( is| are)? (still )?(pending|in process|being processed|not (yet )?(final|finali[sz]ed|approved|complete))\b[^.;]{0,60}\b(must|pay|pays|will (be|need|have)|need to|needs to|have to|has to|are not|aren't|is not|isn't|cannot|can't|won't|not eligible|ineligible|deposit|upfront|up front|extra|additional|double|rejected|denied|declined|refused)\b",
         RaceOrNationalOrigin,
     ),
     // Neighbours described by their make-up: "the residents here are all pale and blond" (not
@@ -1265,19 +1248,31 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // demographics of the neighborhood", as a fair housing policy asks).
     Rule {
         lawful_context: Lawful::in_sentence(&[
-            // Declined ("can't comment on"), not offered.
-            "can't comment on",
-            "cannot comment on",
-            "can\u{2019}t comment on",
-            "don't comment on",
-            "do not comment on",
-            "unable to comment on",
-            "can't discuss",
-            "cannot discuss",
-            "can\u{2019}t discuss",
-            "don't discuss",
-            "do not discuss",
-            "unable to discuss",
+            // Declined ("can't comment on the demographics"), not offered.
+            "can't comment on the demographics",
+            "cannot comment on the demographics",
+            "can\u{2019}t comment on the demographics",
+            "don't comment on the demographics",
+            "do not comment on the demographics",
+            "unable to comment on the demographics",
+            "can't comment on demographics",
+            "cannot comment on demographics",
+            "can\u{2019}t comment on demographics",
+            "don't comment on demographics",
+            "do not comment on demographics",
+            "unable to comment on demographics",
+            "can't discuss the demographics",
+            "cannot discuss the demographics",
+            "can\u{2019}t discuss the demographics",
+            "don't discuss the demographics",
+            "do not discuss the demographics",
+            "unable to discuss the demographics",
+            "can't discuss demographics",
+            "cannot discuss demographics",
+            "can\u{2019}t discuss demographics",
+            "don't discuss demographics",
+            "do not discuss demographics",
+            "unable to discuss demographics",
             "can't share demographic",
             "cannot share demographic",
             "can\u{2019}t share demographic",
@@ -2140,7 +2135,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
         ..audience(
-            r"(use|uses|using|with) (a |an )?(motorized |motorised |power |powered |electric )?(mobility scooters?|motorized scooters?|wheelchairs?|walkers?|mobility devices?|power chairs?)\b[^.;]{0,40}\b(must|will|shall|have to|has to|need to|needs to) (sign|pay|carry|provide|obtain|purchase|buy)|(must|should|need to|needs to|have to|has to) be able to (carry|climb|walk|hike|lift|manage|navigate|handle)\b[^.;]{0,60}\b(unassisted|without (help|assistance))|(no (bookings|reservations|stays) (from|for)|(cannot|can't|won't|will not|don't|do not|are unable to|aren't able to) (host|accept|accommodate|take|book|rent to)) (any )?(guests|tenants|renters|applicants|anyone|people|those)( [a-z]+){0,2} who (will |would |might |may )?(need|needs|require|requires) (help|assistance)|mobility (stuff|things|challenges|concerns|difficulties|needs) (going on|to consider)|(no|never) (tenant[- ]installed |tenant |unit |structural |physical |permanent |additional )?(alterations?|modifications?|changes)\b[^.;]{0,40}\b(including|such as|like|even|e\.g\.,?) (a )?(grab[- ]bars?|ramps?|handrails?|wheelchair ramps?|widened doors)|(alterations?|modifications?|changes)\b[^.;,]{0,40}\b(including|such as|like|even) (a )?(grab[- ]bars?|ramps?|handrails?|wheelchair ramps?|widened doors)\b[^.;,]{0,30}\b(not (be )?(permitted|allowed)|prohibited|forbidden|banned)|(unable to|cannot|can't|won't|will not|do not|don't) consider (anyone|applicants|tenants|people|renters) who (can't|cannot|can not|are unable to|aren't able to) (climb|use|manage|walk|navigate|take|handle) (the )?(stairs|steps|flights|three flights|two flights)|(install|add|put in|put up|fit|build|bring|have|keep) (a |an |my |our |my own |our own )?(grab[- ]bars?|ramps?|handrails?|hand rails?|stair ?lifts?|chair ?lifts?|roll-in showers?|shower (seats?|chairs?|benches)|raised toilet( seat)?s?|(service|assistance|guide|support|therapy|emotional[- ]support|seeing[- ]eye) (animals?|dogs?|cats?))\b[^?]{0,80}\? (a|answer|manager|landlord|landlady|owner|host|agent)[:.] (sorry|no|nope|unfortunately|afraid not)\b|(unable to|not able to|cannot|can't|won't|will not|do not|don't) (reserve|assign|offer|provide|designate|hold|set aside) (a |an |any )?(parking )?(space|spot|stall|bay)s? (closer|nearer|near|next) (to )?(the |your )?(entrance|door|building|elevator|lift|unit|lobby)",
+            r"(use|uses|using|with) (a |an )?(motorized |motorised |power |powered |electric )?(mobility scooters?|motorized scooters?|wheelchairs?|walkers?|mobility devices?|power chairs?)\b[^.;]{0,40}\b(must|will|shall|have to|has to|need to|needs to) (sign|pay|carry|provide|obtain|purchase|buy)|(must|should|need to|needs to|have to|has to) be able to (carry|climb|walk|hike|lift|manage|navigate|handle)\b[^.;]{0,60}\b(unassisted|without (help|assistance))|(no (bookings|reservations|stays) (from|for)|(cannot|can't|won't|will not|don't|do not|are unable to|aren't able to) (host|accept|accommodate|take|book|rent to)) (any )?(guests|tenants|renters|applicants|anyone|people|those)( [a-z]+){0,2} who (will |would |might |may )?(need|needs|require|requires) (help|assistance)|mobility (stuff|things|challenges|concerns|difficulties|needs) (going on|to consider)|(no|never) (tenant[- ]installed |tenant |unit |structural |physical |permanent |additional )?(alterations?|modifications?|changes)\b[^.;]{0,40}\b(including|such as|like|even|e\.g\.,?) (a )?(grab[- ]bars?|ramps?|handrails?|wheelchair ramps?|widened doors)|(alterations?|modifications?|changes)\b[^.;,]{0,40}\b(including|such as|like|even) (a )?(grab[- ]bars?|ramps?|handrails?|wheelchair ramps?|widened doors)\b[^.;,]{0,30}\b(not (be )?(permitted|allowed)|prohibited|forbidden|banned)|(unable to|cannot|can't|won't|will not|do not|don't) consider (anyone|applicants|tenants|people|renters) who (can't|cannot|can not|are unable to|aren't able to) (climb|use|manage|walk|navigate|take|handle) (the )?(stairs|steps|flights|three flights|two flights)|(install|add|put in|put up|fit|build|bring|have|keep) (a |an |my |our |my own |our own )?(grab[- ]bars?|ramps?|handrails?|hand rails?|stair ?lifts?|chair ?lifts?|roll-in showers?|shower (seats?|chairs?|benches)|raised toilet( seat)?s?|(service|assistance|guide|support|therapy|emotional[- ]support|seeing[- ]eye) (animals?|dogs?|cats?))\b[^?.!;]{0,80}\? (a|answer|manager|landlord|landlady|owner|host|agent)[:.] (sorry|no|nope|unfortunately|afraid not)\b(?: problem| worries)?|(unable to|not able to|cannot|can't|won't|will not|do not|don't) (reserve|assign|offer|provide|designate|hold|set aside) (a |an |any )?(parking )?(space|spot|stall|bay)s? (closer|nearer|near|next) (to )?(the |your )?(entrance|door|building|elevator|lift|unit|lobby)",
             Disability,
         )
     },
@@ -2179,6 +2174,29 @@ pub(super) const DESCRIBED: &[Rule] = &[
 
 /// An occupancy standard that counts infants and children, as local codes do: no preference.
 const OCCUPANCY_CODE: &[&str] = &["consistent with local", "local code", "occupancy code", "occupancy standard"];
+
+/// Words that make naming children part of a lawful statement: an occupancy code, equipment
+/// offered ("a travel cot on request for guests with babies"), a safety sign ("please watch for
+/// children and pets").
+const CHILDREN_PROVIDED_FOR: &[&str] = &[
+    "consistent with local",
+    "local code",
+    "occupancy code",
+    "occupancy standard",
+    "request for guests with babies",
+    "request for guests with infants",
+    "request for guests with toddlers",
+    "request for guests with kids",
+    "request for guests with children",
+    "request for families with babies",
+    "request for families with young children",
+    "request for families with kids",
+    "watch for children",
+    "watch for kids",
+    "watch out for children",
+    "watch out for kids",
+    "children at play",
+];
 
 /// The sellers described by their age ("the previous owners, a retired couple, added ..."): the
 /// age word is excused inside such a phrase only, not wherever else it stands in the sentence.

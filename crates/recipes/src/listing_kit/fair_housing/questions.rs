@@ -5,6 +5,7 @@
 //! as one statement.
 
 use super::matching::regex_once;
+use super::text::statements;
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -28,37 +29,49 @@ const ASKER: &str = "q|question|applicant|tenant|renter|guest|caller|buyer|prosp
 /// Who answers, as a label before the answer ("A:", "Manager:").
 const ANSWERER: &str = "a|answer|manager|landlord|landlady|owner|host|agent|management|office|leasing office";
 
-/// The longest answer, in words after its "A:", that is read with its question: "Sorry, no
+/// How a reader's question starts: it asks ("Can I ...", "Is there ...", "I'm 72, is that a
+/// problem?"). A writer's pitch put as a question ("Q: Why is this flat perfect for ...?",
+/// "Q: Looking for ...?") is the writer's statement and is read as one.
+const ASKING: &str = "can|could|may|might|is|are|was|were|do|does|did|will|would|should|shall|am|have|has|what|what's|how|where|when|which|who|any|i'm|i am|i have|we're|we are|we have|my|our|if|hi|hello";
+
+/// The longest answer, in words after its label, that is read with its question: "Sorry, no
 /// kids." says too little to stand alone.
 const LONGEST_ANSWER_READ_WITH_ITS_QUESTION: usize = 6;
 
-/// `text` cut into its questions with their answers and the text around them. Each part is
-/// trimmed; a text with no "Q: ...? A: ..." is one [`Part::Read`].
+/// `text` cut into its questions with their answers and the text around them. A question is
+/// one sentence that asks; its answer is the first sentence after the answer's label, and what
+/// follows it is read as it stands. Each part is trimmed; a text with no "Q: ...? A: ..." is one
+/// [`Part::Read`].
 pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
     static ASKED: OnceLock<Option<Regex>> = OnceLock::new();
+    // The question holds no sentence end: a full stop counts unless a letter follows ("U.S").
     let Some(asked) = regex_once(
         &ASKED,
         &format!(
-            r"(?i)\b(?:faq:\s*(?:q[:.]\s*)?|(?:{ASKER}):\s|q\.\s)[^?]{{1,300}}\?(?P<gap>\s*)(?P<answer>\b(?:{ANSWERER}):\s|a\.\s)"
+            r"(?i)\b(?:faq:\s*(?:q[:.]\s*)?|(?:{ASKER}):\s|q\.\s)(?:{ASKING})\b(?:[^?!;.\n]|\.\S){{0,300}}\?(?P<gap>\s*)(?P<answer>\b(?:{ANSWERER}):\s|a\.\s)"
         ),
     ) else {
         return vec![Part::Read(text)];
     };
-    let found: Vec<(usize, usize, usize)> = asked
+    let found: Vec<(usize, usize, std::ops::Range<usize>)> = asked
         .captures_iter(text)
-        .filter_map(|c| Some((c.get(0)?.start(), c.name("gap")?.start(), c.name("answer")?.start())))
+        .filter_map(|c| Some((c.get(0)?.start(), c.name("gap")?.start(), c.name("answer")?.range())))
         .collect();
     let mut parts = Vec::new();
     let mut read_from = 0;
-    for (i, &(start, question_end, answer_start)) in found.iter().enumerate() {
-        let answer_end = found.get(i + 1).map_or(text.len(), |next| next.0);
+    for (i, (start, question_end, label)) in found.iter().enumerate() {
+        let (start, question_end) = (*start, *question_end);
+        let next_question = found.get(i + 1).map_or(text.len(), |next| next.0);
         let before = text[read_from..start].trim();
         if !before.is_empty() {
             parts.push(Part::Read(before));
         }
+        // The first sentence after the label ("A." would end one of its own).
+        let answered = &text[label.end..next_question];
+        let answer_end = label.end + statements(answered).first().map_or(answered.len(), |first| first.end);
         parts.push(Part::Answered {
             question: text[start..question_end].trim(),
-            answer: text[answer_start..answer_end].trim(),
+            answer: text[label.start..answer_end].trim(),
         });
         read_from = answer_end;
     }
@@ -69,34 +82,47 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
     parts
 }
 
-/// Whether `answer` says what it says without `question`: it is more than a few words, and it
-/// neither refuses what the question asks leave for ("Q: Can I bring my kids? A: No, ...", "...,
-/// so he'd rather not.") nor grants what it asks is required ("Q: Must I be a citizen? A: Yes,
-/// ..."). Refusing a requirement ("Q: Do I need to speak English? A: No, our staff speak Spanish
-/// and Tagalog too.") stands alone.
+/// Whether `answer` says what it says without `question`: it is more than a few words, it does
+/// not refuse what the question asks leave for ("Q: Can I bring my kids? A: No, ...", "..., so
+/// he'd rather not.", "Yes to parking, but no to the other thing."), and it does not agree to
+/// what the question asks, unless the question asks leave ("Q: Can kids use the pool? A: Yes,
+/// ...") rather than whether a thing is required ("Q: Must I be a citizen? A: Yes, ...") or
+/// true ("Q: Is this a Christian household? A: Yes, and ..."). Refusing a requirement ("Q: Do I
+/// need to speak English? A: No, our staff speak Spanish and Tagalog too.") stands alone.
 pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
     static REFUSES: OnceLock<Option<Regex>> = OnceLock::new();
     static GRANTS: OnceLock<Option<Regex>> = OnceLock::new();
     static REQUIRES: OnceLock<Option<Regex>> = OnceLock::new();
+    static ASKS_LEAVE: OnceLock<Option<Regex>> = OnceLock::new();
     let said = answer.split_once([':', '.']).map_or(answer, |(_, said)| said).trim();
     if said.split_whitespace().count() <= LONGEST_ANSWER_READ_WITH_ITS_QUESTION {
         return false;
     }
     let refuses = regex_once(
         &REFUSES,
-        r"(?i)^(no\b|nope\b|sorry\b|unfortunately\b|afraid not\b|not (really|at the moment|right now)\b)|\b((would|'d|’d) rather not|(not|isn't|isn’t) (a )?(good |great |the right )?(fit|match)|(won't|wouldn't|will not|would not) (work|be (possible|suitable)))\b",
+        r"(?i)^(no|nope|sorry|unfortunately|afraid not|not (really|at the moment|right now|here|this time))\b|\b((would|'d|’d) rather not|(not|isn't|isn’t) (a )?(good |great |the right )?(fit|match)|(won't|wouldn't|will not|would not) (work|be (possible|suitable))|but (no|not)\b)",
     );
     let grants = regex_once(
         &GRANTS,
-        r"(?i)^(yes\b|yep\b|yeah\b|yup\b|sure\b|absolutely\b|of course\b|definitely\b|correct\b|that's right\b|certainly\b|indeed\b)",
+        r"(?i)^(yes|yep|yeah|yup|sure|absolutely|of course|definitely|correct|that's right|certainly|indeed|no problem|no worries|not a problem|totally|you bet|please do)\b",
     );
     let requires = regex_once(
         &REQUIRES,
-        r"(?i)\b(need|needs|have to|has to|must|required?|requirements?|mandatory|necessary|only|expected|obliged|obligatory)\b",
+        r"(?i)\b(need|needs|have to|has to|must|required?|requirements?|mandatory|necessary|compulsory|obligatory|only)\b",
     );
-    let (Some(refuses), Some(grants), Some(requires)) = (refuses, grants, requires) else { return false };
+    let asks_leave = regex_once(
+        &ASKS_LEAVE,
+        r"(?i)\b(can|could|may|might|allowed|permitted|welcome|ok|okay|accepted|accept|accepts|allow|allows|permit|permits|rent to)\b",
+    );
+    let (Some(refuses), Some(grants), Some(requires), Some(asks_leave)) = (refuses, grants, requires, asks_leave)
+    else {
+        return false;
+    };
+    let granted = grants.is_match(said);
+    let refused = refuses.find_iter(said).any(|refusal| !(granted && refusal.start() == 0));
     let asks_a_requirement = requires.is_match(question);
-    !((refuses.is_match(said) && !asks_a_requirement) || (grants.is_match(said) && asks_a_requirement))
+    let agrees_to_more_than_leave = granted && (asks_a_requirement || !asks_leave.is_match(question));
+    !((refused && !asks_a_requirement) || (granted && !refused && agrees_to_more_than_leave))
 }
 
 #[cfg(test)]
@@ -115,23 +141,32 @@ mod tests {
 
     #[test]
     fn questions_and_their_answers_are_cut_apart() {
-        let text = "Our FAQ. Q: Is parking included? A: One space. Q. Pets? A. Cats only, sorry. Call us.";
+        let text = "Our FAQ. Q: Is parking included? A: One space. Q. Are pets allowed? A. Cats only, sorry. Call us.";
         assert_eq!(
             parts(text),
             vec![
                 Part::Read("Our FAQ."),
                 Part::Answered { question: "Q: Is parking included?", answer: "A: One space." },
-                Part::Answered { question: "Q. Pets?", answer: "A. Cats only, sorry. Call us." },
+                Part::Answered { question: "Q. Are pets allowed?", answer: "A. Cats only, sorry." },
+                Part::Read("Call us."),
             ]
         );
-        let labelled = "FAQ: Are children allowed? A: Yes. Tenant: Bikes inside? Manager: In the bike room.";
+        let labelled = "FAQ: Are children allowed? A: Yes. Tenant: Can bikes go inside? Manager: In the bike room.";
         assert_eq!(
             parts(labelled),
             vec![
                 Part::Answered { question: "FAQ: Are children allowed?", answer: "A: Yes." },
-                Part::Answered { question: "Tenant: Bikes inside?", answer: "Manager: In the bike room." },
+                Part::Answered { question: "Tenant: Can bikes go inside?", answer: "Manager: In the bike room." },
             ]
         );
+    }
+
+    #[test]
+    fn a_pitch_put_as_a_question_or_a_question_over_sentences_is_read_as_it_stands() {
+        let pitch = "Q: Why is this flat perfect for a young couple? A: One bedroom and a quiet street.";
+        assert_eq!(parts(pitch), vec![Part::Read(pitch)]);
+        let spread = "Tenant: pays gas. Perfect for a young couple. Why rent from us? Owner: we fix things fast.";
+        assert_eq!(parts(spread), vec![Part::Read(spread)]);
     }
 
     #[test]
@@ -148,6 +183,10 @@ mod tests {
         assert!(!answer_stands_alone("Q: Must I show a passport?", granted));
         let declined = "A: The owner had a bad experience before, so he'd rather not.";
         assert!(!answer_stands_alone("Q: Are Sikh tenants welcome?", declined));
+        let half = "A: Yes to parking, but no to the other thing, sorry.";
+        assert!(!answer_stands_alone("Q: Can I bring my kids, and is there parking?", half));
+        let adopted = "A: Yes, and the owner would like to keep it that way going forward.";
+        assert!(!answer_stands_alone("Q: Is this a Christian household?", adopted));
     }
 
     #[test]
@@ -156,5 +195,9 @@ mod tests {
         assert!(answer_stands_alone("Q: Do I need to speak English?", refused));
         let described = "A: It has three bedrooms, a fenced yard and a park across the road.";
         assert!(answer_stands_alone("Q: Is it good for kids?", described));
+        let leave = "A: Yes, the pool is open to all residents and their guests until 9 pm.";
+        assert!(answer_stands_alone("Q: Can kids use the pool?", leave));
+        let welcomed = "A: No problem, service dogs are always welcome here.";
+        assert!(answer_stands_alone("Q: Can I bring my service dog?", welcomed));
     }
 }
