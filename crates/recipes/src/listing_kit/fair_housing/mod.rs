@@ -107,40 +107,28 @@ impl Policy {
 pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.
     let as_written = collapse_whitespace(text);
-    let parts = questions::parts(&as_written);
-    if let [Part::Read(_)] = parts[..] {
-        return clean_read(&as_written, field, policy, findings);
-    }
-    let kept: Vec<String> = parts
+    let kept: Vec<String> = questions::parts(&as_written)
         .into_iter()
-        .map(|part| match part {
-            Part::Read(read) => clean_read(read, field, policy, findings),
-            Part::Answered { question, answer } if answer_stands_alone(question, answer) => {
-                let found_before = findings.len();
-                let cleaned = clean_read(answer, field, policy, findings);
+        .map(|part| {
+            let found_before = findings.len();
+            let cleaned = clean_read(&part.as_checked(), field, policy, findings);
+            let Part::Answered { question, answer } = part else { return cleaned };
+            let found = &mut findings[found_before..];
+            if answer_stands_alone(question, answer) {
                 // A question left without its answer would read as the writer's own, and an
                 // answer a rewrite left leaning on its question ("A: Sorry, no.") says it again.
-                if cleaned.is_empty() || !answer_stands_alone(question, &cleaned) {
-                    for finding in &mut findings[found_before..] {
-                        finding.replacement = None;
-                    }
-                    return String::new();
+                if !cleaned.is_empty() && answer_stands_alone(question, &cleaned) {
+                    return format!("{question} {cleaned}");
                 }
-                format!("{question} {cleaned}")
-            }
-            Part::Answered { question, answer } => {
-                let found_before = findings.len();
-                let pair = clean_read(&format!("{question} {answer}"), field, policy, findings);
+            } else if found.iter().all(|f| f.category == Category::HouseStyle) {
                 // The house style's rewrites ("master" to "primary") name no one.
-                if findings[found_before..].iter().all(|f| f.category == Category::HouseStyle) {
-                    return pair;
-                }
-                // A rewrite would leave an answer to a question no longer asked: the pair goes.
-                for finding in &mut findings[found_before..] {
-                    finding.replacement = None;
-                }
-                String::new()
+                return cleaned;
             }
+            // A rewrite would leave an answer to a question no longer asked: the pair goes.
+            for finding in found {
+                finding.replacement = None;
+            }
+            String::new()
         })
         .collect();
     collapse_whitespace(&kept.join(" "))
@@ -256,11 +244,7 @@ fn promises_belonging(statement: &str) -> bool {
 
 /// Whether `text` has no finding, its questions and answers read as [`clean`] reads them.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
-    questions::parts(&collapse_whitespace(text)).into_iter().all(|part| match part {
-        Part::Read(read) => is_clean_read(read, policy),
-        Part::Answered { question, answer } if answer_stands_alone(question, answer) => is_clean_read(answer, policy),
-        Part::Answered { question, answer } => is_clean_read(&format!("{question} {answer}"), policy),
-    })
+    questions::parts(&collapse_whitespace(text)).into_iter().all(|part| is_clean_read(&part.as_checked(), policy))
 }
 
 /// [`is_clean`] for text with no question and answer in it.

@@ -7,6 +7,7 @@
 use super::matching::regex_once;
 use super::text::statements;
 use regex::Regex;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// A stretch of a text as the check reads it.
@@ -21,6 +22,18 @@ pub(super) enum Part<'a> {
         /// "A: One space per flat."; it runs to the next question or the end of the text.
         answer: &'a str,
     },
+}
+
+impl Part<'_> {
+    /// The text the check reads for this part: a text as it stands, an answer that stands alone
+    /// (see [`answer_stands_alone`]), or else the question and its answer as one.
+    pub(super) fn as_checked(&self) -> Cow<'_, str> {
+        match *self {
+            Part::Read(read) => Cow::Borrowed(read),
+            Part::Answered { question, answer } if answer_stands_alone(question, answer) => Cow::Borrowed(answer),
+            Part::Answered { question, answer } => Cow::Owned(format!("{question} {answer}")),
+        }
+    }
 }
 
 /// Who asks, as a label before the question ("Q:", "Tenant:").
