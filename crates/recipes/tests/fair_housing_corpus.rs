@@ -216,6 +216,18 @@ const MAX_FALSE_ALARMS_44: usize = 4;
 /// open house's "bring the whole family".
 const MAX_MISSES_45: usize = 0;
 const MAX_FALSE_ALARMS_45: usize = 9;
+/// The forty-sixth corpus (property managers' templates and auto-replies, chatbot transcripts,
+/// captions and reel scripts, student, senior, corporate and military housing, co-op notices,
+/// ads from eleven countries; twenty languages), measured on arrival after the forty-fifth's
+/// round: 5 and 11 (rules alone 14 and 5). Its round (Greek and Turkish class words, Hebrew's
+/// Jewish and Sabbath-observing in the feminine, a title after a "headline:" label read as a
+/// title, a service animal allowed only with a pet deposit; a chat's "User:" and "Bot:" read as a
+/// question and its answer, a bare assent to leave asked not read, a roommate ad's setting read
+/// by its questions' answers, staff caregivers, a parent guarantor, a Polish home adapted for
+/// disabilities, Japanese assistance dogs allowed, Spanish housing for older persons): 0 and 5
+/// (rules alone 9 and 0), all five the model's.
+const MAX_MISSES_46: usize = 0;
+const MAX_FALSE_ALARMS_46: usize = 5;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -617,6 +629,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-third corpus", include_str!("data/fair_housing_holdout43.tsv"), MAX_MISSES_43, MAX_FALSE_ALARMS_43),
     ("forty-fourth corpus", include_str!("data/fair_housing_holdout44.tsv"), MAX_MISSES_44, MAX_FALSE_ALARMS_44),
     ("forty-fifth corpus", include_str!("data/fair_housing_holdout45.tsv"), MAX_MISSES_45, MAX_FALSE_ALARMS_45),
+    ("forty-sixth corpus", include_str!("data/fair_housing_holdout46.tsv"), MAX_MISSES_46, MAX_FALSE_ALARMS_46),
 ];
 
 #[test]

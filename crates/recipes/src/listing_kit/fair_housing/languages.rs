@@ -1,13 +1,13 @@
 //! Listings written in the languages US listings are most often written in besides English
 //! (Spanish, Chinese, Vietnamese, Korean, Tagalog, Portuguese, French, German, Italian, Polish,
-//! Russian, Arabic, Japanese, Hindi, Hebrew, Dutch): the words that name people
+//! Russian, Arabic, Japanese, Hindi, Hebrew, Dutch, Greek, Turkish): the words that name people
 //! by a protected class. The check does not parse these languages, so it cannot tell a
 //! description from a preference around such a word; a sentence holding one is dropped, as an
 //! English sentence still naming a class is. Words that describe a home ("sala familiar",
 //! "accesible en silla de ruedas") are not listed; a refusal of what a home offers is
 //! ("no se aceptan animales de servicio").
 
-use super::phrases::{audience, Lawful, Rule};
+use super::phrases::{audience, Lawful, Rule, OLDER_PERSONS_HOUSING};
 use super::Category::*;
 
 /// A rule's words read inside a run of `$script` (a character class): scripts that put no space
@@ -68,7 +68,10 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         ),
         Sex,
     ),
-    audience(
+    // Housing for older persons says so in Spanish too ("comunidad para mayores de 55 años").
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
         concat!(
             r"personas mayores|adultos mayores|ancian[oa]s|jubilad[oa]s|tercera edad|j[oó]venes|gente (mayor|joven)",
             r"|idos[oa]s|aposentad[oa]s|terceira idade|jovens",
@@ -79,7 +82,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|senioren|rentner",
         ),
         Age,
-    ),
+        )
+    },
     audience(
         concat!(
             r"discapacitad[oa]s|discapacidad(es)?|minusv[aá]lid[oa]s|inv[aá]lid[oa]s|(personas|gente|inquilinos) en sillas? de ruedas|enferm[oa]s mentales|ciegos|sordos",
@@ -200,7 +204,12 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         r"emeryt\w*|(osób|osoby|osobom) starsz\w*|młodzież\w*|młod(ych|ym|e|zi) (osób|osobom|osoby|ludzi|ludziom|par|parom|najemców)|(osób|osoby|osobom|najemców|lokatorów) (do|poniżej|powyżej|od) \d\d lat",
         Age,
     ),
-    audience(r"niepełnosprawn\w*|inwalid\w*|wózk\w* inwalidzk\w*", Disability),
+    // A home adapted for people with disabilities ("przystosowane dla osób z
+    // niepełnosprawnościami") describes the property.
+    Rule {
+        lawful_context: Lawful::in_sentence(&["przystosowan", "dostosowan", "dostępn"]),
+        ..audience(r"niepełnosprawn\w*|inwalid\w*|wózk\w* inwalidzk\w*", Disability)
+    },
     audience(
         r"(tylko|wyłącznie) (dla )?(polaków|polek|polakom|obywateli)|polaków|cudzoziem\w*|obcokrajowc\w*|imigrant\w*|obywatel(stwo|stwa)|kolor skóry|ras(a|y|ę)",
         RaceOrNationalOrigin,
@@ -229,7 +238,11 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(japanese!("子供|子ども|お子様|乳児|妊婦"), FamilialStatus),
     audience(japanese!("女性|男性|女子|男子"), Sex),
     audience(japanese!("外国人|日本人|国籍"), RaceOrNationalOrigin),
-    audience(japanese!("高齢者|障害|障がい|車椅子"), Disability),
+    // "身体障害者補助犬は可": assistance dogs (their legal name) allowed.
+    Rule {
+        lawful_context: Lawful::in_sentence(&["補助犬は可", "補助犬可", "補助犬は歓迎", "補助犬歓迎", "補助犬のみ可"]),
+        ..audience(japanese!("高齢者|障害|障がい|車椅子"), Disability)
+    },
     // Hindi.
     audience(in_run!(r"\p{Devanagari}", "बच्च|परिवार|गर्भवती"), FamilialStatus),
     audience(in_run!(r"\p{Devanagari}", "महिला|पुरुष|लड़कि|लड़के"), Sex),
@@ -261,13 +274,33 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         FamilialStatus,
     ),
     audience(
-        hebrew!("דתי|דתיים|דתית|דתיות|חרדי|חרדים|חרדית|חרדיות|שומרי שבת|שומר שבת|חילוניים|יהודים|מוסלמים|נוצרים"),
+        hebrew!(
+            "דתי|דתיים|דתית|דתיות|חרדי|חרדים|חרדית|חרדיות|שומרי שבת|שומר שבת|שומרת שבת|שומרות שבת|חילוניים|יהודים|יהודי|יהודיה|יהודייה|יהודית|יהודיות|מוסלמים|נוצרים"
+        ),
         Religion,
     ),
     audience(hebrew!("זרים|עולים חדשים|צבע עור"), RaceOrNationalOrigin),
     audience(hebrew!("נשים|גברים|רווקות|רווקים|בחורות|בחורים"), Sex),
     audience(hebrew!("נכים|נכות|כיסא גלגלים|חולי נפש"), Disability),
     audience(hebrew!("קשישים|פנסיונרים|צעירים"), Age),
+    // Greek: a word's ending changes with its case, so a stem is read ("αλλοδαπούς").
+    audience(r"παιδι(ά|ών)|μωρ(ά|ό)|έγκυ(ος|ες)|(οικογένει(ες|α)|ζευγάρια?) (με|χωρίς) παιδιά", FamilialStatus),
+    audience(
+        r"αλλοδαπ\w*|(μόνο )?(σε )?(έλληνες|ελληνες|ελληνίδες)|μετανάστ\w*|ξένους υπηκόους|υπηκοότητα|χρώμα δέρματος",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"(μόνο )?(σε )?(γυναίκες|άνδρες|άντρες|φοιτήτριες|κοπέλες)", Sex),
+    audience(r"ορθόδοξ\w*|μουσουλμάν\w*|χριστιαν\w*|εβρα(ίους|ίοι|ίων)", Religion),
+    audience(r"ηλικιωμέν\w*|συνταξιούχ\w*", Age),
+    // Turkish: suffixes join the word ("yabancılara", to foreigners); a children's playground
+    // ("çocuk oyun alanı") is the property, so the bare word is not listed.
+    audience(r"çocuklu(lar|lara)?( aile\w*)?|çocuksuz\w*|bebekli\w*|hamile\w*", FamilialStatus),
+    audience(
+        r"yabancı(lar|lara|ya)|yabancı uyruklu\w*|(sadece|yalnızca) türk(lere|ler)?|suriyeli(ler|lere)?|kürt(ler|lere)|arap(lar|lara)",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"(sadece|yalnızca) (bayan|erkek|kız)\w*|bayana|bayanlara|erkeğe|erkeklere|(kız|erkek) öğrenci(ye|lere)", Sex),
+    audience(r"müslüman(lar|lara)?|hristiyan(lar|lara)?|yahudi(ler|lere)?|alevi(ler|lere)", Religion),
     // Dutch: "allochtonen" names people of foreign descent; a child's room ("kinderkamer") and a
     // wheelchair-accessible home ("rolstoeltoegankelijk") are the property.
     audience(

@@ -60,8 +60,14 @@ pub(super) fn tells_the_owners_history(statement: &str, policy: Policy) -> bool 
     })
 }
 
-/// The first finding in `text`: its byte range and rule.
-pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range<usize>, &'static Compiled)> {
+/// The first finding in `text`: its byte range and rule. `shares_home`: whether the whole text
+/// seeks someone to share the writer's home ([`shares_living_quarters`]); `text` may be one
+/// question and its answer, read apart from the text around them but in its setting.
+pub(super) fn first_match(
+    text: &str,
+    shares_home: bool,
+    policy: Policy,
+) -> Option<(std::ops::Range<usize>, &'static Compiled)> {
     rules(policy)
         .filter_map(|c| {
             c.regex
@@ -184,7 +190,7 @@ pub(super) fn first_match(text: &str, policy: Policy) -> Option<(std::ops::Range
                         || names_joined
                         || listed(next);
                     !ordinary
-                        && !lawful_in_context(text, m.range(), c.rule)
+                        && !lawful_in_context(text, m.range(), c.rule, shares_home)
                         && !states_equal_opportunity(text, m.range())
                 })
                 .map(|m| (m.range(), c))
@@ -283,6 +289,15 @@ const PEOPLE_AFTER: &[&str] = &[
 /// Mother Lode", "the Boy Scout camp") or comes before it without starting the sentence ("Mt.
 /// Zion Baptist hosts ..."). Never in a sentence written in title case or capitals, where a
 /// capital says nothing.
+/// Where the title starts in `before` (a sentence up to a match) when a label naming a title
+/// ends before it ("Brochure headline:", "Subject:", "Tagline:").
+fn titled_after_label(before: &str) -> Option<usize> {
+    const TITLES: &[&str] = &["headline", "title", "tagline", "slogan", "subject", "banner", "heading"];
+    let colon = before.rfind(':')?;
+    let label = before[..colon].split_whitespace().next_back()?.to_lowercase();
+    TITLES.contains(&label.as_str()).then_some(colon + 1)
+}
+
 fn inside_proper_name(text: &str, range: std::ops::Range<usize>, next: Option<&str>) -> bool {
     let around = sentence_around(text, range.clone());
     let sentence = &text[around.clone()];
@@ -296,9 +311,11 @@ fn inside_proper_name(text: &str, range: std::ops::Range<usize>, next: Option<&s
     if next.is_some_and(possessive_name) {
         return true;
     }
-    // Title case or capitals: every word of four letters or more after the first capitalised.
+    // Title case or capitals: every word of four letters or more after the first capitalised,
+    // past a label that says a title follows ("Brochure headline: Where Young Professionals ...").
+    let titled = titled_after_label(&text[around.start..range.start]).map_or(sentence, |start| &sentence[start..]);
     let mut longer_words =
-        sentence.split_whitespace().skip(1).filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4);
+        titled.split_whitespace().skip(1).filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4);
     if longer_words.all(is_capitalised) {
         return false;
     }
@@ -496,8 +513,9 @@ fn within_an_ordinary_phrase(text: &str, range: std::ops::Range<usize>, phrases:
 
 /// Whether the statement holding `range` says something lawful that makes `rule`'s match
 /// ordinary. A place of worship is a landmark, not a draw, where places of several faiths are
-/// named together ("close to churches, synagogues and mosques").
-fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> bool {
+/// named together ("close to churches, synagogues and mosques"); a sex is named lawfully in a
+/// text that `shares_home`.
+fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule, shares_home: bool) -> bool {
     let statement = text[statement_around(text, range.clone())].to_lowercase();
     // "Walking distance to the Hindu temple, two churches and the library": a faith's name on one
     // of several faiths' places, or a place named in directions, is as much a landmark as the rest.
@@ -509,17 +527,18 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
     if about_a_place && faiths_of_places_named(&statement) > 1 {
         return true;
     }
-    // "Female preferred" is the sex sought, told by the word before a preference.
+    // "Female preferred", "female roommate preferred": the sex sought, told by the words before
+    // a preference.
     let before = &text[..range.start];
-    let word_before = before.split_whitespace().next_back().unwrap_or("");
     let sex_named = if rule.category == Category::Sex && names_a_sex(&text[range.clone()]) {
         only_plain_words_before(before)
     } else {
+        let sought = sought_before(before);
         rule.category == Category::Steering
-            && names_a_sex(word_before)
-            && only_plain_words_before(before.trim_end().strip_suffix(word_before).unwrap_or(before))
+            && names_a_sex(sought)
+            && only_plain_words_before(before.trim_end().strip_suffix(sought).unwrap_or(before))
     };
-    if sex_named && shares_living_quarters(text) {
+    if sex_named && shares_home {
         return true;
     }
     let lawful = rule.lawful_context;
@@ -541,6 +560,8 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
                     "no" | "not" | "never" | "won't" | "don't" | "doesn't" | "can't" | "cannot" | "isn't" | "aren't"
                         // Tagalog: "hindi pwede ang may anak", those with children are not fine.
                         | "hindi"
+                        // Polish: "nie jest przystosowane", not adapted.
+                        | "nie"
                 )
             };
             // "not a registered 55+ community": a qualifier between the article and the words.
@@ -553,7 +574,7 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule) -> 
             // "nothing is available", "none are accepted": refused through the verb.
             let refused = match words_before.next() {
                 Some("a" | "an" | "the") => words_before.next().is_some_and(negation),
-                Some("is" | "are" | "was" | "were" | "be") => {
+                Some("is" | "are" | "was" | "were" | "be" | "jest" | "są") => {
                     words_before.next().is_some_and(|w| negation(w) || matches!(w, "nothing" | "none" | "nobody"))
                 }
                 last => last.is_some_and(negation),
@@ -585,11 +606,25 @@ const SEXES: &[&str] = &[
     "gentlemen",
 ];
 
+/// Who shares a home or rents, named after a sex ("female roommate").
+const SHARERS: &[&str] =
+    &["roommate", "roommates", "housemate", "housemates", "tenant", "tenants", "renter", "renters"];
+
+/// The words right before a preference that may name whom it seeks: the last word, or the last
+/// two when the last names a sharer ("female roommate preferred").
+fn sought_before(before: &str) -> &str {
+    let trimmed = before.trim_end();
+    let last_start = trimmed.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+    if !SHARERS.contains(&trimmed[last_start..].to_lowercase().as_str()) {
+        return &trimmed[last_start..];
+    }
+    let head = trimmed[..last_start].trim_end();
+    &trimmed[head.rfind(char::is_whitespace).map_or(0, |i| i + 1)..]
+}
+
 /// Whether `words` name only a sex ("female", "men", "a female roommate"), not an orientation or
 /// gender identity.
 fn names_a_sex(words: &str) -> bool {
-    const SHARERS: &[&str] =
-        &["roommate", "roommates", "housemate", "housemates", "tenant", "tenants", "renter", "renters"];
     let words: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
     words.iter().any(|word| SEXES.contains(&word.as_str()))
         && words.iter().all(|word| SEXES.contains(&word.as_str()) || SHARERS.contains(&word.as_str()))
@@ -641,11 +676,12 @@ fn only_plain_words_before(before: &str) -> bool {
     })
 }
 
-/// Whether a sex preference the sentence model reads in `statement` is lawful: `text` seeks
-/// someone to share the writer's home and `statement` names the sex sought outright ("female
-/// seeking female"), each sex word after a plain one, and no orientation or gender identity. A preference hinted at instead ("a
-/// sorority-style house") is still dropped: the check cannot tell what else it hints at.
-pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, text: &str) -> bool {
+/// Whether a sex preference the sentence model reads in `statement` is lawful: its text
+/// `shares_home` (seeks someone to share the writer's home) and `statement` names the sex
+/// sought outright ("female seeking female"), each sex word after a plain one, and no
+/// orientation or gender identity. A preference hinted at instead ("a sorority-style house") is
+/// still dropped: the check cannot tell what else it hints at.
+pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, shares_home: bool) -> bool {
     const IDENTITIES: &[&str] = &[
         "gay",
         "gays",
@@ -682,19 +718,19 @@ pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, text: &str) -> bool {
             sex_named = true;
         }
     }
-    sex_named && shares_living_quarters(text)
+    sex_named && shares_home
 }
 
 /// Whether `text` seeks someone to share the writer's own home: HUD's advertising guidance lets
 /// such an ad name the sex of the roommate sought ("Roommate wanted: female to share my 2BR"),
 /// since the living areas are shared. A text that speaks of units, a building or a complex is a
 /// landlord's, whatever it says of roommates ("Our 12-unit building: female preferred").
-fn shares_living_quarters(text: &str) -> bool {
+pub(super) fn shares_living_quarters(text: &str) -> bool {
     static SEEKS: OnceLock<Option<Regex>> = OnceLock::new();
     static MANY_UNITS: OnceLock<Option<Regex>> = OnceLock::new();
     let seeks = regex_once(
         &SEEKS,
-        r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (for rent |available )?in my|(live|living|share) with me|live-in (landlady|landlord|owner|homeowner|host)|rooms? in (her|his|my|our) (flat|home|house|apartment)|(sublet|subletting|subleasing|renting out|rent out|letting) my (spare |extra |second |back |front |box |small )?room|(we'd|we would|we'll|we will) (be )?shar(e|ing) (the|a|my|our) (only )?(bathroom|kitchen|flat|apartment|house|home|place))\b",
+        r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (to share |for rent |to let |available )?in my|(live|living|share) with me|live-in (landlady|landlord|owner|homeowner|host)|rooms? in (her|his|my|our) (flat|home|house|apartment)|(sublet|subletting|subleasing|renting out|rent out|letting) my (spare |extra |second |back |front |box |small )?room|(we'd|we would|we'll|we will) (be )?shar(e|ing) (the|a|my|our) (only )?(bathroom|kitchen|flat|apartment|house|home|place))\b",
     );
     let many_units =
         regex_once(&MANY_UNITS, r"(?i)\b(\d+[- ]units?|units|building|complex|fourplex|triplex|(i|we) (own|manage))\b");

@@ -107,11 +107,13 @@ impl Policy {
 pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.
     let as_written = collapse_whitespace(text);
+    let shares_home = matching::shares_living_quarters(&as_written);
     let kept: Vec<String> = questions::parts(&as_written)
         .into_iter()
         .map(|part| {
+            let Some(checked) = part.as_checked() else { return part.as_written().into_owned() };
             let found_before = findings.len();
-            let cleaned = clean_read(&part.as_checked(), field, policy, findings);
+            let cleaned = clean_read(&checked, shares_home, field, policy, findings);
             let Part::Answered { question, answer } = part else { return cleaned };
             let found = &mut findings[found_before..];
             if answer_stands_alone(question, answer) {
@@ -134,18 +136,19 @@ pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding
     collapse_whitespace(&kept.join(" "))
 }
 
-/// [`clean`] for text with no question and answer in it, its whitespace collapsed.
-fn clean_read(as_written: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
+/// [`clean`] for text with no question and answer in it, its whitespace collapsed, from a text
+/// that `shares_home` or not (see [`matching::first_match`]).
+fn clean_read(as_written: &str, shares_home: bool, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
     let found_before = findings.len();
     let (mut text, tags) = as_read(as_written);
     if !policy.rules_only {
-        drop_read_preferences(&mut text, field, policy, findings);
+        drop_read_preferences(&mut text, shares_home, field, policy, findings);
     }
     // Each pass removes or neutralises one finding; replacements contain no listed phrase, so
     // this ends well within the bound (a text has fewer findings than words).
     let bound = text.split_whitespace().count() + 8;
     for _ in 0..bound {
-        let Some((mut range, compiled)) = first_match(&text, policy) else { break };
+        let Some((mut range, compiled)) = first_match(&text, shares_home, policy) else { break };
         let matched = text[range.clone()].to_string();
         if compiled.rule.takes_name {
             range.end += proper_name_after(&text[range.end..]);
@@ -206,10 +209,10 @@ fn clean_read(as_written: &str, field: &str, policy: Policy, findings: &mut Vec<
         }
     }
     if !policy.rules_only {
-        drop_rewrites_still_read(&mut text, field, found_before, findings);
+        drop_rewrites_still_read(&mut text, shares_home, field, found_before, findings);
     }
     // The rewrites are the rules' own, so only the rules judge what is left.
-    if !is_clean_read(&text, policy.without_model()) {
+    if !is_clean_read(&text, shares_home, policy.without_model()) {
         // Fail closed: a text that still reads as a preference is not printed at all.
         return String::new();
     }
@@ -244,21 +247,35 @@ fn promises_belonging(statement: &str) -> bool {
 
 /// Whether `text` has no finding, its questions and answers read as [`clean`] reads them.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
-    questions::parts(&collapse_whitespace(text)).into_iter().all(|part| is_clean_read(&part.as_checked(), policy))
+    let text = collapse_whitespace(text);
+    let shares_home = matching::shares_living_quarters(&text);
+    questions::parts(&text)
+        .into_iter()
+        .all(|part| part.as_checked().is_none_or(|checked| is_clean_read(&checked, shares_home, policy)))
 }
 
-/// [`is_clean`] for text with no question and answer in it.
-fn is_clean_read(text: &str, policy: Policy) -> bool {
+/// [`is_clean`] for text with no question and answer in it, from a text that `shares_home` or
+/// not.
+fn is_clean_read(text: &str, shares_home: bool, policy: Policy) -> bool {
     let (text, _) = as_read(text);
-    first_match(&text, policy).is_none()
-        && (policy.rules_only || statements(&text).into_iter().all(|s| read_preference(&text, s).is_none()))
+    first_match(&text, shares_home, policy).is_none()
+        && (policy.rules_only
+            || statements(&text).into_iter().all(|s| read_preference(&text, s, shares_home).is_none()))
 }
 
 /// Drops each statement in which the rules find nothing but the sentence model reads a
 /// preference: no neutral wording is known for it, so nothing of it is kept. A statement the
 /// rules find something in is theirs to rewrite or drop.
-fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, findings: &mut Vec<Finding>) {
-    drop_statements_read(text, field, findings, |statement, _| first_match(statement, policy).is_none());
+fn drop_read_preferences(
+    text: &mut String,
+    shares_home: bool,
+    field: &str,
+    policy: Policy,
+    findings: &mut Vec<Finding>,
+) {
+    drop_statements_read(text, shares_home, field, findings, |statement, _| {
+        first_match(statement, shares_home, policy).is_none()
+    });
 }
 
 /// Drops each statement holding one of the rules' rewrites (the findings from `rewrites_from`
@@ -267,7 +284,13 @@ fn drop_read_preferences(text: &mut String, field: &str, policy: Policy, finding
 /// elsewhere" still says whom it is for. Only a preference of the rewrite's own category counts:
 /// what the rewrite left of the preference, not another reading of the statement. The drop
 /// quotes the statement as the client wrote it and takes the place of the rewrites inside it.
-fn drop_rewrites_still_read(text: &mut String, field: &str, rewrites_from: usize, findings: &mut Vec<Finding>) {
+fn drop_rewrites_still_read(
+    text: &mut String,
+    shares_home: bool,
+    field: &str,
+    rewrites_from: usize,
+    findings: &mut Vec<Finding>,
+) {
     let rewrites: Vec<(String, String, Category)> = findings[rewrites_from..]
         .iter()
         .filter(|f| f.category != Category::HouseStyle)
@@ -280,7 +303,7 @@ fn drop_rewrites_still_read(text: &mut String, field: &str, rewrites_from: usize
         })
     };
     let dropped_from = findings.len();
-    drop_statements_read(text, field, findings, holds);
+    drop_statements_read(text, shares_home, field, findings, holds);
     for dropped in dropped_from..findings.len() {
         for (replacement, original, _) in &rewrites {
             if !findings[dropped].original.contains(replacement.as_str()) {
@@ -308,6 +331,7 @@ fn drop_rewrites_still_read(text: &mut String, field: &str, rewrites_from: usize
 /// categories read that count (called with the category).
 fn drop_statements_read(
     text: &mut String,
+    shares_home: bool,
     field: &str,
     findings: &mut Vec<Finding>,
     asks: impl Fn(&str, Option<Category>) -> bool,
@@ -315,7 +339,7 @@ fn drop_statements_read(
     let read: Vec<_> = statements(text)
         .into_iter()
         .filter(|range| asks(&text[range.clone()], None))
-        .filter_map(|range| Some((read_preference(text, range.clone())?, range)))
+        .filter_map(|range| Some((read_preference(text, range.clone(), shares_home)?, range)))
         .filter(|(category, range)| asks(&text[range.clone()], Some(*category)))
         .collect();
     for (category, range) in &read {
@@ -329,8 +353,8 @@ fn drop_statements_read(
 
 /// The preference the sentence model reads in the statement at `range` of `text`, its tags'
 /// markers left out (the model reads the words, as it learnt them); none where the statement
-/// seeks a roommate of one sex to share the writer's home, which the law allows.
-fn read_preference(text: &str, range: std::ops::Range<usize>) -> Option<Category> {
+/// seeks a roommate of one sex and its text `shares_home` (the writer's), which the law allows.
+fn read_preference(text: &str, range: std::ops::Range<usize>, shares_home: bool) -> Option<Category> {
     let statement = &text[range];
     // A lone tag or abbreviation ("#Nextdoor", "pref.") states no preference the rules would not
     // read; the model, which learnt from sentences, is not asked. ("Expecting?" is asked.)
@@ -346,7 +370,7 @@ fn read_preference(text: &str, range: std::ops::Range<usize>) -> Option<Category
         return None;
     }
     let category = sentence_model::preference_in(&hashtags::without_any_marker(statement))?;
-    (category != Category::Sex || !matching::seeks_a_roommate_of_one_sex(statement, text)).then_some(category)
+    (category != Category::Sex || !matching::seeks_a_roommate_of_one_sex(statement, shares_home)).then_some(category)
 }
 
 #[cfg(test)]
@@ -531,6 +555,13 @@ mod tests {
         ("Q: Can I bring my kids, and is there parking? A: Yes to parking, but no to the other thing, sorry.", FamilialStatus),
         ("Hindi pwede ang may anak.", FamilialStatus),
         ("Our 8-unit building has a vacancy. Q: Any preference? A: Female preferred, since you'd be sharing the kitchen with two other tenants.", Sex),
+        ("Ενοικιάζεται διαμέρισμα μόνο σε Έλληνες, όχι σε αλλοδαπούς.", RaceOrNationalOrigin),
+        ("Kiralık daire, çocuklu aileler ve yabancılar kabul edilmez.", FamilialStatus),
+        ("Sadece bayanlara kiralık oda.", Sex),
+        ("דירה להשכרה, מתאימה למשפחה יהודית שומרת שבת בלבד.", Religion),
+        ("Service animals are allowed only with a $500 pet deposit and $40 monthly pet rent.", Disability),
+        ("Brochure headline: Where Young Professionals Live, Work and Play.", Age),
+        ("Q: Can only Christians apply? A: Yes.", Religion),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -676,6 +707,15 @@ mod tests {
         "Subletting my spare room for the summer; I'm a guy and would prefer a male subletter since we'd share the only bathroom.",
         "Crib and high chair available on request for guests with babies.",
         "Q: Can I bring my service dog? A: No problem, service dogs are always welcome here.",
+        "Room in my house. Q: Who are you looking for? A: Female preferred.",
+        "Room to share in my flat. Q: Is the bathroom shared? A: Yes, with me. Female roommate preferred.",
+        "Q: Can I bring my kids? A: Yes.",
+        "Chatbot transcript. User: Do you allow emotional support animals? Bot: Yes. No pet deposit or pet rent applies.",
+        "Our memory care neighbourhood offers secure walking paths and specially trained caregivers.",
+        "Mieszkanie przystosowane dla osób z niepełnosprawnościami, winda i szerokie drzwi.",
+        "駅徒歩5分の2LDK、ペット不可（身体障害者補助犬は可）。",
+        "Comunidad para mayores de 55 años; se verifica la edad de todos los residentes.",
+        "Site içinde çocuk oyun alanı ve havuz.",
         "The kitchen appliances are on the older side but work fine.",
         "Mature Scots pines line the drive.",
         "Applicants whose visa application is still pending are welcome; we accept any valid ID.",

@@ -389,6 +389,9 @@ macro_rules! property_words {
             "cooking",
             "sinks",
             "mode",
+            // Who vouches for an applicant ("a parent guarantor"), not who lives there.
+            "guarantor",
+            "guarantors",
             $($extra,)*
         ]
     };
@@ -601,6 +604,16 @@ pub(super) const AUDIENCE: &[Rule] = &[
     // people with disabilities grants what the law asks.
     Rule {
         unless_before: &["gardening", "coffee", "fitness", "shopping", "adrenaline", "gym", "news", "sports"],
+        // Staff described ("specially trained caregivers", "our caregivers") serve residents.
+        unless_within: &[
+            "trained caregivers",
+            "trained caregiver",
+            "our caregivers",
+            "licensed caregivers",
+            "certified caregivers",
+            "professional caregivers",
+            "experienced caregivers",
+        ],
         lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
         ..audience(
             r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|care-?givers?|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
@@ -678,9 +691,16 @@ pub(super) const MASTER: Rule =
 
 /// Statements inside a housing-for-older-persons community, where an age rule is lawful (42
 /// U.S.C. 3607(b)): "a 55-and-older community", "HOPA".
-const OLDER_PERSONS_HOUSING: Lawful = Lawful { words: OLDER_PERSONS_WORDS, whole_statement: true };
+pub(super) const OLDER_PERSONS_HOUSING: Lawful = Lawful { words: OLDER_PERSONS_WORDS, whole_statement: true };
 
 const OLDER_PERSONS_WORDS: &[&str] = &[
+    // Spanish: "comunidad para mayores de 55 años", "vivienda para personas mayores" (HOPA's
+    // name).
+    "mayores de 55",
+    "mayores de 62",
+    "55 años o más",
+    "62 años o más",
+    "vivienda para personas mayores",
     "55 and older",
     "55-and-older",
     "55 and over",
@@ -1541,7 +1561,11 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
         ..audience(
-            r"(deposits?|fees?|charges?|pet rent|surcharges?) (required |charged )?(applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?((tenants?|renters?|residents?|applicants?|anyone|those|people) with )?(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)",
+            concat!(
+                r"(deposits?|fees?|charges?|pet rent|surcharges?) (required |charged )?(applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?((tenants?|renters?|residents?|applicants?|anyone|those|people) with )?(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)",
+                // "Service animals are allowed only with a $500 pet deposit."
+                r"|(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?) (are |is )?(only )?(allowed|permitted|accepted|welcome) (only )?(with|on payment of|after paying|subject to) (an? |the )?(\$[\d,.]+ )?((monthly|additional|extra|standard|regular|usual|refundable|non-refundable) )*(pet )?(deposits?|fees?|rent|surcharges?)",
+            ),
             Disability,
         )
     },

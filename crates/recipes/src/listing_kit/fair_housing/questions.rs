@@ -2,7 +2,8 @@
 //! question is a reader's, not the writer's statement, so what it names ("Q: Is it good for
 //! kids?") states no preference; the answer does. An answer that says little of its own takes
 //! its sense from the question ("Q: Do I need to speak English? A: Yes."), and the two are read
-//! as one statement.
+//! as one statement; one that only grants the leave asked ("Q: Can I bring my kids? A: Yes.")
+//! states no preference.
 
 use super::matching::regex_once;
 use super::text::statements;
@@ -26,21 +27,33 @@ pub(super) enum Part<'a> {
 
 impl Part<'_> {
     /// The text the check reads for this part: a text as it stands, an answer that stands alone
-    /// (see [`answer_stands_alone`]), or else the question and its answer as one.
-    pub(super) fn as_checked(&self) -> Cow<'_, str> {
+    /// (see [`answer_stands_alone`]), or else the question and its answer as one; none when the
+    /// answer only grants the leave asked ("Q: Do you allow support animals? A: Yes."), which
+    /// states no preference whatever the question names.
+    pub(super) fn as_checked(&self) -> Option<Cow<'_, str>> {
+        match *self {
+            Part::Read(read) => Some(Cow::Borrowed(read)),
+            Part::Answered { question, answer } if only_grants_leave(question, answer) => None,
+            Part::Answered { question, answer } if answer_stands_alone(question, answer) => Some(Cow::Borrowed(answer)),
+            Part::Answered { question, answer } => Some(Cow::Owned(format!("{question} {answer}"))),
+        }
+    }
+
+    /// The part as written.
+    pub(super) fn as_written(&self) -> Cow<'_, str> {
         match *self {
             Part::Read(read) => Cow::Borrowed(read),
-            Part::Answered { question, answer } if answer_stands_alone(question, answer) => Cow::Borrowed(answer),
             Part::Answered { question, answer } => Cow::Owned(format!("{question} {answer}")),
         }
     }
 }
 
-/// Who asks, as a label before the question ("Q:", "Tenant:").
-const ASKER: &str = "q|question|applicant|tenant|renter|guest|caller|buyer|prospect";
+/// Who asks, as a label before the question ("Q:", "Tenant:", a chat's "User:").
+const ASKER: &str = "q|question|applicant|tenant|renter|guest|caller|buyer|prospect|user|visitor|customer|client|lead";
 
-/// Who answers, as a label before the answer ("A:", "Manager:").
-const ANSWERER: &str = "a|answer|manager|landlord|landlady|owner|host|agent|management|office|leasing office";
+/// Who answers, as a label before the answer ("A:", "Manager:", a chat's "Bot:").
+const ANSWERER: &str =
+    "a|answer|manager|landlord|landlady|owner|host|agent|management|office|leasing office|bot|chatbot|assistant|reply";
 
 /// How a reader's question starts: it asks ("Can I ...", "Is there ...", "I'm 72, is that a
 /// problem?"). A writer's pitch put as a question ("Q: Why is this flat perfect for ...?",
@@ -52,9 +65,9 @@ const ASKING: &str = "can|could|may|might|is|are|was|were|do|does|did|will|would
 const LONGEST_ANSWER_READ_WITH_ITS_QUESTION: usize = 6;
 
 /// `text` cut into its questions with their answers and the text around them. A question is
-/// one sentence that asks; its answer is the first sentence after the answer's label, and what
-/// follows it is read as it stands. Each part is trimmed; a text with no "Q: ...? A: ..." is one
-/// [`Part::Read`].
+/// one sentence that asks; its answer is the first sentence after the answer's label (up to the
+/// next question when that sentence only assents), and what follows it is read as it stands.
+/// Each part is trimmed; a text with no "Q: ...? A: ..." is one [`Part::Read`].
 pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
     static ASKED: OnceLock<Option<Regex>> = OnceLock::new();
     // The question holds no sentence end: a full stop counts unless a letter follows ("U.S").
@@ -79,9 +92,11 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
         if !before.is_empty() {
             parts.push(Part::Read(before));
         }
-        // The first sentence after the label ("A." would end one of its own).
+        // The first sentence after the label ("A." would end one of its own); a bare assent
+        // ("A: Yes.") runs on to what qualifies it ("Only one under 5, though.").
         let answered = &text[label.end..next_question];
-        let answer_end = label.end + statements(answered).first().map_or(answered.len(), |first| first.end);
+        let first_end = statements(answered).first().map_or(answered.len(), |first| first.end);
+        let answer_end = if is_a_bare_assent(&answered[..first_end]) { next_question } else { label.end + first_end };
         parts.push(Part::Answered {
             question: text[start..question_end].trim(),
             answer: text[label.start..answer_end].trim(),
@@ -104,10 +119,7 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
 /// need to speak English? A: No, our staff speak Spanish and Tagalog too.") stands alone.
 pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
     static REFUSES: OnceLock<Option<Regex>> = OnceLock::new();
-    static GRANTS: OnceLock<Option<Regex>> = OnceLock::new();
-    static REQUIRES: OnceLock<Option<Regex>> = OnceLock::new();
-    static ASKS_LEAVE: OnceLock<Option<Regex>> = OnceLock::new();
-    let said = answer.split_once([':', '.']).map_or(answer, |(_, said)| said).trim();
+    let said = what_is_said(answer);
     if said.split_whitespace().count() <= LONGEST_ANSWER_READ_WITH_ITS_QUESTION {
         return false;
     }
@@ -115,27 +127,64 @@ pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
         &REFUSES,
         r"(?i)^(no|nope|sorry|unfortunately|afraid not|not (really|at the moment|right now|here|this time))\b|\b((would|'d|’d) rather not|(not|isn't|isn’t) (a )?(good |great |the right )?(fit|match)|(won't|wouldn't|will not|would not) (work|be (possible|suitable))|but (no|not)\b)",
     );
-    let grants = regex_once(
-        &GRANTS,
-        r"(?i)^(yes|yep|yeah|yup|sure|absolutely|of course|definitely|correct|that's right|certainly|indeed|no problem|no worries|not a problem|totally|you bet|please do)\b",
-    );
-    let requires = regex_once(
-        &REQUIRES,
-        r"(?i)\b(need|needs|have to|has to|must|required?|requirements?|mandatory|necessary|compulsory|obligatory|only)\b",
-    );
-    let asks_leave = regex_once(
-        &ASKS_LEAVE,
-        r"(?i)\b(can|could|may|might|allowed|permitted|welcome|ok|okay|accepted|accept|accepts|allow|allows|permit|permits|rent to)\b",
-    );
-    let (Some(refuses), Some(grants), Some(requires), Some(asks_leave)) = (refuses, grants, requires, asks_leave)
-    else {
+    let (Some(refuses), Some(grants)) = (refuses, grants()) else {
         return false;
     };
     let granted = grants.is_match(said);
     let refused = refuses.find_iter(said).any(|refusal| !(granted && refusal.start() == 0));
-    let asks_a_requirement = requires.is_match(question);
-    let agrees_to_more_than_leave = granted && (asks_a_requirement || !asks_leave.is_match(question));
+    let asks_a_requirement = asks_a_requirement(question);
+    let agrees_to_more_than_leave = granted && !asks_only_leave(question);
     !((refused && !asks_a_requirement) || (granted && !refused && agrees_to_more_than_leave))
+}
+
+/// Whether `answer` grants the leave `question` asks and says nothing else ("Q: Can I bring my
+/// kids? A: Of course!"); a question that asks whether something is required or true ("Q: Is it
+/// adults only? A: Yes.") is not asking leave.
+fn only_grants_leave(question: &str, answer: &str) -> bool {
+    is_a_bare_assent(what_is_said(answer)) && asks_only_leave(question)
+}
+
+/// Whether `said` assents and says nothing more ("Yes.", "Of course!").
+fn is_a_bare_assent(said: &str) -> bool {
+    let said = said.trim();
+    grants()
+        .and_then(|grants| grants.find(said))
+        .is_some_and(|grant| !said[grant.end()..].chars().any(char::is_alphanumeric))
+}
+
+/// An answer without its label ("A:", "Bot:").
+fn what_is_said(answer: &str) -> &str {
+    answer.split_once([':', '.']).map_or(answer, |(_, said)| said).trim()
+}
+
+/// How an answer assents ("Yes", "Of course", "No problem").
+fn grants() -> Option<&'static Regex> {
+    static GRANTS: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &GRANTS,
+        r"(?i)^(yes|yep|yeah|yup|sure|absolutely|of course|definitely|correct|that's right|certainly|indeed|no problem|no worries|not a problem|totally|you bet|please do)\b",
+    )
+}
+
+/// Whether `question` asks whether something is required ("Do I need to ...", "Must I ...",
+/// "... only?").
+fn asks_a_requirement(question: &str) -> bool {
+    static REQUIRES: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &REQUIRES,
+        r"(?i)\b(need|needs|have to|has to|must|required?|requirements?|mandatory|necessary|compulsory|obligatory|only)\b",
+    )
+    .is_none_or(|requires| requires.is_match(question))
+}
+
+/// Whether `question` asks leave ("Can I ...", "Are kids allowed?") and nothing is required.
+fn asks_only_leave(question: &str) -> bool {
+    static ASKS_LEAVE: OnceLock<Option<Regex>> = OnceLock::new();
+    let asks_leave = regex_once(
+        &ASKS_LEAVE,
+        r"(?i)\b(can|could|may|might|allowed|permitted|welcome|ok|okay|accepted|accept|accepts|allow|allows|permit|permits|rent to)\b",
+    );
+    !asks_a_requirement(question) && asks_leave.is_some_and(|asks_leave| asks_leave.is_match(question))
 }
 
 #[cfg(test)]
@@ -200,6 +249,26 @@ mod tests {
         assert!(!answer_stands_alone("Q: Can I bring my kids, and is there parking?", half));
         let adopted = "A: Yes, and the owner would like to keep it that way going forward.";
         assert!(!answer_stands_alone("Q: Is this a Christian household?", adopted));
+    }
+
+    #[test]
+    fn a_bare_assent_to_leave_asked_is_not_read() {
+        assert!(only_grants_leave("Q: Can I bring my kids?", "A: Yes."));
+        assert!(only_grants_leave("User: Do you allow emotional support animals?", "Bot: Of course!"));
+        assert!(!only_grants_leave("Q: Is it adults only?", "A: Yes."));
+        assert!(!only_grants_leave("Q: Can only Christians apply?", "A: Yes."));
+        assert!(!only_grants_leave("Q: Do I need to be a citizen?", "A: Yes."));
+        assert!(!only_grants_leave("Q: Can I bring my kids?", "A: Yes, if they are over 12."));
+        // What follows a bare assent qualifies it, and is read with it.
+        let qualified = "User: Can my kids visit? Bot: Sure! Only on weekends. Q: Is there parking? A: Yes.";
+        assert_eq!(
+            parts(qualified),
+            vec![
+                Part::Answered { question: "User: Can my kids visit?", answer: "Bot: Sure! Only on weekends." },
+                Part::Answered { question: "Q: Is there parking?", answer: "A: Yes." },
+            ]
+        );
+        assert!(!only_grants_leave("User: Can my kids visit?", "Bot: Sure! Only on weekends."));
     }
 
     #[test]
