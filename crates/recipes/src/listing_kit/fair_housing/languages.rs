@@ -207,7 +207,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // A home adapted for people with disabilities ("przystosowane dla osób z
     // niepełnosprawnościami") describes the property.
     Rule {
-        lawful_context: Lawful::in_sentence(&["przystosowan", "dostosowan", "dostępn"]),
+        lawful_context: Lawful::in_sentence(&["przystosowan", "dostosowan"]),
         ..audience(r"niepełnosprawn\w*|inwalid\w*|wózk\w* inwalidzk\w*", Disability)
     },
     audience(
@@ -240,7 +240,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(japanese!("外国人|日本人|国籍"), RaceOrNationalOrigin),
     // "身体障害者補助犬は可": assistance dogs (their legal name) allowed.
     Rule {
-        lawful_context: Lawful::in_sentence(&["補助犬は可", "補助犬可", "補助犬は歓迎", "補助犬歓迎", "補助犬のみ可"]),
+        unless_within: &["身体障害者補助犬は可", "身体障害者補助犬可", "身体障害者補助犬のみ可", "身体障害者補助犬は歓迎"],
         ..audience(japanese!("高齢者|障害|障がい|車椅子"), Disability)
     },
     // Hindi.
@@ -275,7 +275,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     ),
     audience(
         hebrew!(
-            "דתי|דתיים|דתית|דתיות|חרדי|חרדים|חרדית|חרדיות|שומרי שבת|שומר שבת|שומרת שבת|שומרות שבת|חילוניים|יהודים|יהודי|יהודיה|יהודייה|יהודית|יהודיות|מוסלמים|נוצרים"
+            "דתי|דתיים|דתית|דתיות|חרדי|חרדים|חרדית|חרדיות|שומרי שבת|שומר שבת|שומרת שבת|שומרות שבת|חילוניים|יהודים|יהודייה|יהודיה|משפחה יהודית|משפחות יהודיות|זוג יהודי|דייר יהודי|דיירים יהודים|מוסלמים|נוצרים"
         ),
         Religion,
     ),
@@ -283,24 +283,30 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(hebrew!("נשים|גברים|רווקות|רווקים|בחורות|בחורים"), Sex),
     audience(hebrew!("נכים|נכות|כיסא גלגלים|חולי נפש"), Disability),
     audience(hebrew!("קשישים|פנסיונרים|צעירים"), Age),
-    // Greek: a word's ending changes with its case, so a stem is read ("αλλοδαπούς").
-    audience(r"παιδι(ά|ών)|μωρ(ά|ό)|έγκυ(ος|ες)|(οικογένει(ες|α)|ζευγάρια?) (με|χωρίς) παιδιά", FamilialStatus),
+    // Greek: capitals and quick typing drop the accents, so each accented vowel is read with or
+    // without it; people are named in the plural ("ορθόδοξους"), as "Ορθόδοξη εκκλησία" is a church
+    // and "δωμάτιο παιδιών" a children's room.
+    audience(r"παιδι[άα]|μωρ[άαόο]|[έε]γκυ(ος|ες)|(οικογ[έε]νει(ες|α)|ζευγ[άα]ρια?) (με|χωρ[ίι]ς) παιδι[άα]", FamilialStatus),
     audience(
-        r"αλλοδαπ\w*|(μόνο )?(σε )?(έλληνες|ελληνες|ελληνίδες)|μετανάστ\w*|ξένους υπηκόους|υπηκοότητα|χρώμα δέρματος",
+        r"αλλοδαπ\w*|(μ[όο]νο )?(σε )?([έε]λληνες|ελλην[ίι]δες)|μετ[άα]ναστ\w*|ξ[έε]νους υπηκ[όο]ους|υπηκο[όο]τητα|χρ[ώω]μα δ[έε]ρματος",
         RaceOrNationalOrigin,
     ),
-    audience(r"(μόνο )?(σε )?(γυναίκες|άνδρες|άντρες|φοιτήτριες|κοπέλες)", Sex),
-    audience(r"ορθόδοξ\w*|μουσουλμάν\w*|χριστιαν\w*|εβρα(ίους|ίοι|ίων)", Religion),
-    audience(r"ηλικιωμέν\w*|συνταξιούχ\w*", Age),
-    // Turkish: suffixes join the word ("yabancılara", to foreigners); a children's playground
+    audience(
+        r"(μ[όο]νο )?(σε )?(γυνα[ίι]κες|γυνα[ίι]κα|[άα]νδρες|[άα]ντρες|φοιτ[ήη]τριες|φοιτ[ήη]τρια|κοπ[έε]λες|κοπ[έε]λα)",
+        Sex,
+    ),
+    audience(
+        r"ορθ[όο]δ[όο]ξ(ους|οι|ων)|μουσουλμ[άα]ν(ους|οι|ων)|χριστιαν(ο[ύυ]ς|ο[ίι]|[ώω]ν)|εβρα[ίι](ους|οι|ων)",
+        Religion,
+    ),
+    audience(r"ηλικιωμ[έε]ν(ους|οι|ων)|συνταξιο[ύυ]χ(ους|οι|ων)", Age),
+    // Turkish: suffixes join the word ("yabancılara", to foreigners), and Turkish typed without
+    // its letters or in capitals ("YABANCILARA", "cocuklu") is read too; a children's playground
     // ("çocuk oyun alanı") is the property, so the bare word is not listed.
-    audience(r"çocuklu(lar|lara)?( aile\w*)?|çocuksuz\w*|bebekli\w*|hamile\w*", FamilialStatus),
-    audience(
-        r"yabancı(lar|lara|ya)|yabancı uyruklu\w*|(sadece|yalnızca) türk(lere|ler)?|suriyeli(ler|lere)?|kürt(ler|lere)|arap(lar|lara)",
-        RaceOrNationalOrigin,
-    ),
-    audience(r"(sadece|yalnızca) (bayan|erkek|kız)\w*|bayana|bayanlara|erkeğe|erkeklere|(kız|erkek) öğrenci(ye|lere)", Sex),
-    audience(r"müslüman(lar|lara)?|hristiyan(lar|lara)?|yahudi(ler|lere)?|alevi(ler|lere)", Religion),
+    audience(r"[çc]ocuklu(lar|lara)?( a[iİ]le\w*)?|[çc]ocuksuz\w*|bebekl[iİ]\w*|ham[iİ]le\w*|[çc]ocuk (kabul ed[iİ]lmez|kabul ed[iİ]lm[iİ]yor|[iİ]stenm[iİ]yor|olmaz|yasak\w*)", FamilialStatus),
+    audience(r"yabanc[ıi](lar|lara|ya)|yabanc[ıi] (uyruklu\w*|k[iİ]rac[ıi]\w*)|(sadece|yaln[ıi]zca) t[üu]rk(lere|ler)|sur[iİ]yel[iİ](ler|lere)?|k[üu]rt(ler|lere)|arap(lar|lara)", RaceOrNationalOrigin),
+    audience(r"(sadece|yaln[ıi]zca) (bayan|erkek|k[ıi]z)\w*|bayana|bayanlara|erke[ğg]e|erkeklere|(k[ıi]z|erkek) [öo][ğg]renc[iİ]\w*|(bayan|erkek) k[iİ]rac[ıi]\w*", Sex),
+    audience(r"m[üu]sl[üu]man(lar|lara)?|hr[iİ]st[iİ]yan(lar|lara)?|yahud[iİ](ler|lere)?|alev[iİ](ler|lere)", Religion),
     // Dutch: "allochtonen" names people of foreign descent; a child's room ("kinderkamer") and a
     // wheelchair-accessible home ("rolstoeltoegankelijk") are the property.
     audience(

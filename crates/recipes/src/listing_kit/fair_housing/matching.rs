@@ -284,11 +284,6 @@ const PEOPLE_AFTER: &[&str] = &[
     "crowd",
 ];
 
-/// Whether the capitalised class word at `range` of `text`, followed by the word `next`, is part
-/// of a proper name: a capitalised word that names neither people nor a class follows it ("the
-/// Mother Lode", "the Boy Scout camp") or comes before it without starting the sentence ("Mt.
-/// Zion Baptist hosts ..."). Never in a sentence written in title case or capitals, where a
-/// capital says nothing.
 /// Where the title starts in `before` (a sentence up to a match) when a label naming a title
 /// ends before it ("Brochure headline:", "Subject:", "Tagline:").
 fn titled_after_label(before: &str) -> Option<usize> {
@@ -298,6 +293,11 @@ fn titled_after_label(before: &str) -> Option<usize> {
     TITLES.contains(&label.as_str()).then_some(colon + 1)
 }
 
+/// Whether the capitalised class word at `range` of `text`, followed by the word `next`, is part
+/// of a proper name: a capitalised word that names neither people nor a class follows it ("the
+/// Mother Lode", "the Boy Scout camp") or comes before it without starting the sentence ("Mt.
+/// Zion Baptist hosts ..."). Never in a sentence written in title case or capitals, where a
+/// capital says nothing.
 fn inside_proper_name(text: &str, range: std::ops::Range<usize>, next: Option<&str>) -> bool {
     let around = sentence_around(text, range.clone());
     let sentence = &text[around.clone()];
@@ -613,13 +613,14 @@ const SHARERS: &[&str] =
 /// The words right before a preference that may name whom it seeks: the last word, or the last
 /// two when the last names a sharer ("female roommate preferred").
 fn sought_before(before: &str) -> &str {
+    let word_start =
+        |text: &str| text.char_indices().rfind(|(_, c)| c.is_whitespace()).map_or(0, |(i, c)| i + c.len_utf8());
     let trimmed = before.trim_end();
-    let last_start = trimmed.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+    let last_start = word_start(trimmed);
     if !SHARERS.contains(&trimmed[last_start..].to_lowercase().as_str()) {
         return &trimmed[last_start..];
     }
-    let head = trimmed[..last_start].trim_end();
-    &trimmed[head.rfind(char::is_whitespace).map_or(0, |i| i + 1)..]
+    &trimmed[word_start(trimmed[..last_start].trim_end())..]
 }
 
 /// Whether `words` name only a sex ("female", "men", "a female roommate"), not an orientation or

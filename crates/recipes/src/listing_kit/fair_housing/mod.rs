@@ -107,8 +107,9 @@ impl Policy {
 pub fn clean(text: &str, field: &str, policy: Policy, findings: &mut Vec<Finding>) -> String {
     // Patterns match words one space apart; the output's whitespace is collapsed anyway.
     let as_written = collapse_whitespace(text);
-    let shares_home = matching::shares_living_quarters(&as_written);
-    let kept: Vec<String> = questions::parts(&as_written)
+    let parts = questions::parts(&as_written);
+    let shares_home = writer_shares_home(&parts);
+    let kept: Vec<String> = parts
         .into_iter()
         .map(|part| {
             let Some(checked) = part.as_checked() else { return part.as_written().into_owned() };
@@ -248,10 +249,23 @@ fn promises_belonging(statement: &str) -> bool {
 /// Whether `text` has no finding, its questions and answers read as [`clean`] reads them.
 pub fn is_clean(text: &str, policy: Policy) -> bool {
     let text = collapse_whitespace(text);
-    let shares_home = matching::shares_living_quarters(&text);
-    questions::parts(&text)
-        .into_iter()
-        .all(|part| part.as_checked().is_none_or(|checked| is_clean_read(&checked, shares_home, policy)))
+    let parts = questions::parts(&text);
+    let shares_home = writer_shares_home(&parts);
+    parts.into_iter().all(|part| part.as_checked().is_none_or(|checked| is_clean_read(&checked, shares_home, policy)))
+}
+
+/// Whether the writer seeks someone to share their home ([`matching::shares_living_quarters`]),
+/// read from the writer's words: the text without its readers' questions, its tags spelled out
+/// ("#RoommateWanted").
+fn writer_shares_home(parts: &[Part]) -> bool {
+    let written: Vec<&str> = parts
+        .iter()
+        .map(|part| match *part {
+            Part::Read(read) => read,
+            Part::Answered { answer, .. } => answer,
+        })
+        .collect();
+    matching::shares_living_quarters(&as_read(&written.join(" ")).0)
 }
 
 /// [`is_clean`] for text with no question and answer in it, from a text that `shares_home` or
@@ -562,6 +576,14 @@ mod tests {
         ("Service animals are allowed only with a $500 pet deposit and $40 monthly pet rent.", Disability),
         ("Brochure headline: Where Young Professionals Live, Work and Play.", Age),
         ("Q: Can only Christians apply? A: Yes.", Religion),
+        ("Q: Could you give priority to Christian families? A: Sure.", Religion),
+        ("No se aceptan personas mayores de 55 años.", Age),
+        ("高齢者不可。身体障害者補助犬は可。", Disability),
+        ("Applicants must provide a U.S. citizen guarantor.", RaceOrNationalOrigin),
+        ("No pets, but service animals are allowed with an additional $300 pet deposit.", Disability),
+        ("YABANCILARA KİRALANMAZ.", RaceOrNationalOrigin),
+        ("ΜΟΝΟ ΣΕ ΓΥΝΑΙΚΕΣ.", Sex),
+        ("Q: Would I share my kitchen? A: No, you'd have your own. Q: Who are you looking for? A: Female tenants preferred.", Sex),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -711,11 +733,15 @@ mod tests {
         "Room to share in my flat. Q: Is the bathroom shared? A: Yes, with me. Female roommate preferred.",
         "Q: Can I bring my kids? A: Yes.",
         "Chatbot transcript. User: Do you allow emotional support animals? Bot: Yes. No pet deposit or pet rent applies.",
-        "Our memory care neighbourhood offers secure walking paths and specially trained caregivers.",
         "Mieszkanie przystosowane dla osób z niepełnosprawnościami, winda i szerokie drzwi.",
         "駅徒歩5分の2LDK、ペット不可（身体障害者補助犬は可）。",
         "Comunidad para mayores de 55 años; se verifica la edad de todos los residentes.",
         "Site içinde çocuk oyun alanı ve havuz.",
+        "İnternet için sadece Türk Telekom altyapısı var.",
+        "Διαμέρισμα με δωμάτιο παιδιών και μεγάλο σαλόνι.",
+        "דירה ברובע היהודי, קרוב לכותל.",
+        "#RoommateWanted to share my flat, female preferred.",
+        "Service animals are welcome with the pet deposit waived.",
         "The kitchen appliances are on the older side but work fine.",
         "Mature Scots pines line the drive.",
         "Applicants whose visa application is still pending are welcome; we accept any valid ID.",
@@ -911,6 +937,9 @@ mod tests {
         for text in ["AGE LIMIT 40 FOR ALL OCCUPANTS.", "Double deposit required for tenants with guide dogs."] {
             assert!(rules_change(text), "{text:?} not flagged");
         }
+        // Staff described are no rule's finding (the sentence model still reads the sentence).
+        assert!(!rules_change("Specially trained caregivers are on site around the clock."));
+        assert!(rules_change("No caregivers may stay overnight."));
         // The class word rewritten, the promise to the class would stay: the sentence goes.
         let mut findings = Vec::new();
         let text = "Near the kosher deli, so Jewish buyers will feel right at home. Two baths.";

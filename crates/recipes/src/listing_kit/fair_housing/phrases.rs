@@ -389,9 +389,6 @@ macro_rules! property_words {
             "cooking",
             "sinks",
             "mode",
-            // Who vouches for an applicant ("a parent guarantor"), not who lives there.
-            "guarantor",
-            "guarantors",
             $($extra,)*
         ]
     };
@@ -528,6 +525,8 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "owners\u{2019}",
         ],
         lawful_context: Lawful::in_sentence(CHILDREN_PROVIDED_FOR),
+        // Who vouches for an applicant ("a parent guarantor"), not who lives there.
+        unless_next: property_words!("guarantor", "guarantors"),
         unless_within: &[
             // The writer's own family ("our growing family needs more room").
             "our growing family",
@@ -600,23 +599,29 @@ pub(super) const AUDIENCE: &[Rule] = &[
             Religion,
         )
     },
+    // Staff described ("specially trained caregivers", "our caregivers") serve the residents.
+    Rule {
+        unless_before: &[
+            "trained",
+            "licensed",
+            "certified",
+            "professional",
+            "experienced",
+            "qualified",
+            "dedicated",
+            "our",
+            "staff",
+        ],
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(r"care-?givers?", Disability)
+    },
     // "Gardening addicts" are keen gardeners. A pet rule that exempts assistance animals for
     // people with disabilities grants what the law asks.
     Rule {
         unless_before: &["gardening", "coffee", "fitness", "shopping", "adrenaline", "gym", "news", "sports"],
-        // Staff described ("specially trained caregivers", "our caregivers") serve residents.
-        unless_within: &[
-            "trained caregivers",
-            "trained caregiver",
-            "our caregivers",
-            "licensed caregivers",
-            "certified caregivers",
-            "professional caregivers",
-            "experienced caregivers",
-        ],
         lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
         ..audience(
-            r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|care-?givers?|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
+            r"handicapped|disabled|disabilit(y|ies)|wheelchair[- ](users?|bound)|in a wheelchair|the blind|blind (people|persons|tenants)|deaf|mentally ill|crippled|invalids?|able[- ]bodied|(physically|mentally) (fit|able|capable|healthy|sound|stable)|healthy,? (active )?(people|persons|tenants|buyers|adults|residents)|mobility (issues|problems|impairments?|limitations)|(uses?|using|with) (a |an )?(walkers?|canes?|crutches)|(mental|psychiatric) (health )?(issues|problems|conditions|illness|history)|in recovery|recovering (addicts|alcoholics)|addicts?|alcoholics|sober living|special needs|(home )?health aides?|nursing aides?|personal care (aides?|attendants?)|live-in (aides?|nurses?)|(must|able to|can) live independently|(service|assistance|support|therapy|guide|seeing[- ]eye) (animals?|dogs?) (not|are not|aren't) (allowed|permitted|accepted)|(no|without) (service|assistance|emotional[- ]support|support|therapy|guide|seeing[- ]eye) (animals?|dogs?)",
             Disability,
         )
     },
@@ -695,12 +700,11 @@ pub(super) const OLDER_PERSONS_HOUSING: Lawful = Lawful { words: OLDER_PERSONS_W
 
 const OLDER_PERSONS_WORDS: &[&str] = &[
     // Spanish: "comunidad para mayores de 55 años", "vivienda para personas mayores" (HOPA's
-    // name).
-    "mayores de 55",
-    "mayores de 62",
-    "55 años o más",
-    "62 años o más",
+    // name); "mayores de 55" alone may refuse them ("no se aceptan personas mayores de 55").
+    "comunidad para mayores de",
+    "comunidad de mayores de",
     "vivienda para personas mayores",
+    "viviendas para personas mayores",
     "55 and older",
     "55-and-older",
     "55 and over",
@@ -1561,11 +1565,16 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
         ..audience(
-            concat!(
-                r"(deposits?|fees?|charges?|pet rent|surcharges?) (required |charged )?(applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?((tenants?|renters?|residents?|applicants?|anyone|those|people) with )?(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)",
-                // "Service animals are allowed only with a $500 pet deposit."
-                r"|(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?) (are |is )?(only )?(allowed|permitted|accepted|welcome) (only )?(with|on payment of|after paying|subject to) (an? |the )?(\$[\d,.]+ )?((monthly|additional|extra|standard|regular|usual|refundable|non-refundable) )*(pet )?(deposits?|fees?|rent|surcharges?)",
-            ),
+            r"(deposits?|fees?|charges?|pet rent|surcharges?) (required |charged )?(applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?((tenants?|renters?|residents?|applicants?|anyone|those|people) with )?(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)",
+            Disability,
+        )
+    },
+    // "Service animals are allowed only with a $500 pet deposit": a pet's charge on an assistance
+    // animal, unless it is waived.
+    Rule {
+        lawful_context: Lawful::in_sentence(&["waived", "exempt", "not charged", "refunded in full"]),
+        ..audience(
+            r"(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?) (are |is )?(only )?(allowed|permitted|accepted|welcome) (only )?(with|on payment of|after paying|subject to) (an? |the )?((monthly|additional|extra|standard|regular|usual|refundable|non-refundable) )*(\$[\d,.]+ )?((monthly|additional|extra|standard|regular|usual|refundable|non-refundable) )*(pet )?(deposits?|fees?|rent|surcharges?)",
             Disability,
         )
     },

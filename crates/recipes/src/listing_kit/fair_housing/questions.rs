@@ -65,8 +65,8 @@ const ASKING: &str = "can|could|may|might|is|are|was|were|do|does|did|will|would
 const LONGEST_ANSWER_READ_WITH_ITS_QUESTION: usize = 6;
 
 /// `text` cut into its questions with their answers and the text around them. A question is
-/// one sentence that asks; its answer is the first sentence after the answer's label (up to the
-/// next question when that sentence only assents), and what follows it is read as it stands.
+/// one sentence that asks; its answer is the first sentence after the answer's label (and the
+/// one after that when the first only assents), and what follows it is read as it stands.
 /// Each part is trimmed; a text with no "Q: ...? A: ..." is one [`Part::Read`].
 pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
     static ASKED: OnceLock<Option<Regex>> = OnceLock::new();
@@ -93,10 +93,15 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
             parts.push(Part::Read(before));
         }
         // The first sentence after the label ("A." would end one of its own); a bare assent
-        // ("A: Yes.") runs on to what qualifies it ("Only one under 5, though.").
+        // ("A: Yes.") takes the sentence after it, which may qualify it ("Only one under 5.").
         let answered = &text[label.end..next_question];
-        let first_end = statements(answered).first().map_or(answered.len(), |first| first.end);
-        let answer_end = if is_a_bare_assent(&answered[..first_end]) { next_question } else { label.end + first_end };
+        let sentences = statements(answered);
+        let first_end = sentences.first().map_or(answered.len(), |first| first.end);
+        let answer_end = label.end
+            + match sentences.get(1) {
+                Some(next) if is_a_bare_assent(&answered[..first_end]) => next.end,
+                _ => first_end,
+            };
         parts.push(Part::Answered {
             question: text[start..question_end].trim(),
             answer: text[label.start..answer_end].trim(),
@@ -137,11 +142,32 @@ pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
     !((refused && !asks_a_requirement) || (granted && !refused && agrees_to_more_than_leave))
 }
 
-/// Whether `answer` grants the leave `question` asks and says nothing else ("Q: Can I bring my
-/// kids? A: Of course!"); a question that asks whether something is required or true ("Q: Is it
-/// adults only? A: Yes.") is not asking leave.
+/// Whether `answer` grants the leave `question` asks for the reader and says nothing else ("Q:
+/// Can I bring my kids? A: Of course!"). Only a question that asks permission counts ("Can I
+/// ...", "Are pets allowed?", "Do you accept ...?"), never one that asks whether something is
+/// required or true ("Q: Is it adults only? A: Yes.", "Q: Is it true kids aren't welcome? A:
+/// Yes."), asks something of the writer ("Could you give priority to ...?") or holds a negation
+/// ("Do you not allow ...?").
 fn only_grants_leave(question: &str, answer: &str) -> bool {
-    is_a_bare_assent(what_is_said(answer)) && asks_only_leave(question)
+    static PERMITS: OnceLock<Option<Regex>> = OnceLock::new();
+    static ASKS_PERMISSION: OnceLock<Option<Regex>> = OnceLock::new();
+    static NEGATION: OnceLock<Option<Regex>> = OnceLock::new();
+    let permits = regex_once(
+        &PERMITS,
+        r"(?i)^(yes|yep|yeah|yup|sure|absolutely|of course|certainly|no problem|no worries|not a problem|you bet|please do)\b",
+    );
+    let asks_permission = regex_once(
+        &ASKS_PERMISSION,
+        r"(?i)^((can|could|may) (i|we|my|our)\b|(do|does|will|would) (you|the (owner|landlord|building|property|complex|park|hoa)) (allow|accept|permit|welcome|take|rent to)\b|(are|is) [^?]{1,60}\b(allowed|permitted|welcome|ok|okay|accepted)\?)",
+    );
+    let negation = regex_once(&NEGATION, r"(?i)\b(not|never|no)\b|n['’]t\b");
+    let (Some(permits), Some(asks_permission), Some(negation)) = (permits, asks_permission, negation) else {
+        return false;
+    };
+    let said = what_is_said(answer);
+    let bare = permits.find(said).is_some_and(|grant| !said[grant.end()..].chars().any(char::is_alphanumeric));
+    let asked = what_is_said(question);
+    bare && asks_permission.is_match(asked) && !negation.is_match(asked) && !asks_a_requirement(asked)
 }
 
 /// Whether `said` assents and says nothing more ("Yes.", "Of course!").
