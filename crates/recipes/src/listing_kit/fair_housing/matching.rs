@@ -60,9 +60,10 @@ pub(super) fn tells_the_owners_history(statement: &str, policy: Policy) -> bool 
     })
 }
 
-/// The first finding in `text`: its byte range and rule. `shares_home`: whether the whole text
-/// seeks someone to share the writer's home ([`shares_living_quarters`]); `text` may be one
-/// question and its answer, read apart from the text around them but in its setting.
+/// The first finding in `text`: its byte range and rule. `shares_home`: whether the writer of
+/// the text `text` comes from seeks someone to share their home ([`shares_living_quarters`]);
+/// `text` may be one question and its answer, read apart from the text around them but in its
+/// setting.
 pub(super) fn first_match(
     text: &str,
     shares_home: bool,

@@ -35,7 +35,7 @@ impl Part<'_> {
             Part::Read(read) => Some(Cow::Borrowed(read)),
             Part::Answered { question, answer } if only_grants_leave(question, answer) => None,
             Part::Answered { question, answer } if answer_stands_alone(question, answer) => Some(Cow::Borrowed(answer)),
-            Part::Answered { question, answer } => Some(Cow::Owned(format!("{question} {answer}"))),
+            Part::Answered { .. } => Some(self.as_written()),
         }
     }
 
@@ -152,10 +152,7 @@ fn only_grants_leave(question: &str, answer: &str) -> bool {
     static PERMITS: OnceLock<Option<Regex>> = OnceLock::new();
     static ASKS_PERMISSION: OnceLock<Option<Regex>> = OnceLock::new();
     static NEGATION: OnceLock<Option<Regex>> = OnceLock::new();
-    let permits = regex_once(
-        &PERMITS,
-        r"(?i)^(yes|yep|yeah|yup|sure|absolutely|of course|certainly|no problem|no worries|not a problem|you bet|please do)\b",
-    );
+    let permits = regex_once(&PERMITS, &format!(r"(?i)^({PERMITTING})\b"));
     let asks_permission = regex_once(
         &ASKS_PERMISSION,
         r"(?i)^((can|could|may) (i|we|my|our)\b|(do|does|will|would) (you|the (owner|landlord|building|property|complex|park|hoa)) (allow|accept|permit|welcome|take|rent to)\b|(are|is) [^?]{1,60}\b(allowed|permitted|welcome|ok|okay|accepted)\?)",
@@ -164,18 +161,21 @@ fn only_grants_leave(question: &str, answer: &str) -> bool {
     let (Some(permits), Some(asks_permission), Some(negation)) = (permits, asks_permission, negation) else {
         return false;
     };
-    let said = what_is_said(answer);
-    let bare = permits.find(said).is_some_and(|grant| !said[grant.end()..].chars().any(char::is_alphanumeric));
     let asked = what_is_said(question);
-    bare && asks_permission.is_match(asked) && !negation.is_match(asked) && !asks_a_requirement(asked)
+    says_only(what_is_said(answer), permits)
+        && asks_permission.is_match(asked)
+        && !negation.is_match(asked)
+        && !asks_a_requirement(asked)
 }
 
-/// Whether `said` assents and says nothing more ("Yes.", "Of course!").
+/// Whether `said` assents and says nothing more ("Yes.", "Of course!", "Correct.").
 fn is_a_bare_assent(said: &str) -> bool {
-    let said = said.trim();
-    grants()
-        .and_then(|grants| grants.find(said))
-        .is_some_and(|grant| !said[grant.end()..].chars().any(char::is_alphanumeric))
+    grants().is_some_and(|grants| says_only(said.trim(), grants))
+}
+
+/// Whether `said` is what `words` match at its start and nothing more but punctuation.
+fn says_only(said: &str, words: &Regex) -> bool {
+    words.find(said).is_some_and(|found| !said[found.end()..].chars().any(char::is_alphanumeric))
 }
 
 /// An answer without its label ("A:", "Bot:").
@@ -183,13 +183,17 @@ fn what_is_said(answer: &str) -> &str {
     answer.split_once([':', '.']).map_or(answer, |(_, said)| said).trim()
 }
 
-/// How an answer assents ("Yes", "Of course", "No problem").
+/// Assents that permit ("Sure", "Of course", "No problem").
+const PERMITTING: &str =
+    "yes|yep|yeah|yup|sure|absolutely|of course|certainly|no problem|no worries|not a problem|you bet|please do";
+
+/// Assents that only confirm what was said ("Correct", "Indeed").
+const CONFIRMING: &str = "definitely|correct|that's right|indeed|totally";
+
+/// How an answer assents: it permits or confirms.
 fn grants() -> Option<&'static Regex> {
     static GRANTS: OnceLock<Option<Regex>> = OnceLock::new();
-    regex_once(
-        &GRANTS,
-        r"(?i)^(yes|yep|yeah|yup|sure|absolutely|of course|definitely|correct|that's right|certainly|indeed|no problem|no worries|not a problem|totally|you bet|please do)\b",
-    )
+    regex_once(&GRANTS, &format!(r"(?i)^({PERMITTING}|{CONFIRMING})\b"))
 }
 
 /// Whether `question` asks whether something is required ("Do I need to ...", "Must I ...",
