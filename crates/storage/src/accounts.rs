@@ -1,5 +1,6 @@
 //! Accounts: the holder of the free allowance, the card-on-file flag and the invoice balance.
 
+use crate::balances;
 use crate::schema::accounts;
 use crate::{new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
@@ -71,18 +72,14 @@ impl Database {
         Ok(account)
     }
 
-    /// Looks an account up by name.
+    /// Looks an account up by name, its balances with every settlement (see `balances`).
     pub fn account_by_name(&self, name: &str) -> StorageResult<Account> {
-        self.read(|conn| {
-            accounts::table.filter(accounts::name.eq(name)).select(Account::as_select()).first(conn).optional()
-        })?
-        .ok_or_else(|| StorageError::NotFound(format!("account {name:?}")))
+        self.read(|conn| balances::account_named(conn, name))?.ok_or_else(|| StorageError::NotFound(format!("account {name:?}")))
     }
 
-    /// Looks an account up by id.
+    /// Looks an account up by id, its balances with every settlement.
     pub fn account(&self, id: &str) -> StorageResult<Account> {
-        self.read(|conn| accounts::table.find(id).select(Account::as_select()).first(conn).optional())?
-            .ok_or_else(|| StorageError::NotFound(format!("account {id:?}")))
+        self.read(|conn| balances::account(conn, id))?.ok_or_else(|| StorageError::NotFound(format!("account {id:?}")))
     }
 
     /// Sets or clears the card-on-file flag.

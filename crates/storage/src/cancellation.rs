@@ -26,20 +26,13 @@ pub enum Cancellation {
 }
 
 impl Database {
-    /// Cancels `task_id` of `key_id`: in one transaction, under the same locks every settlement
-    /// takes (account, then the task's row), so a cancel racing the job's own end leaves exactly
-    /// one of them standing, and the job is billed at most once. A running job loses its
+    /// Cancels `task_id` of `key_id`: in one transaction, under the lock every settlement takes
+    /// (the task's row), so a cancel racing the job's own end leaves exactly one of them
+    /// standing, and the job is billed at most once. A running job loses its
     /// attempt: its worker finds the lease gone and stops the job's process.
     pub fn cancel_task(&self, task_id: &str, key_id: &str) -> StorageResult<Cancellation> {
         let now = now_millis();
         self.transaction(|conn| {
-            dialect::sql_query(
-                conn,
-                "SELECT id FROM accounts WHERE id = (SELECT account_id FROM tasks WHERE id = ? AND key_id = ?){FOR_UPDATE}",
-            )
-            .bind::<diesel::sql_types::Text, _>(task_id)
-            .bind::<diesel::sql_types::Text, _>(key_id)
-            .execute(conn)?;
             let task: Option<TaskRecord> =
                 dialect::sql_query(conn, "SELECT * FROM tasks WHERE id = ? AND key_id = ?{FOR_UPDATE}")
                     .bind::<diesel::sql_types::Text, _>(task_id)

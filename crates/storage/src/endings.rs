@@ -1,6 +1,7 @@
 //! Jobs' ends settled together: the successes and failures that workers of one process report
-//! at the same moment share one transaction (see `group_commit`). The accounts are locked once,
-//! in id order, then the tasks; each end is checked against its task as the ends before it in
+//! at the same moment share one transaction (see `group_commit`). The tasks are locked in id
+//! order (nothing else: the balances' changes are recorded beside the accounts' and keys' rows,
+//! see `balances`, so a settlement never waits for a submit); each end is checked against its task as the ends before it in
 //! the batch left it (a second end of one attempt finds it ended), and the balances, the ledger
 //! and the notification are written once for the batch. The result is what settling the ends one
 //! after another would give.
@@ -112,20 +113,6 @@ fn settle_batch(conn: &mut AnyConnection, batch: &[Ending]) -> StorageResult<Vec
     ids.sort_unstable();
     ids.dedup();
     let listed = vec!["?"; ids.len()].join(", ");
-    // The accounts before the tasks, in id order: the order of every hold, cancellation and
-    // revocation (account, then key or task), so none of them waits on another in a cycle.
-    let mut lock_accounts = dialect::sql_query(
-        conn,
-        &format!(
-            "SELECT id FROM accounts WHERE id IN (SELECT account_id FROM tasks WHERE id IN ({listed})) \
-             ORDER BY id{{FOR_UPDATE}}"
-        ),
-    )
-    .into_boxed();
-    for id in &ids {
-        lock_accounts = lock_accounts.bind::<Text, _>(*id);
-    }
-    lock_accounts.execute(conn)?;
     let mut lock_tasks =
         dialect::sql_query(conn, &format!("SELECT * FROM tasks WHERE id IN ({listed}) ORDER BY id{{FOR_UPDATE}}"))
             .into_boxed();
@@ -134,7 +121,7 @@ fn settle_batch(conn: &mut AnyConnection, batch: &[Ending]) -> StorageResult<Vec
     }
     let mut tasks: HashMap<String, TaskRecord> =
         lock_tasks.load::<TaskRecord>(conn)?.into_iter().map(|task| (task.id.clone(), task)).collect();
-    // Read the clock once the rows are held, as a claim does: an end that waited for its account
+    // Read the clock once the rows are held, as a claim does: an end that waited for its task
     // would otherwise be stamped before the moment it was recorded, and a key's next job, claimed
     // as soon as this one is seen ended, could seem to start before it.
     let now = now_millis();

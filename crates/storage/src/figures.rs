@@ -65,11 +65,14 @@ impl Database {
                 .filter(tasks::provider.is_null())
                 .select(min(tasks::created_at))
                 .first(conn)?;
+            // The keys' rows and the settlements' changes not yet added to them (see `balances`).
             // A sum of BIGINTs is NUMERIC on PostgreSQL: cast back, the same text for both.
             let money: Money = crate::dialect::sql_query(
                 conn,
-                "SELECT CAST(COALESCE(SUM(held_units), 0) AS BIGINT) AS held, \
-                 CAST(COALESCE(SUM(spent_units), 0) AS BIGINT) AS spent FROM api_keys",
+                "SELECT CAST(COALESCE((SELECT SUM(held_units) FROM api_keys), 0) \
+                 + COALESCE((SELECT SUM(held_units) FROM balance_changes), 0) AS BIGINT) AS held, \
+                 CAST(COALESCE((SELECT SUM(spent_units) FROM api_keys), 0) \
+                 + COALESCE((SELECT SUM(spent_units) FROM balance_changes), 0) AS BIGINT) AS spent",
             )
             .get_result(conn)?;
             let webhooks: Vec<(String, i64)> = webhook_deliveries::table

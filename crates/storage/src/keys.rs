@@ -1,5 +1,6 @@
 //! API keys: only the hash of each secret is stored.
 
+use crate::balances;
 use crate::connection::{on_native_connection, AnyConnection};
 use crate::key_cache::{AuthenticatedKey, KEYS_CHANNEL};
 use crate::schema::api_keys;
@@ -132,10 +133,9 @@ impl Database {
         Ok(())
     }
 
-    /// Looks a key up by id.
+    /// Looks a key up by id, its balances with every settlement (see `balances`).
     pub fn key(&self, key_id: &str) -> StorageResult<ApiKey> {
-        self.read(|conn| api_keys::table.find(key_id).select(ApiKey::as_select()).first(conn).optional())?
-            .ok_or_else(|| StorageError::NotFound(format!("key {key_id:?}")))
+        self.read(|conn| balances::key(conn, key_id))?.ok_or_else(|| StorageError::NotFound(format!("key {key_id:?}")))
     }
 
     /// Sets or removes a key's spend cap. Lowering it below what is spent and held refuses new
@@ -160,13 +160,7 @@ impl Database {
 
     /// The keys of the account `account_id`, oldest first.
     pub fn account_keys(&self, account_id: &str) -> StorageResult<Vec<ApiKey>> {
-        self.read(|conn| {
-            api_keys::table
-                .filter(api_keys::account_id.eq(account_id))
-                .order(api_keys::created_at.asc())
-                .select(ApiKey::as_select())
-                .load(conn)
-        })
+        self.read(|conn| balances::account_keys(conn, account_id))
     }
 }
 /// The stored parts of a new secret.

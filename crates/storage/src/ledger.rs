@@ -1,9 +1,10 @@
 //! The append-only billing ledger, usage summaries, and the check that balances match it.
 
 use crate::accounts::Account;
+use crate::balances;
 use crate::connection::{on_native_connection, AnyConnection};
 use crate::keys::ApiKey;
-use crate::schema::{accounts, api_keys, ledger};
+use crate::schema::ledger;
 use crate::task_record::TaskRecord;
 use crate::{Database, StorageError, StorageResult};
 use diesel::prelude::*;
@@ -184,13 +185,12 @@ impl Database {
             CAST(COALESCE(SUM(allowance_units), 0) AS BIGINT) AS allowance FROM ledger GROUP BY {owner}, kind";
         let by_key_sql = SUMS.replace("{owner}", "key_id");
         let by_account_sql = SUMS.replace("{owner}", "account_id");
-        let (key_sums, account_sums, keys, accounts): (Vec<LedgerSum>, Vec<LedgerSum>, Vec<ApiKey>, Vec<Account>) =
+        let (key_sums, account_sums, (accounts, keys)): (Vec<LedgerSum>, Vec<LedgerSum>, (Vec<Account>, Vec<ApiKey>)) =
             self.snapshot(|conn| {
                 Ok((
                     diesel::sql_query(&by_key_sql).load(conn)?,
                     diesel::sql_query(&by_account_sql).load(conn)?,
-                    api_keys::table.select(ApiKey::as_select()).load(conn)?,
-                    accounts::table.select(Account::as_select()).load(conn)?,
+                    balances::all(conn)?,
                 ))
             })?;
         let totals = |rows: Vec<LedgerSum>| -> StorageResult<BTreeMap<String, Sums>> {

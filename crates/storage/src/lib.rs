@@ -11,6 +11,7 @@
 
 mod accounts;
 mod async_polls;
+mod balances;
 mod cancellation;
 mod connection;
 mod console;

@@ -262,3 +262,16 @@ diesel::table! {
 diesel::allow_tables_to_appear_in_same_query!(oauth_connections, oauth_clients);
 // A poll reads its key and its task in one statement (`polls`).
 diesel::allow_tables_to_appear_in_same_query!(api_keys, tasks);
+
+diesel::table! {
+    balance_changes (id) {
+        id -> BigInt,
+        account_id -> Text,
+        key_id -> Text,
+        free_held_units -> BigInt,
+        free_used_units -> BigInt,
+        invoice_units -> BigInt,
+        held_units -> BigInt,
+        spent_units -> BigInt,
+    }
+}

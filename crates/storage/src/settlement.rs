@@ -3,16 +3,16 @@
 //! hold. Shared by jobs run here ([`crate::Database::finish_succeeded`]) and jobs tracked at a
 //! provider ([`crate::Database::finish_tracked`]).
 
+use crate::balances::{self, Moved};
 use crate::connection::{on_native_connection, AnyConnection};
 use crate::dialect;
 use crate::ledger::{self, Movement};
 use crate::listener::FINISHED_CHANNEL;
-use crate::schema::{accounts, api_keys, tasks};
+use crate::schema::tasks;
 use crate::task_record::TaskRecord;
 use crate::webhooks;
 use crate::{StorageError, StorageResult};
 use diesel::prelude::*;
-use diesel::sql_types::Text;
 use domain::{billing, Capture, FailureKind, TaskStatus, Usd, WebhookEvent};
 use std::collections::BTreeMap;
 
@@ -42,28 +42,12 @@ pub(crate) enum Holding {
     QueuedOrRunning,
 }
 
-/// Locks the account of task `task_id` (on PostgreSQL; SQLite's write transaction already holds
-/// the database). A settlement takes the account before the task, in the order every hold,
-/// cancellation and revocation takes them (account, then key or task): a settlement that locked
-/// the task first deadlocked against a client's cancel of the same task, which had the account.
-pub(crate) fn lock_account_of_task(conn: &mut AnyConnection, task_id: &str) -> QueryResult<()> {
-    dialect::sql_query(
-        conn,
-        "SELECT id FROM accounts WHERE id = (SELECT account_id FROM tasks WHERE id = ?){FOR_UPDATE}",
-    )
-    .bind::<Text, _>(task_id)
-    .execute(conn)
-    .map(drop)
-}
-
 /// What settling tasks moves besides their own rows, gathered so that many tasks' settlements
-/// write each account, each key and the ledger once (see [`Books::write`]).
+/// record each key's change of balance and the ledger once (see [`Books::write`]).
 #[derive(Default)]
 pub(crate) struct Books {
-    /// Per account: change of allowance held, allowance used, and amount to invoice.
-    accounts: BTreeMap<String, (i64, i64, i64)>,
-    /// Per key: change of amount held, and amount spent.
-    keys: BTreeMap<String, (i64, i64)>,
+    /// Per account and key: what the settlements moved.
+    moved: BTreeMap<(String, String), Moved>,
     /// Ledger rows.
     ledger: Vec<Movement>,
     /// Tasks that ended.
@@ -71,30 +55,15 @@ pub(crate) struct Books {
 }
 
 impl Books {
-    /// Writes what the settled tasks moved: each account's and key's balances in one statement
-    /// (in id order, the order every transaction takes them), the ledger rows in one, their
-    /// `completed` webhooks, and one notification that tasks ended.
+    /// Writes what the settled tasks moved: the balances' changes (beside the accounts' and keys'
+    /// rows, which a settlement leaves to the submits that lock them; see `balances`) and the
+    /// ledger rows, one statement each, their `completed` webhooks, and one notification that
+    /// tasks ended.
     pub(crate) fn write(self, conn: &mut AnyConnection, now: i64) -> StorageResult<()> {
         if self.ended.is_empty() {
             return Ok(());
         }
-        for (id, (free_held, free_used, invoice)) in &self.accounts {
-            on_native_connection!(conn, |native| diesel::update(accounts::table.find(id))
-                .set((
-                    accounts::free_held_units.eq(accounts::free_held_units + free_held),
-                    accounts::free_used_units.eq(accounts::free_used_units + free_used),
-                    accounts::invoice_units.eq(accounts::invoice_units + invoice),
-                ))
-                .execute(native))?;
-        }
-        for (id, (held, spent)) in &self.keys {
-            on_native_connection!(conn, |native| diesel::update(api_keys::table.find(id))
-                .set((
-                    api_keys::held_units.eq(api_keys::held_units + held),
-                    api_keys::spent_units.eq(api_keys::spent_units + spent)
-                ))
-                .execute(native))?;
-        }
+        balances::append(conn, &self.moved)?;
         ledger::append_all(conn, &self.ledger, now)?;
         let ended: Vec<&str> = self.ended.iter().map(String::as_str).collect();
         webhooks::announce_all(conn, &ended, WebhookEvent::Completed, now)?;
@@ -102,12 +71,8 @@ impl Books {
         Ok(())
     }
 
-    fn account(&mut self, id: &str) -> &mut (i64, i64, i64) {
-        self.accounts.entry(id.to_string()).or_default()
-    }
-
-    fn key(&mut self, id: &str) -> &mut (i64, i64) {
-        self.keys.entry(id.to_string()).or_default()
+    fn moved(&mut self, task: &TaskRecord) -> &mut Moved {
+        self.moved.entry((task.account_id.clone(), task.key_id.clone())).or_default()
     }
 }
 
@@ -145,13 +110,12 @@ pub(crate) fn succeed(
             tasks::provider_cost_units.eq(success.provider_cost.map(|c| c.units())),
         ))
         .execute(native))?;
-    let account = books.account(&task.account_id);
-    account.0 -= hold.from_allowance.units();
-    account.1 += capture.from_allowance.units();
-    account.2 += capture.to_invoice.units();
-    let key = books.key(&task.key_id);
-    key.0 -= hold.total.units();
-    key.1 += capture.cost.units();
+    let moved = books.moved(task);
+    moved.free_held -= hold.from_allowance.units();
+    moved.free_used += capture.from_allowance.units();
+    moved.invoice += capture.to_invoice.units();
+    moved.held -= hold.total.units();
+    moved.spent += capture.cost.units();
     books.ledger.push(Movement::of(task, "capture", capture.cost, capture.from_allowance));
     books.ledger.push(Movement::of(task, "release", capture.released, capture.released_from_allowance));
     books.ended.push(task.id.clone());
@@ -218,8 +182,9 @@ pub(crate) fn fail(
         ))
         .execute(native))?;
     let hold = task.hold();
-    books.account(&task.account_id).0 -= hold.from_allowance.units();
-    books.key(&task.key_id).0 -= hold.total.units();
+    let moved = books.moved(task);
+    moved.free_held -= hold.from_allowance.units();
+    moved.held -= hold.total.units();
     books.ledger.push(Movement::of(task, "release", hold.total, hold.from_allowance));
     books.ended.push(task.id.clone());
     Ok(())

@@ -1,10 +1,12 @@
 //! Creating tasks: one account's submits, one or many, in one transaction. The account's and
-//! keys' rows are locked once, each submit is checked in turn against the limits as the ones
+//! keys' rows are locked once, what settlements moved since the last submit is added to them
+//! (see `balances`), each submit is checked in turn against the limits as the ones
 //! before it left them (revocation, idempotency, inputs held, the billing hold, the webhook), and
 //! everything accepted is written with one statement per table. The result is what running the
 //! submits one after another would give, at the cost of one commit (see `group_commit`).
 
 use crate::accounts::Account;
+use crate::balances;
 use crate::connection::{on_native_connection, AnyConnection};
 use crate::idempotency::{self, EarlierRequest, IdempotencyClaim};
 use crate::keys::ApiKey;
@@ -142,9 +144,9 @@ pub(crate) fn submit_batch(
 ) -> Result<Vec<Result<TaskRecord, SubmitError>>, StorageError> {
     let Some(first) = batch.first() else { return Ok(Vec::new()) };
     let now = now_millis();
-    // Lock order account -> key everywhere, so concurrent holds and settlements serialise per
-    // account without deadlocks; keys in id order, so two batches never wait on each other in a
-    // cycle. On SQLite the IMMEDIATE transaction already holds the database's write lock, and the
+    // Lock order account -> key everywhere, so concurrent holds and revocations serialise per
+    // account without deadlocks (settlements take neither: see `balances`); keys in id order, so
+    // two batches never wait on each other in a cycle. On SQLite the IMMEDIATE transaction already holds the database's write lock, and the
     // rows are simply read.
     let mut account: Account = locked_row(conn, "accounts", &first.account_id)?;
     let mut key_ids: Vec<&str> = batch.iter().map(|new| new.key_id.as_str()).collect();
@@ -154,6 +156,15 @@ pub(crate) fn submit_batch(
     for id in key_ids {
         let row: ApiKey = locked_row(conn, "api_keys", id)?;
         keys.insert(id.to_string(), KeyState { row, inputs_held: None, webhook: None, held_here: 0 });
+    }
+    // What the account's settlements moved since its last submit, added to the rows now held, so
+    // the checks below see every settlement committed before this point.
+    let added = balances::add_in(conn, &account.id)?;
+    added.account.apply_to_account(&mut account);
+    for (id, moved) in &added.keys {
+        if let Some(key) = keys.get_mut(id) {
+            moved.apply_to_key(&mut key.row);
+        }
     }
     let mut free_held_here = 0;
     // Idempotency keys claimed earlier in this batch: (key id, idempotency key) -> (task, hash).

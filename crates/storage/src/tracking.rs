@@ -106,7 +106,6 @@ impl Database {
     pub fn fail_unsubmitted(&self, task_id: &str, error: &str) -> StorageResult<bool> {
         let now = now_millis();
         self.transaction(|conn| {
-            settlement::lock_account_of_task(conn, task_id)?;
             let Some(task) = dialect::sql_query(conn, LOCK_UNSUBMITTED)
                 .bind::<Text, _>(task_id)
                 .get_result::<TaskRecord>(conn)

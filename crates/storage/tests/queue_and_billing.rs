@@ -1030,6 +1030,57 @@ fn ends_settled_together_bill_each_task_once() {
     }
 }
 
+/// A settlement locks only its task: it commits while another session holds the account's and
+/// key's rows as a submit does (PostgreSQL; SQLite has one writer), every reader sees what it
+/// moved at once, and the account's next submit adds that into the rows themselves.
+#[test]
+fn settlements_do_not_wait_for_a_submit() {
+    use diesel::connection::SimpleConnection;
+    use diesel::{Connection, RunQueryDsl};
+    let test_db = TestDatabase::postgres().expect("PostgreSQL test database");
+    let db = &test_db.db;
+    let key = account_and_key(db, "5", false, None);
+    let account_id = db.key(&key).expect("key").account_id;
+    let task = db.submit_task(&new_task(db, &key, "0.4000")).expect("submit");
+    let claimed = db.claim_task("w1", 60_000, RunningShares::UNLIMITED).expect("claim").expect("a task");
+    let mut submit = diesel::PgConnection::establish(&test_db.url).expect("connect");
+    submit
+        .batch_execute(&format!(
+            "BEGIN; SELECT id FROM accounts WHERE id = '{account_id}' FOR UPDATE; \
+             SELECT id FROM api_keys WHERE id = '{key}' FOR UPDATE;"
+        ))
+        .expect("hold the rows");
+    let (done, settled) = std::sync::mpsc::channel();
+    {
+        let (db, task_id) = (db.clone(), task.id.clone());
+        thread::spawn(move || {
+            let _ = done.send(db.finish_succeeded(&task_id, claimed.attempt, "[]", None, usd("0.2500"), false));
+        });
+    }
+    // A deadlock guard, not a timing: the settlement needs none of the rows held.
+    let capture = settled
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the settlement waited for the rows a submit holds")
+        .expect("settled");
+    assert_eq!(capture.map(|c| c.cost), Some(usd("0.2500")));
+    let usage = db.usage(&key, 10).expect("usage");
+    assert_eq!((usage.key.spent_units, usage.key.held_units), (2_500, 0));
+    assert_eq!((usage.account.free_used_units, usage.account.free_held_units), (2_500, 0));
+    assert_eq!(db.verify_ledger().expect("verify"), vec![], "the books balance before the changes are added in");
+    submit.batch_execute("COMMIT").expect("release the rows");
+
+    db.submit_task(&new_task(db, &key, "0.1000")).expect("submit");
+    let mut stored = |sql: &str| -> i64 {
+        diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(sql)).get_result(&mut submit).expect(sql)
+    };
+    assert_eq!(stored("(SELECT CAST(COUNT(*) AS BIGINT) FROM balance_changes)"), 0, "added in and deleted");
+    assert_eq!(stored(&format!("(SELECT spent_units FROM api_keys WHERE id = '{key}')")), 2_500);
+    assert_eq!(stored(&format!("(SELECT held_units FROM api_keys WHERE id = '{key}')")), 1_000);
+    assert_eq!(stored(&format!("(SELECT free_used_units FROM accounts WHERE id = '{account_id}')")), 2_500);
+    assert_eq!(stored(&format!("(SELECT free_held_units FROM accounts WHERE id = '{account_id}')")), 1_000);
+    assert_eq!(db.verify_ledger().expect("verify"), vec![]);
+}
+
 /// The delivery log shows every attempt: one under way is left out until its lease lapses, one
 /// whose sender died before recording the answer then shows as unrecorded, and a late record of
 /// it fills the answer in without changing the delivery.

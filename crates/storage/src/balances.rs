@@ -1,0 +1,169 @@
+//! The money settlements move, kept beside the accounts' and keys' rows until a submit adds it
+//! in. A settlement appends what it moved to `balance_changes` instead of updating those rows, so
+//! it never waits for a submit that holds them, nor a submit for it; the next submit of the
+//! account, which locks the rows anyway, adds the changes in and deletes them. Every reader of a
+//! balance reads the views `account_balances` and `key_balances`, which add the changes not yet
+//! added in, in one statement.
+//!
+//! Caps stay exact: a settlement only ever releases holds (and captures at most what it held), so
+//! a change a submit has not yet seen can only leave more headroom than the submit counts.
+
+use crate::accounts::Account;
+use crate::connection::{on_native_connection, AnyConnection};
+use crate::dialect;
+use crate::keys::ApiKey;
+use crate::schema::{accounts, api_keys, balance_changes};
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use std::collections::BTreeMap;
+
+/// What settlements moved for one key, in ten-thousandths of a dollar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Moved {
+    /// Change of the account's allowance held.
+    pub(crate) free_held: i64,
+    /// Change of the account's allowance used.
+    pub(crate) free_used: i64,
+    /// Change of the account's invoice.
+    pub(crate) invoice: i64,
+    /// Change of the key's amount held.
+    pub(crate) held: i64,
+    /// Change of the key's amount spent.
+    pub(crate) spent: i64,
+}
+
+impl Moved {
+    fn add(&mut self, other: &Moved) {
+        self.free_held += other.free_held;
+        self.free_used += other.free_used;
+        self.invoice += other.invoice;
+        self.held += other.held;
+        self.spent += other.spent;
+    }
+
+    /// Adds the account's part to `account`, a copy of its row.
+    pub(crate) fn apply_to_account(&self, account: &mut Account) {
+        account.free_held_units += self.free_held;
+        account.free_used_units += self.free_used;
+        account.invoice_units += self.invoice;
+    }
+
+    /// Adds the key's part to `key`, a copy of its row.
+    pub(crate) fn apply_to_key(&self, key: &mut ApiKey) {
+        key.held_units += self.held;
+        key.spent_units += self.spent;
+    }
+}
+
+/// Records what settlements moved, one row per (account, key), in one statement.
+pub(crate) fn append(conn: &mut AnyConnection, moved: &BTreeMap<(String, String), Moved>) -> QueryResult<usize> {
+    let rows: Vec<_> = moved
+        .iter()
+        .filter(|(_, moved)| **moved != Moved::default())
+        .map(|((account_id, key_id), moved)| {
+            (
+                balance_changes::account_id.eq(account_id),
+                balance_changes::key_id.eq(key_id),
+                balance_changes::free_held_units.eq(moved.free_held),
+                balance_changes::free_used_units.eq(moved.free_used),
+                balance_changes::invoice_units.eq(moved.invoice),
+                balance_changes::held_units.eq(moved.held),
+                balance_changes::spent_units.eq(moved.spent),
+            )
+        })
+        .collect();
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    on_native_connection!(conn, |native| diesel::insert_into(balance_changes::table).values(&rows).execute(native))
+}
+
+/// What adding an account's changes in moved.
+#[derive(Debug, Default)]
+pub(crate) struct AddedIn {
+    /// The account's total.
+    pub(crate) account: Moved,
+    /// Each key's.
+    pub(crate) keys: BTreeMap<String, Moved>,
+}
+
+/// Adds every change recorded for account `account_id` to its row and its keys' rows, and deletes
+/// the changes, in the caller's transaction. The caller holds the account's row locked (every
+/// submit of the account does), so no two of these run at once for one account; a change whose
+/// settlement commits meanwhile is not seen by the delete and waits for the next.
+pub(crate) fn add_in(conn: &mut AnyConnection, account_id: &str) -> QueryResult<AddedIn> {
+    let taken: Vec<(String, i64, i64, i64, i64, i64)> = on_native_connection!(conn, |native| diesel::delete(
+        balance_changes::table.filter(balance_changes::account_id.eq(account_id))
+    )
+    .returning((
+        balance_changes::key_id,
+        balance_changes::free_held_units,
+        balance_changes::free_used_units,
+        balance_changes::invoice_units,
+        balance_changes::held_units,
+        balance_changes::spent_units,
+    ))
+    .get_results(native))?;
+    let mut added = AddedIn::default();
+    if taken.is_empty() {
+        return Ok(added);
+    }
+    for (key_id, free_held, free_used, invoice, held, spent) in taken {
+        let moved = Moved { free_held, free_used, invoice, held, spent };
+        added.account.add(&moved);
+        added.keys.entry(key_id).or_default().add(&moved);
+    }
+    let total = added.account;
+    on_native_connection!(conn, |native| diesel::update(accounts::table.find(account_id))
+        .set((
+            accounts::free_held_units.eq(accounts::free_held_units + total.free_held),
+            accounts::free_used_units.eq(accounts::free_used_units + total.free_used),
+            accounts::invoice_units.eq(accounts::invoice_units + total.invoice),
+        ))
+        .execute(native))?;
+    // In id order, the order every transaction takes keys in.
+    for (key_id, moved) in &added.keys {
+        on_native_connection!(conn, |native| diesel::update(api_keys::table.find(key_id))
+            .set((
+                api_keys::held_units.eq(api_keys::held_units + moved.held),
+                api_keys::spent_units.eq(api_keys::spent_units + moved.spent),
+            ))
+            .execute(native))?;
+    }
+    Ok(added)
+}
+
+/// The accounts whose `column` equals a value (bound by the caller), balances with every change.
+fn accounts_where(column: &str) -> String {
+    format!("SELECT * FROM account_balances WHERE {column} = ?")
+}
+
+/// Account `id` with every change its settlements made, or `None`.
+pub(crate) fn account(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<Account>> {
+    dialect::sql_query(conn, &accounts_where("id")).bind::<Text, _>(id).get_result(conn).optional()
+}
+
+/// The account named `name` with every change its settlements made, or `None`.
+pub(crate) fn account_named(conn: &mut AnyConnection, name: &str) -> QueryResult<Option<Account>> {
+    dialect::sql_query(conn, &accounts_where("name")).bind::<Text, _>(name).get_result(conn).optional()
+}
+
+/// Key `id` with every change its settlements made, or `None`.
+pub(crate) fn key(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<ApiKey>> {
+    dialect::sql_query(conn, "SELECT * FROM key_balances WHERE id = ?").bind::<Text, _>(id).get_result(conn).optional()
+}
+
+/// The keys of account `account_id`, oldest first, with every change their settlements made.
+pub(crate) fn account_keys(conn: &mut AnyConnection, account_id: &str) -> QueryResult<Vec<ApiKey>> {
+    dialect::sql_query(conn, "SELECT * FROM key_balances WHERE account_id = ? ORDER BY created_at, id")
+        .bind::<Text, _>(account_id)
+        .load(conn)
+}
+
+/// Every account and every key, with every change their settlements made.
+pub(crate) fn all(conn: &mut AnyConnection) -> QueryResult<(Vec<Account>, Vec<ApiKey>)> {
+    Ok((
+        dialect::sql_query(conn, "SELECT * FROM account_balances").load(conn)?,
+        dialect::sql_query(conn, "SELECT * FROM key_balances").load(conn)?,
+    ))
+}

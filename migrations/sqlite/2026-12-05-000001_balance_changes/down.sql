@@ -1,0 +1,3 @@
+DROP VIEW key_balances;
+DROP VIEW account_balances;
+DROP TABLE balance_changes;
