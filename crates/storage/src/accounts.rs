@@ -74,7 +74,8 @@ impl Database {
 
     /// Looks an account up by name, its balances with every settlement (see `balances`).
     pub fn account_by_name(&self, name: &str) -> StorageResult<Account> {
-        self.read(|conn| balances::account_named(conn, name))?.ok_or_else(|| StorageError::NotFound(format!("account {name:?}")))
+        self.read(|conn| balances::account_named(conn, name))?
+            .ok_or_else(|| StorageError::NotFound(format!("account {name:?}")))
     }
 
     /// Looks an account up by id, its balances with every settlement.

@@ -44,7 +44,10 @@ impl Database {
                 return Ok(Cancellation::AlreadyFinished(task.status));
             }
             let stopped = settlement::cancel_unfinished(conn, &task, CANCELLED_BY_CLIENT, now)?;
-            Ok::<_, StorageError>(Cancellation::Cancelled { was_running: stopped.was_running, upstream: stopped.upstream })
+            Ok::<_, StorageError>(Cancellation::Cancelled {
+                was_running: stopped.was_running,
+                upstream: stopped.upstream,
+            })
         })
     }
 }

@@ -185,14 +185,13 @@ impl Database {
             CAST(COALESCE(SUM(allowance_units), 0) AS BIGINT) AS allowance FROM ledger GROUP BY {owner}, kind";
         let by_key_sql = SUMS.replace("{owner}", "key_id");
         let by_account_sql = SUMS.replace("{owner}", "account_id");
-        let (key_sums, account_sums, (accounts, keys)): (Vec<LedgerSum>, Vec<LedgerSum>, (Vec<Account>, Vec<ApiKey>)) =
-            self.snapshot(|conn| {
-                Ok((
-                    diesel::sql_query(&by_key_sql).load(conn)?,
-                    diesel::sql_query(&by_account_sql).load(conn)?,
-                    balances::all(conn)?,
-                ))
-            })?;
+        let (key_sums, account_sums, (accounts, keys)) = self.snapshot(|conn| {
+            Ok((
+                diesel::sql_query(&by_key_sql).load::<LedgerSum>(conn)?,
+                diesel::sql_query(&by_account_sql).load::<LedgerSum>(conn)?,
+                balances::all(conn)?,
+            ))
+        })?;
         let totals = |rows: Vec<LedgerSum>| -> StorageResult<BTreeMap<String, Sums>> {
             let mut totals: BTreeMap<String, Sums> = BTreeMap::new();
             for row in rows {
