@@ -1,9 +1,11 @@
 //! Accounts: the holder of the free allowance, the card-on-file flag and the invoice balance.
 
-use crate::balances;
+use crate::connection::AnyConnection;
+use crate::dialect;
 use crate::schema::accounts;
 use crate::{new_id, now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
+use diesel::sql_types::Text;
 use domain::{AccountLimits, Usd};
 
 /// An account as stored.
@@ -74,13 +76,14 @@ impl Database {
 
     /// Looks an account up by name, its balances with every settlement (see `balances`).
     pub fn account_by_name(&self, name: &str) -> StorageResult<Account> {
-        self.read(|conn| balances::account_named(conn, name))?
+        self.read(|conn| account_where(conn, "name", name))?
             .ok_or_else(|| StorageError::NotFound(format!("account {name:?}")))
     }
 
     /// Looks an account up by id, its balances with every settlement.
     pub fn account(&self, id: &str) -> StorageResult<Account> {
-        self.read(|conn| balances::account(conn, id))?.ok_or_else(|| StorageError::NotFound(format!("account {id:?}")))
+        self.read(|conn| account_where(conn, "id", id))?
+            .ok_or_else(|| StorageError::NotFound(format!("account {id:?}")))
     }
 
     /// Sets or clears the card-on-file flag.
@@ -100,4 +103,18 @@ impl Database {
     pub fn count_accounts(&self) -> StorageResult<i64> {
         self.read(|conn| accounts::table.count().get_result(conn))
     }
+}
+
+/// The account whose `column` is `value`, its balances with the changes its settlements recorded
+/// and no submit has added in yet (the view `account_balances`; see `balances`), or `None`.
+fn account_where(conn: &mut AnyConnection, column: &str, value: &str) -> QueryResult<Option<Account>> {
+    dialect::sql_query(conn, &format!("SELECT * FROM account_balances WHERE {column} = ?"))
+        .bind::<Text, _>(value)
+        .get_result(conn)
+        .optional()
+}
+
+/// Every account, with its settlements' changes (as `account_where`).
+pub(crate) fn all_accounts(conn: &mut AnyConnection) -> QueryResult<Vec<Account>> {
+    dialect::sql_query(conn, "SELECT * FROM account_balances").load(conn)
 }

@@ -2,19 +2,15 @@
 //! in. A settlement appends what it moved to `balance_changes` instead of updating those rows, so
 //! it never waits for a submit that holds them, nor a submit for it; the next submit of the
 //! account, which locks the rows anyway, adds the changes in and deletes them. Every reader of a
-//! balance reads the views `account_balances` and `key_balances`, which add the changes not yet
-//! added in, in one statement.
+//! balance reads the views `account_balances` and `key_balances` (see `accounts` and `keys`),
+//! which add the changes not yet added in, in one statement.
 //!
 //! Caps stay exact: a settlement only ever releases holds (and captures at most what it held), so
 //! a change a submit has not yet seen can only leave more headroom than the submit counts.
 
-use crate::accounts::Account;
 use crate::connection::{on_native_connection, AnyConnection};
-use crate::dialect;
-use crate::keys::ApiKey;
 use crate::schema::{accounts, api_keys, balance_changes};
 use diesel::prelude::*;
-use diesel::sql_types::Text;
 use std::collections::BTreeMap;
 
 /// What settlements moved for one key, in ten-thousandths of a dollar.
@@ -39,19 +35,6 @@ impl Moved {
         self.invoice += other.invoice;
         self.held += other.held;
         self.spent += other.spent;
-    }
-
-    /// Adds the account's part to `account`, a copy of its row.
-    pub(crate) fn apply_to_account(&self, account: &mut Account) {
-        account.free_held_units += self.free_held;
-        account.free_used_units += self.free_used;
-        account.invoice_units += self.invoice;
-    }
-
-    /// Adds the key's part to `key`, a copy of its row.
-    pub(crate) fn apply_to_key(&self, key: &mut ApiKey) {
-        key.held_units += self.held;
-        key.spent_units += self.spent;
     }
 }
 
@@ -131,39 +114,4 @@ pub(crate) fn add_in(conn: &mut AnyConnection, account_id: &str) -> QueryResult<
             .execute(native))?;
     }
     Ok(added)
-}
-
-/// The accounts whose `column` equals a value (bound by the caller), balances with every change.
-fn accounts_where(column: &str) -> String {
-    format!("SELECT * FROM account_balances WHERE {column} = ?")
-}
-
-/// Account `id` with every change its settlements made, or `None`.
-pub(crate) fn account(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<Account>> {
-    dialect::sql_query(conn, &accounts_where("id")).bind::<Text, _>(id).get_result(conn).optional()
-}
-
-/// The account named `name` with every change its settlements made, or `None`.
-pub(crate) fn account_named(conn: &mut AnyConnection, name: &str) -> QueryResult<Option<Account>> {
-    dialect::sql_query(conn, &accounts_where("name")).bind::<Text, _>(name).get_result(conn).optional()
-}
-
-/// Key `id` with every change its settlements made, or `None`.
-pub(crate) fn key(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<ApiKey>> {
-    dialect::sql_query(conn, "SELECT * FROM key_balances WHERE id = ?").bind::<Text, _>(id).get_result(conn).optional()
-}
-
-/// The keys of account `account_id`, oldest first, with every change their settlements made.
-pub(crate) fn account_keys(conn: &mut AnyConnection, account_id: &str) -> QueryResult<Vec<ApiKey>> {
-    dialect::sql_query(conn, "SELECT * FROM key_balances WHERE account_id = ? ORDER BY created_at, id")
-        .bind::<Text, _>(account_id)
-        .load(conn)
-}
-
-/// Every account and every key, with every change their settlements made.
-pub(crate) fn all(conn: &mut AnyConnection) -> QueryResult<(Vec<Account>, Vec<ApiKey>)> {
-    Ok((
-        dialect::sql_query(conn, "SELECT * FROM account_balances").load(conn)?,
-        dialect::sql_query(conn, "SELECT * FROM key_balances").load(conn)?,
-    ))
 }

@@ -1,6 +1,5 @@
 //! API keys: only the hash of each secret is stored.
 
-use crate::balances;
 use crate::connection::{on_native_connection, AnyConnection};
 use crate::key_cache::{AuthenticatedKey, KEYS_CHANNEL};
 use crate::schema::api_keys;
@@ -135,7 +134,7 @@ impl Database {
 
     /// Looks a key up by id, its balances with every settlement (see `balances`).
     pub fn key(&self, key_id: &str) -> StorageResult<ApiKey> {
-        self.read(|conn| balances::key(conn, key_id))?.ok_or_else(|| StorageError::NotFound(format!("key {key_id:?}")))
+        self.read(|conn| key_row(conn, key_id))?.ok_or_else(|| StorageError::NotFound(format!("key {key_id:?}")))
     }
 
     /// Sets or removes a key's spend cap. Lowering it below what is spent and held refuses new
@@ -160,7 +159,11 @@ impl Database {
 
     /// The keys of the account `account_id`, oldest first.
     pub fn account_keys(&self, account_id: &str) -> StorageResult<Vec<ApiKey>> {
-        self.read(|conn| balances::account_keys(conn, account_id))
+        self.read(|conn| {
+            dialect::sql_query(conn, &format!("{KEYS} WHERE account_id = ? ORDER BY created_at, id"))
+                .bind::<diesel::sql_types::Text, _>(account_id)
+                .load(conn)
+        })
     }
 }
 /// The stored parts of a new secret.
@@ -289,4 +292,21 @@ impl Database {
         }
         Ok(value)
     }
+}
+
+/// Keys with their balances and the changes their settlements recorded that no submit has added in
+/// yet (the view `key_balances`; see `balances`).
+const KEYS: &str = "SELECT * FROM key_balances";
+
+/// Key `id` with its settlements' changes, or `None`.
+pub(crate) fn key_row(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<ApiKey>> {
+    dialect::sql_query(conn, &format!("{KEYS} WHERE id = ?"))
+        .bind::<diesel::sql_types::Text, _>(id)
+        .get_result(conn)
+        .optional()
+}
+
+/// Every key, with its settlements' changes.
+pub(crate) fn all_keys(conn: &mut AnyConnection) -> QueryResult<Vec<ApiKey>> {
+    dialect::sql_query(conn, KEYS).load(conn)
 }

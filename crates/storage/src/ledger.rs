@@ -1,9 +1,8 @@
 //! The append-only billing ledger, usage summaries, and the check that balances match it.
 
-use crate::accounts::Account;
-use crate::balances;
+use crate::accounts::{all_accounts, Account};
 use crate::connection::{on_native_connection, AnyConnection};
-use crate::keys::ApiKey;
+use crate::keys::{all_keys, ApiKey};
 use crate::schema::ledger;
 use crate::task_record::TaskRecord;
 use crate::{Database, StorageError, StorageResult};
@@ -185,11 +184,12 @@ impl Database {
             CAST(COALESCE(SUM(allowance_units), 0) AS BIGINT) AS allowance FROM ledger GROUP BY {owner}, kind";
         let by_key_sql = SUMS.replace("{owner}", "key_id");
         let by_account_sql = SUMS.replace("{owner}", "account_id");
-        let (key_sums, account_sums, (accounts, keys)) = self.snapshot(|conn| {
+        let (key_sums, account_sums, keys, accounts) = self.snapshot(|conn| {
             Ok((
                 diesel::sql_query(&by_key_sql).load::<LedgerSum>(conn)?,
                 diesel::sql_query(&by_account_sql).load::<LedgerSum>(conn)?,
-                balances::all(conn)?,
+                all_keys(conn)?,
+                all_accounts(conn)?,
             ))
         })?;
         let totals = |rows: Vec<LedgerSum>| -> StorageResult<BTreeMap<String, Sums>> {

@@ -3,9 +3,8 @@
 //! tokens. Only hashes of codes, tokens and client secrets are stored; codes and refresh tokens
 //! are used once.
 
-use crate::balances;
 use crate::key_cache::AuthenticatedKey;
-use crate::keys::{insert_key, ApiKey, NewKeySecret};
+use crate::keys::{insert_key, key_row, ApiKey, NewKeySecret};
 use crate::schema::{api_keys, oauth_clients, oauth_codes, oauth_connections, oauth_tokens};
 use crate::{now_millis, Database, StorageError, StorageResult};
 use diesel::prelude::*;
@@ -321,7 +320,7 @@ impl Database {
                 .load(conn)?;
             let mut connections = Vec::with_capacity(rows.len());
             for (key_id, client_name, connected_at) in rows {
-                let key = balances::key(conn, &key_id)?.ok_or(diesel::result::Error::NotFound)?;
+                let key = key_row(conn, &key_id)?.ok_or(diesel::result::Error::NotFound)?;
                 connections.push(AgentConnection { key, client_name, connected_at });
             }
             Ok(connections)

@@ -160,10 +160,13 @@ pub(crate) fn submit_batch(
     // What the account's settlements moved since its last submit, added to the rows now held, so
     // the checks below see every settlement committed before this point.
     let added = balances::add_in(conn, &account.id)?;
-    added.account.apply_to_account(&mut account);
+    account.free_held_units += added.account.free_held;
+    account.free_used_units += added.account.free_used;
+    account.invoice_units += added.account.invoice;
     for (id, moved) in &added.keys {
         if let Some(key) = keys.get_mut(id) {
-            moved.apply_to_key(&mut key.row);
+            key.row.held_units += moved.held;
+            key.row.spent_units += moved.spent;
         }
     }
     let mut free_held_here = 0;
