@@ -104,14 +104,20 @@ pub(crate) fn add_in(conn: &mut AnyConnection, account_id: &str) -> QueryResult<
             accounts::invoice_units.eq(accounts::invoice_units + total.invoice),
         ))
         .execute(native))?;
-    // In id order, the order every transaction takes keys in.
+    // Keys beyond those the caller holds are taken here, in id order; no other transaction waits
+    // for one of them while holding another, since every writer of more than one key of an account
+    // holds the account first.
     for (key_id, moved) in &added.keys {
-        on_native_connection!(conn, |native| diesel::update(api_keys::table.find(key_id))
+        let updated = on_native_connection!(conn, |native| diesel::update(api_keys::table.find(key_id))
             .set((
                 api_keys::held_units.eq(api_keys::held_units + moved.held),
                 api_keys::spent_units.eq(api_keys::spent_units + moved.spent),
             ))
             .execute(native))?;
+        // Never dropped silently: the transaction rolls back and the change stays recorded.
+        if updated != 1 {
+            return Err(diesel::result::Error::NotFound);
+        }
     }
     Ok(added)
 }

@@ -1,9 +1,9 @@
 //! Jobs' ends settled together: the successes and failures that workers of one process report
 //! at the same moment share one transaction (see `group_commit`). The tasks are locked in id
-//! order (nothing else: the balances' changes are recorded beside the accounts' and keys' rows,
-//! see `balances`, so a settlement never waits for a submit); each end is checked against its task as the ends before it in
-//! the batch left it (a second end of one attempt finds it ended), and the balances, the ledger
-//! and the notification are written once for the batch. The result is what settling the ends one
+//! order, and nothing else: the balances' changes are recorded beside the accounts' and keys' rows
+//! (see `balances`), so a settlement never waits for a submit. Each end is checked against its
+//! task as the ends before it in the batch left it (a second end of one attempt finds it ended),
+//! and the balances' changes, the ledger and the notification are written once for the batch. The result is what settling the ends one
 //! after another would give.
 
 use crate::connection::AnyConnection;

@@ -1,5 +1,6 @@
 //! Revoking a key: from then on it authenticates nothing, and nothing it queued is billed.
 
+use crate::balances;
 use crate::keys::ApiKey;
 use crate::schema::api_keys;
 use crate::task_record::TaskRecord;
@@ -33,7 +34,7 @@ impl Database {
     pub fn revoke_key(&self, key_id: &str) -> StorageResult<Revoked> {
         let now = now_millis();
         let cancelled = self.changing_key(|conn| {
-            // Lock order account -> key, as every hold and settlement takes them.
+            // Lock order account -> key, as every submit takes them.
             dialect::sql_query(
                 conn,
                 "SELECT id FROM accounts WHERE id = (SELECT account_id FROM api_keys WHERE id = ?){FOR_UPDATE}",
@@ -57,6 +58,13 @@ impl Database {
                     upstream.extend(settlement::cancel_unfinished(conn, task, why, now)?.upstream);
                     cancelled.push(task.id.clone());
                 }
+            }
+            // With the account held, what its settlements moved (these cancellations' included) is
+            // added into the rows: an account whose last key this was may never submit again.
+            let account_id: Option<String> =
+                api_keys::table.find(key_id).select(api_keys::account_id).first(conn).optional()?;
+            if let Some(account_id) = account_id {
+                balances::add_in(conn, &account_id)?;
             }
             Ok::<_, StorageError>(((cancelled, upstream), revoked == 1))
         })?;

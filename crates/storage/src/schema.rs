@@ -1,5 +1,8 @@
 //! Diesel table definitions, matching `migrations/{sqlite,postgres}`.
 
+// The views `account_balances` and `key_balances` (migration `2026-12-05-000001_balance_changes`)
+// list the columns of `accounts` and `api_keys`, and the balances are read through them: a column
+// added to either table is added to its view too.
 diesel::table! {
     accounts (id) {
         id -> Text,

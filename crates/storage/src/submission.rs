@@ -146,8 +146,8 @@ pub(crate) fn submit_batch(
     let now = now_millis();
     // Lock order account -> key everywhere, so concurrent holds and revocations serialise per
     // account without deadlocks (settlements take neither: see `balances`); keys in id order, so
-    // two batches never wait on each other in a cycle. On SQLite the IMMEDIATE transaction already holds the database's write lock, and the
-    // rows are simply read.
+    // two batches never wait on each other in a cycle. On SQLite the IMMEDIATE transaction
+    // already holds the database's write lock, and the rows are simply read.
     let mut account: Account = locked_row(conn, "accounts", &first.account_id)?;
     let mut key_ids: Vec<&str> = batch.iter().map(|new| new.key_id.as_str()).collect();
     key_ids.sort_unstable();

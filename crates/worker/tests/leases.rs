@@ -324,8 +324,8 @@ async fn one_claim_fills_the_free_slots_within_each_keys_share() {
 }
 
 /// A job's slot goes back once its work is done, before its end is recorded: with one slot, while
-/// the first job's end waits for its account's row (held by another session), the next job is
-/// already claimed. Both end once, billed once, when the row is free again.
+/// the first job's end waits (another session holds what every settlement writes), the next job is
+/// already claimed. Both end once, billed once, when the hold ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_slot_goes_back_before_its_jobs_end_is_recorded() {
     let f = fixture(storage::Backend::Postgres).await;
@@ -333,11 +333,9 @@ async fn a_slot_goes_back_before_its_jobs_end_is_recorded() {
     let tts = |prompt: &str| request("tts", serde_json::json!({ "prompt": prompt }));
     let first = f.service.api().submit(&f.caller, tts("first")).await.unwrap();
     let second = f.service.api().submit(&other, tts("second")).await.unwrap();
-    let first_account = f.service.database().task(&first.id).unwrap().unwrap().account_id;
 
-    // Another session holds the first job's account row for a few seconds, as a long settlement
-    // or a burst of that account's submits would.
-    let holder = AccountRowHold::start(&f._db.url, &first_account, 6).await;
+    // Another session holds every settlement back for a few seconds, as a stalled database would.
+    let holder = SettlementsHeld::start(&f._db.url, 6).await;
     let mut config = worker_config(Duration::from_secs(30), Duration::from_secs(10));
     config.concurrency = 1;
     let running = start_worker(f.service.clone(), config);
@@ -364,34 +362,33 @@ async fn a_slot_goes_back_before_its_jobs_end_is_recorded() {
     running.stop().await;
 }
 
-/// Another database session holding an account's row lock, as a long settlement or a burst of
-/// that account's submits would.
-struct AccountRowHold {
+/// Another database session holding the table of balance changes, which every settlement writes
+/// to, in a mode that lets claims and reads through and stops settlements, as a stalled database
+/// would. (Submits add the changes in and stop too: the tests submit before the hold.)
+struct SettlementsHeld {
     psql: std::process::Child,
     url: String,
     seconds: u32,
 }
 
-impl AccountRowHold {
-    /// Takes the row of `account` for `seconds` and returns once the lock is held.
-    async fn start(url: &str, account: &str, seconds: u32) -> AccountRowHold {
+impl SettlementsHeld {
+    /// Holds settlements for `seconds` and returns once the lock is held.
+    async fn start(url: &str, seconds: u32) -> SettlementsHeld {
         let psql = std::process::Command::new("psql")
             .args(["-q", "-X", url, "-c"])
-            .arg(format!(
-                "BEGIN; SELECT id FROM accounts WHERE id = '{account}' FOR UPDATE; SELECT pg_sleep({seconds}); COMMIT;"
-            ))
+            .arg(format!("BEGIN; LOCK TABLE balance_changes IN SHARE MODE; SELECT pg_sleep({seconds}); COMMIT;"))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("psql");
-        let hold = AccountRowHold { psql, url: url.to_string(), seconds };
+        let hold = SettlementsHeld { psql, url: url.to_string(), seconds };
         for _ in 0..100 {
             if hold.sessions_sleeping() == 1 {
                 return hold;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("the other session never took the account's row");
+        panic!("the other session never took the table");
     }
 
     /// The condition that finds the holding session in `pg_stat_activity`.
@@ -432,14 +429,13 @@ async fn ends_past_the_recording_places_keep_their_slot() {
     let other = new_caller(&f.service).await;
     let tts = |prompt: String| request("tts", serde_json::json!({ "prompt": prompt }));
 
-    // One more job of the held account than there are recording places, then another account's.
+    // One more job than there are recording places, then another account's, submitted before the hold.
     let mut held = Vec::new();
     for n in 0..=worker::RECORDING_PLACES {
         held.push(f.service.api().submit(&f.caller, tts(format!("job {n}"))).await.unwrap().id);
     }
     let last = f.service.api().submit(&other, tts("the other account".into())).await.unwrap();
-    let held_account = f.service.database().task(&held[0]).unwrap().unwrap().account_id;
-    let holder = AccountRowHold::start(&f._db.url, &held_account, 300).await;
+    let holder = SettlementsHeld::start(&f._db.url, 300).await;
 
     let mut config = worker_config(Duration::from_secs(60), Duration::from_secs(10));
     config.concurrency = 1;
@@ -453,11 +449,11 @@ async fn ends_past_the_recording_places_keep_their_slot() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(all_held_claimed, "every job of the held account ran on the one slot while its ends waited");
+    assert!(all_held_claimed, "every one of the first jobs ran on the one slot while its ends waited");
     // The last of them found no recording place and keeps the only slot: nothing more is claimed.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let unrecorded = held.iter().filter(|id| f.service.database().task(id).unwrap().unwrap().status == "running");
-    assert_eq!(unrecorded.count(), held.len(), "no end of the held account was recorded");
+    assert_eq!(unrecorded.count(), held.len(), "no end was recorded while settlements were held");
     assert!(!claimed(&last.id), "a job was claimed while every recording place and the slot were taken");
 
     holder.release();
