@@ -229,6 +229,15 @@ const MAX_FALSE_ALARMS_45: usize = 9;
 /// excused without keeping the model from reading their sentence, which it then drops).
 const MAX_MISSES_46: usize = 0;
 const MAX_FALSE_ALARMS_46: usize = 6;
+/// The forty-seventh (MLS remarks, classifieds, WhatsApp posts, texts, voicemails, house rules,
+/// FAQs and captions, roommate ads by writers who do and do not live there, twenty-five
+/// languages), measured on arrival after the forty-sixth's round: 5 and 15 (rules alone 12 and
+/// 13). Its round (sellers, builders and former owners described; a gurdwara, a mandir and a
+/// Russian church as places; "国籍を問わず"; fittings on request and a home built for wheelchairs;
+/// similar cultural backgrounds; an extra deposit on a service dog; Swedish and Czech; a writer
+/// who does not live in the home): 0 and 7 (rules alone 7 and 5).
+const MAX_MISSES_47: usize = 0;
+const MAX_FALSE_ALARMS_47: usize = 7;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -631,6 +640,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-fourth corpus", include_str!("data/fair_housing_holdout44.tsv"), MAX_MISSES_44, MAX_FALSE_ALARMS_44),
     ("forty-fifth corpus", include_str!("data/fair_housing_holdout45.tsv"), MAX_MISSES_45, MAX_FALSE_ALARMS_45),
     ("forty-sixth corpus", include_str!("data/fair_housing_holdout46.tsv"), MAX_MISSES_46, MAX_FALSE_ALARMS_46),
+    ("forty-seventh corpus", include_str!("data/fair_housing_holdout47.tsv"), MAX_MISSES_47, MAX_FALSE_ALARMS_47),
 ];
 
 #[test]

@@ -227,7 +227,15 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         r"славян\w*|русским|(только )?(для )?(русских|граждан)|иностран\w*|мигрант\w*|приезж\w*|гражданств\w*|национальност\w*|цвет кожи|кавказц\w*|азиат\w*|(без|нужна|с) регистраци\w*",
         RaceOrNationalOrigin,
     ),
-    audience(r"христиан\w*|православн\w*|мусульман\w*|евре\w*|католик\w*|верующ\w*", Religion),
+    // "рядом с православным храмом": a church near the flat, named by its faith.
+    Rule {
+        unless_next: &[
+            "храм", "храма", "храму", "храмом", "храме", "церковь", "церкви", "церковью", "собор", "собора", "собором",
+            "соборе", "монастырь", "монастыря", "монастырём", "мечеть", "мечети", "мечетью", "синагога", "синагоги",
+            "синагогой",
+        ],
+        ..audience(r"христиан\w*|православн\w*|мусульман\w*|евре\w*|католик\w*|верующ\w*", Religion)
+    },
     // Arabic: prefixes ("the", "for the", "and") join the word, so a stem is read inside its word.
     audience(in_run!(r"\p{Arabic}", "أطفال|طفل|عائل|أسر|حامل|عزاب|متزوج"), FamilialStatus),
     audience(in_run!(r"\p{Arabic}", "نساء|رجال|سيدات|بنات|شباب"), Sex),
@@ -237,7 +245,11 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // Japanese.
     audience(japanese!("子供|子ども|お子様|乳児|妊婦"), FamilialStatus),
     audience(japanese!("女性|男性|女子|男子"), Sex),
-    audience(japanese!("外国人|日本人|国籍"), RaceOrNationalOrigin),
+    // "国籍を問わず", "国籍不問": whatever the nationality.
+    Rule {
+        unless_within: &["国籍を問わず", "国籍問わず", "国籍不問", "国籍に関係なく"],
+        ..audience(japanese!("外国人|日本人|国籍"), RaceOrNationalOrigin)
+    },
     // "身体障害者補助犬は可": assistance dogs (their legal name) allowed.
     Rule {
         unless_within: &["身体障害者補助犬は可", "身体障害者補助犬可", "身体障害者補助犬のみ可", "身体障害者補助犬は歓迎"],
@@ -318,6 +330,23 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(r"gehandicapten|rolstoelgebruikers|psychiatrische patiënten", Disability),
     audience(r"moslims|christenen|joden|gelovigen", Religion),
     audience(r"gepensioneerden|bejaarden|ouderen|jongeren", Age),
+    // Swedish: Swedes or citizens only, no children; "rullstolsanpassad" (adapted for wheelchairs)
+    // is the property.
+    audience(
+        r"(endast|bara|enbart) (till |för )?(svenskar|svenska (medborgare|hyresgäster|familjer|personer)|medborgare)|invandrare|utlänningar|hudfärg",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"utan barn|inga barn|barnfri(a|tt)?|(endast|bara|enbart) (för |till )?vuxna|gravida", FamilialStatus),
+    audience(r"(endast|bara|enbart) (för |till )?(kvinnor|män|tjejer|killar)", Sex),
+    audience(r"muslimer|kristna|judar", Religion),
+    audience(r"rullstolsburna|funktionshindrade", Disability),
+    // Czech: Czechs only, foreigners refused, no children.
+    audience(
+        r"(pouze|jen|výhradně) (pro )?(čechy|čechům|čecha|české občany|občany čr|občanům čr)|cizinc\w*|cizinkám|cizinky|barva pleti",
+        RaceOrNationalOrigin,
+    ),
+    audience(r"bez dětí|(žádné|nechceme) děti|(pouze|jen|výhradně) (pro )?dospěl\w*|těhotn\w*", FamilialStatus),
+    audience(r"(pouze|jen|výhradně) (pro )?(ženy|ženám|muže|mužům|studentky|slečnu|slečny)", Sex),
     // German: no offspring. Spanish: papers and English asked of the tenant (the subjunctive:
     // "que hable bien el inglés"; "nuestro agente habla bien inglés" describes the agent).
     audience(r"ohne nachwuchs", FamilialStatus),

@@ -103,7 +103,10 @@ pub(super) fn first_match(
                     } else {
                         c.rule.unless_before.contains(&word_before)
                     };
-                    if qualified || within_an_ordinary_phrase(text, m.range(), c.rule.unless_within) {
+                    if qualified
+                        || within_an_ordinary_phrase(text, m.range(), c.rule.unless_within)
+                        || describes_the_owners(&before)
+                    {
                         return false;
                     }
                     if c.rule.at_phrase_end && !ends_a_phrase(rest) {
@@ -399,6 +402,20 @@ fn named_by_words_before(before: &str, place_capitalised: bool) -> bool {
 /// literal the unit tests run, so that is a bug, not an input).
 pub(super) fn regex_once(cell: &'static OnceLock<Option<Regex>>, pattern: &str) -> Option<&'static Regex> {
     cell.get_or_init(|| Regex::new(pattern).ok()).as_ref()
+}
+
+/// Whether the (lower-case) text before a class word makes it a description of the people who
+/// sell, once owned or built the home, not of anyone sought: "the seller is a retired teacher",
+/// "the original owners were a Greek family", "built in 1920 by Italian immigrants". A landlord
+/// or an owner who stays is not among them: who they are may be the ground of a preference
+/// ("Landlord is LDS and would like tenants who ...").
+fn describes_the_owners(before: &str) -> bool {
+    static OWNERS: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &OWNERS,
+        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(,| (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?|(built|founded|settled|designed|owned|restored) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?)$",
+    )
+    .is_some_and(|owners| owners.is_match(before))
 }
 
 /// Whether `word` names a race, an origin or a faith ("Korean", "Baptist").
@@ -730,14 +747,22 @@ pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, shares_home: bool) ->
 pub(super) fn shares_living_quarters(text: &str) -> bool {
     static SEEKS: OnceLock<Option<Regex>> = OnceLock::new();
     static MANY_UNITS: OnceLock<Option<Regex>> = OnceLock::new();
+    static LIVES_ELSEWHERE: OnceLock<Option<Regex>> = OnceLock::new();
     let seeks = regex_once(
         &SEEKS,
         r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (to share |for rent |to let |available )?in my|(live|living|share) with me|live-in (landlady|landlord|owner|homeowner|host)|rooms? in (her|his|my|our) (flat|home|house|apartment)|(sublet|subletting|subleasing|renting out|rent out|letting) my (spare |extra |second |back |front |box |small )?room|(we'd|we would|we'll|we will) (be )?shar(e|ing) (the|a|my|our) (only )?(bathroom|kitchen|flat|apartment|house|home|place))\b",
     );
     let many_units =
         regex_once(&MANY_UNITS, r"(?i)\b(\d+[- ]units?|units|building|complex|fourplex|triplex|(i|we) (own|manage))\b");
-    let (Some(seeks), Some(many_units)) = (seeks, many_units) else { return false };
-    seeks.is_match(text) && !many_units.is_match(text)
+    // "Room in my rental house (I don't live there)": the writer's, not their home.
+    let lives_elsewhere = regex_once(
+        &LIVES_ELSEWHERE,
+        r"(?i)\b(i|we) (don't|do not|don’t|won't|will not|no longer|never) (live|stay|reside)( (there|in it|in the house|on site|onsite|on the property))?\b|\bnot (owner|landlord)[- ]occupied\b",
+    );
+    let (Some(seeks), Some(many_units), Some(lives_elsewhere)) = (seeks, many_units, lives_elsewhere) else {
+        return false;
+    };
+    seeks.is_match(text) && !many_units.is_match(text) && !lives_elsewhere.is_match(text)
 }
 
 /// Whether `c` belongs to a script written without spaces between words (Chinese, Japanese),

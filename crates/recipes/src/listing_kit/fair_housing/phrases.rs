@@ -499,6 +499,10 @@ const FAITH_PLACE_WORDS: &[&str] = property_words!(
     "synagogues",
     "mosque",
     "mosques",
+    "gurdwara",
+    "gurdwaras",
+    "mandir",
+    "mandirs",
 );
 
 /// A word or phrase that names people by a protected class (or codes for one), wherever it
@@ -904,6 +908,11 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "have been installed for",
     "not obvious",
     "not readily apparent",
+    // A home built for wheelchairs ("level access and a wet room, suitable for wheelchair users").
+    "level access",
+    "step-free",
+    "wet room",
+    "roll-in shower",
 ];
 
 /// Words that waive a deposit or fee for assistance animals: the rule then states what the law
@@ -1353,10 +1362,15 @@ pub(super) const DESCRIBED: &[Rule] = &[
         )
     },
     // Disability: animals doubted, impairments, accessible spaces refused.
-    audience(
-        r"(so-called|so called|alleged|supposed|fake) (service|assistance|emotional[- ]support|support|therapy) (animals?|dogs?)|(hearing|visually|vision|cognitively)[- ]impaired|(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?|parking)( requests?)? (will not|won't|are not|aren't|cannot|can't|is not|isn't) (be )?(granted|approved|honou?red|considered|accepted|provided)|requests? for (a |an )?(reserved |designated )?(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?)",
-        Disability,
-    ),
+    // Fittings offered to residents with a hearing or sight loss ("visual fire alarms can be
+    // installed for hearing-impaired residents on request") provide for them.
+    Rule {
+        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        ..audience(
+            r"(so-called|so called|alleged|supposed|fake) (service|assistance|emotional[- ]support|support|therapy) (animals?|dogs?)|(hearing|visually|vision|cognitively)[- ]impaired|(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?|parking)( requests?)? (will not|won't|are not|aren't|cannot|can't|is not|isn't) (be )?(granted|approved|honou?red|considered|accepted|provided)|requests? for (a |an )?(reserved |designated )?(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?)",
+            Disability,
+        )
+    },
     // Steering by blending in, the element, diversity and unchanged faces.
     audience(
         r"(who|that) (will|would|can|could) (fit|blend) (right )?in|(safe|away|free|protected|shielded|sheltered) from (the|that|those|certain|such) (element|elements|crowd|types)|(away from|escape|escape from|without|free of|free from|less|no) (the |all the )?diversity|all[- ]american (part|parts|neighbou?rhood|town|street|block|community|area|families|family|tenants|buyers)|the faces (here )?(haven't|have not|never|don't|do not) change",
@@ -1566,6 +1580,15 @@ pub(super) const DESCRIBED: &[Rule] = &[
         lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
         ..audience(
             r"(deposits?|fees?|charges?|pet rent|surcharges?) (required |charged )?(applies|apply|is charged|are charged|will be charged|is due|for) (to |on )?(all )?((tenants?|renters?|residents?|applicants?|anyone|those|people) with )?(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)",
+            Disability,
+        )
+    },
+    // "If you've got a service dog there's an extra two-fifty deposit for that": a charge on an
+    // assistance animal, unless it is waived.
+    Rule {
+        lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
+        ..audience(
+            r"(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)\b[^.;!?]{0,40}\b(there's|there is|there will be|there'll be|you'll pay|you will pay|we charge|we add|that's|that is|it's|it is) (an? )?(extra|additional|separate|higher|added) ([\w$,.-]+ ){0,2}(deposits?|fees?|rent|charges?|surcharges?)",
             Disability,
         )
     },
@@ -2175,7 +2198,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // A shared heritage asked of the people wanted, a people kept the same, an area said not to
     // be diverse, accents not "done" (a bungalow may share the heritage of its street).
     audience(
-        r"(who|that) (share|shares) (the|their|our|your) (heritage|ancestry|cultural background|background|roots|culture)\b|(buyers|tenants|residents|families|applicants|neighbou?rs|people|members|owners|shareholders) (who )?(share|sharing) (the|their|our|your|a) (heritage|ancestry|background|roots|culture)\b|(shared|same|common) (cultural|ethnic) (background|heritage|roots)|(kept|keeps|keep|keeping) (its|their|the) (character,? and (its|their) )?(people|residents|neighbou?rs|population|families),? (the same|unchanged)|(areas?|neighbou?rhoods?|buildings?|communit(y|ies)|towns?|streets?|blocks?|complex) (isn't|is not|aren't|are not) (very |that |super |really |particularly )?diverse|not (a )?(very |that |particularly )?diverse (area|neighbou?rhood|community|town|block|street|building)|(don't|do not|dont|doesn't|does not) (really )?(do|want|like|accept) (an? )?(foreign )?accents?",
+        r"(who|that) (share|shares) (the|their|our|your) (heritage|ancestry|cultural background|background|roots|culture)\b|(buyers|tenants|residents|families|applicants|neighbou?rs|people|members|owners|shareholders) (who )?(share|sharing) (the|their|our|your|a) (heritage|ancestry|background|roots|culture)\b|(shared|same|common|similar|compatible|matching) (cultural|ethnic|racial|national) (backgrounds?|heritage|roots|origins?)|(kept|keeps|keep|keeping) (its|their|the) (character,? and (its|their) )?(people|residents|neighbou?rs|population|families),? (the same|unchanged)|(areas?|neighbou?rhoods?|buildings?|communit(y|ies)|towns?|streets?|blocks?|complex) (isn't|is not|aren't|are not) (very |that |super |really |particularly )?diverse|not (a )?(very |that |particularly )?diverse (area|neighbou?rhood|community|town|block|street|building)|(don't|do not|dont|doesn't|does not) (really )?(do|want|like|accept) (an? )?(foreign )?accents?",
         RaceOrNationalOrigin,
     ),
     // Applications only in English ("not only English applications but also Spanish ones" is a
