@@ -233,11 +233,12 @@ const MAX_FALSE_ALARMS_46: usize = 6;
 /// FAQs and captions, roommate ads by writers who do and do not live there, twenty-five
 /// languages), measured on arrival after the forty-sixth's round: 5 and 15 (rules alone 12 and
 /// 13). Its round (sellers, builders and former owners described; a gurdwara, a mandir and a
-/// Russian church as places; "国籍を問わず"; fittings on request and a home built for wheelchairs;
-/// similar cultural backgrounds; an extra deposit on a service dog; Swedish and Czech; a writer
-/// who does not live in the home): 0 and 7 (rules alone 7 and 5).
+/// Russian church as places; fittings for a hearing loss; similar cultural backgrounds; an extra
+/// deposit on a service dog; Swedish and Czech; a writer who does not live in the home): 0 and 7
+/// (rules alone 7 and 5); 0 and 9 after its review (rules alone 7 and 7), which withdrew the
+/// Japanese "whatever the nationality" and "level access" as excuses that also hid refusals.
 const MAX_MISSES_47: usize = 0;
-const MAX_FALSE_ALARMS_47: usize = 7;
+const MAX_FALSE_ALARMS_47: usize = 9;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.

@@ -230,11 +230,12 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // "рядом с православным храмом": a church near the flat, named by its faith.
     Rule {
         unless_next: &[
-            "храм", "храма", "храму", "храмом", "храме", "церковь", "церкви", "церковью", "собор", "собора", "собором",
-            "соборе", "монастырь", "монастыря", "монастырём", "мечеть", "мечети", "мечетью", "синагога", "синагоги",
-            "синагогой",
+            "храм", "храма", "храму", "храмом", "храме", "храмы", "храмами", "церковь", "церкви", "церковью", "собор",
+            "собора", "собору", "собором", "соборе", "монастырь", "монастыря", "монастырём", "монастырем", "мечеть",
+            "мечети", "мечетью", "синагога", "синагоги", "синагогу", "синагогой", "костёл", "костел", "костёлом",
+            "костелом",
         ],
-        ..audience(r"христиан\w*|православн\w*|мусульман\w*|евре\w*|католик\w*|верующ\w*", Religion)
+        ..audience(r"христиан\w*|православн\w*|мусульман\w*|евре\w*|католик\w*|верующ\w*|прихожан\w*", Religion)
     },
     // Arabic: prefixes ("the", "for the", "and") join the word, so a stem is read inside its word.
     audience(in_run!(r"\p{Arabic}", "أطفال|طفل|عائل|أسر|حامل|عزاب|متزوج"), FamilialStatus),
@@ -245,11 +246,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // Japanese.
     audience(japanese!("子供|子ども|お子様|乳児|妊婦"), FamilialStatus),
     audience(japanese!("女性|男性|女子|男子"), Sex),
-    // "国籍を問わず", "国籍不問": whatever the nationality.
-    Rule {
-        unless_within: &["国籍を問わず", "国籍問わず", "国籍不問", "国籍に関係なく"],
-        ..audience(japanese!("外国人|日本人|国籍"), RaceOrNationalOrigin)
-    },
+    audience(japanese!("外国人|日本人|国籍"), RaceOrNationalOrigin),
     // "身体障害者補助犬は可": assistance dogs (their legal name) allowed.
     Rule {
         unless_within: &["身体障害者補助犬は可", "身体障害者補助犬可", "身体障害者補助犬のみ可", "身体障害者補助犬は歓迎"],
@@ -330,23 +327,48 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(r"gehandicapten|rolstoelgebruikers|psychiatrische patiënten", Disability),
     audience(r"moslims|christenen|joden|gelovigen", Religion),
     audience(r"gepensioneerden|bejaarden|ouderen|jongeren", Age),
-    // Swedish: Swedes or citizens only, no children; "rullstolsanpassad" (adapted for wheelchairs)
-    // is the property.
+    // Swedish: Swedes or citizens only or preferred, no children. Foreigners welcome ("även
+    // utlänningar", "utlänningar välkomna", "oavsett hudfärg") are not refused; a home adapted for
+    // wheelchairs ("anpassad för rullstolsburna") is the property;
+    // "kristna" is also an adjective ("den kristna förskolan").
+    Rule {
+        unless_before: &["även", "också", "oavsett"],
+        unless_next: &["välkomna", "välkommen"],
+        ..audience(
+            r"(endast|bara|enbart) (till |för )?(svenskar|svenska (medborgare|hyresgäster|familjer|personer)|medborgare)|svenska (hyresgäster|familjer) (föredras|önskas)|invandrare|utlänningar|hudfärg",
+            RaceOrNationalOrigin,
+        )
+    },
     audience(
-        r"(endast|bara|enbart) (till |för )?(svenskar|svenska (medborgare|hyresgäster|familjer|personer)|medborgare)|invandrare|utlänningar|hudfärg",
-        RaceOrNationalOrigin,
+        r"utan barn|inga barn|(inga|ej|inte) barnfamiljer|barnfri(a|tt)?|(endast|bara|enbart) (för |till )?vuxna|gravida",
+        FamilialStatus,
     ),
-    audience(r"utan barn|inga barn|barnfri(a|tt)?|(endast|bara|enbart) (för |till )?vuxna|gravida", FamilialStatus),
     audience(r"(endast|bara|enbart) (för |till )?(kvinnor|män|tjejer|killar)", Sex),
-    audience(r"muslimer|kristna|judar", Religion),
-    audience(r"rullstolsburna|funktionshindrade", Disability),
-    // Czech: Czechs only, foreigners refused, no children.
+    Rule {
+        unless_next: &["kyrka", "kyrkan", "skola", "skolan", "förskola", "förskolan", "församling", "församlingen"],
+        ..audience(r"muslimer|kristna|judar", Religion)
+    },
+    Rule {
+        lawful_context: Lawful::in_sentence(&["anpassad", "anpassat", "anpassade"]),
+        ..audience(r"rullstolsburna|funktionshindrade", Disability)
+    },
+    // Czech: Czechs only, foreigners or Roma refused ("nepřizpůsobiví" codes for Roma), no
+    // children; typed with or without its accents. Foreigners welcome ("i pro cizince", "cizinci
+    // vítáni") are not refused.
+    Rule {
+        unless_before: &["i", "také", "take", "též", "tez"],
+        unless_next: &["vítáni", "vitani", "vítány", "vitany", "vítán", "vitan"],
+        unless_within: &["i pro cizince", "také pro cizince", "take pro cizince", "i pro cizinky"],
+        ..audience(
+            r"(pouze|jen|výhradně|vyhradne) (pro )?(čechy|čechům|čecha|cechy|cechum|české občany|ceske obcany|občany čr|obcany cr)|cizinc\w*|cizinkám|cizinky|barva pleti|rom(ům|um|ové|ove)|nepřizpůsobiv\w*|neprizpusobiv\w*",
+            RaceOrNationalOrigin,
+        )
+    },
     audience(
-        r"(pouze|jen|výhradně) (pro )?(čechy|čechům|čecha|české občany|občany čr|občanům čr)|cizinc\w*|cizinkám|cizinky|barva pleti",
-        RaceOrNationalOrigin,
+        r"bez (\w+ (a|ani|či|ci) )?(dětí|deti)|(žádné|zadne|nechceme) (děti|deti)|(pouze|jen|výhradně|vyhradne) (pro )?(dospěl|dospel)\w*|(těhotn|tehotn)\w*",
+        FamilialStatus,
     ),
-    audience(r"bez dětí|(žádné|nechceme) děti|(pouze|jen|výhradně) (pro )?dospěl\w*|těhotn\w*", FamilialStatus),
-    audience(r"(pouze|jen|výhradně) (pro )?(ženy|ženám|muže|mužům|studentky|slečnu|slečny)", Sex),
+    audience(r"(pouze|jen|výhradně|vyhradne) (pro )?(ženy|ženám|zeny|zenam|muže|mužům|muze|muzum|studentky|slečnu|slečny|slecnu|slecny)", Sex),
     // German: no offspring. Spanish: papers and English asked of the tenant (the subjunctive:
     // "que hable bien el inglés"; "nuestro agente habla bien inglés" describes the agent).
     audience(r"ohne nachwuchs", FamilialStatus),

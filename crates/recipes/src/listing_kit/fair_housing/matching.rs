@@ -105,7 +105,7 @@ pub(super) fn first_match(
                     };
                     if qualified
                         || within_an_ordinary_phrase(text, m.range(), c.rule.unless_within)
-                        || describes_the_owners(&before)
+                        || (describes_the_owners(&before) && !states_a_wish(text))
                     {
                         return false;
                     }
@@ -408,14 +408,27 @@ pub(super) fn regex_once(cell: &'static OnceLock<Option<Regex>>, pattern: &str) 
 /// sell, once owned or built the home, not of anyone sought: "the seller is a retired teacher",
 /// "the original owners were a Greek family", "built in 1920 by Italian immigrants". A landlord
 /// or an owner who stays is not among them: who they are may be the ground of a preference
-/// ("Landlord is LDS and would like tenants who ...").
+/// ("Landlord is LDS and would like tenants who ..."). It applies to every rule's match; the
+/// caller also requires that the text states no wish.
 fn describes_the_owners(before: &str) -> bool {
     static OWNERS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &OWNERS,
-        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(,| (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?|(built|founded|settled|designed|owned|restored) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?)$",
+        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?)$",
     )
     .is_some_and(|owners| owners.is_match(before))
+}
+
+/// Whether `text` says what someone wants or allows ("only", "preferred", "would like"): a
+/// description of the owners in it may be the ground of a preference ("Per the sellers, a
+/// Christian family only").
+fn states_a_wish(text: &str) -> bool {
+    static WISH: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &WISH,
+        r"(?i)\b(only|prefer|prefers|preferred|preference|wants?|wanted|would like|seeks?|seeking|looking for|ideal for|perfect for|suits?|suited|welcome|must|no)\b",
+    )
+    .is_some_and(|wish| wish.is_match(text))
 }
 
 /// Whether `word` names a race, an origin or a faith ("Korean", "Baptist").
@@ -757,7 +770,7 @@ pub(super) fn shares_living_quarters(text: &str) -> bool {
     // "Room in my rental house (I don't live there)": the writer's, not their home.
     let lives_elsewhere = regex_once(
         &LIVES_ELSEWHERE,
-        r"(?i)\b(i|we) (don't|do not|don’t|won't|will not|no longer|never) (live|stay|reside)( (there|in it|in the house|on site|onsite|on the property))?\b|\bnot (owner|landlord)[- ]occupied\b",
+        r"(?i)\b(i|we) (don't|do not|don’t|dont|no longer) (live|reside) (there|in it|in the (house|home|unit|property|flat|apartment)|on site|onsite|on the property)\b|\bnot (owner|landlord)[- ]occupied\b",
     );
     let (Some(seeks), Some(many_units), Some(lives_elsewhere)) = (seeks, many_units, lives_elsewhere) else {
         return false;
@@ -778,6 +791,7 @@ const PLACES_OF_WORSHIP: &[&[&str]] = &[
     &["mosque", "mosques", "masjid"],
     &["temple", "temples"],
     &["gurdwara", "gurdwaras"],
+    &["mandir", "mandirs"],
 ];
 
 /// How many faiths' places of worship a (lower-case) sentence names.

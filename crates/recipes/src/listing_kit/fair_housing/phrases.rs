@@ -908,11 +908,6 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "have been installed for",
     "not obvious",
     "not readily apparent",
-    // A home built for wheelchairs ("level access and a wet room, suitable for wheelchair users").
-    "level access",
-    "step-free",
-    "wet room",
-    "roll-in shower",
 ];
 
 /// Words that waive a deposit or fee for assistance animals: the rule then states what the law
@@ -1362,14 +1357,27 @@ pub(super) const DESCRIBED: &[Rule] = &[
         )
     },
     // Disability: animals doubted, impairments, accessible spaces refused.
+    audience(
+        r"(so-called|so called|alleged|supposed|fake) (service|assistance|emotional[- ]support|support|therapy) (animals?|dogs?)|(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?|parking)( requests?)? (will not|won't|are not|aren't|cannot|can't|is not|isn't) (be )?(granted|approved|honou?red|considered|accepted|provided)|requests? for (a |an )?(reserved |designated )?(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?)",
+        Disability,
+    ),
     // Fittings offered to residents with a hearing or sight loss ("visual fire alarms can be
     // installed for hearing-impaired residents on request") provide for them.
     Rule {
-        lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
-        ..audience(
-            r"(so-called|so called|alleged|supposed|fake) (service|assistance|emotional[- ]support|support|therapy) (animals?|dogs?)|(hearing|visually|vision|cognitively)[- ]impaired|(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?|parking)( requests?)? (will not|won't|are not|aren't|cannot|can't|is not|isn't) (be )?(granted|approved|honou?red|considered|accepted|provided)|requests? for (a |an )?(reserved |designated )?(accessible|handicap(ped)?|ada|disabled) (parking )?(spaces?|spots?)",
-            Disability,
-        )
+        lawful_context: Lawful::in_sentence(&[
+            "can be installed",
+            "are installed",
+            "is installed",
+            "can be fitted",
+            "are fitted",
+            "visual fire alarm",
+            "visual alarm",
+            "strobe",
+            "flashing",
+            "tactile",
+            "braille",
+        ]),
+        ..audience(r"(hearing|visually|vision|cognitively)[- ]impaired", Disability)
     },
     // Steering by blending in, the element, diversity and unchanged faces.
     audience(
@@ -1584,11 +1592,23 @@ pub(super) const DESCRIBED: &[Rule] = &[
         )
     },
     // "If you've got a service dog there's an extra two-fifty deposit for that": a charge on an
-    // assistance animal, unless it is waived.
+    // assistance animal, unless it is waived or is other pets' ("service animals welcome, for
+    // other pets there's an extra deposit"). A "no pets" elsewhere does not waive it.
     Rule {
-        lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
+        lawful_context: Lawful::in_sentence(&[
+            "waived",
+            "exempt",
+            "not charged",
+            "never charged",
+            "free of charge",
+            "refunded",
+            "other pets",
+            "for pets",
+            "regular pets",
+            "ordinary pets",
+        ]),
         ..audience(
-            r"(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)\b[^.;!?]{0,40}\b(there's|there is|there will be|there'll be|you'll pay|you will pay|we charge|we add|that's|that is|it's|it is) (an? )?(extra|additional|separate|higher|added) ([\w$,.-]+ ){0,2}(deposits?|fees?|rent|charges?|surcharges?)",
+            r"(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)\b[^.;!?]{0,40}\b(there's|there is|there will be|there'll be|you'll pay|you will pay|we charge|we'll charge|we will charge|we add|that's|that is|it's|it is) (also )?(an? )?([\w$,.-]+ )?(extra|additional|separate|higher|added) ([\w$,.-]+ ){0,2}(deposits?|fees?|rent|charges?|surcharges?)",
             Disability,
         )
     },
@@ -2198,7 +2218,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // A shared heritage asked of the people wanted, a people kept the same, an area said not to
     // be diverse, accents not "done" (a bungalow may share the heritage of its street).
     audience(
-        r"(who|that) (share|shares) (the|their|our|your) (heritage|ancestry|cultural background|background|roots|culture)\b|(buyers|tenants|residents|families|applicants|neighbou?rs|people|members|owners|shareholders) (who )?(share|sharing) (the|their|our|your|a) (heritage|ancestry|background|roots|culture)\b|(shared|same|common|similar|compatible|matching) (cultural|ethnic|racial|national) (backgrounds?|heritage|roots|origins?)|(kept|keeps|keep|keeping) (its|their|the) (character,? and (its|their) )?(people|residents|neighbou?rs|population|families),? (the same|unchanged)|(areas?|neighbou?rhoods?|buildings?|communit(y|ies)|towns?|streets?|blocks?|complex) (isn't|is not|aren't|are not) (very |that |super |really |particularly )?diverse|not (a )?(very |that |particularly )?diverse (area|neighbou?rhood|community|town|block|street|building)|(don't|do not|dont|doesn't|does not) (really )?(do|want|like|accept) (an? )?(foreign )?accents?",
+        r"(who|that) (share|shares) (the|their|our|your) (heritage|ancestry|cultural background|background|roots|culture)\b|(buyers|tenants|residents|families|applicants|neighbou?rs|people|members|owners|shareholders) (who )?(share|sharing) (the|their|our|your|a) (heritage|ancestry|background|roots|culture)\b|(same|common|similar|compatible|matching) ((cultural|ethnic|racial|national|religious)(/|,? (and|or) | ))+(backgrounds?|heritage|roots|origins?)|shared (cultural|ethnic|racial) (backgrounds?|heritage|roots|origins?)|(kept|keeps|keep|keeping) (its|their|the) (character,? and (its|their) )?(people|residents|neighbou?rs|population|families),? (the same|unchanged)|(areas?|neighbou?rhoods?|buildings?|communit(y|ies)|towns?|streets?|blocks?|complex) (isn't|is not|aren't|are not) (very |that |super |really |particularly )?diverse|not (a )?(very |that |particularly )?diverse (area|neighbou?rhood|community|town|block|street|building)|(don't|do not|dont|doesn't|does not) (really )?(do|want|like|accept) (an? )?(foreign )?accents?",
         RaceOrNationalOrigin,
     ),
     // Applications only in English ("not only English applications but also Spanish ones" is a
