@@ -61,13 +61,21 @@ pub(crate) fn append(conn: &mut AnyConnection, moved: &BTreeMap<(String, String)
     on_native_connection!(conn, |native| diesel::insert_into(balance_changes::table).values(&rows).execute(native))
 }
 
-/// What adding an account's changes in moved.
+/// What adding an account's changes in moved, per key.
 #[derive(Debug, Default)]
 pub(crate) struct AddedIn {
-    /// The account's total.
-    pub(crate) account: Moved,
     /// Each key's.
     pub(crate) keys: BTreeMap<String, Moved>,
+}
+
+impl AddedIn {
+    /// The account's total: the sum over its keys.
+    pub(crate) fn account(&self) -> Moved {
+        self.keys.values().fold(Moved::default(), |mut total, moved| {
+            total.add(moved);
+            total
+        })
+    }
 }
 
 /// Adds every change recorded for account `account_id` to its row and its keys' rows, and deletes
@@ -92,11 +100,9 @@ pub(crate) fn add_in(conn: &mut AnyConnection, account_id: &str) -> QueryResult<
         return Ok(added);
     }
     for (key_id, free_held, free_used, invoice, held, spent) in taken {
-        let moved = Moved { free_held, free_used, invoice, held, spent };
-        added.account.add(&moved);
-        added.keys.entry(key_id).or_default().add(&moved);
+        added.keys.entry(key_id).or_default().add(&Moved { free_held, free_used, invoice, held, spent });
     }
-    let total = added.account;
+    let total = added.account();
     on_native_connection!(conn, |native| diesel::update(accounts::table.find(account_id))
         .set((
             accounts::free_held_units.eq(accounts::free_held_units + total.free_held),

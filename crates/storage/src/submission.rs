@@ -160,9 +160,10 @@ pub(crate) fn submit_batch(
     // What the account's settlements moved since its last submit, added to the rows now held, so
     // the checks below see every settlement committed before this point.
     let added = balances::add_in(conn, &account.id)?;
-    account.free_held_units += added.account.free_held;
-    account.free_used_units += added.account.free_used;
-    account.invoice_units += added.account.invoice;
+    let total = added.account();
+    account.free_held_units += total.free_held;
+    account.free_used_units += total.free_used;
+    account.invoice_units += total.invoice;
     for (id, moved) in &added.keys {
         if let Some(key) = keys.get_mut(id) {
             key.row.held_units += moved.held;

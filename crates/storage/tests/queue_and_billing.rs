@@ -1032,7 +1032,7 @@ fn ends_settled_together_bill_each_task_once() {
 
 /// A settlement locks only its task: it commits while another session holds the account's and
 /// key's rows as a submit does (PostgreSQL; SQLite has one writer), every reader sees what it
-/// moved at once, and the account's next submit adds that into the rows themselves.
+/// moved at once, and the account's next submit, or a revocation, adds that into the rows.
 #[test]
 fn settlements_do_not_wait_for_a_submit() {
     use diesel::connection::SimpleConnection;
@@ -1078,6 +1078,14 @@ fn settlements_do_not_wait_for_a_submit() {
     assert_eq!(stored(&format!("(SELECT held_units FROM api_keys WHERE id = '{key}')")), 1_000);
     assert_eq!(stored(&format!("(SELECT free_used_units FROM accounts WHERE id = '{account_id}')")), 2_500);
     assert_eq!(stored(&format!("(SELECT free_held_units FROM accounts WHERE id = '{account_id}')")), 1_000);
+    assert_eq!(db.verify_ledger().expect("verify"), vec![]);
+
+    // A revocation cancels the queued job (its release recorded as a change) and, holding the
+    // account, adds that in too: an account whose last key this was may never submit again.
+    assert_eq!(db.revoke_key(&key).expect("revoke").cancelled.len(), 1);
+    assert_eq!(stored("(SELECT CAST(COUNT(*) AS BIGINT) FROM balance_changes)"), 0, "added in by the revocation");
+    assert_eq!(stored(&format!("(SELECT held_units FROM api_keys WHERE id = '{key}')")), 0);
+    assert_eq!(stored(&format!("(SELECT free_held_units FROM accounts WHERE id = '{account_id}')")), 0);
     assert_eq!(db.verify_ledger().expect("verify"), vec![]);
 }
 
