@@ -33,25 +33,27 @@ pub(super) fn statements(text: &str) -> Vec<std::ops::Range<usize>> {
 
 /// The sentence around `range`, a semicolon ending one when `semicolons_end`.
 fn bounds_around(text: &str, range: std::ops::Range<usize>, semicolons_end: bool) -> std::ops::Range<usize> {
+    // Each end as the byte after its mark (a CJK full stop takes three bytes).
     let ends: Vec<usize> = text
         .char_indices()
-        .filter(|&(i, c)| (semicolons_end || c != ';') && is_sentence_end(text, i, c))
-        .map(|(i, _)| i)
+        .filter(|&(i, c)| (semicolons_end || !matches!(c, ';' | '\u{ff1b}')) && is_sentence_end(text, i, c))
+        .map(|(i, c)| i + c.len_utf8())
         .collect();
-    let start = ends.iter().rev().find(|&&i| i < range.start).map_or(0, |&i| i + 1);
+    let start = ends.iter().rev().find(|&&end| end <= range.start).map_or(0, |&end| end);
     // The sentence starts after the space that follows the previous one.
     let start = start + text[start..range.start].len() - text[start..range.start].trim_start().len();
-    let end = ends.iter().find(|&&i| i >= range.end).map_or(text.len(), |&i| i + 1);
+    let end = ends.iter().find(|&&end| end > range.end).map_or(text.len(), |&end| end);
     let end = end + text[end..].len() - text[end..].trim_start().len();
     start..end
 }
 
-/// Whether the `c` at byte `i` ends a sentence: "!", "?", ";" or a line break, or a full stop
+/// Whether the `c` at byte `i` ends a sentence: "!", "?", ";" or a line break, their full-width
+/// forms and the ideographic full stop ("。", which needs no space after it), or a full stop
 /// before a space or the end that ends one (see [`full_stop_ends_sentence`]; not a decimal point,
 /// "2.5").
 fn is_sentence_end(text: &str, i: usize, c: char) -> bool {
     match c {
-        '!' | '?' | ';' | '\n' => true,
+        '!' | '?' | ';' | '\n' | '\u{3002}' | '\u{ff01}' | '\u{ff1f}' | '\u{ff1b}' => true,
         '.' => {
             let after = &text[i + 1..];
             after.chars().next().is_none_or(char::is_whitespace)
@@ -155,5 +157,12 @@ mod tests {
             found,
             ["Show a U.S. birth certificate.", "Open at 10 a.m.", "Come by!", "Built in the U.S.", "Ski Mt. Hood."]
         );
+    }
+
+    #[test]
+    fn an_ideographic_full_stop_ends_a_sentence_with_no_space_after_it() {
+        let text = "駅から徒歩5分です。外国人不可。Near the park; quiet！Ask？";
+        let found: Vec<&str> = statements(text).into_iter().map(|range| text[range].trim_end()).collect();
+        assert_eq!(found, ["駅から徒歩5分です。", "外国人不可。", "Near the park; quiet！", "Ask？"]);
     }
 }
