@@ -239,6 +239,15 @@ const MAX_FALSE_ALARMS_46: usize = 6;
 /// Japanese "whatever the nationality" and "level access" as excuses that also hid refusals.
 const MAX_MISSES_47: usize = 0;
 const MAX_FALSE_ALARMS_47: usize = 9;
+/// The forty-eighth (subtler wording asked for: "no little feet", "mature professional", a
+/// doctor's note naming the diagnosis, code words; ten languages), measured on arrival after the
+/// forty-seventh's round: 2 and 4 (rules alone 13 and 2). Its round (a diagnosis asked to be
+/// stated; a landlord or an owner described after an article, in a text that states no wish; a
+/// sentence whose faith was rewritten dropped when it names a place of worship beside it): 0 and
+/// 3 (rules alone 12 and 1). Left: "Who needs a car?" and "NO EXCEPTIONS." after a smoking rule,
+/// both the model's, and "the Buddhist temple" (a place named by its faith is a draw, by policy).
+const MAX_MISSES_48: usize = 0;
+const MAX_FALSE_ALARMS_48: usize = 3;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -642,6 +651,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-fifth corpus", include_str!("data/fair_housing_holdout45.tsv"), MAX_MISSES_45, MAX_FALSE_ALARMS_45),
     ("forty-sixth corpus", include_str!("data/fair_housing_holdout46.tsv"), MAX_MISSES_46, MAX_FALSE_ALARMS_46),
     ("forty-seventh corpus", include_str!("data/fair_housing_holdout47.tsv"), MAX_MISSES_47, MAX_FALSE_ALARMS_47),
+    ("forty-eighth corpus", include_str!("data/fair_housing_holdout48.tsv"), MAX_MISSES_48, MAX_FALSE_ALARMS_48),
 ];
 
 #[test]

@@ -405,16 +405,18 @@ pub(super) fn regex_once(cell: &'static OnceLock<Option<Regex>>, pattern: &str) 
 }
 
 /// Whether the (lower-case) text before a class word makes it a description of the people who
-/// sell, once owned or built the home, not of anyone sought: "the seller is a retired teacher",
-/// "the original owners were a Greek family", "built in 1920 by Italian immigrants". A landlord
-/// or an owner who stays is not among them: who they are may be the ground of a preference
-/// ("Landlord is LDS and would like tenants who ..."). It applies to every rule's match; the
-/// caller also requires that the text states no wish.
+/// sell, own, once owned or built the home, not of anyone sought: "the seller is a retired
+/// teacher", "the original owners were a Greek family", "built in 1920 by Italian immigrants",
+/// "the landlord is a retired Army vet". A landlord or an owner who stays is described only
+/// after an article ("is a", ", a"): "the landlord is more comfortable renting to locals" is a
+/// preference. Who they are may be the ground of one ("Landlord is LDS and would like tenants
+/// who ..."), so the caller also requires that the text states no wish. It applies to every
+/// rule's match.
 fn describes_the_owners(before: &str) -> bool {
     static OWNERS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &OWNERS,
-        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?)$",
+        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(owners?|homeowners?|landlords?|landlady|landladies)(,| (is|are|was|were)) (a|an)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?)$",
     )
     .is_some_and(|owners| owners.is_match(before))
 }
@@ -801,7 +803,7 @@ fn faiths_of_places_named(sentence: &str) -> usize {
 }
 
 /// Whether `word` (any case, punctuation around it ignored) names a place of worship.
-fn names_a_place_of_worship(word: &str) -> bool {
+pub(super) fn names_a_place_of_worship(word: &str) -> bool {
     let word = word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
     PLACES_OF_WORSHIP.iter().any(|kind| kind.contains(&word.as_str()))
 }

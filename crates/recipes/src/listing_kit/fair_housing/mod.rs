@@ -28,7 +28,7 @@ mod sentence_model;
 mod spelling;
 mod text;
 
-use matching::first_match;
+use matching::{first_match, names_a_place_of_worship};
 use phrases::Action;
 use questions::{answer_stands_alone, Part};
 use serde::{Deserialize, Serialize};
@@ -158,10 +158,20 @@ fn clean_read(as_written: &str, shares_home: bool, field: &str, policy: Policy, 
         // "..., so Jewish buyers will feel right at home": with the class word rewritten, the
         // sentence still promises belonging to the people it had in mind, so it goes. The house
         // style's rewrites name no people ("the primary suite will make you feel at home").
+        // "Christian neighborhood, church bells every Sunday": with the faith rewritten, the
+        // place of worship beside it still says who is sought, so that sentence goes too (a
+        // place's own rewrite, "St. Mary's Church" to "local landmarks", leaves none).
+        let around = statement_around(&text, range.clone());
+        let beside = [&text[around.start..range.start], &text[range.end..around.end]];
         let action = match compiled.rule.action {
             Action::Replace(_)
                 if compiled.rule.category != Category::HouseStyle
-                    && promises_belonging(&text[statement_around(&text, range.clone())]) =>
+                    && (promises_belonging(&text[around.clone()])
+                        || (compiled.rule.category == Category::Religion
+                            && beside
+                                .iter()
+                                .flat_map(|part| part.split_whitespace())
+                                .any(names_a_place_of_worship))) =>
             {
                 Action::DropSentence
             }

@@ -2144,7 +2144,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
         ..audience(
-            r"(describ|detail|explain|disclos|list)(e|es|ing|ed)? ((their|your|his|her) (medical |mental health |health |psychiatric )?|(the|any) (medical|mental health|health|psychiatric) )(conditions?|diagnos[ie]s|illness(es)?|disabilit(y|ies)|impairments?|medications?|treatment)\b|(tell|inform) us about (your|their) (treatment|diagnosis|condition|medications?|hospitali[sz]ations?)|(have you|has anyone in your household|have they) (ever )?been hospitali[sz]ed|(no|not|nobody|no one|anyone|tenants?|residents?|applicants?)\b[^.;]{0,20}\b(on|using|taking|prescribed) (methadone|suboxone|buprenorphine|antipsychotics|psychiatric (meds|medications?))",
+            r"(describ|detail|explain|disclos|list)(e|es|ing|ed)? ((their|your|his|her) (medical |mental health |health |psychiatric )?|(the|any) (medical|mental health|health|psychiatric) )(conditions?|diagnos[ie]s|illness(es)?|disabilit(y|ies)|impairments?|medications?|treatment)\b|(tell|inform) us about (your|their) (treatment|diagnosis|condition|medications?|hospitali[sz]ations?)|(stat|specify|nam|giv|show|reveal|confirm)(e|es|ed|ing|ying|ies|ied)? (your|their|his|her|the|an?) (exact |specific |precise |full |actual |underlying )?(medical )?diagnos[ie]s|(tell|give|show) us (your|their) (exact |specific )?diagnos[ie]s|(have you|has anyone in your household|have they) (ever )?been hospitali[sz]ed|(no|not|nobody|no one|anyone|tenants?|residents?|applicants?)\b[^.;]{0,20}\b(on|using|taking|prescribed) (methadone|suboxone|buprenorphine|antipsychotics|psychiatric (meds|medications?))",
             Disability,
         )
     },
