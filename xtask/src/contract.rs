@@ -1,7 +1,8 @@
 //! `cargo xtask contract`: schemathesis (pinned in `crates/http/tests/contract/requirements.txt`)
 //! against a real api-server's own `/openapi.json`, with every check, in two runs that each fail
 //! on any finding:
-//! - the examples, fuzzing and stateful phases, a bounded number of examples per operation;
+//! - the examples, fuzzing and stateful phases, a bounded number of examples per operation, with a
+//!   hard limit of [`PHASES_LIMIT_SECS`];
 //! - the coverage phase (every boundary and every schema violation, one by one), with the long
 //!   `data:` URI limits read shorter by `coverage_hooks.py` so the phase takes about half a
 //!   minute, and a hard limit of [`COVERAGE_LIMIT_SECS`].
@@ -17,6 +18,10 @@ const CONFIG: &str = "crates/http/tests/contract/schemathesis.toml";
 const HOOKS_DIR: &str = "crates/http/tests/contract";
 /// Examples per operation and phase.
 const EXAMPLES: &str = "25";
+/// The examples, fuzzing and stateful phases' hard limit; they take about 70 s on two cores. The
+/// stateful phase runs its scenarios again after each new finding, so a finding that keeps
+/// coming back must fail the run rather than spend CI's time.
+const PHASES_LIMIT_SECS: &str = "900";
 /// The coverage phase's hard limit; it takes about 30 s on two cores.
 const COVERAGE_LIMIT_SECS: &str = "600";
 const SEED: &str = "20261123";
@@ -42,7 +47,8 @@ pub fn run() -> Result<()> {
         SEED.into(),
     ];
     crate::run(
-        Command::new(&schemathesis)
+        Command::new("timeout")
+            .args(["--kill-after=10", PHASES_LIMIT_SECS, &schemathesis])
             .args(&base)
             .args(["--phases", "examples,fuzzing,stateful", "--max-examples", EXAMPLES])
             .env("SCHEMATHESIS_HOOKS", "contract_hooks")
