@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout44.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout49.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -248,6 +248,14 @@ const MAX_FALSE_ALARMS_47: usize = 9;
 /// both the model's, and "the Buddhist temple" (a place named by its faith is a draw, by policy).
 const MAX_MISSES_48: usize = 0;
 const MAX_FALSE_ALARMS_48: usize = 3;
+/// The forty-ninth (direct and indirect preferences in many voices, source-of-income refusals
+/// written as clean), measured on arrival after the forty-eighth's round: 0 and 3 (rules alone 3
+/// not flagged and 3). Its round (an occupancy cap counted per bedroom; a citizen required;
+/// assistance animals not accepted, or counted as pets): 0 and 2 (rules alone 2 and 2). Left, both by policy: a
+/// Section 8 refusal (a refused income source codes for a class and is unlawful in many states)
+/// and "the Greek Orthodox cathedral" (a place named by its faith).
+const MAX_MISSES_49: usize = 0;
+const MAX_FALSE_ALARMS_49: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -652,6 +660,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-sixth corpus", include_str!("data/fair_housing_holdout46.tsv"), MAX_MISSES_46, MAX_FALSE_ALARMS_46),
     ("forty-seventh corpus", include_str!("data/fair_housing_holdout47.tsv"), MAX_MISSES_47, MAX_FALSE_ALARMS_47),
     ("forty-eighth corpus", include_str!("data/fair_housing_holdout48.tsv"), MAX_MISSES_48, MAX_FALSE_ALARMS_48),
+    ("forty-ninth corpus", include_str!("data/fair_housing_holdout49.tsv"), MAX_MISSES_49, MAX_FALSE_ALARMS_49),
 ];
 
 #[test]

@@ -594,6 +594,10 @@ mod tests {
         ("YABANCILARA KİRALANMAZ.", RaceOrNationalOrigin),
         ("ΜΟΝΟ ΣΕ ΓΥΝΑΙΚΕΣ.", Sex),
         ("Q: Would I share my kitchen? A: No, you'd have your own. Q: Who are you looking for? A: Female tenants preferred.", Sex),
+        ("Q: Do I need to be a citizen? A: Yes.", RaceOrNationalOrigin),
+        ("Occupancy limited to two persons.", FamilialStatus),
+        ("We do not accept emotional support animals or service dogs of any kind.", Disability),
+        ("No ESA letters accepted, emotional support animals are pets here.", Disability),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -756,6 +760,8 @@ mod tests {
         "Mature Scots pines line the drive.",
         "Applicants whose visa application is still pending are welcome; we accept any valid ID.",
         "נדרשים 2 ערבים, ירדתי במחיר, יש חדר ילדים.",
+        "Occupancy limited to two persons per bedroom, per local ordinance.",
+        "Q: Do I need to be a citizen? A: No, we welcome every applicant who meets the income criteria.",
     ];
 
     #[test]

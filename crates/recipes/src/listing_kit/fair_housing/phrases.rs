@@ -639,7 +639,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
         ],
         unless_next: PROPERTY_AND_STAFF_WORDS,
         ..audience(
-            r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks|applicants?|renters?|residents?|clients?|customers?|callers?|neighbou?rs|occupants?) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|fairer|light|lighter|dark|darker|pale|paler|olive|white|black|brown|browner)[- ](complexion(ed)?|complected|skin(ned)?)|(with|has|have|having) (fair|fairer|light|lighter|dark|darker|pale|paler|olive|brown) skin|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)(-americans?)?|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
+            r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|(must|need to|needs to|have to|has to|got to|required to|should) be (a |an )?(legal |naturali[sz]ed )?citizens?\b|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks|applicants?|renters?|residents?|clients?|customers?|callers?|neighbou?rs|occupants?) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|fairer|light|lighter|dark|darker|pale|paler|olive|white|black|brown|browner)[- ](complexion(ed)?|complected|skin(ned)?)|(with|has|have|having) (fair|fairer|light|lighter|dark|darker|pale|paler|olive|brown) skin|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)(-americans?)?|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
             RaceOrNationalOrigin,
         )
     },
@@ -1247,9 +1247,18 @@ pub(super) const DESCRIBED: &[Rule] = &[
     },
     // Occupancy tied to people, not rooms.
     audience(
-        r"regardless of (the )?(bedroom|room) count|regardless of (the )?(number of )?(bedrooms|rooms)|(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?",
+        r"regardless of (the )?(bedroom|room) count|regardless of (the )?(number of )?(bedrooms|rooms)",
         FamilialStatus,
     ),
+    // A cap on the home's occupants, unless it is counted per bedroom ("Occupancy limited to two
+    // persons per bedroom, per local ordinance" is the common code standard).
+    Rule {
+        lawful_context: Lawful::in_sentence(PER_BEDROOM),
+        ..audience(
+            r"(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?",
+            FamilialStatus,
+        )
+    },
     // Religion by membership, observance and the things of a faith.
     audience(
         r"parishioners?|congregants?|(fellow|other) (believers|worshippers|churchgoers|members of (my|our|the) (church|parish|congregation|faith))|(mention|list|tell us|share|name|state|give|provide|write|indicate|disclose|enter) your (parish|church|congregation|faith|religion|denomination|place of worship)|mezuzahs?|(religious|holy) (items|symbols|displays|decorations|icons|articles|objects)|crucifix(es)?|traditional values|(attend|attends|go to|goes to) (church|services|mass|temple|mosque|synagogue) regularly",
@@ -1399,7 +1408,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // Disability: the deaf's ways of calling refused, recovery, placards, wheelchairs, fixtures
     // refused in the passive, assistance animals held to pet rules.
     audience(
-        r"(no|not|without|never|(don't|do not|won't|will not|can't|cannot) (accept|take|answer|use)) (tty|tdd|relay|video relay|vrs)( calls?| services?)?|(addiction|substance abuse|drug|alcohol) (recovery|treatment|rehab|rehabilitation)( programs?| centers?)?|(no exceptions?|not|won't|will not|regardless of|don't|do not)[^.;]{0,30}\b(handicap(ped)?|disabled|disability|accessible|ada) (placards?|tags?|plates?|permits?)|(can't|cannot|can not|unable to|won't|will not|not able to|do not|don't|does not|doesn't) (accommodate|allow|fit|take|handle|permit) (a |any )?(wheelchairs?|walkers?|mobility scooters?|service (animals?|dogs?)|disabilit(y|ies)|disabled)|(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts)( and [a-z ]{1,20})? (may not|will not|won't|cannot|can't|can not|are not|aren't|must not|shall not) be (installed|added|made|allowed|permitted|approved)|(esas?|(service|assistance|emotional[- ]support|support|guide|therapy) (animals?|dogs?)) (are |is |will be |must be |get )?(charged|billed|assessed|subject to|held to|limited to|restricted to|treated like)",
+        r"(no|not|without|never|(don't|do not|won't|will not|can't|cannot) (accept|take|answer|use)) (tty|tdd|relay|video relay|vrs)( calls?| services?)?|(addiction|substance abuse|drug|alcohol) (recovery|treatment|rehab|rehabilitation)( programs?| centers?)?|(no exceptions?|not|won't|will not|regardless of|don't|do not)[^.;]{0,30}\b(handicap(ped)?|disabled|disability|accessible|ada) (placards?|tags?|plates?|permits?)|(can't|cannot|can not|unable to|won't|will not|not able to|do not|don't|does not|doesn't) (accommodate|allow|fit|take|handle|permit|accept) (a |any )?(wheelchairs?|walkers?|mobility scooters?|(service|assistance|emotional[- ]support|therapy|guide) (animals?|dogs?)|esas?|disabilit(y|ies)|disabled)|no esa (letters?|requests?|exceptions?)|(esas?|emotional[- ]support animals?) (are|count as|are considered|are treated as) pets|(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts)( and [a-z ]{1,20})? (may not|will not|won't|cannot|can't|can not|are not|aren't|must not|shall not) be (installed|added|made|allowed|permitted|approved)|(esas?|(service|assistance|emotional[- ]support|support|guide|therapy) (animals?|dogs?)) (are |is |will be |must be |get )?(charged|billed|assessed|subject to|held to|limited to|restricted to|treated like)",
         Disability,
     ),
     // Race and neighbourhood make-up by busing, integration and "the element".
@@ -2250,6 +2259,10 @@ pub(super) const DESCRIBED: &[Rule] = &[
 
 /// An occupancy standard that counts infants and children, as local codes do: no preference.
 const OCCUPANCY_CODE: &[&str] = &["consistent with local", "local code", "occupancy code", "occupancy standard"];
+
+/// Words that count occupants by the rooms they sleep in, as occupancy codes do.
+const PER_BEDROOM: &[&str] =
+    &["per bedroom", "per sleeping room", "per room", "in each bedroom", "for each bedroom", "per br"];
 
 /// Words that make naming children part of a lawful statement: an occupancy code, equipment
 /// offered ("a travel cot on request for guests with babies"), a safety sign ("please watch for
