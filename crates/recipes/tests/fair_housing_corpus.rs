@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout49.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout50.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -25,7 +25,7 @@ use recipes::listing_kit::fair_housing::{clean, Policy};
 const MAX_MISSES: usize = 1;
 const MAX_FALSE_ALARMS: usize = 3;
 const MAX_MISSES_20: usize = 0;
-const MAX_FALSE_ALARMS_20: usize = 5;
+const MAX_FALSE_ALARMS_20: usize = 4;
 const MAX_MISSES_21: usize = 0;
 const MAX_FALSE_ALARMS_21: usize = 2;
 const MAX_MISSES_22: usize = 0;
@@ -256,6 +256,12 @@ const MAX_FALSE_ALARMS_48: usize = 3;
 /// and "the Greek Orthodox cathedral" (a place named by its faith).
 const MAX_MISSES_49: usize = 0;
 const MAX_FALSE_ALARMS_49: usize = 2;
+/// The fiftieth (at least 80 of its preferences without a class word: routines and pastimes,
+/// things worn and carried, steering to another building, screening questions; owner-occupied
+/// shared housing written as clean), measured on arrival after the forty-ninth's round: 17 and 8
+/// (rules alone 41 not flagged and 6). Its round: 1 and 2 (rules alone 25 and 0).
+const MAX_MISSES_50: usize = 1;
+const MAX_FALSE_ALARMS_50: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -661,6 +667,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-seventh corpus", include_str!("data/fair_housing_holdout47.tsv"), MAX_MISSES_47, MAX_FALSE_ALARMS_47),
     ("forty-eighth corpus", include_str!("data/fair_housing_holdout48.tsv"), MAX_MISSES_48, MAX_FALSE_ALARMS_48),
     ("forty-ninth corpus", include_str!("data/fair_housing_holdout49.tsv"), MAX_MISSES_49, MAX_FALSE_ALARMS_49),
+    ("fiftieth corpus", include_str!("data/fair_housing_holdout50.tsv"), MAX_MISSES_50, MAX_FALSE_ALARMS_50),
 ];
 
 #[test]

@@ -560,10 +560,16 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule, sha
     if about_a_place && faiths_of_places_named(&statement) > 1 {
         return true;
     }
-    // "Female preferred", "female roommate preferred": the sex sought, told by the words before
-    // a preference.
+    // "Female preferred", "female roommate preferred", "women only": the sex sought, told by the
+    // words before a preference.
     let before = &text[..range.start];
-    let sex_named = if rule.category == Category::Sex && names_a_sex(&text[range.clone()]) {
+    let matched = &text[range.clone()];
+    let before_only = matched
+        .len()
+        .checked_sub(5)
+        .filter(|&at| matched.get(at..).is_some_and(|last| last.eq_ignore_ascii_case(" only")));
+    let sex_sought = before_only.map_or(matched, |at| &matched[..at]);
+    let sex_named = if rule.category == Category::Sex && names_a_sex(sex_sought) {
         only_plain_words_before(before)
     } else {
         let sought = sought_before(before);
@@ -772,12 +778,42 @@ pub(super) fn shares_living_quarters(text: &str) -> bool {
     // "Room in my rental house (I don't live there)": the writer's, not their home.
     let lives_elsewhere = regex_once(
         &LIVES_ELSEWHERE,
-        r"(?i)\b(i|we) (don't|do not|don’t|dont|no longer) (live|reside) (there|in it|in the (house|home|unit|property|flat|apartment)|on site|onsite|on the property)\b|\bnot (owner|landlord)[- ]occupied\b",
+        r"(?i)\b(i|we) (don't|do not|don’t|dont|no longer) (live|reside) (there|in it|in the (house|home|unit|property|flat|apartment)|on site|onsite|on the property)\b|\b(the )?(landlord|landlady|owner|homeowner) (doesn't|does not|doesn’t|doesnt|no longer) (live|reside)s? (here|there|in it|in the (house|home|unit|property|flat|apartment)|on site|onsite|on the property)\b|\bnot (owner|landlord)[- ]occupied\b",
     );
     let (Some(seeks), Some(many_units), Some(lives_elsewhere)) = (seeks, many_units, lives_elsewhere) else {
         return false;
     };
-    seeks.is_match(text) && !many_units.is_match(text) && !lives_elsewhere.is_match(text)
+    // "I own the house and live in it": the writer's own home, not one of a landlord's buildings.
+    let lives_here = writer_lives_there(text);
+    let rest = lives_here.as_ref().map_or(std::borrow::Cow::Borrowed(text), |found| {
+        std::borrow::Cow::Owned(format!("{} {}", &text[..found.start], &text[found.end..]))
+    });
+    (seeks.is_match(text) || (lives_here.is_some() && lets_a_room_of_it(text)))
+        && !many_units.is_match(&rest)
+        && !lives_elsewhere.is_match(text)
+}
+
+/// Where `text` says the writer (or the owner) lives in the home offered: "I live here", "the
+/// owner lives in the home", "I own the house and live in it", "owner-occupied".
+fn writer_lives_there(text: &str) -> Option<std::ops::Range<usize>> {
+    static LIVES_HERE: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &LIVES_HERE,
+        r"(?i)\b((i|we) (also )?(live|reside) (here|on site|onsite|in (it|the (home|house|unit|flat|apartment|condo)))|(i|we) own (the|this|my|our) (house|home|flat|apartment|condo) and (live|reside) (in it|here|there)|(the )?(owner|landlord|landlady|homeowner) (lives|resides) (in|at) (the|this) (home|house|unit|flat|apartment|condo|property)|owner[- ]occupied)\b",
+    )?
+    .find(text)
+    .map(|found| found.range())
+}
+
+/// Whether `text` lets a room of the home, or shares its rooms ("renting out one bedroom",
+/// "share the kitchen", "the bathroom is shared").
+fn lets_a_room_of_it(text: &str) -> bool {
+    static LETS: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &LETS,
+        r"(?i)\b((renting|rent|letting|let) (out )?(a|one|the|my|our|a spare|the spare|an extra|the extra|a private) (bed)?room|shar(e|es|ed|ing) (the|a|my|our) (kitchen|bathroom|bath|living room|lounge|home|house|flat|apartment)|(kitchen|bathroom|bath|living room) (is|are) shared)\b",
+    )
+    .is_some_and(|lets| lets.is_match(text))
 }
 
 /// Whether `c` belongs to a script written without spaces between words (Chinese, Japanese),

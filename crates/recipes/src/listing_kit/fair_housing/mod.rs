@@ -598,6 +598,18 @@ mod tests {
         ("Occupancy limited to two persons.", FamilialStatus),
         ("We do not accept emotional support animals or service dogs of any kind.", Disability),
         ("No ESA letters accepted, emotional support animals are pets here.", Disability),
+        ("Guide dogs shed like any other dog, so our no-animals policy covers them too.", Disability),
+        ("This place really works best for folks with sharp ears.", Disability),
+        ("Anyone doing midnight feedings will find the walls too thin.", FamilialStatus),
+        ("Play dates and sleepovers are banned in all units.", FamilialStatus),
+        ("Before we set up a showing, can I ask when you're due?", FamilialStatus),
+        ("The owner knocks $50 off the rent for tenants who register in the parish.", Religion),
+        ("I'd suggest our Garden Grove property, where you'd feel more at home.", Steering),
+        ("With the accent, I think the Elm Street building would suit you better.", RaceOrNationalOrigin),
+        ("Rosaries on rearview mirrors are not permitted anywhere on the property.", Religion),
+        ("Q: Can I bring my service animal? A: Only if you pay the pet deposit and monthly pet rent like everyone else.", Disability),
+        ("Room in my rental house, landlord doesnt live here, GUYS ONLY pls.", Sex),
+        ("Must have W-2 income; welfare, child support or alimony won't count toward rent.", FamilialStatus),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -762,6 +774,13 @@ mod tests {
         "נדרשים 2 ערבים, ירדתי במחיר, יש חדר ילדים.",
         "Occupancy limited to two persons per bedroom, per local ordinance.",
         "Q: Do I need to be a citizen? A: No, we welcome every applicant who meets the income criteria.",
+        "The owner lives in the home and is renting out one bedroom; women only, since the bathroom is shared.",
+        "I own the house and live in it; seeking a female housemate to share the kitchen and living room.",
+        "The building's elevator runs on a Shabbat setting on Saturdays.",
+        "The bonus room is currently set up as a home chapel and converts easily to an office.",
+        "Qualifying income may include wages, benefits, Social Security, pensions or child support.",
+        "Service animals never pay a pet fee.",
+        "Close to Little League fields and the public library.",
     ];
 
     #[test]

@@ -437,6 +437,17 @@ const PROPERTY_AND_STAFF_WORDS: &[&str] = property_words!(
 /// "a Quaker meeting house").
 const FAITH_PLACE_WORDS: &[&str] = property_words!(
     "meeting",
+    // A building's or an appliance's setting for a day of rest ("a Shabbat elevator", "ovens with
+    // a Sabbath mode"): what the home has, not whom it is for.
+    "elevator",
+    "elevators",
+    "lift",
+    "lifts",
+    "setting",
+    "settings",
+    "mode",
+    "timer",
+    "timers",
     "high",
     "school",
     "schools",
@@ -529,8 +540,9 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "owners\u{2019}",
         ],
         lawful_context: Lawful::in_sentence(CHILDREN_PROVIDED_FOR),
-        // Who vouches for an applicant ("a parent guarantor"), not who lives there.
-        unless_next: property_words!("guarantor", "guarantors"),
+        // Who vouches for an applicant ("a parent guarantor") and income counted ("child support"),
+        // not who lives there.
+        unless_next: property_words!("guarantor", "guarantors", "support"),
         unless_within: &[
             // The writer's own family ("our growing family needs more room").
             "our growing family",
@@ -655,6 +667,12 @@ pub(super) const AUDIENCE: &[Rule] = &[
         r"(right|better|good|certain|our|your|same|different|other|that|those|these) (kind|sort|type|crowd)s? of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|ssi|ssdi|food stamps|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
         Steering,
     ),
+    // Child support refused as income: a household with children turned away ("welfare, child
+    // support or alimony won't count toward rent"); counted, it is income like any other.
+    audience(
+        r"child support\b[^.;]{0,40}\b(won't|will not|doesn't|does not|do not|don't|cannot|can't|not) (count|counts|qualify|be counted|be considered|be accepted|accepted|considered)|(no|not accepting|don't accept|do not accept|won't accept|will not accept|excluding|excludes?|except) ([a-z,]+ ){0,4}child support",
+        FamilialStatus,
+    ),
     // Places of worship named as a draw ("close to several Baptist churches", "a Korean church next
     // door"), unless they are part of a street or institution's name ("Church Street").
     Rule {
@@ -686,6 +704,10 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "chapel on site",
             "chapel on-site",
             "chapel on the grounds",
+            // A room the home has, set up as a chapel: what it is used as now.
+            "home chapel",
+            "set up as a chapel",
+            "used as a chapel",
             "amenities include a chapel",
             "amenities including a chapel",
             "amenities such as a chapel",
@@ -1223,6 +1245,15 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(won't|will not|wouldn't|would not) be (needing|requiring|asking for|requesting) (any )?(special |reasonable )?(accommodations?|modifications?)|(unable to|not able to|cannot|can't|won't|will not|do not|don't|does not|doesn't|never|not) (allow|permit|approve|accept|install|make|add)(ing)? ([a-z-]+ ){0,3}(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts|(reasonable |special )?(modifications|accommodations))|(service|assistance|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?) (count|counts|are counted|will count|are treated as pets|are subject to|require (the |a )?(same |standard |usual |regular |full )?(\$?[\d,]+ )?(pet )?(deposit|fee|rent)|pay (the |a )?(same |standard |usual |regular |full )?(\$?[\d,]+ )?pet)",
         Disability,
     ),
+    // A service animal allowed on paying for a pet ("Q: Can I bring my service animal? A: Only if
+    // you pay the pet deposit ...").
+    Rule {
+        lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
+        ..audience(
+            r"(service|assistance|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?)\b[^.;]{0,40}\b(only if|only when|if|as long as|provided) (you|they|tenants?|the tenant|owners?|the owner) (pay|pays)( the| a| an)?( same| standard| usual| regular| full| extra| additional| monthly)?( \$?[\d,]+)? pet (deposits?|fees?|rent)",
+            Disability,
+        )
+    },
     // People by a condition of sense or body ("blind corner cabinets" are furniture); alarms
     // installed on request for them are provided for, not refused.
     Rule {
@@ -1911,6 +1942,38 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(no|not|without|never) ([a-z,]+ ){0,4}(menorahs?|crucifix(es)?|shrines?|idols?|prayer flags|rosar(y|ies)|nativity scenes?|mezuzahs?)|scripture (study|studies|reading)",
         Religion,
     ),
+    // Assistance animals brought under a rule against animals ("Guide dogs shed like any other dog,
+    // so our no-animals policy covers them too").
+    audience(
+        r"(guide|service|assistance|seeing[- ]eye|support) (dogs?|animals?)\b[^.;]{0,80}\bno[- ](animals?|pets?|dogs?) (policy|rule)\b[^.;]{0,20}\b(covers?|applies|includes?|extends)|no[- ](animals?|pets?|dogs?) (policy|rule) (covers|applies to|includes|extends to)( all)? (guide|service|assistance|seeing[- ]eye|support) (dogs?|animals?)",
+        Disability,
+    ),
+    // A sense or a body part a home is said to need ("works best for folks with sharp ears").
+    audience(
+        r"(folks|people|someone|anyone|those|tenants?|renters?|buyers?|residents?|applicants?) with (sharp|good|perfect|keen|strong|young|healthy|excellent) (ears|hearing|eyes|eyesight|vision|knees|legs|lungs|backs?|joints|hips)",
+        Disability,
+    ),
+    // Children told by their routines and pastimes, refused: feedings at night, nap times, play
+    // dates and sleepovers banned, weekends without youth sport.
+    audience(
+        r"(midnight|night ?time|nighttime|late[- ]night|overnight|middle[- ]of[- ]the[- ]night) feedings|nap[- ]?time schedules?|saturday[- ]morning cartoons|(play ?dates|sleepovers)\b[^.;]{0,60}\b(banned|not allowed|prohibited|not permitted|forbidden)|(no|bans? on|banned) (play ?dates|sleepovers)|(rather than|instead of|not|no|without|never)( [a-z'’]+){0,4} (travel (soccer|baseball|hockey|ball|team)s?|little league|soccer (practices?|tournaments?|games?))",
+        FamilialStatus,
+    ),
+    // A pregnancy asked about ("can I ask when you're due?").
+    audience(r"when (are you|you're|you’re|you are|is the baby|is your baby) due\b|(your|the baby's|the baby’s) due date", FamilialStatus),
+    // Membership of a congregation rewarded ("$50 off for tenants who register in the parish").
+    audience(
+        r"(register|registered|registering|enrolled|enroll|enrol) (in|with|at) (the|a|our|your) (parish|congregation)|(discount|off (the|your) rent|rent (reduction|break|credit))[^.;]{0,80}\b(parish|parishioners|congregation|congregants|church members)",
+        Religion,
+    ),
+    // An applicant steered to another building or told they would feel more at home elsewhere
+    // ("I'd suggest our Garden Grove property, where you'd feel more at home"), or judged by their
+    // accent.
+    audience(
+        r"(where|there) you'?d (probably |likely )?(feel|be) more (at home|comfortable)|you'?d (probably |likely )?(feel|be) more (at home|comfortable) (at|in|over at|over in|with|there|elsewhere)|more of your (own )?(community|people|kind|culture|crowd)|(would|might|will|may) (be a better fit for you|suit you better|be better suited (to|for) you)",
+        Steering,
+    ),
+    audience(r"(with|because of|given|judging by|considering) (the|your|that|an|his|her|their) accents?", RaceOrNationalOrigin),
     // Assistance animals counted as pets; conditions refused.
     audience(
         r"(guide|service|seizure|assistance|seeing[- ]eye|emotional[- ]support|therapy) (dogs?|animals?)( and [a-z -]+ (dogs|animals))? (count|counts|are counted|are treated|treated|are considered) as pets|(no one|nobody|anyone|tenants|applicants|people|renters) with (a |an )?(stutter|tics|seizures|episodes|conditions|a condition|medical conditions)",
@@ -2175,7 +2238,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "christmas, ",
         ]),
         ..audience(
-            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer flags|crucifixes|diyas|(diwali|ramadan|eid|hanukkah|chanukah) (lights|lanterns|decorations|displays)|crescent moons?|islamic crescents?|crescent displays?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted|aren't allowed|aren't permitted|isn't allowed|isn't permitted|(can't|cannot|may not|must not) be (displayed|hung|shown|put up))",
+            r"(menorahs?|mezuzahs?|mezuzot|prayer rugs|prayer mats|prayer flags|crucifixes|rosar(y|ies)|crosses on [a-z ]{1,20}doors?|hijabs?|headscarves|yarmulkes?|kippahs?|turbans?|diyas|(diwali|ramadan|eid|hanukkah|chanukah) (lights|lanterns|decorations|displays)|crescent moons?|islamic crescents?|crescent displays?|nativity( scenes?)?)\b[^.;]{0,60}\b((will be|are|is|must be|get|gets) )?(removed|taken down|banned|prohibited|forbidden|not allowed|not permitted|aren't allowed|aren't permitted|isn't allowed|isn't permitted|(can't|cannot|may not|must not) be (displayed|hung|shown|put up))",
             Religion,
         )
     },

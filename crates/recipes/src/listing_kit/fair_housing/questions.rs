@@ -116,7 +116,8 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
 }
 
 /// Whether `answer` says what it says without `question`: it is more than a few words, it does
-/// not refuse what the question asks leave for ("Q: Can I bring my kids? A: No, ...", "..., so
+/// not set a condition on what was asked ("Only if you pay the pet deposit ..."), it does not
+/// refuse what the question asks leave for ("Q: Can I bring my kids? A: No, ...", "..., so
 /// he'd rather not.", "Yes to parking, but no to the other thing."), and it does not agree to
 /// what the question asks, unless the question asks leave ("Q: Can kids use the pool? A: Yes,
 /// ...") rather than whether a thing is required ("Q: Must I be a citizen? A: Yes, ...") or
@@ -124,8 +125,18 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
 /// need to speak English? A: No, our staff speak Spanish and Tagalog too.") stands alone.
 pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
     static REFUSES: OnceLock<Option<Regex>> = OnceLock::new();
+    static CONDITIONAL: OnceLock<Option<Regex>> = OnceLock::new();
     let said = what_is_said(answer);
     if said.split_whitespace().count() <= LONGEST_ANSWER_READ_WITH_ITS_QUESTION {
+        return false;
+    }
+    // "Only if you pay the pet deposit like everyone else": a condition on what was asked, which
+    // says nothing without it.
+    let conditional = regex_once(
+        &CONDITIONAL,
+        r"(?i)^(only (if|with|when|after|once)|as long as|so long as|provided( that)?|on condition( that)?|if you)\b",
+    );
+    if conditional.is_some_and(|conditional| conditional.is_match(said)) {
         return false;
     }
     let refuses = regex_once(
