@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout50.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout51.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -262,6 +262,13 @@ const MAX_FALSE_ALARMS_49: usize = 2;
 /// (rules alone 41 not flagged and 6). Its round: 1 and 2 (rules alone 25 and 0).
 const MAX_MISSES_50: usize = 1;
 const MAX_FALSE_ALARMS_50: usize = 2;
+/// The fifty-first (about sixteen preferences per class, at least 80 without a class word; chatbot
+/// transcripts, voicemails, five other languages), measured on arrival after the fiftieth's round:
+/// 9 and 10 (rules alone 29 not flagged and 10). Its round: 1 and 3 (rules alone 22 and 2); the
+/// miss is a voicemail whose inquiry is dropped and whose "The owner's a little particular." is
+/// kept, "little" being on this file's list of class words.
+const MAX_MISSES_51: usize = 1;
+const MAX_FALSE_ALARMS_51: usize = 3;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -668,6 +675,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-eighth corpus", include_str!("data/fair_housing_holdout48.tsv"), MAX_MISSES_48, MAX_FALSE_ALARMS_48),
     ("forty-ninth corpus", include_str!("data/fair_housing_holdout49.tsv"), MAX_MISSES_49, MAX_FALSE_ALARMS_49),
     ("fiftieth corpus", include_str!("data/fair_housing_holdout50.tsv"), MAX_MISSES_50, MAX_FALSE_ALARMS_50),
+    ("fifty-first corpus", include_str!("data/fair_housing_holdout51.tsv"), MAX_MISSES_51, MAX_FALSE_ALARMS_51),
 ];
 
 #[test]

@@ -114,7 +114,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     ),
     audience(
         concat!(
-            r"cristian[oa]s|cat[oó]lic[oa]s|evang[eé]lic[oa]s|jud[ií][oa]s|musulman(es|as)|creyentes|ateos|mormones|testigos de jehov[aá]",
+            r"cristian[oa]s|cat[oó]lic[oa]s|de fe (cat[oó]lica|cristiana|evang[eé]lica|jud[ií]a|musulmana)|carta del p[aá]rroco|evang[eé]lic[oa]s|jud[ií][oa]s|musulman(es|as)|creyentes|ateos|mormones|testigos de jehov[aá]",
             r"|crist[ãa]os|judeus|mu[çc]ulmanos|ateus",
             r"|công giáo|phật tử|đạo phật|phật giáo|tin lành|theo đạo|có đạo|hồi giáo|do thái|cơ đốc|thiên chúa giáo",
             r"|katoliko|kristiyano|iglesia ni cristo",

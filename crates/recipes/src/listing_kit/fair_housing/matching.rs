@@ -166,9 +166,20 @@ pub(super) fn first_match(
                             w.eq_ignore_ascii_case("welcome") || w.eq_ignore_ascii_case("welcomed")
                         })
                     };
+                    // "Families with children are welcome": the household named more closely.
+                    let (next_but_with, second_but_with) = match rest.split_whitespace().collect::<Vec<_>>()[..] {
+                        [with, "children" | "kids" | "babies" | "toddlers", after, after_that, ..]
+                            if with.eq_ignore_ascii_case("with") =>
+                        {
+                            (after.to_lowercase(), Some(after_that))
+                        }
+                        _ => (next.to_string(), second),
+                    };
+                    let next_but_with = next_but_with.trim_end_matches([',', ';', ':', '!', '.']);
                     let welcomed = c.rule.category == Category::FamilialStatus
                         && !word_before.eq_ignore_ascii_case("only")
-                        && (welcome(Some(next)) || (matches!(next, "are" | "always") && welcome(second)));
+                        && (welcome(Some(next_but_with))
+                            || (matches!(next_but_with, "are" | "always") && welcome(second_but_with)));
                     let listed = |word: &str| {
                         let word = word.to_lowercase();
                         let word = word
@@ -646,8 +657,18 @@ const SEXES: &[&str] = &[
 ];
 
 /// Who shares a home or rents, named after a sex ("female roommate").
-const SHARERS: &[&str] =
-    &["roommate", "roommates", "housemate", "housemates", "tenant", "tenants", "renter", "renters"];
+const SHARERS: &[&str] = &[
+    "roommate",
+    "roommates",
+    "housemate",
+    "housemates",
+    "tenant",
+    "tenants",
+    "renter",
+    "renters",
+    "homeowner",
+    "owner",
+];
 
 /// The words right before a preference that may name whom it seeks: the last word, or the last
 /// two when the last names a sharer ("female roommate preferred").

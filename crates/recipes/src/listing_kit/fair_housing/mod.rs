@@ -610,6 +610,14 @@ mod tests {
         ("Q: Can I bring my service animal? A: Only if you pay the pet deposit and monthly pet rent like everyone else.", Disability),
         ("Room in my rental house, landlord doesnt live here, GUYS ONLY pls.", Sex),
         ("Must have W-2 income; welfare, child support or alimony won't count toward rent.", FamilialStatus),
+        ("Looking for digital natives: smart locks, app-only rent, no paper checks.", Age),
+        ("Applicants must have their papers in order, and yes, we actually check.", RaceOrNationalOrigin),
+        ("The stairs are part of the deal, so don't ask us to move you to the ground floor later.", Disability),
+        ("Your household composition will be reviewed by the owner before any showing.", FamilialStatus),
+        ("How many would be living there and how old are they?", FamilialStatus),
+        ("The association works hard to keep the neighborhood the way it's always been.", Steering),
+        ("Solo para personas de fe católica.", Religion),
+        ("User: My guide dog comes everywhere with me, is that ok? Bot: Sorry, this is a strictly no-animals property with no exceptions.", Disability),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -781,6 +789,12 @@ mod tests {
         "Qualifying income may include wages, benefits, Social Security, pensions or child support.",
         "Service animals never pay a pet fee.",
         "Close to Little League fields and the public library.",
+        "Owner-occupied: male homeowner seeking a male housemate to share a two-bedroom condo, shared bath.",
+        "Q: Is there an age limit? A: Only that leaseholders must be legal adults; anyone can apply.",
+        "Bus 14 stops at the corner, and the senior shuttle and school buses stop there too.",
+        "The owner installed a stair lift for his father, and it stays with the house.",
+        "The owner's late mother tended the rose garden you see in the photos.",
+        "The HOA allows exterior religious displays up to two by three feet, the same limit as any other decoration.",
     ];
 
     #[test]

@@ -538,6 +538,10 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "owners'",
             "owner\u{2019}s",
             "owners\u{2019}",
+            // Someone's own family ("a stair lift for his father", "the owner's late mother").
+            "his",
+            "her",
+            "late",
         ],
         lawful_context: Lawful::in_sentence(CHILDREN_PROVIDED_FOR),
         // Who vouches for an applicant ("a parent guarantor") and income counted ("child support"),
@@ -598,7 +602,8 @@ pub(super) const AUDIENCE: &[Rule] = &[
         unless_next: NAMED_THINGS,
         // "The seller has retired": the owner's news, not a buyer wanted. An applicant over 18 is
         // one of age to sign a lease, which screening may ask ("each applicant over 18").
-        unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers"],
+        // "Leaseholders must be legal adults": of age to sign, as above.
+        unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers", "legal"],
         unless_within: SELLERS_DESCRIBED,
         ..audience(
             r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)|age (limits?|caps?|maximums?|max|ceilings?)( of| is| at)? (1[0-79]|[2-9]\d)\b|(maximum|max|upper) age( limit)?( of| is)? (1[0-79]|[2-9]\d)\b|on the younger side",
@@ -844,6 +849,8 @@ macro_rules! class_then_people {
 /// Words that, right after "<class> family" and the like, name a thing, not people ("an Italian
 /// family restaurant", "a Korean community center").
 const NAMED_THINGS: &[&str] = &[
+    "shuttle",
+    "shuttles",
     "home",
     "homes",
     "house",
@@ -1291,8 +1298,14 @@ pub(super) const DESCRIBED: &[Rule] = &[
         )
     },
     // Religion by membership, observance and the things of a faith.
+    // A faith's things, unless the sentence allows them ("The HOA allows exterior religious
+    // displays up to two by three feet, the same limit as any other decoration").
+    Rule {
+        lawful_context: Lawful::in_sentence(&["allows", "allowed", "permits", "permitted", "welcome", "welcomed"]),
+        ..audience(r"(religious|holy) (items|symbols|displays|decorations|icons|articles|objects)", Religion)
+    },
     audience(
-        r"parishioners?|congregants?|(fellow|other) (believers|worshippers|churchgoers|members of (my|our|the) (church|parish|congregation|faith))|(mention|list|tell us|share|name|state|give|provide|write|indicate|disclose|enter) your (parish|church|congregation|faith|religion|denomination|place of worship)|mezuzahs?|(religious|holy) (items|symbols|displays|decorations|icons|articles|objects)|crucifix(es)?|traditional values|(attend|attends|go to|goes to) (church|services|mass|temple|mosque|synagogue) regularly",
+        r"parishioners?|congregants?|(fellow|other) (believers|worshippers|churchgoers|members of (my|our|the) (church|parish|congregation|faith))|(mention|list|tell us|share|name|state|give|provide|write|indicate|disclose|enter) your (parish|church|congregation|faith|religion|denomination|place of worship)|mezuzahs?|crucifix(es)?|traditional values|(attend|attends|go to|goes to) (church|services|mass|temple|mosque|synagogue) regularly",
         Religion,
     ),
     // Race and origin by names, hair, language and belonging.
@@ -1974,6 +1987,20 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Steering,
     ),
     audience(r"(with|because of|given|judging by|considering) (the|your|that|an|his|her|their) accents?", RaceOrNationalOrigin),
+    // Assistance animals refused under a rule with no exceptions, accommodations refused in other
+    // words ("the stairs are part of the deal, so don't ask us to move you to the ground floor").
+    audience(
+        r"(guide|service|assistance|seeing[- ]eye|support) (dogs?|animals?)\b[^.;]{0,80}\b(strictly )?no[- ](animals?|pets?|dogs?) (property|building|policy|rule)\b[^.;]{0,30}\bno exceptions|(don't|do not|never) ask (us )?(to|for)[^.;]{0,40}\b(ground floor|first floor|lower floor|ground-floor unit|accommodations?|ramps?|an elevator)|(don't|do not|won't|will not) (do|make|offer|grant) (special|any) arrangements\b[^.;]{0,60}\b(parking|stairs|ground floor|elevator)",
+        Disability,
+    ),
+    // Immigration status by a euphemism, age by a generation's name, and a neighbourhood kept as
+    // it always was.
+    audience(r"(papers|documents) in order", RaceOrNationalOrigin),
+    audience(r"digital natives", Age),
+    audience(
+        r"(kept|keep|keeps|keeping|preserve|preserves|preserving) the (neighbou?rhood|street|block|area|community) the way it'?s? (always )?been",
+        Steering,
+    ),
     // Assistance animals counted as pets; conditions refused.
     audience(
         r"(guide|service|seizure|assistance|seeing[- ]eye|emotional[- ]support|therapy) (dogs?|animals?)( and [a-z -]+ (dogs|animals))? (count|counts|are counted|are treated|treated|are considered) as pets|(no one|nobody|anyone|tenants|applicants|people|renters) with (a |an )?(stutter|tics|seizures|episodes|conditions|a condition|medical conditions)",
@@ -2272,7 +2299,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(OCCUPANCY_CODE),
         ..audience(
-            r"(counts?|counted) from (the day (they are|they're|he is|she is|you are) born|birth)|household (composition|makeup|make-up) (that|which) (suits|fits|matches)|(suitable|appropriate|compatible|right) household (composition|makeup|make-up)|(plans?|planning) (for|to|on) (expand|expanding|grow|growing|add to|adding to|enlarge|enlarging) (your|the|their) (household|family)|no (new )?(additions?|members?) to (the|your) household|(a )?single[- ]occupan(t|cy) only|stroller[- ]free|(past|beyond) the diaper (years|stage)|(anyone|anybody|someone|kids|little ones) (still )?in diapers\b[^.;]{0,40}\b(isn't|is not|not) (the|a|your) (place|fit|home|spot|rental)|no (babies|baby|kids|little ones|bun in the oven) on the way|nothing on the way in the next|(expecting|anticipating) a new arrival|(no|without) school[- ]age(d)? (residents|children|kids|occupants|tenants)|(residents|tenants|families|households|those|owners|buyers) with (strollers|kids|children|babies|infants|toddlers) (are|will be|get|must be) (assigned|placed|housed|moved|steered|limited|restricted|relocated)",
+            r"(counts?|counted) from (the day (they are|they're|he is|she is|you are) born|birth)|household (composition|makeup|make-up) (that|which) (suits|fits|matches)|(household|family) (composition|makeup|make-up) (will be|is|are|gets|must be) (reviewed|screened|considered|evaluated|checked|approved)|how old (are|is) (they|the (kids|children|occupants|residents)|your (kids|children)|everyone)\b|(suitable|appropriate|compatible|right) household (composition|makeup|make-up)|(plans?|planning) (for|to|on) (expand|expanding|grow|growing|add to|adding to|enlarge|enlarging) (your|the|their) (household|family)|no (new )?(additions?|members?) to (the|your) household|(a )?single[- ]occupan(t|cy) only|stroller[- ]free|(past|beyond) the diaper (years|stage)|(anyone|anybody|someone|kids|little ones) (still )?in diapers\b[^.;]{0,40}\b(isn't|is not|not) (the|a|your) (place|fit|home|spot|rental)|no (babies|baby|kids|little ones|bun in the oven) on the way|nothing on the way in the next|(expecting|anticipating) a new arrival|(no|without) school[- ]age(d)? (residents|children|kids|occupants|tenants)|(residents|tenants|families|households|those|owners|buyers) with (strollers|kids|children|babies|infants|toddlers) (are|will be|get|must be) (assigned|placed|housed|moved|steered|limited|restricted|relocated)",
             FamilialStatus,
         )
     },
