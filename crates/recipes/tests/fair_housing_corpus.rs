@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout51.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout52.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -269,6 +269,13 @@ const MAX_FALSE_ALARMS_50: usize = 2;
 /// kept, "little" being on this file's list of class words.
 const MAX_MISSES_51: usize = 1;
 const MAX_FALSE_ALARMS_51: usize = 3;
+/// The fifty-second (captions and posts of one to three sentences, the preference often after
+/// ordinary description; at least 70 without a class word; six other languages), measured on
+/// arrival after the fifty-first's round: 6 and 15 (rules alone 37 not flagged and 10). Its round:
+/// 1 and 7 (rules alone 32 and 1), six of the false alarms the model's; the miss is "Sweet little
+/// studio above the bakery.", kept after its refusal is dropped, "little" being on this file's list.
+const MAX_MISSES_52: usize = 1;
+const MAX_FALSE_ALARMS_52: usize = 7;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -676,6 +683,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("forty-ninth corpus", include_str!("data/fair_housing_holdout49.tsv"), MAX_MISSES_49, MAX_FALSE_ALARMS_49),
     ("fiftieth corpus", include_str!("data/fair_housing_holdout50.tsv"), MAX_MISSES_50, MAX_FALSE_ALARMS_50),
     ("fifty-first corpus", include_str!("data/fair_housing_holdout51.tsv"), MAX_MISSES_51, MAX_FALSE_ALARMS_51),
+    ("fifty-second corpus", include_str!("data/fair_housing_holdout52.tsv"), MAX_MISSES_52, MAX_FALSE_ALARMS_52),
 ];
 
 #[test]

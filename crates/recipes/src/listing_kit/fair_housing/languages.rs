@@ -179,10 +179,14 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(r"(kaliya|keliya) (dadka|qoysaska) \w+|dadka soomaalida", RaceOrNationalOrigin),
     audience(in_run!(r"\p{Ethiopic}", "ኢትዮጵያውያን|ኤርትራውያን"), RaceOrNationalOrigin),
     // Italian.
-    audience(
-        r"bambin[ie]|figli|neonati|minorenni|minori|(soli|sole) adulti|incint[ae]|(solo|soltanto) (per )?adulti|coppie senza figli|senza (bambini|figli)",
-        FamilialStatus,
-    ),
+    // "Cameretta per i bambini": a child's bedroom, a room of the house.
+    Rule {
+        unless_within: &["cameretta per i bambini", "camera dei bambini", "cameretta dei bambini", "stanza dei bambini"],
+        ..audience(
+            r"bambin[ie]|figli|neonati|minorenni|minori|(soli|sole) adulti|incint[ae]|(solo|soltanto) (per )?adulti|coppie senza figli|senza (bambini|figli)",
+            FamilialStatus,
+        )
+    },
     audience(r"(solo|soltanto) (per |a |alle |ai )?(donne|uomini|ragazze|ragazzi|signore|signori)|donne|uomini", Sex),
     audience(r"anziani|pensionati|giovani", Age),
     audience(r"disabili|handicappati|invalidi|malati mentali|sedia a rotelle", Disability),
@@ -252,6 +256,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         unless_within: &["身体障害者補助犬は可", "身体障害者補助犬可", "身体障害者補助犬のみ可", "身体障害者補助犬は歓迎"],
         ..audience(japanese!("高齢者|障害|障がい|車椅子"), Disability)
     },
+    audience(japanese!("ご高齢の方|高齢の方"), Age),
     // Hindi.
     audience(in_run!(r"\p{Devanagari}", "बच्च|परिवार|गर्भवती"), FamilialStatus),
     audience(in_run!(r"\p{Devanagari}", "महिला|पुरुष|लड़कि|लड़के"), Sex),
@@ -259,6 +264,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(in_run!(r"\p{Devanagari}", "विदेशी|जाति|गोरे|काले"), RaceOrNationalOrigin),
     audience(in_run!(r"\p{Devanagari}", "विकलांग|दिव्यांग|अपंग|मानसिक रोग|मानसिक रूप से बीमार"), Disability),
     audience(in_run!(r"\p{Devanagari}", "बुजुर्ग|वरिष्ठ नागरिक"), Age),
+    // Hindi written in Latin letters, as rental posts in India often are.
+    audience(r"videshi|videshiyon|(indian )?passport nahi|buzurg|sirf (young|jawan|naujawan)", RaceOrNationalOrigin),
     // Ukrainian.
     audience(r"діт(и|ей|ям|ьми)|діток|дитин\w*|без дітей|вагітн\w*", FamilialStatus),
     audience(r"іноземц\w*|без акцент\w*|слов['’]ян\w*", RaceOrNationalOrigin),

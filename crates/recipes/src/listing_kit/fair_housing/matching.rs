@@ -820,7 +820,7 @@ fn writer_lives_there(text: &str) -> Option<std::ops::Range<usize>> {
     static LIVES_HERE: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &LIVES_HERE,
-        r"(?i)\b((i|we) (also )?(live|reside) (here|on site|onsite|in (it|the (home|house|unit|flat|apartment|condo)))|(i|we) own (the|this|my|our) (house|home|flat|apartment|condo) and (live|reside) (in it|here|there)|(the )?(owner|landlord|landlady|homeowner) (lives|resides) (in|at) (the|this) (home|house|unit|flat|apartment|condo|property)|owner[- ]occupied)\b",
+        r"(?i)\b((i|we) (also )?(live|reside) (here|on site|onsite|in (it|the (home|house|unit|flat|apartment|condo)))|(i|we) own (the|this|my|our) (house|home|flat|apartment|condo) and (live|reside) (in it|here|there)|(i|we) own and (live|reside) in (the|this|my|our) (\w+ )?(house|home|flat|apartment|condo)|(in|of) (my|our) own (home|house|flat|apartment|condo)|(the )?(home|house|flat|apartment|condo) (i|we) live in|(i'm|i am|we're|we are) [a-z ]{0,30}living here|(the )?(owner|landlord|landlady|homeowner) (lives|resides) (in|at) (the|this) (home|house|unit|flat|apartment|condo|property)|owner[- ]occupied)\b",
     )?
     .find(text)
     .map(|found| found.range())
@@ -832,7 +832,7 @@ fn lets_a_room_of_it(text: &str) -> bool {
     static LETS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &LETS,
-        r"(?i)\b((renting|rent|letting|let) (out )?(a|one|the|my|our|a spare|the spare|an extra|the extra|a private) (bed)?room|shar(e|es|ed|ing) (the|a|my|our) (kitchen|bathroom|bath|living room|lounge|home|house|flat|apartment)|(kitchen|bathroom|bath|living room) (is|are) shared)\b",
+        r"(?i)\b((renting|rent|letting|let) (out )?(a|one|the|my|our|a spare|the spare|an extra|the extra|a private) ((guest|spare|extra|back|front|second|furnished|private) )?(bed)?room|(housemate|roommate|flatmate) for the (second|spare|extra|other|guest) (bed)?room|shar(e|es|ed|ing) (the|a|my|our) (kitchen|bathroom|bath|living room|lounge|home|house|flat|apartment)|(kitchen|bathroom|bath|living room) (is|are) shared)\b",
     )
     .is_some_and(|lets| lets.is_match(text))
 }

@@ -617,6 +617,11 @@ mod tests {
         ("How many would be living there and how old are they?", FamilialStatus),
         ("The association works hard to keep the neighborhood the way it's always been.", Steering),
         ("Solo para personas de fe católica.", Religion),
+        ("Videshi log ya jinke paas Indian passport nahi hai, please contact na karein.", RaceOrNationalOrigin),
+        ("駅近の1LDK。ご高齢の方の入居はご遠慮いただいております。", Age),
+        ("The HOA expects each new owner to put up lights and a nativity scene.", Religion),
+        ("Every adult must hold a driver's license, because the owner wants tenants who can get around on their own.", Disability),
+        ("Max occupancy is two people total, because the owner doesn't want the wear and tear of a growing household.", FamilialStatus),
         ("User: My guide dog comes everywhere with me, is that ok? Bot: Sorry, this is a strictly no-animals property with no exceptions.", Disability),
     ];
 
@@ -795,6 +800,15 @@ mod tests {
         "The owner installed a stair lift for his father, and it stays with the house.",
         "The owner's late mother tended the rose garden you see in the photos.",
         "The HOA allows exterior religious displays up to two by three feet, the same limit as any other decoration.",
+        "Steps to the mosque, the Lutheran church and the Buddhist meditation center on Oak Avenue.",
+        "The sellers met at the synagogue down the street and were married in the backyard garden.",
+        "A first-floor bedroom makes it easy to host visiting grandparents.",
+        "Villetta con giardino, cameretta per i bambini e ampio garage.",
+        "Shared housing in my own home: I'm a woman living here full time and I'd like a female housemate for the second bedroom.",
+        "I'm a retired teacher renting out the guest room in the home I live in. Seeking a female tenant who doesn't mind a cat.",
+        "I own and live in this 3BR house and I'm renting out one furnished bedroom. Looking for a female housemate.",
+        "Pet-free building. Assistance animals, including emotional support animals, are not considered pets and are permitted.",
+        "Ghar ke paas park, school aur senior citizen club hai.",
     ];
 
     #[test]

@@ -437,6 +437,7 @@ const PROPERTY_AND_STAFF_WORDS: &[&str] = property_words!(
 /// "a Quaker meeting house").
 const FAITH_PLACE_WORDS: &[&str] = property_words!(
     "meeting",
+    "meditation",
     // A building's or an appliance's setting for a day of rest ("a Shabbat elevator", "ovens with
     // a Sabbath mode"): what the home has, not whom it is for.
     "elevator",
@@ -538,10 +539,12 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "owners'",
             "owner\u{2019}s",
             "owners\u{2019}",
-            // Someone's own family ("a stair lift for his father", "the owner's late mother").
+            // Someone's own family ("a stair lift for his father", "the owner's late mother"), and
+            // guests ("easy to host visiting grandparents").
             "his",
             "her",
             "late",
+            "visiting",
         ],
         lawful_context: Lawful::in_sentence(CHILDREN_PROVIDED_FOR),
         // Who vouches for an applicant ("a parent guarantor") and income counted ("child support"),
@@ -592,7 +595,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "current owners, a retired couple",
         ],
         ..audience(
-            r"((a|the|your|their) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their) )?(growing|young|large|big|small|whole|new|starter) family|(a|the|your|their) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
+            r"((a|the|your|their) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their) )?(growing|young|large|big|small|whole|new|starter) family|(a |the |your |their )?(growing|expanding) households?|(a|the|your|their) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
             FamilialStatus,
         )
     },
@@ -606,7 +609,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
         unless_before: &["has", "have", "had", "owner", "owners", "seller", "sellers", "legal"],
         unless_within: SELLERS_DESCRIBED,
         ..audience(
-            r"seniors?|senior citizens|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)|age (limits?|caps?|maximums?|max|ceilings?)( of| is| at)? (1[0-79]|[2-9]\d)\b|(maximum|max|upper) age( limit)?( of| is)? (1[0-79]|[2-9]\d)\b|on the younger side",
+            r"senior citizens?|seniors?|retirees?|(recently |newly |semi-)?retired|retirement (years|age)|elderly|millennials|young professionals?|young (people|persons|buyers|tenants|crowd|residents|couples?)|youthful (buyers|tenants|residents|crowd|people)|golden[- ]agers|golden years|twenty-?somethings|thirty-?somethings|(older|mature|elderly|senior|aging|ageing|younger) (people|persons?|adults|buyers?|tenants?|renters?|applicants?|occupants?|residents?|couples?|folks|generation)|oldsters|old[- ]timers|old (people|folks|ladies|men)|geezers|(baby )?boomers|college[- ]aged?|(tenants?|renters?|buyers?|residents?|occupants?|people|persons?|anyone|someone|those|no one|nobody) (under|over|below|above|younger than|older than|aged?) (the age of )?\d\d\b|applicants? (under|over|below|above|younger than|older than|aged?) (the age of )?(1[0-79]|[2-9]\d)\b|adults|over[- ]?(40|50|55|60|62|65)s?|(40|50|55|60|62|65)\+ ?(buyers|tenants|residents|crowd|people|folks|community|only|preferred)|(50|55|62) (and|or) (older|over|up)|age (limits?|caps?|maximums?|max|ceilings?)( of| is| at)? (1[0-79]|[2-9]\d)\b|(maximum|max|upper) age( limit)?( of| is)? (1[0-79]|[2-9]\d)\b|on the younger side",
             Age,
         )
     },
@@ -709,6 +712,12 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "chapel on site",
             "chapel on-site",
             "chapel on the grounds",
+            // The sellers' story ("the sellers met at the synagogue down the street and were
+            // married in the garden").
+            "were married",
+            "got married",
+            "sellers met",
+            "owners met",
             // A room the home has, set up as a chapel: what it is used as now.
             "home chapel",
             "set up as a chapel",
@@ -849,6 +858,8 @@ macro_rules! class_then_people {
 /// Words that, right after "<class> family" and the like, name a thing, not people ("an Italian
 /// family restaurant", "a Korean community center").
 const NAMED_THINGS: &[&str] = &[
+    "club",
+    "clubs",
     "shuttle",
     "shuttles",
     "home",
@@ -937,6 +948,12 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "have been installed for",
     "not obvious",
     "not readily apparent",
+    // An assistance animal let in under a pet rule ("Assistance animals, including emotional
+    // support animals, are not considered pets and are permitted with an approved request").
+    "are not considered pets",
+    "aren't considered pets",
+    "are not pets",
+    "aren't pets",
 ];
 
 /// Words that waive a deposit or fee for assistance animals: the rule then states what the law
@@ -1293,7 +1310,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(PER_BEDROOM),
         ..audience(
-            r"(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?",
+            r"(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?|max(imum)? occupancy (is|of) (one|two|1|2) (people|persons|occupants)",
             FamilialStatus,
         )
     },
@@ -2001,6 +2018,14 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(kept|keep|keeps|keeping|preserve|preserves|preserving) the (neighbou?rhood|street|block|area|community) the way it'?s? (always )?been",
         Steering,
     ),
+    // A faith's celebration expected of residents ("the HOA expects each new owner to put up
+    // lights and a nativity scene"), and residents expected to manage alone ("tenants who can get
+    // around on their own").
+    audience(
+        r"(expects?|expected|requires?|required|must|asked to|have to|has to)\b[^.;]{0,50}\b(nativity scenes?|menorahs?|crèches?|creches?)",
+        Religion,
+    ),
+    audience(r"(can|could|able to) (get around|manage|cope|live) (on (their|your|his|her) own|by (themselves|yourself|himself|herself))", Disability),
     // Assistance animals counted as pets; conditions refused.
     audience(
         r"(guide|service|seizure|assistance|seeing[- ]eye|emotional[- ]support|therapy) (dogs?|animals?)( and [a-z -]+ (dogs|animals))? (count|counts|are counted|are treated|treated|are considered) as pets|(no one|nobody|anyone|tenants|applicants|people|renters) with (a |an )?(stutter|tics|seizures|episodes|conditions|a condition|medical conditions)",
@@ -2358,6 +2383,8 @@ const PER_BEDROOM: &[&str] =
 /// offered ("a travel cot on request for guests with babies"), a safety sign ("please watch for
 /// children and pets").
 const CHILDREN_PROVIDED_FOR: &[&str] = &[
+    // Housing for older persons under the Housing for Older Persons Act, which the Act exempts.
+    "hopa",
     "consistent with local",
     "local code",
     "occupancy code",
@@ -2382,6 +2409,12 @@ const CHILDREN_PROVIDED_FOR: &[&str] = &[
 /// The owners are named as the ones who own or owned it, not as the ones wanted ("the ideal
 /// owners, a retired couple").
 const SELLERS_DESCRIBED: &[&str] = &[
+    // The writer describing themself ("I'm a retired teacher renting out the guest room").
+    "i'm a retired",
+    "i’m a retired",
+    "i am a retired",
+    "we're a retired",
+    "we are a retired",
     "the seller, a retired",
     "the sellers, a retired",
     "previous owner, a retired",
