@@ -574,13 +574,7 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule, sha
     // "Female preferred", "female roommate preferred", "women only": the sex sought, told by the
     // words before a preference.
     let before = &text[..range.start];
-    let matched = &text[range.clone()];
-    let before_only = matched
-        .len()
-        .checked_sub(5)
-        .filter(|&at| matched.get(at..).is_some_and(|last| last.eq_ignore_ascii_case(" only")));
-    let sex_sought = before_only.map_or(matched, |at| &matched[..at]);
-    let sex_named = if rule.category == Category::Sex && names_a_sex(sex_sought) {
+    let sex_named = if rule.category == Category::Sex && names_a_sex(&text[range.clone()]) {
         only_plain_words_before(before)
     } else {
         let sought = sought_before(before);
@@ -656,7 +650,7 @@ const SEXES: &[&str] = &[
     "gentlemen",
 ];
 
-/// Who shares a home or rents, named after a sex ("female roommate").
+/// Who shares a home, rents or offers it, named after a sex ("female roommate", "male homeowner").
 const SHARERS: &[&str] = &[
     "roommate",
     "roommates",
@@ -683,12 +677,12 @@ fn sought_before(before: &str) -> &str {
     &trimmed[word_start(trimmed[..last_start].trim_end())..]
 }
 
-/// Whether `words` name only a sex ("female", "men", "a female roommate"), not an orientation or
-/// gender identity.
+/// Whether `words` name only a sex ("female", "men", "a female roommate", "women only"), not an
+/// orientation or gender identity.
 fn names_a_sex(words: &str) -> bool {
     let words: Vec<String> = words.split_whitespace().map(str::to_lowercase).collect();
     words.iter().any(|word| SEXES.contains(&word.as_str()))
-        && words.iter().all(|word| SEXES.contains(&word.as_str()) || SHARERS.contains(&word.as_str()))
+        && words.iter().all(|word| SEXES.contains(&word.as_str()) || SHARERS.contains(&word.as_str()) || word == "only")
 }
 
 /// Whether the word right before a sex word, in its clause (back to a colon, comma or the start),

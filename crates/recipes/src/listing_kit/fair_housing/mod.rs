@@ -609,6 +609,7 @@ mod tests {
         ("Rosaries on rearview mirrors are not permitted anywhere on the property.", Religion),
         ("Q: Can I bring my service animal? A: Only if you pay the pet deposit and monthly pet rent like everyone else.", Disability),
         ("Room in my rental house, landlord doesnt live here, GUYS ONLY pls.", Sex),
+        ("I live on site in our 12-unit building and share the laundry: women only.", Sex),
         ("Must have W-2 income; welfare, child support or alimony won't count toward rent.", FamilialStatus),
         ("Looking for digital natives: smart locks, app-only rent, no paper checks.", Age),
         ("Applicants must have their papers in order, and yes, we actually check.", RaceOrNationalOrigin),

@@ -1972,12 +1972,6 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(no|not|without|never) ([a-z,]+ ){0,4}(menorahs?|crucifix(es)?|shrines?|idols?|prayer flags|rosar(y|ies)|nativity scenes?|mezuzahs?)|scripture (study|studies|reading)",
         Religion,
     ),
-    // Assistance animals brought under a rule against animals ("Guide dogs shed like any other dog,
-    // so our no-animals policy covers them too").
-    audience(
-        r"(guide|service|assistance|seeing[- ]eye|support) (dogs?|animals?)\b[^.;]{0,80}\bno[- ](animals?|pets?|dogs?) (policy|rule)\b[^.;]{0,20}\b(covers?|applies|includes?|extends)|no[- ](animals?|pets?|dogs?) (policy|rule) (covers|applies to|includes|extends to)( all)? (guide|service|assistance|seeing[- ]eye|support) (dogs?|animals?)",
-        Disability,
-    ),
     // A sense or a body part a home is said to need ("works best for folks with sharp ears").
     audience(
         r"(folks|people|someone|anyone|those|tenants?|renters?|buyers?|residents?|applicants?) with (sharp|good|perfect|keen|strong|young|healthy|excellent) (ears|hearing|eyes|eyesight|vision|knees|legs|lungs|backs?|joints|hips)",
@@ -2004,10 +1998,11 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Steering,
     ),
     audience(r"(with|because of|given|judging by|considering) (the|your|that|an|his|her|their) accents?", RaceOrNationalOrigin),
-    // Assistance animals refused under a rule with no exceptions, accommodations refused in other
+    // Assistance animals brought under a rule against animals ("our no-animals policy covers them
+    // too", "a strictly no-animals property with no exceptions"), accommodations refused in other
     // words ("the stairs are part of the deal, so don't ask us to move you to the ground floor").
     audience(
-        r"(guide|service|assistance|seeing[- ]eye|support) (dogs?|animals?)\b[^.;]{0,80}\b(strictly )?no[- ](animals?|pets?|dogs?) (property|building|policy|rule)\b[^.;]{0,30}\bno exceptions|(don't|do not|never) ask (us )?(to|for)[^.;]{0,40}\b(ground floor|first floor|lower floor|ground-floor unit|accommodations?|ramps?|an elevator)|(don't|do not|won't|will not) (do|make|offer|grant) (special|any) arrangements\b[^.;]{0,60}\b(parking|stairs|ground floor|elevator)",
+        r"(guide|service|assistance|seeing[- ]eye|support) (dogs?|animals?)\b[^.;]{0,80}\b(strictly )?no[- ](animals?|pets?|dogs?) (property|building|policy|rule)\b[^.;]{0,30}\b(covers?|applies|includes?|extends|no exceptions)|no[- ](animals?|pets?|dogs?) (policy|rule) (covers|applies to|includes|extends to)( all)? (guide|service|assistance|seeing[- ]eye|support) (dogs?|animals?)|(don't|do not|never) ask (us )?(to|for)[^.;]{0,40}\b(ground floor|first floor|lower floor|ground-floor unit|accommodations?|ramps?|an elevator)|(don't|do not|won't|will not) (do|make|offer|grant) (special|any) arrangements\b[^.;]{0,60}\b(parking|stairs|ground floor|elevator)",
         Disability,
     ),
     // Immigration status by a euphemism, age by a generation's name, and a neighbourhood kept as
@@ -2404,8 +2399,9 @@ const CHILDREN_PROVIDED_FOR: &[&str] = &[
     "children at play",
 ];
 
-/// The sellers described by their age ("the previous owners, a retired couple, added ..."): the
-/// age word is excused inside such a phrase only, not wherever else it stands in the sentence.
+/// The sellers, or the writer, described by their age ("the previous owners, a retired couple,
+/// added ...", "I'm a retired teacher renting out the guest room"): the age word is excused
+/// inside such a phrase only, not wherever else it stands in the sentence.
 /// The owners are named as the ones who own or owned it, not as the ones wanted ("the ideal
 /// owners, a retired couple").
 const SELLERS_DESCRIBED: &[&str] = &[

@@ -323,4 +323,13 @@ mod tests {
         let welcomed = "A: No problem, service dogs are always welcome here.";
         assert!(answer_stands_alone("Q: Can I bring my service dog?", welcomed));
     }
+
+    #[test]
+    fn an_answer_that_sets_a_condition_is_read_with_its_question() {
+        let asked = "Q: Can I bring my service animal?";
+        let conditional = "A: Only if you pay the pet deposit and monthly pet rent like everyone else.";
+        assert!(!answer_stands_alone(asked, conditional));
+        let plain = "A: Pet deposit and monthly pet rent apply to every cat and dog.";
+        assert!(answer_stands_alone(asked, plain));
+    }
 }
