@@ -530,6 +530,10 @@ async fn throughput(
         limited_rates.1 / unlimited_rates.1
     );
 
+    // Polls of a task still queued, read from the database every time, before any worker runs.
+    let queued = ids.last().context("no task was submitted")?;
+    let queued_polls = crate::poll_bench::poll_of_queued_task(&target.base, &target.key, queued)?;
+
     // Queue drain: a standalone worker starts on the full queue; wait until the last job is done.
     server.start_worker()?;
     let drain_started = Instant::now();
@@ -551,7 +555,7 @@ async fn throughput(
     );
     // Polls of a succeeded task (its output URLs signed on every answer), the worker idle.
     let polled = ids.first().context("no task was submitted")?;
-    crate::poll_bench::poll_beside_anchors(&target.base, &target.key, polled, postgres)?;
+    crate::poll_bench::poll_beside_anchors(&target.base, &target.key, polled, queued_polls, postgres)?;
     Ok(key_id)
 }
 

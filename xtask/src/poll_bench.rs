@@ -11,33 +11,58 @@ use std::io::BufRead;
 use std::process::{Command, Stdio};
 
 /// What one `wrk` run measured.
-struct WrkFigures {
+pub struct WrkFigures {
     requests_per_second: f64,
     p50_ms: f64,
     p99_ms: f64,
 }
 
-/// Prints the api-server's poll throughput and latency beside the bare handler's and, on
-/// PostgreSQL, beside `pgbench -S`.
-pub fn poll_beside_anchors(base: &str, key: &str, task_id: &str, postgres: bool) -> Result<()> {
+/// Polls of a task still queued, which every poll reads from the database (an ended task is
+/// answered from memory): measured while no worker runs, printed, and kept for
+/// [`poll_beside_anchors`] to compare. `None` without `wrk`.
+pub fn poll_of_queued_task(base: &str, key: &str, task_id: &str) -> Result<Option<WrkFigures>> {
+    if !has_wrk() {
+        return Ok(None);
+    }
+    let figures = wrk(&format!("{base}/v1/tasks/{task_id}"), Some(key), None)?;
+    print_figures("GET /v1/tasks/{id} queued (wrk c=32)", &figures);
+    Ok(Some(figures))
+}
+
+/// Prints the api-server's poll throughput and latency for a succeeded task beside the bare
+/// handler's and, on PostgreSQL, beside `pgbench -S`; with them the ratios of `queued`, the polls
+/// of a queued task measured before.
+pub fn poll_beside_anchors(
+    base: &str,
+    key: &str,
+    task_id: &str,
+    queued: Option<WrkFigures>,
+    postgres: bool,
+) -> Result<()> {
     if !has_wrk() {
         println!("polls under wrk: skipped (apt-get install wrk)");
         return Ok(());
     }
     let url = format!("{base}/v1/tasks/{task_id}");
     let ours = wrk(&url, Some(key), None)?;
-    print_figures("GET /v1/tasks/{id} (wrk c=32)", &ours);
+    print_figures("GET /v1/tasks/{id} succeeded (wrk c=32)", &ours);
     let bare = bare_actix(task_id)?;
     print_figures("  bare actix handler (wrk c=32)", &bare);
-    println!(
-        "{:<34} {:.2}x the bare handler's throughput",
-        "  polls",
-        ours.requests_per_second / bare.requests_per_second
-    );
-    if postgres {
-        let selects = pgbench(&["-S"])?;
+    let measured = [("  polls, succeeded task", Some(&ours)), ("  polls, queued task", queued.as_ref())];
+    let selects = if postgres { Some(pgbench(&["-S"])?) } else { None };
+    if let Some(selects) = selects {
         println!("{:<34} {:>8.0} tps", "  pgbench -S (c=32)", selects);
-        println!("{:<34} {:.2}x pgbench -S", "  polls", ours.requests_per_second / selects);
+    }
+    for (label, figures) in measured {
+        let Some(figures) = figures else { continue };
+        let against_bare = figures.requests_per_second / bare.requests_per_second;
+        match selects {
+            Some(selects) => println!(
+                "{label:<34} {against_bare:.2}x the bare handler's throughput, {:.2}x pgbench -S",
+                figures.requests_per_second / selects
+            ),
+            None => println!("{label:<34} {against_bare:.2}x the bare handler's throughput"),
+        }
     }
     Ok(())
 }

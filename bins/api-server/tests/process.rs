@@ -55,7 +55,22 @@ async fn first_start_admin_cli_and_sigterm_lose_nothing() {
 
     let accepted = client.post(deployment.url("/v1/generate")).bearer_auth(&secret).json(&tts).send().await.unwrap();
     assert_eq!(accepted.status(), 202);
+    let task_url =
+        deployment.url(&format!("/v1/tasks/{}", accepted.json::<Value>().await.unwrap()["id"].as_str().unwrap()));
+    // Polled to its end and once more, so the server holds the key and the ended task in memory.
+    let started = Instant::now();
+    loop {
+        let task: Value = client.get(&task_url).bearer_auth(&secret).send().await.unwrap().json().await.unwrap();
+        if task["status"] == "succeeded" {
+            break;
+        }
+        assert!(task["status"] != "failed" && started.elapsed() < Duration::from_secs(60), "{task}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(client.get(&task_url).bearer_auth(&secret).send().await.unwrap().status(), 200);
     assert!(deployment.admin(&["key", "revoke", &key_id]).0);
+    let revoked = client.get(&task_url).bearer_auth(&secret).send().await.unwrap();
+    assert_eq!(revoked.status(), 401, "a key revoked by another process is refused at once, even for an ended task");
     let revoked = client.get(deployment.url("/v1/usage")).bearer_auth(&secret).send().await.unwrap();
     assert_eq!(revoked.status(), 401);
 

@@ -69,8 +69,9 @@ impl Api<'_> {
 
     /// A poll: the live key behind `token` and its task `id`, read in one trip to the database's
     /// threads (a poll is the commonest request, and each trip is a hand-off to them and back),
-    /// or without one: on SQLite on this thread when the reads can be done at once, on
-    /// PostgreSQL on this thread's own connection when the key is verified in memory. The task's answer (its
+    /// or without one: from memory when the key is verified there and the task has ended and is
+    /// kept there, on SQLite on this thread when the reads can be done at once, on PostgreSQL on
+    /// this thread's own connection when the key is verified in memory. The task's answer (its
     /// view, or a 404 or 410) comes beside the caller rather than in place of it, so that the
     /// front end counts the request against the key's rate before it answers with the task.
     pub async fn authenticate_and_poll(
@@ -81,20 +82,33 @@ impl Api<'_> {
         let hash = secret_hash(token)?;
         let wanted = (IdSpace::of(id) == IdSpace::Task).then(|| id.to_string());
         let database = self.service.database();
-        let at_once = match database.poll_reads_at_once(&hash, wanted.as_deref()) {
-            Some(reads) => Some(reads?),
-            None => match database.poll_reads_async(&hash, wanted.as_deref()) {
-                Some(reads) => reads.await,
-                None => None,
-            },
-        };
-        let storage::PollReads { key: found, task: record } = match at_once {
+        let reads = match database.poll_reads_in_memory(&hash, wanted.as_deref()) {
             Some(reads) => reads,
-            None => self.service.db(move |db| db.poll_reads(&hash, wanted.as_deref())).await?,
+            None => {
+                let reads = self.poll_reads(hash, wanted).await?;
+                database.keep_polled_task(&reads);
+                reads
+            }
         };
+        let storage::PollReads { key: found, task: record } = reads;
         let caller = live_caller(found)?;
         let task = found_record(IdSpace::Task, id, record).and_then(|record| self.service.task_view(&record));
         Ok((caller, task))
+    }
+
+    /// A poll's reads from the database: on this thread when they can be done at once (SQLite) or
+    /// on its own connection (PostgreSQL), on the database's threads otherwise.
+    async fn poll_reads(&self, hash: String, wanted: Option<String>) -> Result<storage::PollReads, ServiceError> {
+        let database = self.service.database();
+        if let Some(reads) = database.poll_reads_at_once(&hash, wanted.as_deref()) {
+            return Ok(reads?);
+        }
+        if let Some(reads) = database.poll_reads_async(&hash, wanted.as_deref()) {
+            if let Some(reads) = reads.await {
+                return Ok(reads);
+            }
+        }
+        self.service.db(move |db| db.poll_reads(&hash, wanted.as_deref())).await
     }
 
     /// Resolves the connector's bearer token to its caller: an API key, or an access token the

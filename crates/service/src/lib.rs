@@ -248,11 +248,15 @@ impl Service {
         }
     }
 
-    /// On PostgreSQL, starts keeping the keys this process verifies in memory for up to a second,
-    /// forgotten whenever any process changes a key (see `storage::Database::cache_verified_keys`):
-    /// for a process that serves requests. Once per service; later calls do nothing.
+    /// Starts keeping the keys this process verifies in memory for up to a second, forgotten
+    /// whenever any process changes a key (see `storage::Database::cache_verified_keys`), and the
+    /// ended tasks its polls read (`storage::Database::cache_ended_tasks`): for a process that
+    /// serves requests. Once per service; later calls do nothing.
     pub fn cache_verified_keys(&self) {
-        self.inner.key_listener.get_or_init(|| self.inner.db.cache_verified_keys());
+        self.inner.key_listener.get_or_init(|| {
+            self.inner.db.cache_ended_tasks(self.config().task_retention);
+            self.inner.db.cache_verified_keys()
+        });
     }
 
     /// The database.

@@ -234,9 +234,27 @@ pub struct Database {
     pub(crate) url: std::sync::Arc<str>,
     /// Verified keys, while a listener keeps them true (see [`Database::cache_verified_keys`]).
     pub(crate) key_cache: std::sync::Arc<crate::key_cache::KeyCache>,
+    /// On SQLite, the count of key changes every process of the file shares (`key_epoch`); `None`
+    /// on PostgreSQL, or if it could not be mapped.
+    pub(crate) key_epoch: Option<Arc<crate::key_epoch::KeyEpoch>>,
+    /// Ended tasks polls read, once [`Database::cache_ended_tasks`] has started keeping them.
+    pub(crate) ended_tasks: Arc<crate::ended_tasks::EndedTasks>,
     /// Tells this pool (and its clones) apart from other pools of the process, so that submits
     /// share a transaction only with those of the same pool (see `Database::submit_task`).
     pub(crate) instance: u64,
+}
+
+/// The shared count of key changes of the SQLite database at `path`. Without it this process
+/// caches no keys, and its key changes reach other processes' caches only as their entries lapse
+/// (within a second): worth a warning.
+fn open_key_epoch(path: &str) -> Option<Arc<crate::key_epoch::KeyEpoch>> {
+    match crate::key_epoch::KeyEpoch::open(std::path::Path::new(path)) {
+        Ok(epoch) => Some(Arc::new(epoch)),
+        Err(error) => {
+            tracing::warn!(%error, path, "the count of key changes beside the database could not be mapped");
+            None
+        }
+    }
 }
 
 /// The next pool's [`Database::instance`].
@@ -274,6 +292,7 @@ impl Database {
                 (path.to_string(), Duration::from_secs(30))
             }
         };
+        let key_epoch = (backend == Backend::Sqlite).then(|| open_key_epoch(&target)).flatten();
         let losses = Arc::new(Losses::new());
         let pool = Pool::builder().max_size(max).connection_timeout(connection_timeout).build(Connector {
             backend,
@@ -286,6 +305,8 @@ impl Database {
             backend,
             url: url.into(),
             key_cache: Default::default(),
+            key_epoch,
+            ended_tasks: Default::default(),
             instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
         })
     }

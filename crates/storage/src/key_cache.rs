@@ -1,17 +1,20 @@
-//! Verified keys kept in memory on PostgreSQL, so that a request (a poll, most often) authenticates
-//! without a round trip to the database.
+//! Verified keys kept in memory, so that a request (a poll, most often) authenticates without
+//! reading the database.
 //!
-//! The cache answers only while this process listens for key changes: every change that can stop a
-//! secret from working or change what it may do (revocation, a new secret, new rates) sends
-//! `NOTIFY media_keys_changed` at commit, and each listening process then forgets every key it
-//! holds. The process that made the change forgets them at once, before its call returns. While the
-//! listening connection is down nothing is cached, and an entry is trusted for one second at most
-//! in any case, so a revoked key stops working within a second on every api-server even if a
-//! notification were lost. On SQLite nothing is cached: there is no notification to listen to, and
-//! a key read there costs microseconds.
+//! The cache answers only while this process hears of key changes. Every change that can stop a
+//! secret from working or change what it may do (revocation, a new secret, new rates) is
+//! announced as it commits: on PostgreSQL by `NOTIFY media_keys_changed`, which a listening
+//! connection hears; on SQLite by adding one to the count of key changes every process of the
+//! database file shares (`key_epoch`), which the cache compares before each answer. Either way
+//! each process then forgets every key it holds, and the process that made the change forgets
+//! them at once, before its call returns. While the listening connection is down nothing is
+//! cached, and an entry is trusted for one second at most in any case, so a revoked key stops
+//! working within a second on every api-server even if an announcement were lost (a process
+//! killed between its commit and its count, or a key changed by hand).
 
+use crate::key_epoch::KeyEpoch;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The identity behind a valid secret.
@@ -48,6 +51,8 @@ struct CacheState {
     lifetime: Duration,
     /// Whether key changes are being listened for; nothing is cached otherwise.
     listening: bool,
+    /// On SQLite, the shared count of key changes and the value the entries were read under.
+    epoch: Option<(Arc<KeyEpoch>, u64)>,
     /// Counts the times the cache forgot everything, so that a key read before a change cannot be
     /// stored after it.
     generation: u64,
@@ -57,7 +62,7 @@ struct CacheState {
 
 impl Default for CacheState {
     fn default() -> CacheState {
-        CacheState { lifetime: ENTRY_LIFETIME, listening: false, generation: 0, entries: HashMap::new() }
+        CacheState { lifetime: ENTRY_LIFETIME, listening: false, epoch: None, generation: 0, entries: HashMap::new() }
     }
 }
 
@@ -65,7 +70,7 @@ impl KeyCache {
     /// The key `secret_hash` verified less than the entries' lifetime ago ([`ENTRY_LIFETIME`]
     /// unless a test changed it), if it is held.
     pub(crate) fn get(&self, secret_hash: &str) -> Option<AuthenticatedKey> {
-        let state = self.lock();
+        let state = self.current();
         let (key, verified_at) = state.entries.get(secret_hash)?;
         (verified_at.elapsed() < state.lifetime).then(|| key.clone())
     }
@@ -73,14 +78,14 @@ impl KeyCache {
     /// Where the cache stands before a key is read from the database, to pass to
     /// [`KeyCache::insert`]; `None` when nothing may be cached.
     pub(crate) fn generation(&self) -> Option<u64> {
-        let state = self.lock();
+        let state = self.current();
         state.listening.then_some(state.generation)
     }
 
     /// Holds `key`, read from the database when the cache stood at `generation`, unless a change
     /// was announced since.
     pub(crate) fn insert(&self, secret_hash: &str, key: &AuthenticatedKey, generation: u64, read_at: Instant) {
-        let mut state = self.lock();
+        let mut state = self.current();
         if !state.listening || state.generation != generation {
             return;
         }
@@ -113,8 +118,33 @@ impl KeyCache {
     pub(crate) fn set_listening(&self, listening: bool) {
         let mut state = self.lock();
         state.listening = listening;
+        state.epoch = None;
         state.generation += 1;
         state.entries.clear();
+    }
+
+    /// Starts caching on SQLite, where key changes are counted in `epoch`.
+    pub(crate) fn watch(&self, epoch: Arc<KeyEpoch>) {
+        let mut state = self.lock();
+        let seen = epoch.current();
+        state.epoch = Some((epoch, seen));
+        state.listening = true;
+        state.generation += 1;
+        state.entries.clear();
+    }
+
+    /// The state, with every key forgotten if the shared count moved since the entries were read.
+    fn current(&self) -> std::sync::MutexGuard<'_, CacheState> {
+        let mut state = self.lock();
+        if let Some((epoch, seen)) = &mut state.epoch {
+            let now = epoch.current();
+            if now != *seen {
+                *seen = now;
+                state.generation += 1;
+                state.entries.clear();
+            }
+        }
+        state
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, CacheState> {

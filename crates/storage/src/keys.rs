@@ -272,8 +272,9 @@ pub(crate) fn insert_key(
 
 impl Database {
     /// Runs `f`, a change to how some key authenticates, in a write transaction that announces
-    /// the change to every process's cache of verified keys at commit; this process's cache
-    /// forgets its keys before the call returns.
+    /// the change to every process's cache of verified keys as it commits (PostgreSQL's `NOTIFY`
+    /// in the transaction, SQLite's shared count right after it); this process's cache forgets
+    /// its keys before the call returns.
     /// `f` answers its value and whether it changed a key: nothing is announced when it did not
     /// (a key already revoked, or not found), since every announcement empties every cache.
     pub(crate) fn changing_key<T, E>(&self, f: impl FnOnce(&mut AnyConnection) -> Result<(T, bool), E>) -> Result<T, E>
@@ -288,6 +289,9 @@ impl Database {
             Ok::<_, E>((value, changed))
         })?;
         if changed {
+            if let Some(epoch) = &self.key_epoch {
+                epoch.advance();
+            }
             self.key_cache.forget_all();
         }
         Ok(value)

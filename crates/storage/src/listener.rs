@@ -41,6 +41,8 @@ enum ListenEvent {
 pub struct Listener {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// What a listener without a thread (SQLite's count of key changes) undoes when dropped.
+    on_drop: Option<Box<dyn FnOnce() + Send + Sync>>,
 }
 impl Drop for Listener {
     fn drop(&mut self) {
@@ -49,6 +51,9 @@ impl Drop for Listener {
         // call is still running when the process exits.
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+        if let Some(on_drop) = self.on_drop.take() {
+            on_drop();
         }
     }
 }
@@ -74,11 +79,21 @@ impl Database {
         })
     }
 
-    /// On PostgreSQL, starts the thread that keeps this process's cache of verified keys true to
-    /// the database (see `key_cache`): keys are cached while it listens and forgotten whenever any
-    /// process changes one. On SQLite nothing is cached: `None`.
+    /// Starts keeping this process's cache of verified keys true to the database (see
+    /// `key_cache`): keys are cached until the listener is dropped and forgotten whenever any
+    /// process changes one. On PostgreSQL a thread listens for the changes, and nothing is cached
+    /// while its connection is down; on SQLite the cache watches the database's shared count of
+    /// key changes (`None` if it could not be mapped: then nothing is cached).
     pub fn cache_verified_keys(&self) -> Option<Listener> {
         let cache = self.key_cache.clone();
+        if self.backend() == Backend::Sqlite {
+            cache.watch(self.key_epoch.clone()?);
+            return Some(Listener {
+                stop: Arc::new(AtomicBool::new(true)),
+                thread: None,
+                on_drop: Some(Box::new(move || cache.set_listening(false))),
+            });
+        }
         self.listen(KEYS_CHANNEL, move |event| match event {
             ListenEvent::Connected => cache.set_listening(true),
             ListenEvent::Notified => cache.forget_all(),
@@ -108,7 +123,7 @@ impl Database {
                 }
             })
             .ok()?;
-        Some(Listener { stop, thread: Some(thread) })
+        Some(Listener { stop, thread: Some(thread), on_drop: None })
     }
 }
 

@@ -33,6 +33,29 @@ impl Database {
         Ok(PollReads { key, task })
     }
 
+    /// [`Database::poll_reads`] answered from memory, reading nothing: when the key is verified in
+    /// this process's cache of keys ([`Database::cache_verified_keys`]) and its task `task_id` has
+    /// ended and is kept ([`Database::cache_ended_tasks`]). `None` otherwise.
+    pub fn poll_reads_in_memory(&self, secret_hash: &str, task_id: Option<&str>) -> Option<PollReads> {
+        let key = self.key_cache.get(secret_hash)?;
+        let task = self.ended_tasks.get(task_id?, &key.key_id)?;
+        Some(PollReads { key: Some(key), task: Some(task) })
+    }
+
+    /// Keeps the task a poll just read, if it has ended, for [`Database::poll_reads_in_memory`].
+    pub fn keep_polled_task(&self, reads: &PollReads) {
+        if let Some(task) = &reads.task {
+            self.ended_tasks.keep(task, now_millis());
+        }
+    }
+
+    /// Starts keeping the ended tasks polls read (see [`Database::poll_reads_in_memory`]); the
+    /// retention sweeper expires a task `retention` after its end (`None`: never), and no task is
+    /// kept within two minutes of that.
+    pub fn cache_ended_tasks(&self, retention: Option<std::time::Duration>) {
+        self.ended_tasks.start(retention);
+    }
+
     /// [`Database::poll_reads`] on the caller's thread, when that blocks on nothing: on SQLite, with
     /// a connection idle in the pool and the key's use not due to be recorded (a write, which could
     /// wait for another writer), the reads take microseconds, in one statement, and are done at
@@ -42,12 +65,16 @@ impl Database {
         if self.backend() != Backend::Sqlite {
             return None;
         }
+        let (generation, read_at) = (self.key_cache.generation(), std::time::Instant::now());
         let reads = self.read_if_idle(|conn| {
             let Some((found, task)) = live_key_and_task(conn, secret_hash, task_id)? else {
                 return Ok(Some(PollReads { key: None, task: None }));
             };
             if use_record_due(found.last_used_at, now_millis()) {
                 return Ok(None);
+            }
+            if let Some(generation) = generation {
+                self.key_cache.insert(secret_hash, &found.key, generation, read_at);
             }
             Ok(Some(PollReads { key: Some(found.key), task }))
         })?;

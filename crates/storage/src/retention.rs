@@ -36,6 +36,7 @@ impl Database {
                 ))
                 .execute(conn)
         })?;
+        self.ended_tasks.forget(id);
         Ok(updated == 1)
     }
 }

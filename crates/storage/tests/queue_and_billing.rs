@@ -692,21 +692,21 @@ fn a_shared_rate_bucket_never_gives_more_than_it_holds_to_concurrent_takers() {
     });
 }
 
-/// On PostgreSQL an api-server answers verified keys from memory, and a key changed by any other
-/// process (revoked, given a new secret or new rates) is forgotten by every cache as the change
-/// commits, not when its entry would expire. On SQLite nothing is cached: every change is seen
-/// at once.
+/// An api-server answers verified keys from memory, and a key changed by any other process
+/// (revoked, given a new secret or new rates) is forgotten by every cache as the change commits,
+/// not when its entry would expire: announced by `NOTIFY` on PostgreSQL, counted in the shared
+/// count of key changes beside the file on SQLite.
 #[test]
 fn a_key_changed_anywhere_is_forgotten_by_every_cache_of_verified_keys() {
     for backend in BACKENDS {
         let test_db = TestDatabase::new(backend).expect("test database");
         // Two processes: an api-server that caches keys (its entries held for a minute, so only
-        // the notifications can make it forget one), and an operator's command.
+        // the announcements can make it forget one), and an operator's command.
         let server = &test_db.db;
         let operator = Database::connect(&test_db.url, 2).expect("second handle");
         TestDatabase::hold_verified_keys_for(server, std::time::Duration::from_secs(60));
         let listener = server.cache_verified_keys();
-        assert_eq!(listener.is_some(), backend == storage::Backend::Postgres);
+        assert!(listener.is_some(), "{backend:?}");
         let wait_until = |what: &str, done: &dyn Fn() -> bool| {
             let started = std::time::Instant::now();
             while !done() {
@@ -714,9 +714,7 @@ fn a_key_changed_anywhere_is_forgotten_by_every_cache_of_verified_keys() {
                 thread::sleep(std::time::Duration::from_millis(5));
             }
         };
-        if backend == storage::Backend::Postgres {
-            wait_until("the cache starts once its listener connects", &|| server.caches_verified_keys());
-        }
+        wait_until("the cache starts once its listener connects", &|| server.caches_verified_keys());
         let name = new_id("acct");
         operator.create_account(&name, false, usd("5")).unwrap();
         let (first, second) = (keys::hash_secret("mgk_first"), keys::hash_secret("mgk_second"));
@@ -729,12 +727,9 @@ fn a_key_changed_anywhere_is_forgotten_by_every_cache_of_verified_keys() {
         raw_sql(&test_db, backend, &format!("UPDATE api_keys SET read_rate_per_minute = 7 WHERE id = '{}'", key.id))
             .unwrap();
         let cached = authenticated(&first).unwrap().read_rate_per_minute;
-        match backend {
-            storage::Backend::Postgres => assert_eq!(cached, None, "the verified key is answered from memory"),
-            storage::Backend::Sqlite => assert_eq!(cached, Some(7), "SQLite caches nothing"),
-        }
+        assert_eq!(cached, None, "{backend:?}: the verified key is answered from memory");
 
-        let listening = || backend == storage::Backend::Sqlite || server.caches_verified_keys();
+        let listening = || server.caches_verified_keys();
         // Any key's change, made by another process, makes the server read every key again.
         assert!(listening(), "the listener stayed up");
         operator.set_key_rates(&other.id, Some(60), None).unwrap();
@@ -803,6 +798,72 @@ fn a_polls_reads_are_done_at_once_only_on_sqlite_and_only_without_a_write() {
             assert!(revoked.key.is_none() && revoked.task.is_none(), "a revoked key reads nothing");
         }
     });
+}
+
+/// A poll of an ended task is answered from memory, reading nothing, only to the key that created
+/// it and only while that key lives; a task not ended, one near its expiry by retention, or one
+/// this process expired is read again.
+#[test]
+fn ended_tasks_are_answered_from_memory_to_their_own_live_key_only() {
+    for backend in BACKENDS {
+        let test_db = TestDatabase::new(backend).expect("test database");
+        let (server, operator) = (&test_db.db, Database::connect(&test_db.url, 2).expect("second handle"));
+        let _listener = server.cache_verified_keys().expect("keys are cached");
+        let wait_until = |what: &str, done: &dyn Fn() -> bool| {
+            let started = std::time::Instant::now();
+            while !done() {
+                assert!(started.elapsed() < std::time::Duration::from_secs(10), "{backend:?}: {what}");
+                thread::sleep(std::time::Duration::from_millis(5));
+            }
+        };
+        wait_until("the key cache starts", &|| server.caches_verified_keys());
+        let day = std::time::Duration::from_secs(86_400);
+        server.cache_ended_tasks(Some(30 * day));
+        let name = new_id("acct");
+        operator.create_account(&name, true, usd("5")).unwrap();
+        let (mine, theirs) = (keys::hash_secret("mgk_mine"), keys::hash_secret("mgk_theirs"));
+        let key = operator.create_key(&name, &mine, None, None).unwrap();
+        operator.create_key(&name, &theirs, None, None).unwrap();
+        let poll = |hash: &str, id: &str| {
+            let reads = server.poll_reads(hash, Some(id)).unwrap();
+            server.keep_polled_task(&reads);
+            reads
+        };
+        let in_memory = |hash: &str, id: &str| server.poll_reads_in_memory(hash, Some(id)).and_then(|r| r.task);
+
+        let task = operator.submit_task(&new_task(&operator, &key.id, "0.4")).unwrap();
+        assert_eq!(poll(&mine, &task.id).task.map(|t| t.status), Some("queued".to_string()));
+        assert!(in_memory(&mine, &task.id).is_none(), "{backend:?}: a queued task is read every time");
+        let claimed = operator.claim_task("w1", 60_000, RunningShares::UNLIMITED).unwrap().expect("claimed");
+        operator.finish_succeeded(&task.id, claimed.attempt, "[]", None, usd("0.25"), true).unwrap();
+        let ended = poll(&mine, &task.id).task.expect("read");
+        assert_eq!(ended.status, "succeeded");
+        assert_eq!(in_memory(&mine, &task.id), Some(ended.clone()), "{backend:?}: answered from memory");
+        assert!(poll(&theirs, &task.id).task.is_none());
+        assert!(in_memory(&theirs, &task.id).is_none(), "{backend:?}: another key never sees it");
+
+        // This process expires it: read again (and found expired).
+        assert!(server.expire_task(&task.id, storage::now_millis()).unwrap());
+        assert!(in_memory(&mine, &task.id).is_none(), "{backend:?}: an expired task is forgotten");
+        assert!(poll(&mine, &task.id).task.expect("read").expired_at.is_some());
+
+        // A task whose expiry is near is not kept: the sweeper of another process may expire it.
+        server.cache_ended_tasks(Some(std::time::Duration::from_secs(90)));
+        let near = operator.submit_task(&new_task(&operator, &key.id, "0.4")).unwrap();
+        let claimed = operator.claim_task("w1", 60_000, RunningShares::UNLIMITED).unwrap().expect("claimed");
+        operator.finish_failed(&near.id, claimed.attempt, "broke", FailureKind::Job).unwrap();
+        assert_eq!(poll(&mine, &near.id).task.map(|t| t.status), Some("failed".to_string()));
+        assert!(in_memory(&mine, &near.id).is_none(), "{backend:?}: kept within two minutes of its expiry");
+        server.cache_ended_tasks(None);
+        poll(&mine, &near.id);
+        assert!(in_memory(&mine, &near.id).is_some(), "{backend:?}: with no retention an ended task is kept");
+
+        // Its key revoked by another process: nothing is answered from memory any more.
+        operator.revoke_key(&key.id).unwrap();
+        wait_until("the revocation is heard", &|| in_memory(&mine, &near.id).is_none());
+        let reads = poll(&mine, &near.id);
+        assert!(reads.key.is_none() && reads.task.is_none(), "{backend:?}");
+    }
 }
 
 /// One transaction of many submits of one account checks each as if it ran alone after the ones
