@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout52.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout53.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -276,6 +276,14 @@ const MAX_FALSE_ALARMS_51: usize = 3;
 /// studio above the bakery.", kept after its refusal is dropped, "little" being on this file's list.
 const MAX_MISSES_52: usize = 1;
 const MAX_FALSE_ALARMS_52: usize = 7;
+/// The fifty-third (at least 70 preferences without a class word, about fifteen per class,
+/// harassment among them; voicemails, chatbot answers, HOA rules and ten other languages),
+/// measured on arrival after the fifty-second's round: 12 and 16 (rules alone 30 not flagged and
+/// 11). Its round: 0 and 14 (rules alone 18 and 9); the false alarms left are places and festivals
+/// named by their faith (by policy), the model's readings and descriptions of people that state no
+/// wish (a leasing agent who is "a mother of two", the sellers' "aging parents").
+const MAX_MISSES_53: usize = 0;
+const MAX_FALSE_ALARMS_53: usize = 14;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -684,6 +692,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fiftieth corpus", include_str!("data/fair_housing_holdout50.tsv"), MAX_MISSES_50, MAX_FALSE_ALARMS_50),
     ("fifty-first corpus", include_str!("data/fair_housing_holdout51.tsv"), MAX_MISSES_51, MAX_FALSE_ALARMS_51),
     ("fifty-second corpus", include_str!("data/fair_housing_holdout52.tsv"), MAX_MISSES_52, MAX_FALSE_ALARMS_52),
+    ("fifty-third corpus", include_str!("data/fair_housing_holdout53.tsv"), MAX_MISSES_53, MAX_FALSE_ALARMS_53),
 ];
 
 #[test]

@@ -101,7 +101,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"hispan[oa]s|latin[oa]s|mexican[oa]s|extranjer[oa]s|inmigrantes|indocumentad[oa]s|ilegales|ciudadan[oa]s|ciudadan[ií]a",
             r"|raza|color de (la )?piel|piel (clara|blanca|oscura|morena)|gringos|g[üu]er[oa]s?",
             r"|que habl(en|an|e) (s[oó]lo |solamente |[uú]nicamente )?(ingl[eé]s|espa[ñn]ol)",
-            r"|(pessoas|inquilinos|fam[íi]lias|moradores|gente) (brancas?|brancos|negr[oa]s|pret[oa]s)|estrangeir[oa]s|imigrantes|cor da pele",
+            r"|(pessoas|inquilinos|fam[íi]lias|moradores|gente) (brancas?|brancos|negr[oa]s|pret[oa]s)|estrangeir[oa]s|imigrantes|cor da pele|pele (clara|escura|branca|negra|morena)",
             r"|que fal(em|e) (somente |apenas )?ingl[êe]s|brasileir[oa]s",
             r"|người (việt|mỹ|hoa|tàu|trung quốc|mễ|mexico|da trắng|da đen|da màu|nước ngoài|ngoại quốc|châu á|châu phi|tây|ấn|hàn|nhật|bản xứ|nhập cư|gốc)",
             r"|da trắng|da đen|da màu|màu da|sắc tộc|chủng tộc|quốc tịch|dân tộc|di dân|nhập cư|(phải|cần|chỉ) (nói|biết|rành) tiếng",
@@ -136,9 +136,12 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         FamilialStatus,
     ),
     audience(r"(solo|s[oó]lo) (hombres|mujeres)", Sex),
-    // Spanish listings: service animals refused, birthplace wanted.
+    // Spanish and Portuguese listings: service animals refused; Spanish: birthplace wanted.
     audience(
-        r"(no se aceptan|no aceptamos|no se permiten|no permitimos|sin) (animales de (servicio|apoyo|asistencia)|perros (de servicio|gu[ií]a)|sillas de ruedas)",
+        concat!(
+            r"(no se aceptan|no aceptamos|no se permiten|no permitimos|sin) (animales de (servicio|apoyo|asistencia)|perros (de servicio|gu[ií]a)|sillas de ruedas)",
+            r"|n[ãa]o (aceitamos|se aceitam|permitimos|s[ãa]o (aceitos|permitidos))[^.;]{0,40}\b((c[ãa]o|c[ãa]es)[- ]guias?|animais? de (suporte|apoio|assist[êe]ncia|servi[çc]o))",
+        ),
         Disability,
     ),
     audience(
@@ -245,6 +248,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(in_run!(r"\p{Arabic}", "أطفال|طفل|عائل|أسر|حامل|عزاب|متزوج"), FamilialStatus),
     audience(in_run!(r"\p{Arabic}", "نساء|رجال|سيدات|بنات|شباب"), Sex),
     audience(in_run!(r"\p{Arabic}", "مسلم|مسيحي|يهود|مسلمين|المسلمة"), Religion),
+    // "Of the same sect / creed / faith".
+    audience("نفس (الطائفة|المذهب|الدين|الديانة)", Religion),
     audience(in_run!(r"\p{Arabic}", "أجانب|أجنبي|جنسي|عرب|بيض|سود|مواطن"), RaceOrNationalOrigin),
     audience(in_run!(r"\p{Arabic}", "معاق|إعاقة|الاحتياجات الخاصة|كبار السن"), Disability),
     // Japanese.
@@ -266,6 +271,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(in_run!(r"\p{Devanagari}", "बुजुर्ग|वरिष्ठ नागरिक"), Age),
     // Hindi written in Latin letters, as rental posts in India often are.
     audience(r"videshi|videshiyon|(indian )?passport nahi|buzurg|sirf (young|jawan|naujawan)", RaceOrNationalOrigin),
+    audience(r"bimaar|apahij|viklang|divyang|sirf fit log", Disability),
     // Ukrainian.
     audience(r"діт(и|ей|ям|ьми)|діток|дитин\w*|без дітей|вагітн\w*", FamilialStatus),
     audience(r"іноземц\w*|без акцент\w*|слов['’]ян\w*", RaceOrNationalOrigin),

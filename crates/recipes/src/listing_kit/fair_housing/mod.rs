@@ -624,10 +624,22 @@ mod tests {
         ("Every adult must hold a driver's license, because the owner wants tenants who can get around on their own.", Disability),
         ("Max occupancy is two people total, because the owner doesn't want the wear and tear of a growing household.", FamilialStatus),
         ("User: My guide dog comes everywhere with me, is that ok? Bot: Sorry, this is a strictly no-animals property with no exceptions.", Disability),
+        ("Honestly, at your stage of life you'd probably be happier at the Oaks.", Age),
+        ("To be approved you'll need to show you have at least fifteen working years ahead of you.", Age),
+        ("Our building celebrates Christmas and Easter together, ideal for tenants who share those traditions.", Religion),
+        ("We don't set aside parking for anyone's medical needs.", Disability),
+        ("Deposit waived for any tenant who agrees to a coffee date with the landlord.", Sex),
+        ("Private evening showings for pretty applicants; everyone else, come to the open house.", Sex),
+        ("Aluga-se apartamento, não aceitamos cão-guia nem animal de suporte emocional.", Disability),
+        ("Alugo apartamento em Copacabana, preferência para pessoas de pele clara.", RaceOrNationalOrigin),
+        ("شقة للإيجار، نفضّل مستأجرين من نفس الطائفة فقط.", Religion),
+        ("Flat kiraye par hai, lekin koi bimaar ya apahij vyakti nahi chahiye.", Disability),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
     const CLEAN: &[&str] = &[
+        "We welcome applicants of every race, colour, religion, national origin, sex, disability, familial status and age.",
+        "Roommate wanted: I'm a guy in my 30s living in the condo I own, looking for a male housemate to share the 2BR.",
         "Sunny family room with a gas fireplace.",
         "Single-family home on a quiet cul-de-sac.",
         "Walk-in closet and a spa bath in the master bedroom.",

@@ -1998,6 +1998,30 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Steering,
     ),
     audience(r"(with|because of|given|judging by|considering) (the|your|that|an|his|her|their) accents?", RaceOrNationalOrigin),
+    // Age told by a stage of life, working years left, or what older people are said to like
+    // ("at your stage of life you'd be happier at the Oaks", "fifteen working years ahead of
+    // you", "not early-bird specials and bingo").
+    audience(
+        r"(at|in) (your|this|that) (stage|time|point|season) (of|in) (your )?life\b[^.;]{0,80}\b(happier|better|more comfortable|suit|cater)|(working|productive|earning) years (ahead of|left in|left for) you|early[- ]bird (specials?|dinners?) and bingo|bingo and early[- ]bird",
+        Age,
+    ),
+    // A faith's traditions as what makes a resident ideal ("celebrates Christmas and Easter
+    // together, ideal for tenants who share those traditions"), and accommodations refused in
+    // general ("we don't set aside parking for anyone's medical needs").
+    audience(
+        r"(ideal|perfect|great|best|suited|meant) for (tenants|residents|buyers|renters|people|families|those|anyone|neighbou?rs|applicants) who (share|follow|keep|observe|celebrate|practi[cs]e) (those|these|our|the same|such) (traditions|beliefs|faith|holidays|observances)",
+        Religion,
+    ),
+    audience(
+        r"(don't|do not|won't|will not|never|can't|cannot) (set aside|reserve|hold|make|give|provide|offer|change)\b[^.;]{0,40}\b(for|to meet) (anyone's|anybody's|any|someone's|people's|your|tenants'|residents') (medical|health|mobility|accessibility|special) (needs|conditions|reasons|requirements)",
+        Disability,
+    ),
+    // Sex by favours asked of a tenant or looks wanted ("deposit waived for a coffee date with
+    // the landlord", "private showings for pretty applicants").
+    audience(
+        r"(dates?|dinner|drinks|coffee)( dates?)? with (the|your|me|our) (landlord|landlady|owner|manager|super)|(the|your) (landlord|landlady|owner|manager) (staying|sleeping|spending the night|stays|sleeps) over|(pretty|attractive|good[- ]looking|hot|cute|sexy|beautiful|gorgeous) (applicants|tenants|renters|girls|ladies|women|roommates|housemates|candidates)",
+        Sex,
+    ),
     // Assistance animals brought under a rule against animals ("our no-animals policy covers them
     // too", "a strictly no-animals property with no exceptions"), accommodations refused in other
     // words ("the stairs are part of the deal, so don't ask us to move you to the ground floor").
