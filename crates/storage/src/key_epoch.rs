@@ -23,11 +23,18 @@ impl KeyEpoch {
     /// Maps the count of the SQLite database at `database`, creating its file (at zero) when it is
     /// missing.
     pub(crate) fn open(database: &Path) -> std::io::Result<KeyEpoch> {
-        let path = Self::path_of(database);
+        // The file's real path, as SQLite names its own files: processes that reach the database
+        // through different links share one count.
+        let database = std::fs::canonicalize(database).unwrap_or_else(|_| database.to_path_buf());
+        let path = Self::path_of(&database);
         let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)?;
         // Processes opening it together may each see it empty and each extend it: extending to the
         // same length changes nothing another already counted.
         if file.metadata()?.len() < COUNT_BYTES {
+            // Writable by whoever may write the database, as SQLite makes its `-wal` and `-shm`.
+            if let Ok(database) = std::fs::metadata(&database) {
+                file.set_permissions(database.permissions())?;
+            }
             file.set_len(COUNT_BYTES)?;
         }
         let map = memmap2::MmapOptions::new().len(COUNT_BYTES as usize).map_raw(&file)?;

@@ -93,7 +93,7 @@ impl Database {
     }
 
     /// Finds the live (not revoked) key whose secret hashes to `secret_hash`, and records its use
-    /// (at most once a minute, so a busy key does not write on every request). On PostgreSQL, while
+    /// (at most once a minute, so a busy key does not write on every request). While
     /// [`Database::cache_verified_keys`] runs, a key verified in the last second is answered from
     /// memory.
     pub fn authenticate(&self, secret_hash: &str) -> StorageResult<Option<AuthenticatedKey>> {
@@ -108,8 +108,8 @@ impl Database {
         Ok(found)
     }
 
-    /// Whether this process answers verified keys from memory: on PostgreSQL, while
-    /// [`Database::cache_verified_keys`] is connected.
+    /// Whether this process answers verified keys from memory: while
+    /// [`Database::cache_verified_keys`] runs (on PostgreSQL, while its listener is connected).
     pub fn caches_verified_keys(&self) -> bool {
         self.key_cache.is_active()
     }
@@ -289,8 +289,13 @@ impl Database {
             Ok::<_, E>((value, changed))
         })?;
         if changed {
-            if let Some(epoch) = &self.key_epoch {
-                epoch.advance();
+            match &self.key_epoch {
+                Some(epoch) => epoch.advance(),
+                None if self.backend() == crate::Backend::Sqlite => tracing::warn!(
+                    "a key changed, but the count of key changes beside the database could not be mapped: \
+                     other processes' caches forget the old key only as their entries lapse, within a second"
+                ),
+                None => {}
             }
             self.key_cache.forget_all();
         }

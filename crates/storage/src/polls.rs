@@ -42,8 +42,12 @@ impl Database {
         Some(PollReads { key: Some(key), task: Some(task) })
     }
 
-    /// Keeps the task a poll just read, if it has ended, for [`Database::poll_reads_in_memory`].
+    /// Keeps the task a poll just read, if it has ended, for [`Database::poll_reads_in_memory`]
+    /// (which answers only with the key verified in memory: nothing is kept while keys are not).
     pub fn keep_polled_task(&self, reads: &PollReads) {
+        if !self.key_cache.is_active() {
+            return;
+        }
         if let Some(task) = &reads.task {
             self.ended_tasks.keep(task, now_millis());
         }

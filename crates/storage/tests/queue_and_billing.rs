@@ -692,6 +692,15 @@ fn a_shared_rate_bucket_never_gives_more_than_it_holds_to_concurrent_takers() {
     });
 }
 
+/// Waits up to ten seconds for `done`, failing with `what`.
+fn wait_until(what: &str, done: &dyn Fn() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{what}");
+        thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// An api-server answers verified keys from memory, and a key changed by any other process
 /// (revoked, given a new secret or new rates) is forgotten by every cache as the change commits,
 /// not when its entry would expire: announced by `NOTIFY` on PostgreSQL, counted in the shared
@@ -707,13 +716,7 @@ fn a_key_changed_anywhere_is_forgotten_by_every_cache_of_verified_keys() {
         TestDatabase::hold_verified_keys_for(server, std::time::Duration::from_secs(60));
         let listener = server.cache_verified_keys();
         assert!(listener.is_some(), "{backend:?}");
-        let wait_until = |what: &str, done: &dyn Fn() -> bool| {
-            let started = std::time::Instant::now();
-            while !done() {
-                assert!(started.elapsed() < std::time::Duration::from_secs(10), "{backend:?}: {what}");
-                thread::sleep(std::time::Duration::from_millis(5));
-            }
-        };
+        let wait_until = |what: &str, done: &dyn Fn() -> bool| wait_until(&format!("{backend:?}: {what}"), done);
         wait_until("the cache starts once its listener connects", &|| server.caches_verified_keys());
         let name = new_id("acct");
         operator.create_account(&name, false, usd("5")).unwrap();
@@ -809,13 +812,7 @@ fn ended_tasks_are_answered_from_memory_to_their_own_live_key_only() {
         let test_db = TestDatabase::new(backend).expect("test database");
         let (server, operator) = (&test_db.db, Database::connect(&test_db.url, 2).expect("second handle"));
         let _listener = server.cache_verified_keys().expect("keys are cached");
-        let wait_until = |what: &str, done: &dyn Fn() -> bool| {
-            let started = std::time::Instant::now();
-            while !done() {
-                assert!(started.elapsed() < std::time::Duration::from_secs(10), "{backend:?}: {what}");
-                thread::sleep(std::time::Duration::from_millis(5));
-            }
-        };
+        let wait_until = |what: &str, done: &dyn Fn() -> bool| wait_until(&format!("{backend:?}: {what}"), done);
         wait_until("the key cache starts", &|| server.caches_verified_keys());
         let day = std::time::Duration::from_secs(86_400);
         server.cache_ended_tasks(Some(30 * day));
