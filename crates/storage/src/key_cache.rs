@@ -60,6 +60,14 @@ struct CacheState {
     entries: HashMap<String, (AuthenticatedKey, Instant)>,
 }
 
+impl CacheState {
+    /// Forgets every key, and moves the generation on so that no key read before is stored.
+    fn forget(&mut self) {
+        self.generation += 1;
+        self.entries.clear();
+    }
+}
+
 impl Default for CacheState {
     fn default() -> CacheState {
         CacheState { lifetime: ENTRY_LIFETIME, listening: false, epoch: None, generation: 0, entries: HashMap::new() }
@@ -97,9 +105,7 @@ impl KeyCache {
 
     /// Forgets every key: a key changed somewhere.
     pub(crate) fn forget_all(&self) {
-        let mut state = self.lock();
-        state.generation += 1;
-        state.entries.clear();
+        self.lock().forget();
     }
 
     /// Whether keys are being cached: the listener is connected.
@@ -119,8 +125,7 @@ impl KeyCache {
         let mut state = self.lock();
         state.listening = listening;
         state.epoch = None;
-        state.generation += 1;
-        state.entries.clear();
+        state.forget();
     }
 
     /// Starts caching on SQLite, where key changes are counted in `epoch`.
@@ -129,8 +134,7 @@ impl KeyCache {
         let seen = epoch.current();
         state.epoch = Some((epoch, seen));
         state.listening = true;
-        state.generation += 1;
-        state.entries.clear();
+        state.forget();
     }
 
     /// The state, with every key forgotten if the shared count moved since the entries were read.
@@ -140,8 +144,7 @@ impl KeyCache {
             let now = epoch.current();
             if now != *seen {
                 *seen = now;
-                state.generation += 1;
-                state.entries.clear();
+                state.forget();
             }
         }
         state

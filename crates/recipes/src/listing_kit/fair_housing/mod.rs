@@ -640,6 +640,7 @@ mod tests {
     const CLEAN: &[&str] = &[
         "We welcome applicants of every race, colour, religion, national origin, sex, disability, familial status and age.",
         "Roommate wanted: I'm a guy in my 30s living in the condo I own, looking for a male housemate to share the 2BR.",
+        "At this point in life the sellers are happier in a smaller place, so the garden is ready for its next gardener.",
         "Sunny family room with a gas fireplace.",
         "Single-family home on a quiet cul-de-sac.",
         "Walk-in closet and a spa bath in the master bedroom.",

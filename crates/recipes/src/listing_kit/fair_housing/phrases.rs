@@ -2002,7 +2002,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // ("at your stage of life you'd be happier at the Oaks", "fifteen working years ahead of
     // you", "not early-bird specials and bingo").
     audience(
-        r"(at|in) (your|this|that) (stage|time|point|season) (of|in) (your )?life\b[^.;]{0,80}\b(happier|better|more comfortable|suit|cater)|(working|productive|earning) years (ahead of|left in|left for) you|early[- ]bird (specials?|dinners?) and bingo|bingo and early[- ]bird",
+        r"(at|in) your (stage|time|point|season) (of|in) life\b[^.;]{0,80}\b(happier|better|more comfortable|suit|cater)|(working|productive|earning) years (ahead of|left in|left for) you|early[- ]bird (specials?|dinners?) and bingo|bingo and early[- ]bird",
         Age,
     ),
     // A faith's traditions as what makes a resident ideal ("celebrates Christmas and Easter
