@@ -33,8 +33,15 @@ fn main() -> Result<std::process::ExitCode> {
         let worker_config =
             worker::WorkerConfig::from_app_config(&config, format!("worker-{}-{}", hostname(), std::process::id()));
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
-        let running = tokio::spawn(worker::run(service, worker_config, shutdown_rx));
-        worker::termination_signal().await;
+        let mut running = tokio::spawn(worker::run(service, worker_config, shutdown_rx));
+        tokio::select! {
+            _ = worker::termination_signal() => {}
+            // The loop ends only when told to; if it ended by itself (a panic), the process exits
+            // with an error so that whatever supervises it starts a new one.
+            ended = &mut running => {
+                anyhow::bail!("the worker stopped unexpectedly: {}", ended.err().map_or_else(|| "no error".into(), |e| e.to_string()));
+            }
+        }
         tracing::info!("shutting down: no new jobs are claimed");
         let _ = shutdown_tx.send(true);
         let _ = running.await;

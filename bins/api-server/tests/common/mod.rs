@@ -169,7 +169,12 @@ impl Deployment {
             if task["status"] == "succeeded" || task["status"] == "failed" {
                 return task;
             }
-            assert!(started.elapsed() < limit, "task {id} did not end: {task}");
+            if started.elapsed() >= limit {
+                let log = self.log();
+                let tail: Vec<&str> = log.lines().rev().take(60).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                panic!("task {id} did not end: {task}\nthe deployment's log ends:\n{}", tail.join("\n"));
+            }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
