@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--part images|media|service|providers|queue|all] [--backend sqlite|postgres|both]
+//! `cargo xtask bench [--part images|media|service|providers|pickup|queue|all] [--backend sqlite|postgres|both]
 //! [--requests N] [--concurrency C] [--tracked N] [--provider-run-ms MS]`: times images and video beside libvips, ImageMagick and ffmpeg
 //! (`images`; `media` adds the engines end to end and the reel through one SQLite service); then
 //! (`service`, and `all`, the default) builds the release binaries, starts a real api-server (no in-process worker) on a scratch database and
@@ -9,7 +9,7 @@
 //! after them waits on a job) submits of one key under `wrk` beside `pgbench`'s hot-row ceiling;
 //! the pickup latency of an idle worker on a deployment of its own; then, against the provider simulator, the
 //! inline submit to an upstream provider and one worker tracking `--tracked` (1,000) requests at once
-//! (`--part providers`: that alone); `--part queue`: the queue's no-op job rate beside apalis
+//! (`--part providers`: that alone; `--part pickup`: the pickup latency alone); `--part queue`: the queue's no-op job rate beside apalis
 //! (`queue_bench`).
 //! Nothing here asserts on timings; it measures.
 
@@ -31,6 +31,8 @@ struct Options {
     throughput: bool,
     /// Only the provider-tracking figure.
     providers_only: bool,
+    /// Only the pickup-latency figure.
+    pickup_only: bool,
     /// The queue beside apalis (`all` and `queue`).
     queue: bool,
     /// Requests held at the provider simulator at once in the tracking figure.
@@ -48,6 +50,7 @@ fn parse(args: &[String]) -> Result<Options> {
         service: true,
         throughput: true,
         providers_only: false,
+        pickup_only: false,
         queue: true,
         tracked: 1000,
         provider_run_ms: PROVIDER_RUN_MS,
@@ -80,8 +83,12 @@ fn parse(args: &[String]) -> Result<Options> {
                         options.providers_only = true;
                         (false, true, true)
                     }
+                    "pickup" => {
+                        options.pickup_only = true;
+                        (false, true, true)
+                    }
                     "queue" => (false, false, false),
-                    other => bail!("unknown part {other} (images, media, service, providers, queue, all)"),
+                    other => bail!("unknown part {other} (images, media, service, providers, pickup, queue, all)"),
                 };
                 if !options.throughput {
                     options.backends = vec!["sqlite"];
@@ -124,6 +131,11 @@ fn service(options: &Options) -> Result<()> {
         if options.providers_only {
             println!("\n== backend: {backend} ==");
             runtime.block_on(tracking(*backend == "postgres", options))?;
+            continue;
+        }
+        if options.pickup_only {
+            println!("\n== backend: {backend} ==");
+            runtime.block_on(pickup(*backend == "postgres"))?;
             continue;
         }
         let mut server = Deployment::start(

@@ -143,7 +143,6 @@ pub(crate) fn submit_batch(
     batch: &[NewTask],
 ) -> Result<Vec<Result<TaskRecord, SubmitError>>, StorageError> {
     let Some(first) = batch.first() else { return Ok(Vec::new()) };
-    let now = now_millis();
     // Lock order account -> key everywhere, so concurrent holds and revocations serialise per
     // account without deadlocks (settlements take neither: see `balances`); keys in id order, so
     // two batches never wait on each other in a cycle. On SQLite the IMMEDIATE transaction
@@ -173,6 +172,9 @@ pub(crate) fn submit_batch(
     let mut free_held_here = 0;
     // Idempotency keys claimed earlier in this batch: (key id, idempotency key) -> (task, hash).
     let mut claimed: HashMap<(String, String), (String, String)> = HashMap::new();
+    // A task is created when its batch holds the rows it needs, not when the batch began waiting
+    // for them: its `created_at`, and so its pickup latency, leaves out the lock waits.
+    let now = now_millis();
     let mut accepted: Vec<Accepted> = Vec::new();
     let mut results = Vec::with_capacity(batch.len());
     for new in batch {

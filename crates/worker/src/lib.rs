@@ -273,7 +273,8 @@ pub const TRACKING_CONCURRENCY: usize = 64;
 const TRACKING_BATCH: usize = 100;
 /// With no provider configured nothing new is ever tracked: the tracker only looks, this seldom,
 /// for tasks left from a deployment that had one (each fails, as its provider is gone), rather
-/// than taking the database's write lock every poll interval for nothing.
+/// than taking the database's write lock every poll interval, or on every accepted job, for
+/// nothing.
 const IDLE_WITHOUT_PROVIDERS: Duration = Duration::from_secs(30);
 
 /// Tracks requests at upstream providers until `shutdown`: claims due tasks in batches and looks
@@ -283,8 +284,8 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
     let in_flight = Arc::new(Semaphore::new(TRACKING_CONCURRENCY));
     let mut looking = JoinSet::new();
     let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
-    let idle =
-        if service.engines().upstream().any_configured() { config.poll_interval } else { IDLE_WITHOUT_PROVIDERS };
+    let providers = service.engines().upstream().any_configured();
+    let idle = if providers { config.poll_interval } else { IDLE_WITHOUT_PROVIDERS };
     let mut backoff = Backoff::new(config.poll_interval);
     loop {
         while looking.try_join_next().is_some() {}
@@ -318,7 +319,10 @@ async fn track(service: Service, config: WorkerConfig, mut shutdown: watch::Rece
             }
             Ok(_) => {
                 tokio::select! {
-                    _ = service.tracked_due().notified() => {}
+                    // Without a provider no submission or callback can make a task due, and a
+                    // look on every accepted job would take the database (and a core) from the
+                    // claim that starts it.
+                    _ = service.tracked_due().notified(), if providers => {}
                     _ = tokio::time::sleep(idle) => {}
                     _ = shutdown_requested(&mut shutdown) => break,
                 }
