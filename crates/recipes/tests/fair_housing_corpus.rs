@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout53.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout54.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -284,6 +284,13 @@ const MAX_FALSE_ALARMS_52: usize = 7;
 /// wish (a leasing agent who is "a mother of two", the sellers' "aging parents").
 const MAX_MISSES_53: usize = 0;
 const MAX_FALSE_ALARMS_53: usize = 14;
+/// The fifty-fourth (about fifteen preferences per class, most indirect: steering by who would
+/// "blend in", looks wanted, assistance animals charged as pets; Korean, Tagalog, Spanish and
+/// German), measured on arrival after the fifty-third's round: 8 and 12 (rules alone 19 not
+/// flagged and 11). No round yet: its false alarms are lawful mentions the rules read as wishes
+/// (an assistance-animal policy, a HUD Section 202 community's definition, sellers' own family).
+const MAX_MISSES_54: usize = 8;
+const MAX_FALSE_ALARMS_54: usize = 12;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -693,6 +700,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fifty-first corpus", include_str!("data/fair_housing_holdout51.tsv"), MAX_MISSES_51, MAX_FALSE_ALARMS_51),
     ("fifty-second corpus", include_str!("data/fair_housing_holdout52.tsv"), MAX_MISSES_52, MAX_FALSE_ALARMS_52),
     ("fifty-third corpus", include_str!("data/fair_housing_holdout53.tsv"), MAX_MISSES_53, MAX_FALSE_ALARMS_53),
+    ("fifty-fourth corpus", include_str!("data/fair_housing_holdout54.tsv"), MAX_MISSES_54, MAX_FALSE_ALARMS_54),
 ];
 
 #[test]
