@@ -19,6 +19,15 @@ use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
+/// A service figure measured alone.
+#[derive(Clone, Copy)]
+enum OnlyFigure {
+    /// One worker tracking requests held at the provider simulator.
+    Providers,
+    /// The pickup latency of an idle worker.
+    Pickup,
+}
+
 struct Options {
     backends: Vec<&'static str>,
     requests: usize,
@@ -29,10 +38,8 @@ struct Options {
     service: bool,
     /// With them, the HTTP, queue and provider-tracking figures.
     throughput: bool,
-    /// Only the provider-tracking figure.
-    providers_only: bool,
-    /// Only the pickup-latency figure.
-    pickup_only: bool,
+    /// One service figure alone (`--part providers` or `--part pickup`), instead of them all.
+    only: Option<OnlyFigure>,
     /// The queue beside apalis (`all` and `queue`).
     queue: bool,
     /// Requests held at the provider simulator at once in the tracking figure.
@@ -49,8 +56,7 @@ fn parse(args: &[String]) -> Result<Options> {
         images: true,
         service: true,
         throughput: true,
-        providers_only: false,
-        pickup_only: false,
+        only: None,
         queue: true,
         tracked: 1000,
         provider_run_ms: PROVIDER_RUN_MS,
@@ -79,12 +85,8 @@ fn parse(args: &[String]) -> Result<Options> {
                     "media" => (true, true, false),
                     "service" => (false, true, true),
                     "all" => (true, true, true),
-                    "providers" => {
-                        options.providers_only = true;
-                        (false, true, true)
-                    }
-                    "pickup" => {
-                        options.pickup_only = true;
+                    "providers" | "pickup" => {
+                        options.only = Some(if value == "pickup" { OnlyFigure::Pickup } else { OnlyFigure::Providers });
                         (false, true, true)
                     }
                     "queue" => (false, false, false),
@@ -128,14 +130,12 @@ fn service(options: &Options) -> Result<()> {
     ]))?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     for backend in &options.backends {
-        if options.providers_only {
+        if let Some(only) = options.only {
             println!("\n== backend: {backend} ==");
-            runtime.block_on(tracking(*backend == "postgres", options))?;
-            continue;
-        }
-        if options.pickup_only {
-            println!("\n== backend: {backend} ==");
-            runtime.block_on(pickup(*backend == "postgres"))?;
+            match only {
+                OnlyFigure::Providers => runtime.block_on(tracking(*backend == "postgres", options))?,
+                OnlyFigure::Pickup => runtime.block_on(pickup(*backend == "postgres"))?,
+            }
             continue;
         }
         let mut server = Deployment::start(

@@ -171,9 +171,9 @@ impl Deployment {
             }
             if started.elapsed() >= limit {
                 let log = self.log();
-                let tail: Vec<&str> = log.lines().rev().take(60).collect();
-                let tail: Vec<&str> = tail.into_iter().rev().collect();
-                panic!("task {id} did not end: {task}\nthe deployment's log ends:\n{}", tail.join("\n"));
+                let lines: Vec<&str> = log.lines().collect();
+                let tail = lines[lines.len().saturating_sub(60)..].join("\n");
+                panic!("task {id} did not end: {task}\nthe deployment's log ends:\n{tail}");
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
