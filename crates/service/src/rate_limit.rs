@@ -5,6 +5,11 @@
 //! one second, and its unused tokens go back to the bucket with the next lease. The database never
 //! gives out more than the bucket holds, so the limit holds across processes; a lease only decides
 //! which process spends the tokens.
+//!
+//! A busy key's lease is renewed before it runs out: once half its tokens or half its life are
+//! gone, the one request that notices takes the next lease while the others go on spending this
+//! one. Otherwise every request in flight when a lease ran out would ask the database at once, and
+//! queue on the bucket's row lock.
 
 use crate::{Api, Caller, ServiceError};
 use domain::rate_limit::{Rate, RateClass};
@@ -80,25 +85,44 @@ struct Lease {
     /// After a refusal, requests until then are refused here, without asking the database: a
     /// client that keeps knocking costs a lookup in memory.
     refused_until: Option<Instant>,
+    /// A request is taking the next lease ahead of this one running out.
+    renewing: bool,
 }
 
 impl Lease {
     /// No tokens, expired: the next request asks the bucket.
     fn empty(now: Instant) -> Lease {
-        Lease { tokens: 0, used: 0, size: 1, expires: now, bucket_remaining: 0, reset_at: now, refused_until: None }
+        Lease {
+            tokens: 0,
+            used: 0,
+            size: 1,
+            expires: now,
+            bucket_remaining: 0,
+            reset_at: now,
+            refused_until: None,
+            renewing: false,
+        }
+    }
+
+    /// Whether the lease should be renewed now, ahead of running out: it is in use (a lease of one
+    /// token runs out at once, and its next request asks anyway) and half its tokens or half its
+    /// life are gone, and no other request is renewing it.
+    fn due_for_renewal(&self, now: Instant) -> bool {
+        !self.renewing
+            && self.used >= 2
+            && (self.tokens.saturating_mul(2) <= self.size
+                || self.expires.saturating_duration_since(now) * 2 <= LEASE_LIFETIME)
     }
 }
 
 /// What the lease says about a request.
 enum FromLease {
-    Admitted(RateStatus),
+    /// Admitted; with `renew`, this request is to take the next lease, of that many tokens.
+    Admitted { status: RateStatus, renew: Option<u32> },
     /// Still refused: seconds until a request can succeed.
     Refused(u64),
     /// Ask the bucket for `size` tokens, giving back `returned`.
-    Ask {
-        size: u32,
-        returned: u32,
-    },
+    Ask { size: u32, returned: u32 },
 }
 
 /// This process's leases (see the module's documentation).
@@ -113,16 +137,28 @@ impl RateLimiter {
     fn take_leased(&self, key: &(String, RateClass), rate: Rate, now: Instant) -> FromLease {
         let mut leases = self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let Some(lease) = leases.get_mut(key) else { return FromLease::Ask { size: 1, returned: 0 } };
+        let most = (rate.burst / 4).max(1);
         if lease.tokens > 0 && now < lease.expires {
             lease.tokens -= 1;
             lease.used += 1;
-            return FromLease::Admitted(status(rate, lease.tokens + lease.bucket_remaining, lease.reset_at, now));
+            let status = status(rate, lease.tokens + lease.bucket_remaining, lease.reset_at, now);
+            if !lease.due_for_renewal(now) {
+                return FromLease::Admitted { status, renew: None };
+            }
+            // Half its tokens gone within half its life: twice the lease; otherwise, half its life
+            // gone, what it used meanwhile twice over.
+            let size = if lease.tokens.saturating_mul(2) <= lease.size {
+                lease.size.saturating_mul(2).min(most)
+            } else {
+                lease.used.saturating_mul(2).clamp(1, most)
+            };
+            lease.renewing = true;
+            return FromLease::Admitted { status, renew: Some(size) };
         }
         if let Some(until) = lease.refused_until.filter(|until| now < *until) {
             return FromLease::Refused(until.saturating_duration_since(now).as_secs_f64().ceil().max(1.0) as u64);
         }
         let returned = if now < lease.expires { 0 } else { lease.tokens };
-        let most = (rate.burst / 4).max(1);
         let size = if lease.used >= lease.size { (lease.size * 2).min(most) } else { lease.used.clamp(1, most) };
         lease.tokens -= returned;
         FromLease::Ask { size, returned }
@@ -153,7 +189,25 @@ impl RateLimiter {
             bucket_remaining: grant.remaining,
             reset_at,
             refused_until: None,
+            renewing: false,
         };
+    }
+
+    /// Adds a renewal's `grant` (asked for `size`) to the key's lease, all of it (the request that
+    /// renewed was admitted from the lease already), or, with nothing granted, leaves the lease to
+    /// run out and be asked for again.
+    fn renewed(&self, key: &(String, RateClass), size: u32, grant: Option<&domain::rate_limit::Grant>, now: Instant) {
+        let mut leases = self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some(lease) = leases.get_mut(key) else { return };
+        lease.renewing = false;
+        let Some(grant) = grant.filter(|grant| grant.granted > 0) else { return };
+        // Tokens the lease still holds stay with it, under the new lifetime.
+        lease.tokens = if lease.expires > now { lease.tokens + grant.granted } else { grant.granted };
+        lease.used = 0;
+        lease.size = size;
+        lease.expires = now + LEASE_LIFETIME;
+        lease.bucket_remaining = grant.remaining;
+        lease.reset_at = now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0));
     }
 }
 
@@ -200,7 +254,14 @@ impl Api<'_> {
             RateRefusal { status: Some(status), error }
         };
         let (size, returned) = match limiter.take_leased(&key, rate, now) {
-            FromLease::Admitted(status) => return Ok(Some(status)),
+            FromLease::Admitted { status, renew: None } => return Ok(Some(status)),
+            FromLease::Admitted { status, renew: Some(size) } => {
+                let key_id = caller.key_id.clone();
+                let grant = self.service.db(move |db| db.take_rate_tokens(&key_id, class, rate, size, 0)).await;
+                // A failed renewal costs nothing: the lease runs out and is asked for as usual.
+                limiter.renewed(&key, size, grant.as_ref().ok(), Instant::now());
+                return Ok(Some(status));
+            }
             FromLease::Refused(retry_after_secs) => return Err(refused(retry_after_secs)),
             FromLease::Ask { size, returned } => (size, returned),
         };
@@ -212,7 +273,7 @@ impl Api<'_> {
             .map_err(|error| RateRefusal { status: None, error })?;
         if grant.granted == 0 {
             // Concurrent requests of this process may have leased tokens meanwhile.
-            if let FromLease::Admitted(status) = limiter.take_leased(&key, rate, Instant::now()) {
+            if let FromLease::Admitted { status, .. } = limiter.take_leased(&key, rate, Instant::now()) {
                 return Ok(Some(status));
             }
             limiter.refuse(key, grant.retry_after_ms, now);
@@ -221,5 +282,84 @@ impl Api<'_> {
         limiter.store(key, size, &grant, now);
         let reset_at = now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0));
         Ok(Some(status(rate, grant.remaining + grant.granted - 1, reset_at, now)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::rate_limit::Grant;
+
+    fn grant(granted: u32) -> Grant {
+        Grant { granted, full_at: 0, remaining: 1_000, retry_after_ms: 0, reset_ms: 0 }
+    }
+
+    /// Takes one token, expecting it admitted; returns the renewal it asks for, if any.
+    fn admitted(limiter: &RateLimiter, key: &(String, RateClass), rate: Rate, now: Instant) -> Option<u32> {
+        match limiter.take_leased(key, rate, now) {
+            FromLease::Admitted { renew, .. } => renew,
+            _ => panic!("the lease should have admitted the request"),
+        }
+    }
+
+    #[test]
+    fn a_busy_lease_is_renewed_once_by_one_request_before_it_runs_out() {
+        let limiter = RateLimiter::default();
+        let rate = Rate::new(60_000, 10); // a burst of 10,000: leases of up to 2,500
+        let key = ("key".to_string(), RateClass::Read);
+        let now = Instant::now();
+        // A lease of 8 (the request that asked took one).
+        limiter.store(key.clone(), 8, &grant(8), now);
+        // Seven left; the next three requests leave six, five and four: half the lease.
+        assert_eq!(admitted(&limiter, &key, rate, now), None);
+        assert_eq!(admitted(&limiter, &key, rate, now), None);
+        assert_eq!(admitted(&limiter, &key, rate, now), Some(16), "half the tokens gone: twice the lease");
+        // While that request renews, the others spend what is left without asking.
+        for _ in 0..4 {
+            assert_eq!(admitted(&limiter, &key, rate, now), None);
+        }
+        assert!(matches!(limiter.take_leased(&key, rate, now), FromLease::Ask { .. }), "the lease is spent");
+        limiter.renewed(&key, 16, Some(&grant(16)), now);
+        for _ in 0..7 {
+            assert_eq!(admitted(&limiter, &key, rate, now), None);
+        }
+        assert_eq!(admitted(&limiter, &key, rate, now), Some(32));
+    }
+
+    #[test]
+    fn a_lease_half_way_through_its_life_is_renewed_for_what_it_used() {
+        let limiter = RateLimiter::default();
+        let rate = Rate::new(60_000, 10);
+        let key = ("key".to_string(), RateClass::Read);
+        let start = Instant::now();
+        limiter.store(key.clone(), 100, &grant(100), start);
+        assert_eq!(admitted(&limiter, &key, rate, start), None);
+        let later = start + LEASE_LIFETIME / 2;
+        // Three used in half a second: six asked for, the 97 left kept under a new lifetime.
+        assert_eq!(admitted(&limiter, &key, rate, later), Some(6));
+        limiter.renewed(&key, 6, Some(&grant(6)), later);
+        // Past the first lease's end, its 97 tokens and the 6 granted live on.
+        let past_first_lease = start + LEASE_LIFETIME * 6 / 5;
+        assert_eq!(admitted(&limiter, &key, rate, past_first_lease), None);
+        let leases = limiter.leases.lock().unwrap();
+        assert_eq!(leases[&key].tokens, 102);
+    }
+
+    #[test]
+    fn a_renewal_that_gets_nothing_leaves_the_lease_to_run_out() {
+        let limiter = RateLimiter::default();
+        let rate = Rate::new(60_000, 10);
+        let key = ("key".to_string(), RateClass::Read);
+        let now = Instant::now();
+        limiter.store(key.clone(), 4, &grant(4), now);
+        // Three left; the next request leaves two, half the lease, and renews it.
+        assert_eq!(admitted(&limiter, &key, rate, now), Some(8));
+        limiter.renewed(&key, 8, Some(&grant(0)), now);
+        // Nothing granted (nor, next, an error): each of the two requests left tries again.
+        for _ in 0..2 {
+            assert_eq!(admitted(&limiter, &key, rate, now), Some(8));
+            limiter.renewed(&key, 8, None, now);
+        }
+        assert!(matches!(limiter.take_leased(&key, rate, now), FromLease::Ask { .. }));
     }
 }
