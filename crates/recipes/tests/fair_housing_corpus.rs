@@ -287,10 +287,10 @@ const MAX_FALSE_ALARMS_53: usize = 14;
 /// The fifty-fourth (about fifteen preferences per class, most indirect: steering by who would
 /// "blend in", looks wanted, assistance animals charged as pets; Korean, Tagalog, Spanish and
 /// German), measured on arrival after the fifty-third's round: 8 and 12 (rules alone 19 not
-/// flagged and 11). No round yet: its false alarms are lawful mentions the rules read as wishes
-/// (an assistance-animal policy, a HUD Section 202 community's definition, sellers' own family).
-const MAX_MISSES_54: usize = 8;
-const MAX_FALSE_ALARMS_54: usize = 12;
+/// flagged and 11). Its round: 0 and 2, the two left being places of worship named as landmarks
+/// (by policy).
+const MAX_MISSES_54: usize = 0;
+const MAX_FALSE_ALARMS_54: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.

@@ -84,6 +84,15 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         Age,
         )
     },
+    // One older person as the subject of a worry ("que una persona mayor no aguante"), not an
+    // adult ("una persona mayor de edad"); a youthful atmosphere ("ambiente juvenil").
+    Rule {
+        lawful_context: OLDER_PERSONS_HOUSING,
+        ..audience(
+            r"(una|la|esa|cualquier) persona mayor (no|que|se|le|lo|la|pueda|podr[ií]a|tendr[ií]a|va)|ambiente juvenil",
+            Age,
+        )
+    },
     audience(
         concat!(
             r"discapacitad[oa]s|discapacidad(es)?|minusv[aá]lid[oa]s|inv[aá]lid[oa]s|(personas|gente|inquilinos) en sillas? de ruedas|enferm[oa]s mentales|ciegos|sordos",
@@ -92,7 +101,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|may kapansanan|kapansanan|pilay|bulag|bingi",
             r"|handicapés|personnes handicapées",
             // German.
-            r"|behinderte|rollstuhlfahrer",
+            r"|behinderte|rollstuhlfahrer|(keine|nicht mit) (assistenzhunde?n?|assistenztiere?n?|blindenhunde?n?|blindenführhunde?n?|führhunde?n?|therapiehunde?n?|signalhunde?n?)",
         ),
         Disability,
     ),
@@ -106,6 +115,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|người (việt|mỹ|hoa|tàu|trung quốc|mễ|mexico|da trắng|da đen|da màu|nước ngoài|ngoại quốc|châu á|châu phi|tây|ấn|hàn|nhật|bản xứ|nhập cư|gốc)",
             r"|da trắng|da đen|da màu|màu da|sắc tộc|chủng tộc|quốc tịch|dân tộc|di dân|nhập cư|(phải|cần|chỉ) (nói|biết|rành) tiếng",
             r"|maputi|mapuputi|kulay ng balat|dayuhan|intsik|bumbay|(pinoy|pilipino|filipino|puti|itim|negro|amerikano|kano) (lamang|lang)",
+            r"|(lamang|lang) sa (mga )?(pinoy|pilipino|filipino|puti|itim|negro|amerikano|kano|intsik|bumbay)|lahi",
             r"|étrangers|immigrés|couleur de peau|nationalité|de souche",
             // German.
             r"|ausländer|migranten|staatsbürger|hautfarbe|nur (an|für) (deutsche|deutschen|einheimische)|(deutsch|englisch|russisch|polnisch|türkisch|spanisch|französisch|italienisch|arabisch)sprachig(e|en|er|es)?",
@@ -430,7 +440,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
                 r"\p{Hangul}",
                 "백인|흑인|피부색|인종|외국인|이민자|국적|동양인|한국인|중국인|일본인|베트남인|히스패닉|영어만|억양"
             ),
-            "|영어를? (잘 )?(하시는|하는|구사하는)"
+            "|영어를? (잘 )?(하시는|하는|구사하는)",
+            "|(한국|중국|일본|베트남|미국|외국|동양|서양|흑|백) ?(사람|분)들?(만|에게만| 우대|을 우대|를 우대)"
         ),
         RaceOrNationalOrigin,
     ),

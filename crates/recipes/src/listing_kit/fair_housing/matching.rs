@@ -46,17 +46,32 @@ fn rules(policy: Policy) -> impl Iterator<Item = &'static Compiled> {
         .chain(house.iter().filter(move |_| policy.master_to_primary))
 }
 
-/// Whether `statement` tells the writer's own history in a phrase a rule names as excusing its
-/// class word ("the owners raised three kids here", "the previous owners, a retired couple"):
-/// the statement then says who lived there, not who is wanted, and the sentence model is not
-/// asked about it. Only those phrases count: a word before a match that makes it ordinary
-/// language ("we speak", "gym addicts") says nothing of the rest of the statement.
+/// Whether `statement` tells the owners' own history or who the writer is, in a phrase a rule
+/// names as excusing its class word ("the owners raised three kids here", "the previous owners,
+/// a retired couple") or by describing the owners or the writer around it ("the owner raised her
+/// twin boys here", "I'm a Muslim woman in my 30s"; see [`describes_the_owners`] and
+/// [`describes_the_writer`]): the statement then says who lived there or who writes, not who is
+/// wanted, and the sentence model is not asked about it. Only those count: a word before a match
+/// that makes it ordinary language ("we speak", "gym addicts") says nothing of the rest of the
+/// statement.
 pub(super) fn tells_the_owners_history(statement: &str, policy: Policy) -> bool {
+    static RAISED: OnceLock<Option<Regex>> = OnceLock::new();
+    // "The owner raised her two daughters here": the words for the children need not be class
+    // words for a rule.
+    let raised = regex_once(
+        &RAISED,
+        r"(?i)\b(raised|brought up) (her|his|their|our|my) ([a-z-]+ ){0,2}(kids|children|sons?|daughters?|boys|girls|family|families|twins|grandchildren|grandkids)\b",
+    );
+    if raised.is_some_and(|raised| raised.is_match(statement)) && !states_a_wish(statement) {
+        return true;
+    }
     rules(policy).any(|c| {
-        !c.rule.unless_within.is_empty()
-            && c.regex
-                .find_iter(statement)
-                .any(|m| within_an_ordinary_phrase(statement, m.range(), c.rule.unless_within))
+        c.regex.find_iter(statement).any(|m| {
+            let before = statement[..m.start()].trim_end().to_lowercase();
+            within_an_ordinary_phrase(statement, m.range(), c.rule.unless_within)
+                || (describes_the_owners(&before) && !states_a_wish(statement))
+                || (describes_the_writer(&before) && !asks_for_the_same(statement))
+        })
     })
 }
 
@@ -106,6 +121,7 @@ pub(super) fn first_match(
                     if qualified
                         || within_an_ordinary_phrase(text, m.range(), c.rule.unless_within)
                         || (describes_the_owners(&before) && !states_a_wish(text))
+                        || (describes_the_writer(&before) && !asks_for_the_same(text))
                     {
                         return false;
                     }
@@ -420,16 +436,52 @@ pub(super) fn regex_once(cell: &'static OnceLock<Option<Regex>>, pattern: &str) 
 /// teacher", "the original owners were a Greek family", "built in 1920 by Italian immigrants",
 /// "the landlord is a retired Army vet". A landlord or an owner who stays is described only
 /// after an article ("is a", ", a"): "the landlord is more comfortable renting to locals" is a
-/// preference. Who they are may be the ground of one ("Landlord is LDS and would like tenants
+/// preference. So does their own family: "the owner raised her twin boys here", "the sellers used
+/// it as a homework station for their kids", "the owner is downsizing now that the grandkids have
+/// moved". Who they are may be the ground of a preference ("Landlord is LDS and would like tenants
 /// who ..."), so the caller also requires that the text states no wish. It applies to every
 /// rule's match.
 fn describes_the_owners(before: &str) -> bool {
     static OWNERS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &OWNERS,
-        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(owners?|homeowners?|landlords?|landlady|landladies)(,| (is|are|was|were)) (a|an)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?)$",
+        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(owners?|homeowners?|landlords?|landlady|landladies)(,| (is|are|was|were)) (a|an)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?|(raised|brought up) (her|his|their|our|my)( [a-z-]+){0,2}|(sellers?|owners?|homeowners?|landlords?|landlady)\b[^.;!?]{0,80} ((for|with|of|by|and) (their|her|his)|now that (the|their|her|his)))$",
     )
     .is_some_and(|owners| owners.is_match(before))
+}
+
+/// Whether the (lower-case) text before a class word makes it the writer's description of
+/// themselves: "I'm a gay man, 34", "I'm a Muslim woman in my 30s". It says who the writer is;
+/// a wish stated beside it is a preference only when it asks for the same ([`asks_for_the_same`]).
+fn describes_the_writer(before: &str) -> bool {
+    static WRITER: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(&WRITER, r"(^|[^a-z])(i'm|i\u{2019}m|i am) (a|an)( [a-z0-9-]+,?){0,2}$")
+        .is_some_and(|writer| writer.is_match(before))
+}
+
+/// Whether `text` asks for people like the writer ("someone like me", "who shares my faith", "a
+/// fellow ..."): then the writer's description is the ground of a preference.
+fn asks_for_the_same(text: &str) -> bool {
+    static SAME: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(&SAME, r"(?i)\b(like me|like myself|like us|same|shares?|sharing|fellow|as well|too|also)\b")
+        .is_some_and(|same| same.is_match(text))
+}
+
+/// Whether `statement` lets assistance animals in without a charge or a condition ("Service
+/// animals and emotional support animals are allowed even in our no-pet buildings"): what the law
+/// asks, not a preference. A charge, a refusal or an "only" anywhere in it is left to be read.
+pub(super) fn lets_assistance_animals_in(statement: &str) -> bool {
+    static LET_IN: OnceLock<Option<Regex>> = OnceLock::new();
+    static CONDITION: OnceLock<Option<Regex>> = OnceLock::new();
+    let let_in = regex_once(
+        &LET_IN,
+        r"(?i)\b(service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?)\b[^.;!?]{0,60}\b(are|is) (always |also )?(allowed|permitted|welcome|welcomed|accepted)\b",
+    );
+    let condition = regex_once(
+        &CONDITION,
+        r"(?i)\b(not|never|only|unless|deposits?|fees?|rent|charges?|surcharges?|extra|additional|but)\b|n't\b|n\u{2019}t\b",
+    );
+    let_in.is_some_and(|r| r.is_match(statement)) && condition.is_some_and(|r| !r.is_match(statement))
 }
 
 /// Whether `text` says what someone wants or allows ("only", "preferred", "would like"): a

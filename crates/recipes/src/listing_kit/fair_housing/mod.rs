@@ -394,7 +394,12 @@ fn read_preference(text: &str, range: std::ops::Range<usize>, shares_home: bool)
         return None;
     }
     let category = sentence_model::preference_in(&hashtags::without_any_marker(statement))?;
-    (category != Category::Sex || !matching::seeks_a_roommate_of_one_sex(statement, shares_home)).then_some(category)
+    let lawful = match category {
+        Category::Sex => matching::seeks_a_roommate_of_one_sex(statement, shares_home),
+        Category::Disability => matching::lets_assistance_animals_in(statement),
+        _ => false,
+    };
+    (!lawful).then_some(category)
 }
 
 #[cfg(test)]
@@ -634,6 +639,12 @@ mod tests {
         ("Alugo apartamento em Copacabana, preferência para pessoas de pele clara.", RaceOrNationalOrigin),
         ("شقة للإيجار، نفضّل مستأجرين من نفس الطائفة فقط.", Religion),
         ("Flat kiraye par hai, lekin koi bimaar ya apahij vyakti nahi chahiye.", Disability),
+        ("서울 원룸, 중국 사람만 세입자로 받아요.", RaceOrNationalOrigin),
+        ("Kwarto para lang sa mga Pinoy, bawal ang ibang lahi.", RaceOrNationalOrigin),
+        ("We'd love folks who look like us on this street.", Steering),
+        ("ESAs are basically pets, so the normal pet rent applies.", Disability),
+        ("Wohnung in Berlin, keine Blindenhunde.", Disability),
+        ("Piso en Madrid; al casero le preocupa que una persona mayor no pueda con las escaleras.", Age),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -823,6 +834,15 @@ mod tests {
         "I own and live in this 3BR house and I'm renting out one furnished bedroom. Looking for a female housemate.",
         "Pet-free building. Assistance animals, including emotional support animals, are not considered pets and are permitted.",
         "Ghar ke paas park, school aur senior citizen club hai.",
+        "Service animals and emotional support animals are welcome in every building.",
+        "The owner raised her two daughters here and loved the quiet street.",
+        "I'm a gay man, 34, renting out the spare room in my condo.",
+        "The sellers used the loft as a playroom for their kids.",
+        "The owners are downsizing now that the kids have moved out.",
+        "My wife and I planted the orchard in 1998.",
+        "Eligibility: households in which the head, spouse, or sole member is 62 or older (HUD Section 202).",
+        "Guest suite for a live-in caregiver, with its own bath.",
+        "Assistance animals are always welcome; where a disability isn't obvious we may ask for documentation.",
     ];
 
     #[test]

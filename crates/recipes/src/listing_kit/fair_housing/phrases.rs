@@ -545,6 +545,7 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "her",
             "late",
             "visiting",
+            "my",
         ],
         lawful_context: Lawful::in_sentence(CHILDREN_PROVIDED_FOR),
         // Who vouches for an applicant ("a parent guarantor") and income counted ("child support"),
@@ -588,6 +589,10 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "brought both our babies home",
             "brought our babies home",
             "brought our baby home",
+            // HUD's definition of an elderly household (Section 202): "the head, spouse, or sole
+            // member is 62 or older".
+            "head, spouse, or sole member",
+            "head, spouse or sole member",
             // The sellers described: "the previous owners, a retired couple, added ...".
             "the sellers, a retired couple",
             "previous owners, a retired couple",
@@ -637,6 +642,8 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "staff",
         ],
         lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
+        // A room's use named among others ("a home office, or a live-in caregiver").
+        unless_within: &["or a live-in caregiver", "for a live-in caregiver", "or a live-in care-giver"],
         ..audience(r"care-?givers?", Disability)
     },
     // "Gardening addicts" are keen gardeners. A pet rule that exempts assistance animals for
@@ -755,6 +762,8 @@ const OLDER_PERSONS_WORDS: &[&str] = &[
     "62 and over",
     "62-and-over",
     "hud-designated",
+    // HUD's Section 202 program houses very-low-income elderly households.
+    "section 202",
     "62+",
     "hopa",
     "intended and operated for occupancy by",
@@ -947,7 +956,10 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "already have",
     "have been installed for",
     "not obvious",
+    "isn't obvious",
+    "isn\u{2019}t obvious",
     "not readily apparent",
+    "isn't readily apparent",
     // An assistance animal let in under a pet rule ("Assistance animals, including emotional
     // support animals, are not considered pets and are permitted with an approved request").
     "are not considered pets",
@@ -1451,7 +1463,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     },
     // Steering by blending in, the element, diversity and unchanged faces.
     audience(
-        r"(who|that) (will|would|can|could) (fit|blend) (right )?in|(safe|away|free|protected|shielded|sheltered) from (the|that|those|certain|such) (element|elements|crowd|types)|(away from|escape|escape from|without|free of|free from|less|no) (the |all the )?diversity|all[- ]american (part|parts|neighbou?rhood|town|street|block|community|area|families|family|tenants|buyers)|the faces (here )?(haven't|have not|never|don't|do not) change",
+        r"(who|that) (will|would|can|could) (fit|blend) (right )?in|(who|that)['’](ll|d) (fit|blend) (right )?in|(family|families|people|folks|buyers?|tenants?|renters?|neighbou?rs|someone|a couple|couples) (that|who) (looks?|look) like (them|us|the neighbou?rs|everyone else|the rest)|(tenants?|applicants?|buyers?|renters?|residents?|someone|a person|people) with (a |an )?(light|fair|pale|lighter|fairer)(,| and)? ([a-z-]+,? ){0,2}(look|complexion|skin|appearance)|(safe|away|free|protected|shielded|sheltered) from (the|that|those|certain|such) (element|elements|crowd|types)|(away from|escape|escape from|without|free of|free from|less|no) (the |all the )?diversity|all[- ]american (part|parts|neighbou?rhood|town|street|block|community|area|families|family|tenants|buyers)|the faces (here )?(haven't|have not|never|don't|do not) change",
         Steering,
     ),
     // A man named for the work ("a handyman special" is a house).
@@ -1661,6 +1673,12 @@ pub(super) const DESCRIBED: &[Rule] = &[
             Disability,
         )
     },
+    // "Emotional support animals are just pets with paperwork": an assistance animal treated as
+    // a pet, which its pet charges and rules then follow ("are not considered pets" is the law).
+    audience(
+        r"(esas?|(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?|cats?)) (are|is) (just|only|really|basically|simply|nothing but|nothing more than|no different from|treated as|treated like|considered|counted as|classed as) (regular |ordinary |normal )?pets|pets with (paperwork|papers|a note|a doctor's note)",
+        Disability,
+    ),
     // "If you've got a service dog there's an extra two-fifty deposit for that": a charge on an
     // assistance animal, unless it is waived or is other pets' ("service animals welcome, for
     // other pets there's an extra deposit"). A "no pets" elsewhere does not waive it.
