@@ -177,7 +177,7 @@ impl RateLimiter {
         if leases.len() >= LEASES_KEPT {
             leases.retain(|_, lease| lease.expires > now);
         }
-        let reset_at = now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0));
+        let reset_at = reset_at(grant, now);
         let lease = leases.entry(key).or_insert_with(|| Lease::empty(now));
         // Tokens a concurrent request leased meanwhile are kept, not lost.
         let kept = if lease.expires > now { lease.tokens } else { 0 };
@@ -194,21 +194,27 @@ impl RateLimiter {
     }
 
     /// Adds a renewal's `grant` (asked for `size`) to the key's lease, all of it (the request that
-    /// renewed was admitted from the lease already), or, with nothing granted, leaves the lease to
-    /// run out and be asked for again.
+    /// renewed was admitted from the lease already). With nothing granted (an empty bucket, or the
+    /// database out of reach) the lease stays marked as renewing, so no other request tries again:
+    /// it runs out and is asked for as usual, which replaces it.
     fn renewed(&self, key: &(String, RateClass), size: u32, grant: Option<&domain::rate_limit::Grant>, now: Instant) {
+        let Some(grant) = grant.filter(|grant| grant.granted > 0) else { return };
         let mut leases = self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let Some(lease) = leases.get_mut(key) else { return };
         lease.renewing = false;
-        let Some(grant) = grant.filter(|grant| grant.granted > 0) else { return };
         // Tokens the lease still holds stay with it, under the new lifetime.
         lease.tokens = if lease.expires > now { lease.tokens + grant.granted } else { grant.granted };
         lease.used = 0;
         lease.size = size;
         lease.expires = now + LEASE_LIFETIME;
         lease.bucket_remaining = grant.remaining;
-        lease.reset_at = now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0));
+        lease.reset_at = reset_at(grant, now);
     }
+}
+
+/// When the bucket of `grant`, taken at `now`, is full again.
+fn reset_at(grant: &domain::rate_limit::Grant, now: Instant) -> Instant {
+    now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0))
 }
 
 fn status(rate: Rate, remaining: u32, reset_at: Instant, now: Instant) -> RateStatus {
@@ -280,8 +286,7 @@ impl Api<'_> {
             return Err(refused((grant.retry_after_ms.max(1) as u64).div_ceil(1000)));
         }
         limiter.store(key, size, &grant, now);
-        let reset_at = now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0));
-        Ok(Some(status(rate, grant.remaining + grant.granted - 1, reset_at, now)))
+        Ok(Some(status(rate, grant.remaining + grant.granted - 1, reset_at(&grant, now), now)))
     }
 }
 
@@ -355,11 +360,13 @@ mod tests {
         // Three left; the next request leaves two, half the lease, and renews it.
         assert_eq!(admitted(&limiter, &key, rate, now), Some(8));
         limiter.renewed(&key, 8, Some(&grant(0)), now);
-        // Nothing granted (nor, next, an error): each of the two requests left tries again.
+        // Nothing granted: the two tokens left are spent without asking again, then the lease is
+        // asked for, and the answer replaces it (renewals resume).
         for _ in 0..2 {
-            assert_eq!(admitted(&limiter, &key, rate, now), Some(8));
-            limiter.renewed(&key, 8, None, now);
+            assert_eq!(admitted(&limiter, &key, rate, now), None);
         }
         assert!(matches!(limiter.take_leased(&key, rate, now), FromLease::Ask { .. }));
+        limiter.store(key.clone(), 8, &grant(8), now);
+        assert_eq!(admitted(&limiter, &key, rate, now), None);
     }
 }

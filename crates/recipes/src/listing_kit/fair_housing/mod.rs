@@ -645,6 +645,8 @@ mod tests {
         ("ESAs are basically pets, so the normal pet rent applies.", Disability),
         ("Wohnung in Berlin, keine Blindenhunde.", Disability),
         ("Piso en Madrid; al casero le preocupa que una persona mayor no pueda con las escaleras.", Age),
+        // The writer's own description is the ground of a preference when the same is asked for.
+        ("I'm a Muslim woman looking for a housemate like me.", Religion),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -854,6 +856,18 @@ mod tests {
             // A rewrite is the rules' own: they judge it.
             assert!(is_clean(&cleaned, Policy::RULES_ONLY), "{sentence:?} -> {cleaned:?} still flagged");
             assert_eq!(findings[0].field, "details.description");
+        }
+    }
+
+    #[test]
+    fn assistance_animals_let_in_are_told_from_animals_let_in_on_conditions() {
+        assert!(matching::lets_assistance_animals_in("Service and support animals are welcome in every unit."));
+        for conditioned in [
+            "Service animals are allowed with the usual pet deposit.",
+            "Support animals are only accepted in ground-floor units.",
+            "Emotional support animals aren't allowed, but service dogs are welcome.",
+        ] {
+            assert!(!matching::lets_assistance_animals_in(conditioned), "{conditioned:?}");
         }
     }
 
