@@ -7,8 +7,8 @@
 //! which process spends the tokens.
 //!
 //! A busy key's lease is renewed before it runs out: once half its tokens or half its life are
-//! gone, the one request that notices takes the next lease while the others go on spending this
-//! one. Otherwise every request in flight when a lease ran out would ask the database at once, and
+//! gone, the one request that notices has the next lease taken beside it (it does not wait for
+//! the write) while the others go on spending this one. Otherwise every request in flight when a lease ran out would ask the database at once, and
 //! queue on the bucket's row lock.
 
 use crate::{Api, Caller, ServiceError};
@@ -262,10 +262,15 @@ impl Api<'_> {
         let (size, returned) = match limiter.take_leased(&key, rate, now) {
             FromLease::Admitted { status, renew: None } => return Ok(Some(status)),
             FromLease::Admitted { status, renew: Some(size) } => {
+                // The request is admitted already: the renewal runs beside it rather than making it
+                // wait for a write. A failed renewal costs nothing: the lease runs out and is asked
+                // for as usual.
+                let service = self.service.clone();
                 let key_id = caller.key_id.clone();
-                let grant = self.service.db(move |db| db.take_rate_tokens(&key_id, class, rate, size, 0)).await;
-                // A failed renewal costs nothing: the lease runs out and is asked for as usual.
-                limiter.renewed(&key, size, grant.as_ref().ok(), Instant::now());
+                tokio::spawn(async move {
+                    let grant = service.db(move |db| db.take_rate_tokens(&key_id, class, rate, size, 0)).await;
+                    service.inner.rate_limiter.renewed(&key, size, grant.as_ref().ok(), Instant::now());
+                });
                 return Ok(Some(status));
             }
             FromLease::Refused(retry_after_secs) => return Err(refused(retry_after_secs)),

@@ -81,6 +81,17 @@ pub(crate) fn notify(conn: &mut AnyConnection, channel: &str) -> diesel::QueryRe
     Ok(())
 }
 
+/// On PostgreSQL, lets the current transaction's commit return before its log reaches the disk,
+/// for writes whose loss in a database crash harms no one (a rate bucket's last fraction of a
+/// second: a key might get back a few tokens it spent). A crash never leaves such a write half
+/// done, only undone. SQLite's commits are already not flushed one by one (WAL, `NORMAL`).
+pub(crate) fn commit_without_flush(conn: &mut AnyConnection) -> diesel::QueryResult<()> {
+    if conn.backend() == Backend::Postgres {
+        diesel::sql_query("SET LOCAL synchronous_commit TO OFF").execute(conn)?;
+    }
+    Ok(())
+}
+
 /// Serialises the transactions that take `name` until they end: on PostgreSQL a transaction-scoped
 /// advisory lock; SQLite's `IMMEDIATE` transactions already run one at a time.
 pub(crate) fn lock_name(conn: &mut AnyConnection, name: &str) -> diesel::QueryResult<()> {

@@ -112,9 +112,13 @@ fn margin_share(mask: &[bool]) -> f32 {
     on_edge as f32 / (4 * SIDE) as f32
 }
 
+/// The filter that shrinks a picture for the network: Lanczos, as rembg (which distributes the
+/// network) shrinks its input; a softer filter blurs the edges the network looks for.
+const SHRINK: imageops::FilterType = imageops::FilterType::Lanczos3;
+
 /// The picture squeezed to the network's square.
 fn squeezed(rgb: &RgbImage) -> RgbImage {
-    imageops::resize(rgb, SIDE as u32, SIDE as u32, imageops::FilterType::Triangle)
+    imageops::resize(rgb, SIDE as u32, SIDE as u32, SHRINK)
 }
 
 /// Width of the grey frame around a framed look, in network pixels on each side (15% of the
@@ -127,7 +131,7 @@ const FRAME_GREY: u8 = 128;
 fn framed(rgb: &RgbImage) -> RgbImage {
     let inner = SIDE as u32 - 2 * FRAME;
     let mut canvas = RgbImage::from_pixel(SIDE as u32, SIDE as u32, Rgb([FRAME_GREY; 3]));
-    let picture = imageops::resize(rgb, inner, inner, imageops::FilterType::Triangle);
+    let picture = imageops::resize(rgb, inner, inner, SHRINK);
     imageops::replace(&mut canvas, &picture, i64::from(FRAME), i64::from(FRAME));
     canvas
 }

@@ -484,6 +484,31 @@ pub(super) fn lets_assistance_animals_in(statement: &str) -> bool {
     let_in.is_some_and(|r| r.is_match(statement)) && condition.is_some_and(|r| !r.is_match(statement))
 }
 
+/// Whether `statement` only asks that whoever signs the lease be of legal age ("Se requiere una
+/// persona mayor de edad para firmar el contrato", "The lease must be signed by an applicant of
+/// legal age"): contract capacity, which the law allows, not an age or any other preference. A
+/// statement that also limits who lives there ("only", "no children") is left to be read.
+pub(super) fn asks_a_signer_of_legal_age(statement: &str) -> bool {
+    static LEGAL_AGE: OnceLock<Option<Regex>> = OnceLock::new();
+    static SIGNING: OnceLock<Option<Regex>> = OnceLock::new();
+    static LIMIT: OnceLock<Option<Regex>> = OnceLock::new();
+    let legal_age = regex_once(
+        &LEGAL_AGE,
+        r"(?i)\b(mayor(es)? de edad|of legal age|legal adults?|age of majority|majeur(e|es|s)?|vollj\u{e4}hrig\w*|maggiorenni|maggiorenne|maior(es)? de idade)\b",
+    );
+    let signing = regex_once(
+        &SIGNING,
+        r"(?i)\b(firm\w*|contrato|arrendamiento|sign\w*|lease|contract|co-?signers?|guarantors?|bail|unterschreib\w*|mietvertrag|firmare|contratto|assinar)\b",
+    );
+    let limit = regex_once(
+        &LIMIT,
+        r"(?i)\b(only|solo|s\u{f3}lo|solamente|no|sin|nur|kein\w*|seulement|pas|apenas|children|kids|ni\u{f1}os|hijos|menores|residents?|occupants?|residentes|ocupantes|vivir|live)\b",
+    );
+    legal_age.is_some_and(|r| r.is_match(statement))
+        && signing.is_some_and(|r| r.is_match(statement))
+        && limit.is_some_and(|r| !r.is_match(statement))
+}
+
 /// Whether `text` says what someone wants or allows ("only", "preferred", "would like"): a
 /// description of the owners in it may be the ground of a preference ("Per the sellers, a
 /// Christian family only").

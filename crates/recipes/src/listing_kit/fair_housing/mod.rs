@@ -398,7 +398,7 @@ fn read_preference(text: &str, range: std::ops::Range<usize>, shares_home: bool)
         Category::Sex => matching::seeks_a_roommate_of_one_sex(statement, shares_home),
         Category::Disability => matching::lets_assistance_animals_in(statement),
         _ => false,
-    };
+    } || matching::asks_a_signer_of_legal_age(statement);
     (!lawful).then_some(category)
 }
 
@@ -802,6 +802,8 @@ mod tests {
         "Mieszkanie przystosowane dla osób z niepełnosprawnościami, winda i szerokie drzwi.",
         "駅徒歩5分の2LDK、ペット不可（身体障害者補助犬は可）。",
         "Comunidad para mayores de 55 años; se verifica la edad de todos los residentes.",
+        "Se requiere una persona mayor de edad para firmar el contrato.",
+        "The lease must be signed by an applicant of legal age.",
         "Site içinde çocuk oyun alanı ve havuz.",
         "İnternet için sadece Türk Telekom altyapısı var.",
         "Διαμέρισμα με δωμάτιο παιδιών και μεγάλο σαλόνι.",
