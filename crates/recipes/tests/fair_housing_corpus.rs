@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout54.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout55.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -291,6 +291,13 @@ const MAX_FALSE_ALARMS_53: usize = 14;
 /// (by policy).
 const MAX_MISSES_54: usize = 0;
 const MAX_FALSE_ALARMS_54: usize = 2;
+/// The fifty-fifth (at least 60 preferences without a class word: worship told by pews and grace,
+/// pregnancy by a figure of speech, children as "little visitors", a homeland; about 15 in other
+/// languages), measured on arrival after the fifty-fourth's round: 8 and 8 (rules alone 26 not
+/// flagged and 6). Its round: 0 and 1, the one left a Hebrew school named as a landmark (by
+/// policy).
+const MAX_MISSES_55: usize = 0;
+const MAX_FALSE_ALARMS_55: usize = 1;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -701,6 +708,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fifty-second corpus", include_str!("data/fair_housing_holdout52.tsv"), MAX_MISSES_52, MAX_FALSE_ALARMS_52),
     ("fifty-third corpus", include_str!("data/fair_housing_holdout53.tsv"), MAX_MISSES_53, MAX_FALSE_ALARMS_53),
     ("fifty-fourth corpus", include_str!("data/fair_housing_holdout54.tsv"), MAX_MISSES_54, MAX_FALSE_ALARMS_54),
+    ("fifty-fifth corpus", include_str!("data/fair_housing_holdout55.tsv"), MAX_MISSES_55, MAX_FALSE_ALARMS_55),
 ];
 
 #[test]

@@ -438,14 +438,14 @@ pub(super) fn regex_once(cell: &'static OnceLock<Option<Regex>>, pattern: &str) 
 /// after an article ("is a", ", a"): "the landlord is more comfortable renting to locals" is a
 /// preference. So does their own family: "the owner raised her twin boys here", "the sellers used
 /// it as a homework station for their kids", "the owner is downsizing now that the grandkids have
-/// moved". Who they are may be the ground of a preference ("Landlord is LDS and would like tenants
-/// who ..."), so the caller also requires that the text states no wish. It applies to every
-/// rule's match.
+/// moved", "our family celebrates Diwali, so the photos show lights". Who they are may be the
+/// ground of a preference ("Landlord is LDS and would like tenants who ..."), so the caller also
+/// requires that the text states no wish. It applies to every rule's match.
 fn describes_the_owners(before: &str) -> bool {
     static OWNERS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &OWNERS,
-        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(owners?|homeowners?|landlords?|landlady|landladies)(,| (is|are|was|were)) (a|an)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?|(raised|brought up) (her|his|their|our|my)( [a-z-]+){0,2}|(sellers?|owners?|homeowners?|landlords?|landlady)\b[^.;!?]{0,80} ((for|with|of|by|and) (their|her|his)|now that (the|their|her|his)))$",
+        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(owners?|homeowners?|landlords?|landlady|landladies)(,| (is|are|was|were)) (a|an)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?|(raised|brought up) (her|his|their|our|my)( [a-z-]+){0,2}|(our|my) (family|household) (celebrates|celebrated|observes|observed|keeps|kept|marks|marked)|(sellers?|owners?|homeowners?|landlords?|landlady)\b[^.;!?]{0,80} ((for|with|of|by|and) (their|her|his)|now that (the|their|her|his)))$",
     )
     .is_some_and(|owners| owners.is_match(before))
 }
@@ -938,20 +938,58 @@ pub(super) fn names_a_place_of_worship(word: &str) -> bool {
 
 /// Whether the statement holding `range` declares equal opportunity ("We don't discriminate
 /// based on race, color, religion ...", "families and individuals of every background are
-/// welcome"): naming the classes to say that none matters is not a preference, unless the
-/// statement turns ("... but", "preferred", "only").
+/// welcome", "we don't ask about your plans for a family"): naming the classes to say that none
+/// matters is not a preference, unless the statement turns ("... but", "preferred", "only").
 fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
     static DECLARES: OnceLock<Option<Regex>> = OnceLock::new();
-    static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
     let declares = regex_once(
         &DECLARES,
-        r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){0,2} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\s*([.,!;]|$)|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome|welcomes? (applicants|tenants|buyers|renters|residents|people|households|everyone) of (every|any|all) (races?|colou?rs?|religions?|faiths?|backgrounds?|national origins?|sex|genders?|ages?)\b)",
-    );
-    let turns = regex_once(
-        &TURNS,
-        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided)\b",
+        &format!(
+            r"{FAIR_HOUSING_DECLARED}|(?i)\b((on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){{0,2}} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\s*([.,!;]|$)|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome|welcomes? (applicants|tenants|buyers|renters|residents|people|households|everyone) of (every|any|all) (races?|colou?rs?|religions?|faiths?|backgrounds?|national origins?|sex|genders?|ages?)\b)"
+        ),
     );
     let statement = &text[statement_around(text, range)];
-    let (Some(declares), Some(turns)) = (declares, turns) else { return false };
-    declares.is_match(statement) && !turns.is_match(statement)
+    declares.is_some_and(|declares| declares.is_match(statement)) && !turns(statement)
+}
+
+/// Equal opportunity declared in the law's own terms, in the languages listings are written in:
+/// fair housing, equal opportunity, no discrimination, regardless of the classes, every
+/// qualified applicant welcome ("공정주택법을 준수하며 자격을 갖춘 모든 지원자를 환영합니다").
+const FAIR_HOUSING_DECLARED: &str = r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|fair housing)\b|공정\s?주택|차별하지 않|모든 (자격을 갖춘 )?(지원자|신청자)|公平住房|平等机会|平等機會|不歧视|不歧視|所有(合格的?)?申请人|nhà ở công bằng|không phân biệt đối xử|vivienda justa|igualdad de oportunidades|sin discriminaci[oó]n|no discriminamos|égalité des chances|logement équitable|sans discrimination|chancengleich|ohne diskriminierung|pantay na pabahay|walang diskriminasyon";
+
+/// Whether `statement` declares equal opportunity in the law's own terms (see
+/// [`FAIR_HOUSING_DECLARED`]) and does not turn: what the sentence model may read as naming a
+/// class is then the declaration.
+pub(super) fn declares_fair_housing(statement: &str) -> bool {
+    static DECLARES: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(&DECLARES, FAIR_HOUSING_DECLARED).is_some_and(|declares| declares.is_match(statement))
+        && !turns(statement)
+}
+
+/// Whether `statement` turns after a declaration ("... but", "preferred", "only"), in English
+/// or the other languages [`FAIR_HOUSING_DECLARED`] reads.
+fn turns(statement: &str) -> bool {
+    static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &TURNS,
+        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided|pero|sin embargo|solo|sólo|mais|seulement|aber|nur|nhưng|chỉ)\b|하지만|그러나|만 |但|只",
+    )
+    .is_some_and(|turns| turns.is_match(statement))
+}
+
+/// Whether `statement` praises a neighbourhood's diversity ("I grew up in this neighborhood and
+/// love its diversity"): the opposite of steering away from it, which the rules read ("away
+/// from the diversity").
+pub(super) fn praises_diversity(statement: &str) -> bool {
+    static PRAISES: OnceLock<Option<Regex>> = OnceLock::new();
+    static AVOIDS: OnceLock<Option<Regex>> = OnceLock::new();
+    let praises = regex_once(
+        &PRAISES,
+        r"(?i)\b(love|loves|loved|enjoy|enjoys|celebrate|celebrates|embrace|embraces|proud of|rich in|known for|famous for|full of)( (its|the|our|their|all the|all its))? (diversity|diverse)\b",
+    );
+    let avoids = regex_once(
+        &AVOIDS,
+        r"(?i)\b(away from|escape|without|free of|free from|less|no|too much|not)( (the|all the|that|its))? (diversity|diverse)\b|\b(but|however|only|prefer|preferred|not|just|except)\b|n['’]t\b",
+    );
+    praises.is_some_and(|r| r.is_match(statement)) && avoids.is_some_and(|r| !r.is_match(statement))
 }

@@ -397,8 +397,10 @@ fn read_preference(text: &str, range: std::ops::Range<usize>, shares_home: bool)
     let lawful = match category {
         Category::Sex => matching::seeks_a_roommate_of_one_sex(statement, shares_home),
         Category::Disability => matching::lets_assistance_animals_in(statement),
+        Category::Steering => matching::praises_diversity(statement),
         _ => false,
-    } || matching::asks_a_signer_of_legal_age(statement);
+    } || matching::asks_a_signer_of_legal_age(statement)
+        || matching::declares_fair_housing(statement);
     (!lawful).then_some(category)
 }
 
@@ -645,6 +647,14 @@ mod tests {
         ("ESAs are basically pets, so the normal pet rent applies.", Disability),
         ("Wohnung in Berlin, keine Blindenhunde.", Disability),
         ("Piso en Madrid; al casero le preocupa que una persona mayor no pueda con las escaleras.", Age),
+        ("Our tenants tend to be in a pew on Sunday, and we like it that way.", Religion),
+        ("It's a grace-before-dinner kind of building.", Religion),
+        ("Tenants must be able to evacuate down the back stairs unassisted.", Disability),
+        ("Wheelchair users pay an extra $200 deposit.", Disability),
+        ("Best for someone who won't be having little visitors over.", FamilialStatus),
+        ("If you've got a bun in the oven, keep looking.", FamilialStatus),
+        ("Two bedrooms, and we cap it at one little one.", FamilialStatus),
+        ("Would love a roommate from our homeland.", RaceOrNationalOrigin),
         // The writer's own description is the ground of a preference when the same is asked for.
         ("I'm a Muslim woman looking for a housemate like me.", Religion),
     ];
@@ -847,6 +857,13 @@ mod tests {
         "Eligibility: households in which the head, spouse, or sole member is 62 or older (HUD Section 202).",
         "Guest suite for a live-in caregiver, with its own bath.",
         "Assistance animals are always welcome; where a disability isn't obvious we may ask for documentation.",
+        "Flashing smoke detectors and a video doorbell, great for deaf or hard-of-hearing residents.",
+        "The office is closed on Christmas Day, Eid al-Fitr and Yom Kippur.",
+        "This house was the family's home for thirty years.",
+        "Our family celebrates Diwali, so the listing photos show lights.",
+        "The kids' growth chart on the pantry door stays.",
+        "공정주택법을 준수하며 모든 지원자를 환영합니다.",
+        "We love its diversity; come see why.",
     ];
 
     #[test]

@@ -389,6 +389,9 @@ macro_rules! property_words {
             "cooking",
             "sinks",
             "mode",
+            // A household's keepsakes left in a house ("the kids' growth chart").
+            "chart",
+            "charts",
             $($extra,)*
         ]
     };
@@ -589,6 +592,12 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "brought both our babies home",
             "brought our babies home",
             "brought our baby home",
+            // A house's past told by its owners' family ("this house was the family's home for
+            // twenty years").
+            "was the family's home",
+            "was the family\u{2019}s home",
+            "been the family's home",
+            "been the family\u{2019}s home",
             // HUD's definition of an elderly household (Section 202): "the head, spouse, or sole
             // member is 62 or older".
             "head, spouse, or sole member",
@@ -619,10 +628,20 @@ pub(super) const AUDIENCE: &[Rule] = &[
         )
     },
     // "A leap of faith" is a figure of speech; "the Catholic high school", "a Quaker meeting
-    // house" are places.
+    // house" are places; an office's closing days name holidays, not who may live there ("closed
+    // on Christmas Day, Eid al-Fitr and Yom Kippur").
     Rule {
         unless_before: &["leap"],
         unless_next: FAITH_PLACE_WORDS,
+        lawful_context: Lawful::in_sentence(&[
+            "office is closed",
+            "office will be closed",
+            "offices are closed",
+            "office closes",
+            "office closed",
+            "closed on",
+            "closed for",
+        ]),
         ..audience(
             r"christians?|catholics?|jews|jewish|muslims?|islamic|mormons?|hindus?|sikhs?|buddhists?|protestants?|baptists?|methodists?|lutherans?|presbyterians?|episcopal(ians?)?|pentecostals?|evangelicals?|quakers?|amish|atheists?|agnostics?|church-?goers|church-?going|(attends?|attending|goes to|go to) (church|mass|temple|synagogue|mosque|services)|non-?believers|parishioners|congregation|kosher|halal|(observant|orthodox|devout|practicing|practising) (jews|jewish|christians?|catholics?|muslims?|hindus?|families|family|buyers|tenants|residents|people)|believers|born[- ]again|lds|latter[- ]day saints?|ward house|stake center|bible[- ](study|studies|belt|believing)|sunday school|hebrew school|yeshivas?|madrass?as?|(sunday|saturday|friday|weekly|morning|evening) (services?|mass|worship|prayers?|fellowship|devotions?|devotionals?|vespers|bible (study|studies|class))|prayer (groups?|meetings?|circles?)|ramadan|diwali|passover|hanukk?ah|chanukk?ah|rosh hashanah|yom kippur|non-?christians?|gentiles?|heathens?|pagans?|infidels?|jehovah'?s witness(es)?|scientologists?|wiccans?|(same|shared|our|his|her|their) (values and )?(faith|beliefs?)|god-?fearing|(of|your|our|their|the same|shared) (faith|religion)|(of|in) (the|our|your|their) (faith|religion)|faith-based|(shares?|sharing) (your|our|their|the same) (values|faith|beliefs)|eruv|sabbath|shabbat",
             Religion,
@@ -966,6 +985,12 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "aren't considered pets",
     "are not pets",
     "aren't pets",
+    // Alerts made to be seen rather than heard, described for who they serve ("flashing smoke
+    // detectors, great for deaf residents").
+    "flashing",
+    "strobe",
+    "visual alert",
+    "visual alarm",
 ];
 
 /// Words that waive a deposit or fee for assistance animals: the rule then states what the law
@@ -1537,7 +1562,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Origin by the language spoken, and people kept among their own.
     audience(
-        r"(mandarin|cantonese|chinese|korean|vietnamese|tagalog|hindi|urdu|punjabi|bengali|gujarati|arabic|farsi|persian|russian|polish|portuguese|french|haitian creole|creole|hebrew|yiddish|japanese|italian|german|greek|somali|amharic)[- ]speak(ing|ers?)|desi (famil(y|ies)|tenants?|buyers?|households?|people|folks|couples?|community)|(among|with) (their|his|her|your|our) own (people|kind)|(their|your|his|her) own kind|(of|from) (our|their|your|his|her|my) own (race|kind|people|background|ethnicity|colou?r|country|culture|heritage)",
+        r"(mandarin|cantonese|chinese|korean|vietnamese|tagalog|hindi|urdu|punjabi|bengali|gujarati|arabic|farsi|persian|russian|polish|portuguese|french|haitian creole|creole|hebrew|yiddish|japanese|italian|german|greek|somali|amharic)[- ]speak(ing|ers?)|desi (famil(y|ies)|tenants?|buyers?|households?|people|folks|couples?|community)|(among|with) (their|his|her|your|our) own (people|kind)|(their|your|his|her) own kind|(of|from) (our|their|your|his|her|my) own (race|kind|people|background|ethnicity|colou?r|country|culture|heritage)|(someone|somebody|anyone|people|folks|tenants?|renters?|a family|families|roommates?|a roommate|housemates?|neighbou?rs) (from|of) (our|my) (homeland|home country|native country|motherland|fatherland|old country)",
         RaceOrNationalOrigin,
     ),
     // Refusing a group named earlier ("folks in wheelchairs ... so we'd rather not rent to them").
@@ -2150,7 +2175,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // Worship told by the pew, a quarter named for the people who live there, a photo asked of
     // applicants to see who they are, and their kin.
     audience(
-        r"(sunday|saturday|sabbath|friday) (mornings?|evenings?|nights?|afternoons?)( [a-z]+){0,2} (in|at) (the |a )?(pews?|mass|services|synagogue|shul|mosque)|(fill|fills|filling|in) the pews",
+        r"(sunday|saturday|sabbath|friday) (mornings?|evenings?|nights?|afternoons?)( [a-z]+){0,2} (in|at) (the |a )?(pews?|mass|services|synagogue|shul|mosque)|(fill|fills|filling|in) the pews|in a pew( on| every)? (sundays?|saturdays?|the sabbath)|(sunday[- ]morning|church[- ]going|churchgoing|god[- ]fearing|bible[- ]reading|grace[- ]before[- ](dinner|meals?|supper))[,]? ([a-z-]+,? ){0,3}(kind|sort|type) of (place|building|household|house|street|block|community|home|people|folks|tenants?)",
         Religion,
     ),
     audience(
@@ -2203,11 +2228,17 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Religion,
     ),
     audience(
-        r"(not suitable|unsuitable|not a fit|not ideal|not recommended) for (oxygen|wheelchair|walker|cane|scooter|mobility[- ]aid) users|so-called (comfort|support|emotional[- ]support|service|assistance) (animals?|dogs?)|(ssdi|ssi|disability) (income|benefits|award letters?|payments|checks)( and [a-z ]{1,20})?( are| is)? not (accepted|counted|considered)|(able to|can) (evacuate|exit) (the building |the unit |the premises )?(on (their|your|his|her) own|unassisted|without (help|assistance))",
+        r"(not suitable|unsuitable|not a fit|not ideal|not recommended) for (oxygen|wheelchair|walker|cane|scooter|mobility[- ]aid) users|so-called (comfort|support|emotional[- ]support|service|assistance) (animals?|dogs?)|(ssdi|ssi|disability) (income|benefits|award letters?|payments|checks)( and [a-z ]{1,20})?( are| is)? not (accepted|counted|considered)|(able to|can) (evacuate|exit)( [a-z-]+){0,4} (on (their|your|his|her) own|unassisted|without (help|assistance))",
         Disability,
     ),
     audience(
         r"(applicants?|tenants?|renters?|those|anyone|people|women|couples|families) who are (expecting|pregnant)",
+        FamilialStatus,
+    ),
+    // A pregnancy told by a figure of speech, children as "little visitors", a household capped
+    // at one child.
+    audience(
+        r"(got|have|has|having|with) (a )?bun in the oven|(won't|will not|wouldn't|would not|doesn't|does not|don't|do not|never|no) (be )?(having|have|has|get|getting|host|hosting|bring|bringing)( any)? little (visitors|guests|ones?|people|feet)( over)?|\bno little (visitors|guests|feet)|(cap|caps|capped|limit|limits|limited|restrict|restricts|max|maximum)( it| them| occupancy| that)? (at|to|of) (one|1|a single|two|2) (little ones?|kids?|child|children|bab(y|ies)|toddlers?|youngsters?)\b",
         FamilialStatus,
     ),
     // More of the forty-first's: a bedroom shared by one sex, minors kept from the common areas,
@@ -2220,7 +2251,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     audience(r"(small |little )?scrolls or cases|(door ?frames?|doorposts?)\b[^.;]{0,40}\bscrolls?", Religion),
     audience(
-        r"(extra|additional|higher|larger|separate) ([a-z]+ )?(deposits?|fees?|charges?|rent)\b[^.;,]{0,40}\b(using|uses|who use|with) (a |an )?(wheel ?chairs?|chair|walkers?|scooters?|canes?|mobility aids?)|(who|that) (no longer|can't|cannot|can no longer) drive\b[^.;]{0,40}\b(co-?signs?|co-?signers?|guarantors?|a relative)",
+        r"(extra|additional|higher|larger|separate) ([a-z]+ )?(deposits?|fees?|charges?|rent)\b[^.;,]{0,40}\b(using|uses|who use|with) (a |an )?(wheel ?chairs?|chair|walkers?|scooters?|canes?|mobility aids?)|(wheel ?chair|walker|scooter|mobility[- ]scooter|power[- ]chair|mobility[- ]aid) users? (pay|must pay|are charged|get charged|will be charged|owe) (an? )?(extra|additional|higher|larger|separate|more)\b|(who|that) (no longer|can't|cannot|can no longer) drive\b[^.;]{0,40}\b(co-?signs?|co-?signers?|guarantors?|a relative)",
         Disability,
     ),
     audience(r"(showed|show|shows|showing) ([a-z]+ ){0,3}(units?|homes?|listings?|houses?|apartments?) only to", Steering),
