@@ -989,7 +989,7 @@ pub(super) fn praises_diversity(statement: &str) -> bool {
     );
     let avoids = regex_once(
         &AVOIDS,
-        r"(?i)\b(away from|escape|without|free of|free from|less|no|too much|not)( (the|all the|that|its))? (diversity|diverse)\b|\b(but|however|only|prefer|preferred|not|just|except)\b|n['’]t\b",
+        r"(?i)\b(away from|escape|without|free of|free from|less|no|too much)( (the|all the|that|its))? (diversity|diverse)\b|\b(but|however|only|prefer|preferred|not|just|except)\b|n['’]t\b",
     );
     praises.is_some_and(|r| r.is_match(statement)) && avoids.is_some_and(|r| !r.is_match(statement))
 }

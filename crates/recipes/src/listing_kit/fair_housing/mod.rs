@@ -891,6 +891,20 @@ mod tests {
     }
 
     #[test]
+    fn model_readings_are_let_pass_only_without_a_limit_or_a_turn() {
+        assert!(matching::asks_a_signer_of_legal_age("Se requiere una persona mayor de edad para firmar el contrato."));
+        assert!(!matching::asks_a_signer_of_legal_age("Solo personas mayores de edad pueden firmar el contrato."));
+        assert!(!matching::asks_a_signer_of_legal_age("The lease is signed by legal adults; no children living here."));
+        assert!(matching::declares_fair_housing("공정주택법을 준수하며 모든 지원자를 환영합니다."));
+        assert!(!matching::declares_fair_housing("We follow fair housing law, but Korean tenants are preferred."));
+        assert!(matching::praises_diversity("I grew up here and love its diversity."));
+        assert!(!matching::praises_diversity("We love diversity, just not in this building."));
+        assert!(!matching::praises_diversity(
+            "Known for its diverse shops, but less diverse neighbours are preferred."
+        ));
+    }
+
+    #[test]
     fn the_clean_corpus_passes_untouched() {
         for sentence in CLEAN {
             let (cleaned, findings) = check(sentence);
