@@ -8,14 +8,17 @@
 //!
 //! A busy key's lease is renewed before it runs out: once half its tokens or half its life are
 //! gone, the one request that notices has the next lease taken beside it (it does not wait for
-//! the write) while the others go on spending this one. Otherwise every request in flight when a lease ran out would ask the database at once, and
-//! queue on the bucket's row lock.
+//! the write) while the others go on spending this one. Requests that find the lease spent while
+//! the renewal is on its way wait for it rather than asking the database themselves. Otherwise
+//! every request in flight when a lease ran out would ask the database at once, and queue on the
+//! bucket's row lock.
 
 use crate::{Api, Caller, ServiceError};
 use domain::rate_limit::{Rate, RateClass};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use tokio::sync::watch;
 
 /// How long a process may keep leased tokens before they go back.
 const LEASE_LIFETIME: Duration = Duration::from_secs(1);
@@ -79,14 +82,16 @@ struct Lease {
     used: u32,
     size: u32,
     expires: Instant,
-    /// What the bucket held after the lease was taken.
-    bucket_remaining: u32,
-    reset_at: Instant,
+    /// The bucket as the latest of its grants left it.
+    bucket: BucketView,
     /// After a refusal, requests until then are refused here, without asking the database: a
     /// client that keeps knocking costs a lookup in memory.
     refused_until: Option<Instant>,
     /// A request is taking the next lease ahead of this one running out.
     renewing: bool,
+    /// Closed when that renewal has landed (its sender is dropped), for requests that found the
+    /// lease spent meanwhile.
+    renewal: Option<watch::Receiver<()>>,
 }
 
 impl Lease {
@@ -97,10 +102,10 @@ impl Lease {
             used: 0,
             size: 1,
             expires: now,
-            bucket_remaining: 0,
-            reset_at: now,
+            bucket: BucketView { remaining: 0, reset_at: now, full_at: i64::MIN },
             refused_until: None,
             renewing: false,
+            renewal: None,
         }
     }
 
@@ -117,12 +122,23 @@ impl Lease {
 
 /// What the lease says about a request.
 enum FromLease {
-    /// Admitted; with `renew`, this request is to take the next lease, of that many tokens.
-    Admitted { status: RateStatus, renew: Option<u32> },
+    /// Admitted; with `renew`, this request is to take the next lease, and drop the sender when
+    /// it has landed.
+    Admitted { status: RateStatus, renew: Option<Renewal> },
+    /// The lease is spent and its renewal on its way: wait for it (until the sender is dropped).
+    AwaitRenewal(watch::Receiver<()>),
     /// Still refused: seconds until a request can succeed.
     Refused(u64),
     /// Ask the bucket for `size` tokens, giving back `returned`.
     Ask { size: u32, returned: u32 },
+}
+
+/// A lease to take beside the request that was admitted.
+struct Renewal {
+    /// Tokens to ask for.
+    size: u32,
+    /// Dropped once the renewal has landed, which wakes the requests waiting for it.
+    landed: watch::Sender<()>,
 }
 
 /// This process's leases (see the module's documentation).
@@ -141,7 +157,7 @@ impl RateLimiter {
         if lease.tokens > 0 && now < lease.expires {
             lease.tokens -= 1;
             lease.used += 1;
-            let status = status(rate, lease.tokens + lease.bucket_remaining, lease.reset_at, now);
+            let status = status(rate, lease.tokens + lease.bucket.remaining, lease.bucket.reset_at, now);
             if !lease.due_for_renewal(now) {
                 return FromLease::Admitted { status, renew: None };
             }
@@ -153,7 +169,17 @@ impl RateLimiter {
                 lease.used.saturating_mul(2).clamp(1, most)
             };
             lease.renewing = true;
-            return FromLease::Admitted { status, renew: Some(size) };
+            let (landed, waiting) = watch::channel(());
+            lease.renewal = Some(waiting);
+            return FromLease::Admitted { status, renew: Some(Renewal { size, landed }) };
+        }
+        if let Some(renewal) = &lease.renewal {
+            // A renewal whose task ended without landing (it cannot, short of the runtime
+            // stopping) is not waited for.
+            if renewal.has_changed().is_ok() {
+                return FromLease::AwaitRenewal(renewal.clone());
+            }
+            lease.renewal = None;
         }
         if let Some(until) = lease.refused_until.filter(|until| now < *until) {
             return FromLease::Refused(until.saturating_duration_since(now).as_secs_f64().ceil().max(1.0) as u64);
@@ -171,50 +197,87 @@ impl RateLimiter {
         leases.entry(key).or_insert_with(|| Lease::empty(now)).refused_until = Some(until);
     }
 
-    /// Keeps the tokens of `grant` (asked for `size`), but the one the current request takes.
-    fn store(&self, key: (String, RateClass), size: u32, grant: &domain::rate_limit::Grant, now: Instant) {
+    /// Keeps the tokens of `grant` (asked for `size`), but the one the current request takes, and
+    /// says where the key stands: the lease (with tokens a renewal added meanwhile) and the bucket.
+    fn store(
+        &self,
+        key: (String, RateClass),
+        rate: Rate,
+        size: u32,
+        grant: &domain::rate_limit::Grant,
+        now: Instant,
+    ) -> RateStatus {
         let mut leases = self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if leases.len() >= LEASES_KEPT {
             leases.retain(|_, lease| lease.expires > now);
         }
-        let reset_at = reset_at(grant, now);
         let lease = leases.entry(key).or_insert_with(|| Lease::empty(now));
         // Tokens a concurrent request leased meanwhile are kept, not lost.
-        let kept = if lease.expires > now { lease.tokens } else { 0 };
+        let (kept, bucket) = if lease.expires > now {
+            (lease.tokens, lease.bucket.latest(BucketView::after(grant, now)))
+        } else {
+            (0, BucketView::after(grant, now))
+        };
         *lease = Lease {
             tokens: kept + grant.granted - 1,
             used: 1,
             size,
             expires: now + LEASE_LIFETIME,
-            bucket_remaining: grant.remaining,
-            reset_at,
+            bucket,
             refused_until: None,
             renewing: false,
+            renewal: None,
         };
+        status(rate, lease.tokens + bucket.remaining, bucket.reset_at, now)
     }
 
     /// Adds a renewal's `grant` (asked for `size`) to the key's lease, all of it (the request that
     /// renewed was admitted from the lease already). With nothing granted (an empty bucket, or the
     /// database out of reach) the lease stays marked as renewing, so no other request tries again:
-    /// it runs out and is asked for as usual, which replaces it.
+    /// it runs out and is asked for as usual, which replaces it. The caller then drops the
+    /// renewal's sender, which wakes the requests waiting for it.
     fn renewed(&self, key: &(String, RateClass), size: u32, grant: Option<&domain::rate_limit::Grant>, now: Instant) {
-        let Some(grant) = grant.filter(|grant| grant.granted > 0) else { return };
         let mut leases = self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let Some(lease) = leases.get_mut(key) else { return };
+        lease.renewal = None;
+        let Some(grant) = grant.filter(|grant| grant.granted > 0) else { return };
         lease.renewing = false;
         // Tokens the lease still holds stay with it, under the new lifetime.
         lease.tokens = if lease.expires > now { lease.tokens + grant.granted } else { grant.granted };
         lease.used = 0;
         lease.size = size;
         lease.expires = now + LEASE_LIFETIME;
-        lease.bucket_remaining = grant.remaining;
-        lease.reset_at = reset_at(grant, now);
+        lease.bucket = lease.bucket.latest(BucketView::after(grant, now));
     }
 }
 
-/// When the bucket of `grant`, taken at `now`, is full again.
-fn reset_at(grant: &domain::rate_limit::Grant, now: Instant) -> Instant {
-    now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0))
+/// The bucket as one grant left it.
+#[derive(Clone, Copy)]
+struct BucketView {
+    /// Tokens it held.
+    remaining: u32,
+    /// When it is full again.
+    reset_at: Instant,
+    /// The database's full-again time, which only grows as tokens are taken: it orders the grants
+    /// of a renewal and an ask that ran side by side, whose answers may arrive in either order.
+    full_at: i64,
+}
+
+impl BucketView {
+    /// The bucket after `grant`, taken at `now`.
+    fn after(grant: &domain::rate_limit::Grant, now: Instant) -> BucketView {
+        let reset_at = now + Duration::from_millis(u64::try_from(grant.reset_ms).unwrap_or(0));
+        BucketView { remaining: grant.remaining, reset_at, full_at: grant.full_at }
+    }
+
+    /// Whichever of the two views the database wrote last.
+    fn latest(self, other: BucketView) -> BucketView {
+        if other.full_at >= self.full_at {
+            other
+        } else {
+            self
+        }
+    }
 }
 
 fn status(rate: Rate, remaining: u32, reset_at: Instant, now: Instant) -> RateStatus {
@@ -242,7 +305,6 @@ impl Api<'_> {
         let rate = Rate::new(per_minute, limits.burst_secs);
         let limiter = &self.service.inner.rate_limiter;
         let key = (caller.key_id.clone(), class);
-        let now = Instant::now();
         let refused = |retry_after_secs: u64| {
             let what = match class {
                 RateClass::Submit => "spending requests",
@@ -259,23 +321,31 @@ impl Api<'_> {
             let status = RateStatus { per_minute, burst: rate.burst, remaining: 0, reset_secs: retry_after_secs };
             RateRefusal { status: Some(status), error }
         };
-        let (size, returned) = match limiter.take_leased(&key, rate, now) {
-            FromLease::Admitted { status, renew: None } => return Ok(Some(status)),
-            FromLease::Admitted { status, renew: Some(size) } => {
-                // The request is admitted already: the renewal runs beside it rather than making it
-                // wait for a write. A failed renewal costs nothing: the lease runs out and is asked
-                // for as usual.
-                let service = self.service.clone();
-                let key_id = caller.key_id.clone();
-                tokio::spawn(async move {
-                    let grant = service.db(move |db| db.take_rate_tokens(&key_id, class, rate, size, 0)).await;
-                    service.inner.rate_limiter.renewed(&key, size, grant.as_ref().ok(), Instant::now());
-                });
-                return Ok(Some(status));
+        let (size, returned) = loop {
+            match limiter.take_leased(&key, rate, Instant::now()) {
+                FromLease::Admitted { status, renew: None } => return Ok(Some(status)),
+                FromLease::Admitted { status, renew: Some(Renewal { size, landed }) } => {
+                    // The request is admitted already: the renewal runs beside it rather than
+                    // making it wait for a write. A failed renewal costs nothing: the lease runs
+                    // out and is asked for as usual.
+                    let service = self.service.clone();
+                    let key_id = caller.key_id.clone();
+                    tokio::spawn(async move {
+                        let grant = service.db(move |db| db.take_rate_tokens(&key_id, class, rate, size, 0)).await;
+                        service.inner.rate_limiter.renewed(&key, size, grant.as_ref().ok(), Instant::now());
+                        drop(landed);
+                    });
+                    return Ok(Some(status));
+                }
+                FromLease::AwaitRenewal(mut renewal) => {
+                    // Ends when the sender is dropped, once the renewal has landed.
+                    let _ = renewal.changed().await;
+                }
+                FromLease::Refused(retry_after_secs) => return Err(refused(retry_after_secs)),
+                FromLease::Ask { size, returned } => break (size, returned),
             }
-            FromLease::Refused(retry_after_secs) => return Err(refused(retry_after_secs)),
-            FromLease::Ask { size, returned } => (size, returned),
         };
+        let now = Instant::now();
         let key_id = caller.key_id.clone();
         let grant = self
             .service
@@ -290,8 +360,7 @@ impl Api<'_> {
             limiter.refuse(key, grant.retry_after_ms, now);
             return Err(refused((grant.retry_after_ms.max(1) as u64).div_ceil(1000)));
         }
-        limiter.store(key, size, &grant, now);
-        Ok(Some(status(rate, grant.remaining + grant.granted - 1, reset_at(&grant, now), now)))
+        Ok(Some(limiter.store(key, rate, size, &grant, now)))
     }
 }
 
@@ -305,35 +374,50 @@ mod tests {
     }
 
     /// Takes one token, expecting it admitted; returns the renewal it asks for, if any.
-    fn admitted(limiter: &RateLimiter, key: &(String, RateClass), rate: Rate, now: Instant) -> Option<u32> {
+    fn admitted(limiter: &RateLimiter, key: &(String, RateClass), rate: Rate, now: Instant) -> Option<Renewal> {
         match limiter.take_leased(key, rate, now) {
             FromLease::Admitted { renew, .. } => renew,
             _ => panic!("the lease should have admitted the request"),
         }
     }
 
+    /// The remaining count a request admitted from the lease is told.
+    fn remaining(limiter: &RateLimiter, key: &(String, RateClass), rate: Rate, now: Instant) -> u32 {
+        match limiter.take_leased(key, rate, now) {
+            FromLease::Admitted { status, .. } => status.remaining,
+            _ => panic!("the lease should have admitted the request"),
+        }
+    }
+
     #[test]
-    fn a_busy_lease_is_renewed_once_by_one_request_before_it_runs_out() {
+    fn a_busy_lease_is_renewed_once_by_one_request_and_the_others_wait_for_it_when_it_runs_out() {
         let limiter = RateLimiter::default();
         let rate = Rate::new(60_000, 10); // a burst of 10,000: leases of up to 2,500
         let key = ("key".to_string(), RateClass::Read);
         let now = Instant::now();
         // A lease of 8 (the request that asked took one).
-        limiter.store(key.clone(), 8, &grant(8), now);
+        limiter.store(key.clone(), rate, 8, &grant(8), now);
         // Seven left; the next three requests leave six, five and four: half the lease.
-        assert_eq!(admitted(&limiter, &key, rate, now), None);
-        assert_eq!(admitted(&limiter, &key, rate, now), None);
-        assert_eq!(admitted(&limiter, &key, rate, now), Some(16), "half the tokens gone: twice the lease");
-        // While that request renews, the others spend what is left without asking.
+        assert!(admitted(&limiter, &key, rate, now).is_none());
+        assert!(admitted(&limiter, &key, rate, now).is_none());
+        let renewal = admitted(&limiter, &key, rate, now).expect("half the tokens gone: a renewal");
+        assert_eq!(renewal.size, 16, "twice the lease");
+        // While that request renews, the others spend what is left without asking, then wait.
         for _ in 0..4 {
-            assert_eq!(admitted(&limiter, &key, rate, now), None);
+            assert!(admitted(&limiter, &key, rate, now).is_none());
         }
-        assert!(matches!(limiter.take_leased(&key, rate, now), FromLease::Ask { .. }), "the lease is spent");
+        let FromLease::AwaitRenewal(waiting) = limiter.take_leased(&key, rate, now) else {
+            panic!("a spent lease whose renewal is on its way is waited for")
+        };
+        assert!(matches!(waiting.has_changed(), Ok(false)), "not before the renewal lands");
         limiter.renewed(&key, 16, Some(&grant(16)), now);
+        drop(renewal.landed);
+        assert!(waiting.has_changed().is_err(), "the waiting request wakes");
+        // Sixteen more: half of them spent, the next renewal asks for twice as many.
         for _ in 0..7 {
-            assert_eq!(admitted(&limiter, &key, rate, now), None);
+            assert!(admitted(&limiter, &key, rate, now).is_none());
         }
-        assert_eq!(admitted(&limiter, &key, rate, now), Some(32));
+        assert_eq!(admitted(&limiter, &key, rate, now).map(|renewal| renewal.size), Some(32));
     }
 
     #[test]
@@ -342,15 +426,15 @@ mod tests {
         let rate = Rate::new(60_000, 10);
         let key = ("key".to_string(), RateClass::Read);
         let start = Instant::now();
-        limiter.store(key.clone(), 100, &grant(100), start);
-        assert_eq!(admitted(&limiter, &key, rate, start), None);
+        limiter.store(key.clone(), rate, 100, &grant(100), start);
+        assert!(admitted(&limiter, &key, rate, start).is_none());
         let later = start + LEASE_LIFETIME / 2;
         // Three used in half a second: six asked for, the 97 left kept under a new lifetime.
-        assert_eq!(admitted(&limiter, &key, rate, later), Some(6));
+        assert_eq!(admitted(&limiter, &key, rate, later).map(|renewal| renewal.size), Some(6));
         limiter.renewed(&key, 6, Some(&grant(6)), later);
         // Past the first lease's end, its 97 tokens and the 6 granted live on.
         let past_first_lease = start + LEASE_LIFETIME * 6 / 5;
-        assert_eq!(admitted(&limiter, &key, rate, past_first_lease), None);
+        assert!(admitted(&limiter, &key, rate, past_first_lease).is_none());
         let leases = limiter.leases.lock().unwrap();
         assert_eq!(leases[&key].tokens, 102);
     }
@@ -361,17 +445,58 @@ mod tests {
         let rate = Rate::new(60_000, 10);
         let key = ("key".to_string(), RateClass::Read);
         let now = Instant::now();
-        limiter.store(key.clone(), 4, &grant(4), now);
+        limiter.store(key.clone(), rate, 4, &grant(4), now);
         // Three left; the next request leaves two, half the lease, and renews it.
-        assert_eq!(admitted(&limiter, &key, rate, now), Some(8));
+        let renewal = admitted(&limiter, &key, rate, now).expect("a renewal");
+        assert_eq!(renewal.size, 8);
         limiter.renewed(&key, 8, Some(&grant(0)), now);
+        drop(renewal.landed);
         // Nothing granted: the two tokens left are spent without asking again, then the lease is
         // asked for, and the answer replaces it (renewals resume).
         for _ in 0..2 {
-            assert_eq!(admitted(&limiter, &key, rate, now), None);
+            assert!(admitted(&limiter, &key, rate, now).is_none());
         }
         assert!(matches!(limiter.take_leased(&key, rate, now), FromLease::Ask { .. }));
-        limiter.store(key.clone(), 8, &grant(8), now);
-        assert_eq!(admitted(&limiter, &key, rate, now), None);
+        limiter.store(key.clone(), rate, 8, &grant(8), now);
+        assert!(admitted(&limiter, &key, rate, now).is_none());
+    }
+
+    #[test]
+    fn a_renewal_that_never_lands_is_not_waited_for() {
+        let limiter = RateLimiter::default();
+        let rate = Rate::new(60_000, 10);
+        let key = ("key".to_string(), RateClass::Read);
+        let now = Instant::now();
+        limiter.store(key.clone(), rate, 4, &grant(4), now);
+        drop(admitted(&limiter, &key, rate, now).expect("a renewal"));
+        for _ in 0..2 {
+            assert!(admitted(&limiter, &key, rate, now).is_none());
+        }
+        assert!(matches!(limiter.take_leased(&key, rate, now), FromLease::Ask { .. }));
+    }
+
+    #[test]
+    fn leases_asked_for_side_by_side_count_the_bucket_as_the_database_last_wrote_it() {
+        let rate = Rate::new(120, 10); // a burst of 20
+        let key = ("key".to_string(), RateClass::Read);
+        let now = Instant::now();
+        let leased =
+            |granted, remaining, full_at| Grant { granted, full_at, remaining, retry_after_ms: 0, reset_ms: 0 };
+        // The database's answers to two requests in the order it wrote them.
+        let (first, second) = (leased(2, 15, 2), leased(2, 13, 3));
+        for first_lands_first in [true, false] {
+            let limiter = RateLimiter::default();
+            limiter.store(key.clone(), rate, 1, &leased(1, 17, 1), now);
+            // The lease of one is spent: two requests ask.
+            for _ in 0..2 {
+                assert!(matches!(limiter.take_leased(&key, rate, now), FromLease::Ask { size: 2, .. }));
+            }
+            let order = if first_lands_first { [&first, &second] } else { [&second, &first] };
+            for grant in order {
+                limiter.store(key.clone(), rate, 2, grant, now);
+            }
+            // Both grants' tokens but the two taken, and the bucket after the second write.
+            assert_eq!(remaining(&limiter, &key, rate, now), 1 + 13, "first lands first: {first_lands_first}");
+        }
     }
 }
