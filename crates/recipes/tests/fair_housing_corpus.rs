@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout55.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout56.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -298,6 +298,14 @@ const MAX_FALSE_ALARMS_54: usize = 2;
 /// policy).
 const MAX_MISSES_55: usize = 0;
 const MAX_FALSE_ALARMS_55: usize = 1;
+/// The fifty-sixth (blunt and coded preferences, a problem hidden mid-listing in about a third;
+/// 16 of each verdict in eleven other languages; clean near-misses on accessibility, landmarks,
+/// older-persons housing, fair-housing statements and the sellers' story), measured on arrival
+/// after the fifty-fifth's round: 0 and 13 (rules alone 3 not flagged and 8). Its round: 0 and 3,
+/// the three left a mosque named as a landmark (by policy), a Korean sentence naming a market
+/// and a church nearby (the model), and residents listed as students, families and retirees.
+const MAX_MISSES_56: usize = 0;
+const MAX_FALSE_ALARMS_56: usize = 3;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -709,6 +717,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fifty-third corpus", include_str!("data/fair_housing_holdout53.tsv"), MAX_MISSES_53, MAX_FALSE_ALARMS_53),
     ("fifty-fourth corpus", include_str!("data/fair_housing_holdout54.tsv"), MAX_MISSES_54, MAX_FALSE_ALARMS_54),
     ("fifty-fifth corpus", include_str!("data/fair_housing_holdout55.tsv"), MAX_MISSES_55, MAX_FALSE_ALARMS_55),
+    ("fifty-sixth corpus", include_str!("data/fair_housing_holdout56.tsv"), MAX_MISSES_56, MAX_FALSE_ALARMS_56),
 ];
 
 #[test]

@@ -222,9 +222,21 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         Age,
     ),
     // A home adapted for people with disabilities ("przystosowane dla osób z
-    // niepełnosprawnościami") describes the property.
+    // niepełnosprawnościami") describes the property, as do a ramp, a lift or a parking space for
+    // wheelchairs ("podjazd dla wózków inwalidzkich").
     Rule {
-        lawful_context: Lawful::in_sentence(&["przystosowan", "dostosowan"]),
+        lawful_context: Lawful::in_sentence(&[
+            "przystosowan",
+            "dostosowan",
+            "podjazd",
+            "pochylni",
+            "winda dla",
+            "windę dla",
+            "miejsce parkingowe dla",
+            "miejsca parkingowe dla",
+            "łazienka dla",
+            "udogodnienia dla",
+        ]),
         ..audience(r"niepełnosprawn\w*|inwalid\w*|wózk\w* inwalidzk\w*", Disability)
     },
     audience(
@@ -414,6 +426,14 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             "經紀人講",
             "代理人会说",
             "代理人會說",
+            "房东会",
+            "房東會",
+            "业主会",
+            "業主會",
+            "工作人员会",
+            "工作人員會",
+            "我们会说",
+            "我們會說",
         ]),
         ..audience(in_run!(r"\p{Han}", "普通话|普通話|国语|國語|说中文|說中文|讲中文|講中文"), RaceOrNationalOrigin)
     },

@@ -2,7 +2,7 @@
 //! language (a compound, a room named by a possessive, an institution's proper name).
 
 use super::languages::OTHER_LANGUAGES;
-use super::phrases::{Rule, AUDIENCE, CLASS_WORDS, DESCRIBED, MASTER, RULES};
+use super::phrases::{Rule, AUDIENCE, CLASS_WORDS, DESCRIBED, MASTER, OLDER_PERSONS_HOUSING, RULES};
 use super::text::{is_capitalised, sentence_around, statement_around};
 use super::{Category, Policy};
 use regex::Regex;
@@ -954,8 +954,19 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
 
 /// Equal opportunity declared in the law's own terms, in the languages listings are written in:
 /// fair housing, equal opportunity, no discrimination, regardless of the classes, every
-/// qualified applicant welcome ("공정주택법을 준수하며 자격을 갖춘 모든 지원자를 환영합니다").
-const FAIR_HOUSING_DECLARED: &str = r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|fair housing)\b|공정\s?주택|차별하지 않|모든 (자격을 갖춘 )?(지원자|신청자)|公平住房|平等机会|平等機會|不歧视|不歧視|所有(合格的?)?申请人|nhà ở công bằng|không phân biệt đối xử|vivienda justa|igualdad de oportunidades|sin discriminaci[oó]n|no discriminamos|égalité des chances|logement équitable|sans discrimination|chancengleich|ohne diskriminierung|pantay na pabahay|walang diskriminasyon";
+/// qualified applicant welcome ("공정주택법을 준수하며 자격을 갖춘 모든 지원자를 환영합니다"),
+/// everyone welcome ("Alle Bewerber sind willkommen", "Hoan nghênh tất cả mọi người").
+const FAIR_HOUSING_DECLARED: &str = concat!(
+    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|fair housing)\b",
+    r"|공정\s?주택|차별하지 않|모든 (자격을 갖춘 )?(지원자|신청자)|모든 분(을|들을)? 환영|公平住房|平等机会|平等機會|不歧视|不歧視|所有(合格的?)?申请人|欢迎所有|歡迎所有|(不论|不論|无论|無論)(种族|種族|宗教|国籍|國籍|性别|性別|肤色|膚色|残疾|殘疾|家庭)",
+    r"|nhà ở công bằng|không phân biệt đối xử|(hoan nghênh|chào đón) tất cả|bất kể (chủng tộc|tôn giáo|quốc tịch|giới tính|màu da|khuyết tật|tình trạng gia đình)",
+    r"|vivienda justa|igualdad de oportunidades|sin discriminaci[oó]n|no discriminamos|sin importar (la |su )?(raza|religi[oó]n|origen|sexo|discapacidad)|independientemente de (la |su )?(raza|religi[oó]n|origen|sexo)|sin distinci[oó]n de (raza|religi[oó]n|origen|sexo)|todos son bienvenidos",
+    r"|igualdade de oportunidades|sem distinção de (raça|religião|origem|sexo)|todos são bem-vindos",
+    r"|égalité des chances|logement équitable|sans discrimination|sans distinction de (race|religion|origine|sexe)|ouvert à tous|bienvenue à tous",
+    r"|chancengleich|ohne diskriminierung|unabhängig von (herkunft|religion|geschlecht|hautfarbe|nationalität|behinderung|familienstand)|alle ((bewerber(innen)?|interessenten|mieter(innen)?) )?sind (herzlich )?willkommen",
+    r"|(bez względu na|niezależnie od) (rasę|religię|pochodzenie|płeć|niepełnosprawność|narodowość|wyznanie|kolor skóry)|wszyscy (są )?mile widziani|независимо от (расы|религии|национальности|пола|происхождения|инвалидности)|рады всем|без дискриминации",
+    r"|pantay na pabahay|walang diskriminasyon|lahat ay malugod na tinatanggap|(بغض|بصرف) النظر عن (العرق|الدين|الجنس|الأصل|الإعاقة|اللون)|نرحب بجميع|دون تمييز",
+);
 
 /// Whether `statement` declares equal opportunity in the law's own terms (see
 /// [`FAIR_HOUSING_DECLARED`]) and does not turn: what the sentence model may read as naming a
@@ -972,7 +983,7 @@ fn turns(statement: &str) -> bool {
     static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &TURNS,
-        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided|pero|sin embargo|solo|sólo|mais|seulement|aber|nur|nhưng|chỉ)\b|하지만|그러나|만 |但|只",
+        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided|pero|sin embargo|solo|sólo|excepto|salvo|menos|exceto|apenas|mais|seulement|sauf|aber|nur|außer|ausgenommen|nhưng|chỉ|trừ|ngoại trừ|oprócz|poza|tylko|ale|кроме|только|но|maliban|pero|lamang)\b|하지만|그러나|만 |제외|但|只|除了|ما عدا|باستثناء|فقط|لكن",
     )
     .is_some_and(|turns| turns.is_match(statement))
 }
@@ -992,4 +1003,34 @@ pub(super) fn praises_diversity(statement: &str) -> bool {
         r"(?i)\b(away from|escape|without|free of|free from|less|no|too much)( (the|all the|that|its))? (diversity|diverse)\b|\b(but|however|only|prefer|preferred|not|just|except)\b|n['’]t\b",
     );
     praises.is_some_and(|r| r.is_match(statement)) && avoids.is_some_and(|r| !r.is_match(statement))
+}
+
+/// Whether `statement` states an age rule ("Age verification for at least one occupant is
+/// required") of a `text` that presents housing for older persons in the law's terms ("a 55+
+/// community under HOPA"): the rule is then the exemption's own. Only a statement about age
+/// itself: the sentence model may name age for another preference in such a text ("Senior
+/// apartments notice: scooters are not allowed ...").
+pub(super) fn states_older_persons_age_rule(text: &str, statement: &str) -> bool {
+    static AGE_RULE: OnceLock<Option<Regex>> = OnceLock::new();
+    let text = text.to_lowercase();
+    OLDER_PERSONS_HOUSING.words.iter().any(|words| text.contains(words))
+        && regex_once(
+            &AGE_RULE,
+            r"(?i)\b(age|ages|aged|years? old|years of age|\d\d (and (older|over)|or older))\b|\b\d\d\+",
+        )
+        .is_some_and(|age| age.is_match(statement))
+        && !turns(statement)
+}
+
+/// Whether `statement` is a smoking rule and nothing more ("Không hút thuốc trong nhà": no
+/// smoking indoors), in the languages listings are written in: the sentence model, which learnt
+/// few of them, may read one as naming a class.
+pub(super) fn states_a_smoking_rule(statement: &str) -> bool {
+    static SMOKING: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &SMOKING,
+        r"(?i)\b(no smoking|non-?smoking|smoke-?free|không hút thuốc|cấm hút thuốc|nichtraucher\w*|rauchen (ist )?(verboten|nicht (gestattet|erlaubt))|no (se permite )?fumar|prohibido fumar|libre de humo|interdit de fumer|non-?fumeurs?|zakaz palenia|dla niepalących|курение запрещено|не курить|bawal (ang )?(manigarilyo|paninigarilyo)|proibido fumar|não fumantes?)\b|금연|흡연 금지|禁止吸烟|禁止吸煙|禁烟|禁煙|ممنوع التدخين|التدخين ممنوع",
+    )
+    .is_some_and(|smoking| smoking.is_match(statement))
+        && !turns(statement)
 }

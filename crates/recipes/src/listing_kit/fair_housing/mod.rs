@@ -398,9 +398,11 @@ fn read_preference(text: &str, range: std::ops::Range<usize>, shares_home: bool)
         Category::Sex => matching::seeks_a_roommate_of_one_sex(statement, shares_home),
         Category::Disability => matching::lets_assistance_animals_in(statement),
         Category::Steering => matching::praises_diversity(statement),
+        Category::Age => matching::states_older_persons_age_rule(text, statement),
         _ => false,
     } || matching::asks_a_signer_of_legal_age(statement)
-        || matching::declares_fair_housing(statement);
+        || matching::declares_fair_housing(statement)
+        || matching::states_a_smoking_rule(statement);
     (!lawful).then_some(category)
 }
 
@@ -897,6 +899,25 @@ mod tests {
         assert!(!matching::asks_a_signer_of_legal_age("The lease is signed by legal adults; no children living here."));
         assert!(matching::declares_fair_housing("공정주택법을 준수하며 모든 지원자를 환영합니다."));
         assert!(!matching::declares_fair_housing("We follow fair housing law, but Korean tenants are preferred."));
+        assert!(matching::declares_fair_housing("Helle Wohnung im Innenhof. Alle Bewerber sind willkommen."));
+        assert!(matching::declares_fair_housing("Hoan nghênh tất cả mọi người."));
+        assert!(!matching::declares_fair_housing("Alle sind willkommen, außer Familien mit Kleinkindern."));
+        assert!(!matching::declares_fair_housing("Hoan nghênh tất cả mọi người, trừ gia đình có trẻ em."));
+        assert!(matching::states_a_smoking_rule("Không hút thuốc trong nhà."));
+        assert!(!matching::states_a_smoking_rule("Nichtraucher bevorzugt, nur Deutsche."));
+        let older_persons = "A 55+ community under HOPA. Age verification for at least one occupant is required.";
+        assert!(matching::states_older_persons_age_rule(
+            older_persons,
+            "Age verification for at least one occupant is required."
+        ));
+        assert!(!matching::states_older_persons_age_rule(
+            older_persons,
+            "Scooters are not allowed in the dining room."
+        ));
+        assert!(!matching::states_older_persons_age_rule(
+            "Age verification is required.",
+            "Age verification is required."
+        ));
         assert!(matching::praises_diversity("I grew up here and love its diversity."));
         assert!(!matching::praises_diversity("We love diversity, just not in this building."));
         assert!(!matching::praises_diversity(

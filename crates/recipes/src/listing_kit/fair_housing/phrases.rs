@@ -607,9 +607,16 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "previous owners, a retired couple",
             "original owners, a retired couple",
             "current owners, a retired couple",
+            "the sellers, a young couple",
+            "the owners, a young couple",
+            "previous owners, a young couple",
+            "original owners, a young couple",
+            "current owners, a young couple",
+            "the sellers, a couple",
+            "the owners, a couple",
         ],
         ..audience(
-            r"((a|the|your|their) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kids?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their) )?(growing|young|large|big|small|whole|new|starter) family|(a |the |your |their )?(growing|expanding) households?|(a|the|your|their) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
+            r"((a|the|your|their) )?(famil(y|ies)|household) of (two|three|four|five|six|seven|eight|\d+)|kid[sz]?|child|children|little ones|toddlers?|infants?|bab(y|ies)|teens|teenagers?|youngsters|grandkids|grandchildren|newlyweds?|couples?|singles|moms?|mums?|dads?|mothers?|fathers?|parents?|grandparents|grandmas?|grandpas?|families|((a|the|your|their) )?(growing|young|large|big|small|whole|new|starter) family|(a |the |your |their )?(growing|expanding) households?|(a|the|your|their) family|pregnant|expectant( (women|mothers|parents|couples?|tenants))?|expecting (a baby|a child|a little one|mothers?|parents|couples?|women)|are you expecting|custody|pregnancy|(married|unmarried|engaged) (people|persons|tenants|buyers|couples?)|husbands?|wives|wife|spouses?|honeymooners|kiddos|kiddies|kds|dinks?|double[- ]income,? no (kids|children)|childless|(suited|suitable|ideal|perfect|meant|designed|best) (to|for) (one|two|one or two|1|2|1 or 2|1-2|a single|a couple of) (people|persons?|occupants|residents|adults)",
             FamilialStatus,
         )
     },
@@ -684,6 +691,8 @@ pub(super) const AUDIENCE: &[Rule] = &[
             "agents", "agent", "staff", "team", "we",
         ],
         unless_next: PROPERTY_AND_STAFF_WORDS,
+        // "We accept applicants regardless of immigration status."
+        lawful_context: Lawful::in_sentence(&["regardless of", "without regard to", "irrespective of"]),
         ..audience(
             r"whites|blacks|hispanics|latinos|latinas|asians|caucasians|orientals|immigrants|foreigners|(foreign|native|american|u\.?s\.?|us)-born|minorities|(must )?speak english|(fluent|native) (english|spanish)|(english|spanish)[- ]speak(ing|ers)|(american|u\.?s\.?) citizens?|citizens only|citizenship|(must|need to|needs to|have to|has to|got to|required to|should) be (a |an )?(legal |naturali[sz]ed )?citizens?\b|green[- ]cards?|(work|student|tourist) visas?|visa (holders|status)|immigration status|undocumented|illegals|nationality|colou?reds|(people|persons?|tenants|buyers|families|folks|applicants?|renters?|residents?|clients?|customers?|callers?|neighbou?rs|occupants?) of colou?r|non-?whites?|mixed[- ]race|biracial|racial(ly)?|(same|different|other|certain|particular) (race|races|ethnicity|ethnicities|skin colou?r|nationality)|(fair|fairer|light|lighter|dark|darker|pale|paler|olive|white|black|brown|browner)[- ](complexion(ed)?|complected|skin(ned)?)|(with|has|have|having) (fair|fairer|light|lighter|dark|darker|pale|paler|olive|brown) skin|complexions?|skin (colou?r|tone)|(heavy|thick|strong|foreign|noticeable) accents?|without an? accent|(of|with) [a-z]+ (heritage|descent|ancestry|extraction|blood)|national origin|ethnicity|ancestry|heritage (buyers|families|residents)|(mostly|predominantly|largely|primarily|all|majority)[- ](white|black|hispanic|latino|asian|african[- ]american|mexican|chinese|indian|korean|european|caucasian|jewish|christian|muslim)(-americans?)?|(white|black|hispanic|latino|asian|african|mexican|chinese|indian|korean|irish|italian|polish|european|caucasian|ethnic|oriental|american|anglo) (neighborhood|neighbourhood|community|families|family|buyers?|tenants|residents|people|enclave|households?|persons?|part of town|side of town|population)",
             RaceOrNationalOrigin,
@@ -1754,7 +1763,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // Neighbourhood make-up by code: "those people", an unchanged block, ESL schools.
     audience(
         concat!(
-            r"(avoid|away from|keep out|steer clear of) (\S)?(those|these|certain|such) (people|folks|types|kinds|elements?)|(hasn't|has not|hasn’t|never) changed (the way|like) (the rest|other)|(esl|ell|english[- ]learner|immigrant|minority|free[- ]lunch) (population|students|kids|families|enrollment|neighbors|tenants)|(traditionally|historically|proudly|solidly) (",
+            r"(avoid|away from|keep out|steer clear of) (\S)?(those|these|certain|such) (people|folks|types|kinds|elements?)|(hasn't|has not|hasn’t|never) changed (the way|like) (the rest|other)|(esl|ell|english[- ]learner|immigrant|minority|free[- ]lunch) (population|students|kids|families|enrollment|neighbors|tenants|applicants|renters|people|speakers)|(traditionally|historically|proudly|solidly) (",
             race_origin_or_faith!(),
             r") (street|block|neighbou?rhood|area|community|building|town|suburb|enclave|part of town|side of town)",
         ),
@@ -1780,7 +1789,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
         RaceOrNationalOrigin,
     ),
     audience(
-        r"look(s)? like (the rest of|everyone else (on|in)|everybody else (on|in)|the other) (the |this )?(block|street|neighbou?rhood|building|residents|neighbou?rs|tenants|owners|families)|(no|without an?|not allow(ed)? an?|no outside) (interpreters?|translators?)( present| allowed| permitted)?",
+        r"look(s)? like (the rest of|everyone else (on|in)|everybody else (on|in)|the other) (the |this )?(block|street|neighbou?rhood|building|residents|neighbou?rs|tenants|owners|families)|looks? like (they|he|she|you|they'd|he'd|she'd|you'd) (belong|fit|would fit|would belong)( in)?( here| on (the|this) (block|street)| in (the|this|our) (neighbou?rhood|building|area|community))|(no|without an?|not allow(ed)? an?|no outside) (interpreters?|translators?)( present| allowed| permitted)?",
         RaceOrNationalOrigin,
     ),
     // A foreign passport held against an applicant ("any photo ID, including foreign passports"
@@ -1818,9 +1827,17 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // The fifteenth corpus: a first language or a country of birth asked about, papers, a wink
     // at what is meant, pronouns refused, a parish kept to itself.
     audience(
-        r"(whose|with a|their|his|her|your) (first|native|primary|mother) (language|tongue)|(country|place) of (birth|origin)|birthplace|(if you )?catch my drift|if you know what i mean|(wink,? ?){2}|nudge,? nudge",
+        r"(whose|with a|their|his|her|your) (first|native|primary|mother) (language|tongue)|(country|place) of (birth|origin)|(if you )?catch my drift|if you know what i mean|(wink,? ?){2}|nudge,? nudge",
         RaceOrNationalOrigin,
     ),
+    // A birthplace asked of people; "the birthplace of Dr. King" or "of the blues" is history.
+    Rule {
+        unless_next: &["of"],
+        ..audience(
+            r"birthplaces?( of (each |every |all |any |the |your |their |his |her )?(applicants?|tenants?|renters?|occupants?|buyers?|residents?|parents?|household members?|you))?",
+            RaceOrNationalOrigin,
+        )
+    },
     audience(
         r"(doesn't|does not|don't|do not|won't|will not|no) (do |use |respect |honou?r |deal with |go by )?(the whole |the |any |preferred )?pronouns?( thing)?|conventional (tenants?|renters?|couples?|famil(y|ies)|households?|people|folks|lifestyles?)",
         Sex,
@@ -2492,6 +2509,12 @@ const SELLERS_DESCRIBED: &[&str] = &[
     "original owners, a retired",
     "current owner, a retired",
     "current owners, a retired",
+    "the seller, a young",
+    "the sellers, a young",
+    "the owners, a young",
+    "previous owners, a young",
+    "original owners, a young",
+    "current owners, a young",
 ];
 
 /// Words that make a practice something offered, not asked of tenants ("an interpreter is
