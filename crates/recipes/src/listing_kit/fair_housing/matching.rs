@@ -957,7 +957,7 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
 /// qualified applicant welcome ("공정주택법을 준수하며 자격을 갖춘 모든 지원자를 환영합니다"),
 /// everyone welcome ("Alle Bewerber sind willkommen", "Hoan nghênh tất cả mọi người").
 const FAIR_HOUSING_DECLARED: &str = concat!(
-    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|without regard (to|for) (race|colou?r|religion|sex|national origin|familial status|disability|age)|regardless of (race|colou?r|religion|sex|gender|national origin|familial status|disability|age)|equal (housing )?opportunity|fair housing)\b",
+    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(without regard (to|for)|regardless of|irrespective of) (race|colou?r|religion|sex|gender|national origin|familial status|disability|age|immigration status|citizenship|nationality|ancestry|ethnicity)|equal (housing )?opportunity|fair housing)\b",
     r"|공정\s?주택|차별하지 않|모든 (자격을 갖춘 )?(지원자|신청자)|모든 분(을|들을)? 환영|公平住房|平等机会|平等機會|不歧视|不歧視|所有(合格的?)?申请人|欢迎所有|歡迎所有|(不论|不論|无论|無論)(种族|種族|宗教|国籍|國籍|性别|性別|肤色|膚色|残疾|殘疾|家庭)",
     r"|nhà ở công bằng|không phân biệt đối xử|(hoan nghênh|chào đón) tất cả|bất kể (chủng tộc|tôn giáo|quốc tịch|giới tính|màu da|khuyết tật|tình trạng gia đình)",
     r"|vivienda justa|igualdad de oportunidades|sin discriminaci[oó]n|no discriminamos|sin importar (la |su )?(raza|religi[oó]n|origen|sexo|discapacidad)|independientemente de (la |su )?(raza|religi[oó]n|origen|sexo)|sin distinci[oó]n de (raza|religi[oó]n|origen|sexo)|todos son bienvenidos",
@@ -983,7 +983,7 @@ fn turns(statement: &str) -> bool {
     static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &TURNS,
-        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided|pero|sin embargo|solo|sólo|excepto|salvo|menos|exceto|apenas|mais|seulement|sauf|aber|nur|außer|ausgenommen|nhưng|chỉ|trừ|ngoại trừ|oprócz|poza|tylko|ale|кроме|только|но|maliban|pero|lamang)\b|하지만|그러나|만 |제외|但|只|除了|ما عدا|باستثناء|فقط|لكن",
+        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided|pero|sin embargo|solo|sólo|excepto|salvo|menos|exceto|apenas|mais|seulement|sauf|aber|nur|außer|ausgenommen|nhưng|chỉ|trừ|ngoại trừ|oprócz|poza|tylko|ale|кроме|только|но|maliban|lamang)\b|하지만|그러나|만 |제외|但|只|除了|ما عدا|باستثناء|فقط|لكن",
     )
     .is_some_and(|turns| turns.is_match(statement))
 }
@@ -1022,9 +1022,10 @@ pub(super) fn states_older_persons_age_rule(text: &str, statement: &str) -> bool
         && !turns(statement)
 }
 
-/// Whether `statement` is a smoking rule and nothing more ("Không hút thuốc trong nhà": no
-/// smoking indoors), in the languages listings are written in: the sentence model, which learnt
-/// few of them, may read one as naming a class.
+/// Whether `statement` states a smoking rule ("Không hút thuốc trong nhà": no smoking indoors),
+/// in the languages listings are written in, and does not turn ("non-smokers preferred, only
+/// ..."): the sentence model, which learnt few of them, may read one as naming a class. A class
+/// named beside the rule is still the phrase rules' to find.
 pub(super) fn states_a_smoking_rule(statement: &str) -> bool {
     static SMOKING: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(

@@ -901,6 +901,7 @@ mod tests {
         assert!(!matching::declares_fair_housing("We follow fair housing law, but Korean tenants are preferred."));
         assert!(matching::declares_fair_housing("Helle Wohnung im Innenhof. Alle Bewerber sind willkommen."));
         assert!(matching::declares_fair_housing("Hoan nghênh tất cả mọi người."));
+        assert!(matching::declares_fair_housing("We accept applicants regardless of immigration status."));
         assert!(!matching::declares_fair_housing("Alle sind willkommen, außer Familien mit Kleinkindern."));
         assert!(!matching::declares_fair_housing("Hoan nghênh tất cả mọi người, trừ gia đình có trẻ em."));
         assert!(matching::states_a_smoking_rule("Không hút thuốc trong nhà."));
