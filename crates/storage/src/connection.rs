@@ -1,5 +1,7 @@
 //! The connection pool over either backend, and the transactions every operation runs in.
 
+use crate::live_tasks::{LiveTasks, NotedChanges};
+use crate::shared_counts::SharedCounts;
 use crate::{is_connection_loss, StorageError, StorageResult};
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::pg::PgConnection;
@@ -97,6 +99,9 @@ pub(crate) struct PooledConnection {
     lost: bool,
     /// The session setups already run on it (see [`Database::run_after_setup`]).
     set_up: Vec<&'static str>,
+    /// On SQLite, the task changes its statements made (see `live_tasks`), and the schema (see
+    /// [`Database::schema`]) its triggers that note them were made for (0: none yet).
+    task_changes: Option<(Arc<NotedChanges>, u64)>,
 }
 
 impl std::ops::Deref for PooledConnection {
@@ -178,8 +183,16 @@ impl r2d2::ManageConnection for Connector {
     type Error = diesel::r2d2::Error;
 
     fn connect(&self) -> Result<PooledConnection, Self::Error> {
-        let conn = self.open()?;
-        Ok(PooledConnection { conn, succeeded_at: Instant::now(), lost: false, set_up: Vec::new() })
+        let mut conn = self.open()?;
+        let task_changes = match &mut conn {
+            AnyConnection::Sqlite(sqlite) => {
+                let noted = Arc::new(NotedChanges::default());
+                NotedChanges::register(sqlite, noted.clone()).map_err(diesel::r2d2::Error::QueryError)?;
+                Some((noted, 0))
+            }
+            AnyConnection::Postgres(_) => None,
+        };
+        Ok(PooledConnection { conn, succeeded_at: Instant::now(), lost: false, set_up: Vec::new(), task_changes })
     }
 
     fn is_valid(&self, conn: &mut PooledConnection) -> Result<(), Self::Error> {
@@ -236,9 +249,16 @@ pub struct Database {
     pub(crate) key_cache: std::sync::Arc<crate::key_cache::KeyCache>,
     /// On SQLite, the count of key changes every process of the file shares (`key_epoch`); `None`
     /// on PostgreSQL, or if it could not be mapped.
-    pub(crate) key_epoch: Option<Arc<crate::key_epoch::KeyEpoch>>,
+    pub(crate) key_epoch: Option<Arc<SharedCounts>>,
     /// Ended tasks polls read, once [`Database::cache_ended_tasks`] has started keeping them.
     pub(crate) ended_tasks: Arc<crate::ended_tasks::EndedTasks>,
+    /// On SQLite, tasks still queued or running that polls read, and the shared counts of task
+    /// changes that say whether they still hold; `None` on PostgreSQL, or if the counts could not
+    /// be mapped.
+    pub(crate) live_tasks: Option<Arc<LiveTasks>>,
+    /// Counts the schemas this pool has seen: one more after each run of migrations, whose
+    /// tables may be new (a connection's temporary triggers are made again for them).
+    schema: Arc<AtomicU64>,
     /// Tells this pool (and its clones) apart from other pools of the process, so that submits
     /// share a transaction only with those of the same pool (see `Database::submit_task`).
     pub(crate) instance: u64,
@@ -247,12 +267,53 @@ pub struct Database {
 /// The shared count of key changes of the SQLite database at `path`. Without it this process
 /// caches no keys, and its key changes reach other processes' caches only as their entries lapse
 /// (within a second): worth a warning.
-fn open_key_epoch(path: &str) -> Option<Arc<crate::key_epoch::KeyEpoch>> {
-    match crate::key_epoch::KeyEpoch::open(std::path::Path::new(path)) {
+fn open_key_epoch(path: &str) -> Option<Arc<SharedCounts>> {
+    match SharedCounts::open(std::path::Path::new(path), "keys", 1) {
         Ok(epoch) => Some(Arc::new(epoch)),
         Err(error) => {
             tracing::warn!(%error, path, "the count of key changes beside the database could not be mapped");
             None
+        }
+    }
+}
+
+/// The live tasks of the SQLite database at `path` (see `live_tasks`). Without their shared counts
+/// this process keeps no live tasks, and the task changes it makes reach other processes' polls
+/// only as their entries lapse (within a second): worth a warning.
+fn open_live_tasks(path: &str) -> Option<Arc<LiveTasks>> {
+    match LiveTasks::open(std::path::Path::new(path)) {
+        Ok(live) => Some(Arc::new(live)),
+        Err(error) => {
+            tracing::warn!(%error, path, "the counts of task changes beside the database could not be mapped");
+            None
+        }
+    }
+}
+
+/// A connection taken from the pool for one use. When the use ends (and with it any transaction
+/// it ran), the task changes its statements made are counted for every process's polls.
+pub(crate) struct Checkout<'a> {
+    pooled: r2d2::PooledConnection<Connector>,
+    live_tasks: Option<&'a LiveTasks>,
+}
+
+impl std::ops::Deref for Checkout<'_> {
+    type Target = PooledConnection;
+    fn deref(&self) -> &PooledConnection {
+        &self.pooled
+    }
+}
+
+impl std::ops::DerefMut for Checkout<'_> {
+    fn deref_mut(&mut self) -> &mut PooledConnection {
+        &mut self.pooled
+    }
+}
+
+impl Drop for Checkout<'_> {
+    fn drop(&mut self) {
+        if let (Some(live), Some((noted, _))) = (self.live_tasks, &self.pooled.task_changes) {
+            live.publish(noted);
         }
     }
 }
@@ -293,6 +354,7 @@ impl Database {
             }
         };
         let key_epoch = (backend == Backend::Sqlite).then(|| open_key_epoch(&target)).flatten();
+        let live_tasks = (backend == Backend::Sqlite).then(|| open_live_tasks(&target)).flatten();
         let losses = Arc::new(Losses::new());
         let pool = Pool::builder().max_size(max).connection_timeout(connection_timeout).build(Connector {
             backend,
@@ -307,13 +369,38 @@ impl Database {
             key_cache: Default::default(),
             key_epoch,
             ended_tasks: Default::default(),
+            live_tasks,
+            schema: Arc::new(AtomicU64::new(1)),
             instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
         })
     }
 
+    /// A connection from the pool, waiting for one (see [`Checkout`]).
+    fn checkout(&self) -> StorageResult<Checkout<'_>> {
+        Ok(self.prepare(self.pool.get()?))
+    }
+
+    /// A connection from the pool if one is idle (see [`Checkout`]).
+    fn try_checkout(&self) -> Option<Checkout<'_>> {
+        self.pool.try_get().map(|conn| self.prepare(conn))
+    }
+
+    /// On SQLite, makes the connection's triggers that note task changes, for the schema
+    /// migrations left (a new database's connections open before its tasks table exists).
+    fn prepare(&self, mut conn: r2d2::PooledConnection<Connector>) -> Checkout<'_> {
+        let schema = self.schema.load(Ordering::Acquire);
+        let pooled = &mut *conn;
+        if let (Some((_, watched)), AnyConnection::Sqlite(sqlite)) = (&mut pooled.task_changes, &mut pooled.conn) {
+            if *watched != schema && sqlite.batch_execute(crate::live_tasks::TRIGGERS).is_ok() {
+                *watched = schema;
+            }
+        }
+        Checkout { pooled: conn, live_tasks: self.live_tasks.as_deref() }
+    }
+
     /// Applies every pending migration of this backend.
     pub fn migrate(&self) -> StorageResult<()> {
-        let mut pooled = self.pool.get()?;
+        let mut pooled = self.checkout()?;
         let result = match &mut pooled.conn {
             AnyConnection::Sqlite(conn) => conn.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
             AnyConnection::Postgres(conn) => {
@@ -326,13 +413,14 @@ impl Database {
             }
         };
         pooled.record(&self.losses, result.as_ref().map(|_| ()).map_err(|_| true));
+        self.schema.fetch_add(1, Ordering::AcqRel);
         result.map_err(|e| StorageError::Migration(e.to_string()))
     }
 
     /// Whether the database answers and has every migration this release knows applied: the
     /// number of migrations still pending (0 when ready). Fails when no connection can be had.
     pub fn pending_migrations(&self) -> StorageResult<usize> {
-        let mut pooled = self.pool.get()?;
+        let mut pooled = self.checkout()?;
         let pending = match &mut pooled.conn {
             AnyConnection::Sqlite(conn) => conn.pending_migrations(SQLITE_MIGRATIONS).map(|m| m.len()),
             AnyConnection::Postgres(conn) => conn.pending_migrations(POSTGRES_MIGRATIONS).map(|m| m.len()),
@@ -370,13 +458,13 @@ impl Database {
         &self,
         f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>,
     ) -> Option<StorageResult<T>> {
-        let mut conn = self.pool.try_get()?;
+        let mut conn = self.try_checkout()?;
         Some(Self::run_read(&mut conn, &self.losses, f))
     }
 
     /// Runs `f` on a pooled connection, outside an explicit transaction.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>) -> StorageResult<T> {
-        let mut conn = self.pool.get()?;
+        let mut conn = self.checkout()?;
         Self::run_read(&mut conn, &self.losses, f)
     }
 
@@ -398,7 +486,7 @@ impl Database {
         setup: &'static str,
         f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>,
     ) -> StorageResult<T> {
-        let mut conn = self.pool.get()?;
+        let mut conn = self.checkout()?;
         if !conn.set_up.iter().any(|done| std::ptr::eq(*done, setup)) {
             let created = conn.conn.batch_execute(setup);
             conn.record_query(&self.losses, &created);
@@ -426,7 +514,7 @@ impl Database {
     where
         E: From<diesel::result::Error> + From<StorageError>,
     {
-        let mut conn = self.pool.get().map_err(StorageError::from)?;
+        let mut conn = self.checkout()?;
         let begin = match conn.backend() {
             Backend::Sqlite => "BEGIN IMMEDIATE",
             Backend::Postgres => "BEGIN",
@@ -441,7 +529,7 @@ impl Database {
     /// Runs `f` in a read-only transaction that sees one snapshot of the database, for reports
     /// that read several tables while others write.
     pub(crate) fn snapshot<T>(&self, f: impl FnOnce(&mut AnyConnection) -> diesel::QueryResult<T>) -> StorageResult<T> {
-        let mut conn = self.pool.get()?;
+        let mut conn = self.checkout()?;
         // A SQLite read transaction keeps the snapshot of its first read until it ends.
         let begin = match conn.backend() {
             Backend::Sqlite => "BEGIN",

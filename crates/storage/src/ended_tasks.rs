@@ -99,7 +99,7 @@ impl EndedTasks {
 }
 
 /// Roughly what `task` takes in memory: its text and a fixed part for the rest.
-fn size_of_task(task: &TaskRecord) -> usize {
+pub(crate) fn size_of_task(task: &TaskRecord) -> usize {
     let texts = [&task.id, &task.key_id, &task.account_id, &task.engine, &task.job, &task.status];
     let optional = [
         &task.lease_owner,

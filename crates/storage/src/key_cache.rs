@@ -5,14 +5,14 @@
 //! secret from working or change what it may do (revocation, a new secret, new rates) is
 //! announced as it commits: on PostgreSQL by `NOTIFY media_keys_changed`, which a listening
 //! connection hears; on SQLite by adding one to the count of key changes every process of the
-//! database file shares (`key_epoch`), which the cache compares before each answer. Either way
+//! database file shares (`shared_counts`), which the cache compares before each answer. Either way
 //! each process then forgets every key it holds, and the process that made the change forgets
 //! them at once, before its call returns. While the listening connection is down nothing is
 //! cached, and an entry is trusted for one second at most in any case, so a revoked key stops
 //! working within a second on every api-server even if an announcement were lost (a process
 //! killed between its commit and its count, or a key changed by hand).
 
-use crate::key_epoch::KeyEpoch;
+use crate::shared_counts::SharedCounts;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -52,7 +52,7 @@ struct CacheState {
     /// Whether key changes are being listened for; nothing is cached otherwise.
     listening: bool,
     /// On SQLite, the shared count of key changes and the value the entries were read under.
-    epoch: Option<(Arc<KeyEpoch>, u64)>,
+    epoch: Option<(Arc<SharedCounts>, u64)>,
     /// Counts the times the cache forgot everything, so that a key read before a change cannot be
     /// stored after it.
     generation: u64,
@@ -129,9 +129,9 @@ impl KeyCache {
     }
 
     /// Starts caching on SQLite, where key changes are counted in `epoch`.
-    pub(crate) fn watch(&self, epoch: Arc<KeyEpoch>) {
+    pub(crate) fn watch(&self, epoch: Arc<SharedCounts>) {
         let mut state = self.lock();
-        let seen = epoch.current();
+        let seen = epoch.current(0);
         state.epoch = Some((epoch, seen));
         state.listening = true;
         state.forget();
@@ -141,7 +141,7 @@ impl KeyCache {
     fn current(&self) -> std::sync::MutexGuard<'_, CacheState> {
         let mut state = self.lock();
         if let Some((epoch, seen)) = &mut state.epoch {
-            let now = epoch.current();
+            let now = epoch.current(0);
             if now != *seen {
                 *seen = now;
                 state.forget();

@@ -290,7 +290,7 @@ impl Database {
         })?;
         if changed {
             match &self.key_epoch {
-                Some(epoch) => epoch.advance(),
+                Some(epoch) => epoch.advance(0),
                 None if self.backend() == crate::Backend::Sqlite => tracing::warn!(
                     "a key changed, but the count of key changes beside the database could not be mapped: \
                      other processes' caches forget the old key only as their entries lapse, within a second"

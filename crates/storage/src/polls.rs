@@ -35,10 +35,12 @@ impl Database {
 
     /// [`Database::poll_reads`] answered from memory, reading nothing: when the key is verified in
     /// this process's cache of keys ([`Database::cache_verified_keys`]) and its task `task_id` has
-    /// ended and is kept ([`Database::cache_ended_tasks`]). `None` otherwise.
+    /// ended and is kept ([`Database::cache_ended_tasks`]) or, on SQLite, is still queued or
+    /// running and unchanged since a poll read it (`live_tasks`). `None` otherwise.
     pub fn poll_reads_in_memory(&self, secret_hash: &str, task_id: Option<&str>) -> Option<PollReads> {
         let key = self.key_cache.get(secret_hash)?;
-        let task = self.ended_tasks.get(task_id?, &key.key_id)?;
+        let id = task_id?;
+        let task = self.ended_tasks.get(id, &key.key_id).or_else(|| self.live_tasks.as_ref()?.get(id, &key.key_id))?;
         Some(PollReads { key: Some(key), task: Some(task) })
     }
 
@@ -70,6 +72,8 @@ impl Database {
             return None;
         }
         let (generation, read_at) = (self.key_cache.generation(), std::time::Instant::now());
+        // Noted before the read, so that a change committed after it is seen (see `live_tasks`).
+        let live_counted = self.live_tasks.as_ref().zip(task_id).map(|(live, id)| (live, live.count_of(id)));
         let reads = self.read_if_idle(|conn| {
             let Some((found, task)) = live_key_and_task(conn, secret_hash, task_id)? else {
                 return Ok(Some(PollReads { key: None, task: None }));
@@ -79,6 +83,9 @@ impl Database {
             }
             if let Some(generation) = generation {
                 self.key_cache.insert(secret_hash, &found.key, generation, read_at);
+                if let (Some((live, counted)), Some(task)) = (live_counted, &task) {
+                    live.keep(task, counted);
+                }
             }
             Ok(Some(PollReads { key: Some(found.key), task }))
         })?;

@@ -863,6 +863,54 @@ fn ended_tasks_are_answered_from_memory_to_their_own_live_key_only() {
     }
 }
 
+/// On SQLite a poll of a task still queued or running is answered from memory, to its own live
+/// key only, until any process changes the task: another pool on the file (as another process
+/// would) claims it, this pool cancels it, a change to it lands between the count's reading and
+/// the read. Tasks the changes do not touch stay answered.
+#[test]
+fn live_tasks_are_answered_from_memory_until_any_process_changes_them() {
+    let test_db = TestDatabase::new(storage::Backend::Sqlite).expect("test database");
+    let (server, worker) = (&test_db.db, Database::connect(&test_db.url, 2).expect("second handle"));
+    let _listener = server.cache_verified_keys().expect("keys are cached");
+    wait_until("the key cache starts", &|| server.caches_verified_keys());
+    let name = new_id("acct");
+    worker.create_account(&name, true, usd("5")).unwrap();
+    let (mine, theirs) = (keys::hash_secret("mgk_mine"), keys::hash_secret("mgk_theirs"));
+    let key = worker.create_key(&name, &mine, None, None).unwrap();
+    worker.create_key(&name, &theirs, None, None).unwrap();
+    // The first poll of each key records its use (a write), on the blocking path.
+    server.poll_reads(&mine, None).unwrap();
+    server.poll_reads(&theirs, None).unwrap();
+    let poll = |id: &str| server.poll_reads_at_once(&mine, Some(id)).expect("done at once").unwrap().task;
+    let in_memory = |hash: &str, id: &str| server.poll_reads_in_memory(hash, Some(id)).and_then(|r| r.task);
+    let status = |task: Option<storage::TaskRecord>| task.map(|t| t.status);
+
+    let task = worker.submit_task(&new_task(&worker, &key.id, "0.4")).unwrap();
+    let bystander = worker.submit_task(&new_task(&worker, &key.id, "0.4")).unwrap();
+    assert_eq!(status(poll(&task.id)), Some("queued".into()));
+    assert_eq!(status(poll(&bystander.id)), Some("queued".into()));
+    assert_eq!(in_memory(&mine, &task.id), poll(&task.id), "a queued task is answered from memory");
+    assert!(in_memory(&theirs, &task.id).is_none(), "another key never sees it");
+
+    // Claimed by another process: the next poll reads it again and sees it running.
+    let claimed = worker.claim_task("w1", 60_000, RunningShares::UNLIMITED).unwrap().expect("claimed");
+    assert_eq!(claimed.task.id, task.id, "the older task is claimed first");
+    assert!(in_memory(&mine, &task.id).is_none(), "a task another process changed is read again");
+    assert_eq!(status(in_memory(&mine, &bystander.id)), Some("queued".into()), "an unchanged task stays");
+    assert_eq!(status(poll(&task.id)), Some("running".into()));
+    assert_eq!(status(in_memory(&mine, &task.id)), Some("running".into()));
+
+    // Cancelled by this process: read again, and an ended task is not kept as a live one.
+    server.cancel_task(&bystander.id, &key.id).unwrap();
+    assert!(in_memory(&mine, &bystander.id).is_none(), "a task this process changed is read again");
+    assert_eq!(status(poll(&bystander.id)), Some("failed".into()));
+    assert!(in_memory(&mine, &bystander.id).is_none(), "an ended task is kept only by the ended tasks' cache");
+
+    // Its key revoked by another process: nothing is answered from memory any more.
+    worker.revoke_key(&key.id).unwrap();
+    wait_until("the revocation is heard", &|| in_memory(&mine, &task.id).is_none());
+}
+
 /// One transaction of many submits of one account checks each as if it ran alone after the ones
 /// before it: caps, the allowance, idempotency keys, webhooks and inputs held, all within the
 /// batch.
