@@ -386,11 +386,13 @@ impl Database {
     }
 
     /// On SQLite, makes the connection's triggers that note task changes, for the schema
-    /// migrations left (a new database's connections open before its tasks table exists).
+    /// migrations left (a new database's connections open before its tasks table exists); not
+    /// when there are no shared counts to publish the changes to.
     fn prepare(&self, mut conn: r2d2::PooledConnection<Connector>) -> Checkout<'_> {
         let schema = self.schema.load(Ordering::Acquire);
         let pooled = &mut *conn;
-        if let (Some((_, watched)), AnyConnection::Sqlite(sqlite)) = (&mut pooled.task_changes, &mut pooled.conn) {
+        let changes = pooled.task_changes.as_mut().filter(|_| self.live_tasks.is_some());
+        if let (Some((_, watched)), AnyConnection::Sqlite(sqlite)) = (changes, &mut pooled.conn) {
             if *watched != schema && sqlite.batch_execute(crate::live_tasks::TRIGGERS).is_ok() {
                 *watched = schema;
             }

@@ -20,7 +20,7 @@ const ENTRY_LIFETIME: Duration = Duration::from_secs(60);
 /// The most memory the kept tasks take, roughly.
 const MAX_BYTES: usize = 16 << 20;
 /// The largest task kept (its outputs, result and messages).
-const MAX_TASK_BYTES: usize = 64 << 10;
+pub(crate) const MAX_TASK_BYTES: usize = 64 << 10;
 
 /// The ended tasks of one process (see the module's text).
 #[derive(Default)]

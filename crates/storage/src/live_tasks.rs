@@ -11,9 +11,9 @@
 //! A count is shared by the tasks whose ids fall in it, so a change to one makes the next poll of
 //! another read again, never the other way. An entry is trusted for at most a second, which
 //! bounds what a change made around the service (by hand, in the `sqlite3` shell) can hide.
-//! Memory is bounded as for ended tasks.
+//! Memory is bounded as for ended tasks (`ended_tasks`).
 
-use crate::ended_tasks::size_of_task;
+use crate::ended_tasks::{size_of_task, MAX_TASK_BYTES};
 use crate::shared_counts::SharedCounts;
 use crate::task_record::TaskRecord;
 use diesel::sql_types::Text;
@@ -77,6 +77,9 @@ impl LiveTasks {
             return;
         }
         let size = size_of_task(task);
+        if size > MAX_TASK_BYTES {
+            return;
+        }
         let mut state = self.lock();
         if state.bytes + size > MAX_BYTES {
             state.tasks.clear();
@@ -141,4 +144,17 @@ fn count_index(id: &str) -> usize {
         .bytes()
         .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3));
     (hash % COUNTS as u64) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every process and every build must put a task in the same count: the index is a fixed
+    /// function of the id.
+    #[test]
+    fn a_tasks_count_is_the_same_in_every_build() {
+        assert_eq!(count_index("task_0dec12e5b30ce09a4f3a1cd1"), 940);
+        assert!(count_index("") < COUNTS);
+    }
 }
