@@ -247,7 +247,7 @@ pub struct Database {
     pub(crate) url: std::sync::Arc<str>,
     /// Verified keys, while a listener keeps them true (see [`Database::cache_verified_keys`]).
     pub(crate) key_cache: std::sync::Arc<crate::key_cache::KeyCache>,
-    /// On SQLite, the count of key changes every process of the file shares (`key_epoch`); `None`
+    /// On SQLite, the count of key changes every process of the file shares (`shared_counts`); `None`
     /// on PostgreSQL, or if it could not be mapped.
     pub(crate) key_epoch: Option<Arc<SharedCounts>>,
     /// Ended tasks polls read, once [`Database::cache_ended_tasks`] has started keeping them.
