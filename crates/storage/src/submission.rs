@@ -172,8 +172,8 @@ pub(crate) fn submit_batch(
     let mut free_held_here = 0;
     // Idempotency keys claimed earlier in this batch: (key id, idempotency key) -> (task, hash).
     let mut claimed: HashMap<(String, String), (String, String)> = HashMap::new();
-    // A task is created when its batch holds the rows it needs, not when the batch began waiting
-    // for them: its `created_at`, and so its pickup latency, leaves out the lock waits.
+    // The clock the checks read (an idempotency key's window); the tasks' own creation time is
+    // stamped below, once nothing but their rows is left to write.
     let now = now_millis();
     let mut accepted: Vec<Accepted> = Vec::new();
     let mut results = Vec::with_capacity(batch.len());
@@ -202,6 +202,10 @@ pub(crate) fn submit_batch(
     if accepted.is_empty() {
         return Ok(results);
     }
+    // Delivered at commit to every listening worker (see `Database::listen_for_jobs`), wherever
+    // the transaction sends it: sent first, it is not among the round trips a task waits
+    // through between its creation and its commit.
+    dialect::notify(conn, JOBS_CHANNEL)?;
     if free_held_here != 0 {
         diesel::update(accounts::table.find(&account.id))
             .set(accounts::free_held_units.eq(accounts::free_held_units + free_held_here))
@@ -214,9 +218,15 @@ pub(crate) fn submit_batch(
                 .execute(conn)?;
         }
     }
-    write_accepted(conn, &accepted, now)?;
-    // Delivered at commit to every listening worker (see `Database::listen_for_jobs`).
-    dialect::notify(conn, JOBS_CHANNEL)?;
+    // A task is created when its batch has held the rows it needs and written their balances,
+    // not when the batch began: its `created_at`, and so its pickup latency, leaves out the lock
+    // waits and the batch's other statements.
+    let created = now_millis().max(now);
+    for record in accepted.iter_mut().map(|accepted| &mut accepted.record).chain(results.iter_mut().flatten()) {
+        record.created_at = created;
+        record.updated_at = created;
+    }
+    write_accepted(conn, &accepted, created)?;
     Ok(results)
 }
 
