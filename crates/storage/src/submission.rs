@@ -203,8 +203,8 @@ pub(crate) fn submit_batch(
         return Ok(results);
     }
     // Delivered at commit to every listening worker (see `Database::listen_for_jobs`), wherever
-    // the transaction sends it: sent first, it is not among the round trips a task waits
-    // through between its creation and its commit.
+    // the transaction sends it: sent before the balance updates, it is not among the round trips
+    // a task waits through between its creation and its commit.
     dialect::notify(conn, JOBS_CHANNEL)?;
     if free_held_here != 0 {
         diesel::update(accounts::table.find(&account.id))
