@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--part images|media|service|providers|pickup|queue|all] [--backend sqlite|postgres|both]
+//! `cargo xtask bench [--part images|media|service|providers|pickup|submits|queue|all] [--backend sqlite|postgres|both]
 //! [--requests N] [--concurrency C] [--tracked N] [--provider-run-ms MS]`: times images and video beside libvips, ImageMagick and ffmpeg
 //! (`images`; `media` adds the engines end to end and the reel through one SQLite service); then
 //! (`service`, and `all`, the default) builds the release binaries, starts a real api-server (no in-process worker) on a scratch database and
@@ -9,7 +9,8 @@
 //! after them waits on a job) submits of one key under `wrk` beside `pgbench`'s hot-row ceiling;
 //! the pickup latency of an idle worker on a deployment of its own; then, against the provider simulator, the
 //! inline submit to an upstream provider and one worker tracking `--tracked` (1,000) requests at once
-//! (`--part providers`: that alone; `--part pickup`: the pickup latency alone); `--part queue`: the queue's no-op job rate beside apalis
+//! (`--part providers`: that alone; `--part pickup`: the pickup latency alone; `--part submits`: one
+//! key's submits beside the hot-row ceiling alone, three times); `--part queue`: the queue's no-op job rate beside apalis
 //! (`queue_bench`).
 //! Nothing here asserts on timings; it measures.
 
@@ -26,6 +27,8 @@ enum OnlyFigure {
     Providers,
     /// The pickup latency of an idle worker.
     Pickup,
+    /// One key's submits under `wrk` beside the hot-row ceiling, three times.
+    Submits,
 }
 
 struct Options {
@@ -85,12 +88,18 @@ fn parse(args: &[String]) -> Result<Options> {
                     "media" => (true, true, false),
                     "service" => (false, true, true),
                     "all" => (true, true, true),
-                    "providers" | "pickup" => {
-                        options.only = Some(if value == "pickup" { OnlyFigure::Pickup } else { OnlyFigure::Providers });
+                    "providers" | "pickup" | "submits" => {
+                        options.only = Some(match value.as_str() {
+                            "pickup" => OnlyFigure::Pickup,
+                            "submits" => OnlyFigure::Submits,
+                            _ => OnlyFigure::Providers,
+                        });
                         (false, true, true)
                     }
                     "queue" => (false, false, false),
-                    other => bail!("unknown part {other} (images, media, service, providers, pickup, queue, all)"),
+                    other => {
+                        bail!("unknown part {other} (images, media, service, providers, pickup, submits, queue, all)")
+                    }
                 };
                 if !options.throughput {
                     options.backends = vec!["sqlite"];
@@ -135,6 +144,7 @@ fn service(options: &Options) -> Result<()> {
             match only {
                 OnlyFigure::Providers => runtime.block_on(tracking(*backend == "postgres", options))?,
                 OnlyFigure::Pickup => runtime.block_on(pickup(*backend == "postgres"))?,
+                OnlyFigure::Submits => runtime.block_on(submits(*backend == "postgres"))?,
             }
             continue;
         }
@@ -163,6 +173,26 @@ fn service(options: &Options) -> Result<()> {
             runtime.block_on(pickup(*backend == "postgres"))?;
             runtime.block_on(tracking(*backend == "postgres", options))?;
         }
+    }
+    Ok(())
+}
+
+/// One key's submits beside the hot-row ceiling, three runs in a row on one api-server (the
+/// figure moves between runs on two shared cores), with no worker running.
+async fn submits(postgres: bool) -> Result<()> {
+    let server =
+        Deployment::start("release", postgres, &[("EMBEDDED_WORKER", "false".into()), ("HTTP_WORKERS", "2".into())])?;
+    let usage: Value = reqwest::Client::new()
+        .get(format!("{}/v1/usage", server.base))
+        .bearer_auth(&server.key)
+        .send()
+        .await?
+        .json()
+        .await?;
+    let key_id = usage["key_id"].as_str().context("usage names the key")?;
+    server.admin(&["key", "rate", key_id, "--submits-per-minute", "0", "--reads-per-minute", "0"])?;
+    for _ in 0..3 {
+        crate::poll_bench::submits_beside_anchor(&server.base, &server.key, postgres)?;
     }
     Ok(())
 }

@@ -77,7 +77,7 @@ impl Database {
         ENDINGS.run(
             &self.instance.to_string(),
             ending,
-            |batch| self.settle_all(&batch),
+            |batch, _| self.settle_all(&batch),
             || Err(StorageError::Interrupted("the settlement's transaction ended without an answer".into())),
         )
     }

@@ -7,8 +7,11 @@
 //! Callers block (they run on blocking threads, like every storage call). Whoever arrives at an
 //! idle group leads it; a leader whose own result is in serves no further batch and hands the
 //! lead to the first caller still waiting, so no caller waits behind more than the batches ahead
-//! of it.
+//! of it. A batch may hand the lead on before it ends, once only its commit is left: the next
+//! batch then starts meanwhile and waits for the rows at the database, not for the commit's
+//! answer and a thread's wake-up (so at most two batches of a group are under way at once).
 
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Mutex;
@@ -50,9 +53,17 @@ impl<T, R> Default for GroupCommit<T, R> {
 
 impl<T, R> GroupCommit<T, R> {
     /// Runs `item` in a batch of `group`'s items with `run`, which returns one result per item,
-    /// in order, and returns this item's result. `lost` makes the result of an item whose batch
-    /// ended without one (`run` panicked, or returned too few).
-    pub(crate) fn run(&self, group: &str, item: T, run: impl Fn(Vec<T>) -> Vec<R>, lost: impl Fn() -> R) -> R {
+    /// in order, and returns this item's result. `run` may call the function it is given once
+    /// nothing but its commit is left, to let the next batch start (see the module's text).
+    /// `lost` makes the result of an item whose batch ended without one (`run` panicked, or
+    /// returned too few).
+    pub(crate) fn run(
+        &self,
+        group: &str,
+        item: T,
+        run: impl Fn(Vec<T>, &dyn Fn()) -> Vec<R>,
+        lost: impl Fn() -> R,
+    ) -> R {
         let (reply, turns) = sync_channel(1);
         let leads = {
             let mut groups = self.lock();
@@ -72,9 +83,9 @@ impl<T, R> GroupCommit<T, R> {
     }
 
     /// Runs batches of `group` until this caller's own result is in, then hands the lead on.
-    fn lead(&self, group: &str, own: &Receiver<Turn<R>>, run: &impl Fn(Vec<T>) -> Vec<R>) -> Option<R> {
+    fn lead(&self, group: &str, own: &Receiver<Turn<R>>, run: &impl Fn(Vec<T>, &dyn Fn()) -> Vec<R>) -> Option<R> {
         // Handing the lead on happens even when `run` panics, so the group never stalls.
-        let mut leader = Leader { commit: self, group };
+        let leader = Leader { commit: self, group, handed_on: Cell::new(false) };
         loop {
             let batch: Vec<Waiting<T, R>> = {
                 let mut groups = self.lock();
@@ -84,7 +95,7 @@ impl<T, R> GroupCommit<T, R> {
             };
             let (items, replies): (Vec<T>, Vec<SyncSender<Turn<R>>>) =
                 batch.into_iter().map(|waiting| (waiting.item, waiting.reply)).unzip();
-            let results = run(items);
+            let results = run(items, &|| leader.hand_on());
             // A reply whose result is missing is dropped, and its caller reads that as lost.
             for (reply, result) in replies.into_iter().zip(results) {
                 // The channel holds one message and nothing else is sent to a caller whose item
@@ -96,6 +107,9 @@ impl<T, R> GroupCommit<T, R> {
                     leader.hand_on();
                     return Some(result);
                 }
+                // Another caller leads now: this one runs no further batch. (Its own item was
+                // the first waiting when it took the lead, so it was in the batch just run.)
+                _ if leader.handed_on.get() => return None,
                 Ok(Turn::Lead) => {}
                 Err(std::sync::mpsc::TryRecvError::Empty) => {}
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => {
@@ -117,10 +131,15 @@ impl<T, R> GroupCommit<T, R> {
 struct Leader<'a, T, R> {
     commit: &'a GroupCommit<T, R>,
     group: &'a str,
+    /// The lead was handed on (at most once).
+    handed_on: Cell<bool>,
 }
 
 impl<T, R> Leader<'_, T, R> {
-    fn hand_on(&mut self) {
+    fn hand_on(&self) {
+        if self.handed_on.replace(true) {
+            return;
+        }
         let mut groups = self.commit.lock();
         let Some(queue) = groups.get_mut(self.group) else { return };
         // The first waiting caller may have gone (a panic on its thread); try the next.
@@ -159,7 +178,7 @@ mod tests {
                 let (commit, batches, start) = (commit.clone(), batches.clone(), start.clone());
                 std::thread::spawn(move || {
                     start.wait();
-                    let run = |items: Vec<u32>| {
+                    let run = |items: Vec<u32>, _: &dyn Fn()| {
                         batches.fetch_add(1, Ordering::SeqCst);
                         std::thread::sleep(std::time::Duration::from_millis(5));
                         items.into_iter().map(|item| item * 10).collect()
@@ -180,7 +199,7 @@ mod tests {
     #[test]
     fn a_batch_that_panics_fails_its_items_and_the_group_goes_on() {
         let commit = Arc::new(GroupCommit::<u32, Result<u32, ()>>::default());
-        let run = |items: Vec<u32>| {
+        let run = |items: Vec<u32>, _: &dyn Fn()| {
             if items.contains(&13) {
                 panic!("thirteen");
             }
@@ -193,8 +212,52 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_that_hands_on_early_overlaps_the_next_one_only() {
+        let commit = Arc::new(GroupCommit::<u32, u32>::default());
+        let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let waiting = |commit: &GroupCommit<u32, u32>| commit.lock().get("g").map_or(0, |group| group.waiting.len());
+        let run = {
+            let (commit, running, most) = (commit.clone(), running.clone(), most.clone());
+            move |items: Vec<u32>, start_next: &dyn Fn()| {
+                most.fetch_max(running.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                if items == [0] {
+                    // The first batch, alone: it lets the next start once the others queue.
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                    while waiting(&commit) < 31 && std::time::Instant::now() < deadline {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                    start_next();
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                running.fetch_sub(1, Ordering::SeqCst);
+                items.into_iter().map(|item| item * 10).collect::<Vec<_>>()
+            }
+        };
+        let first = {
+            let (commit, run) = (commit.clone(), run.clone());
+            std::thread::spawn(move || commit.run("g", 0, run, || u32::MAX))
+        };
+        while running.load(Ordering::SeqCst) == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let others: Vec<_> = (1..32u32)
+            .map(|n| {
+                let (commit, run) = (commit.clone(), run.clone());
+                std::thread::spawn(move || (n, commit.run("g", n, run, || u32::MAX)))
+            })
+            .collect();
+        assert_eq!(first.join().expect("first caller"), 0);
+        for caller in others {
+            let (n, result) = caller.join().expect("caller");
+            assert_eq!(result, n * 10);
+        }
+        assert_eq!(most.load(Ordering::SeqCst), 2, "the second batch ran while the first finished, and no third");
+        assert!(commit.lock().is_empty(), "an idle group is forgotten");
+    }
+
+    #[test]
     fn a_short_answer_reads_as_lost() {
         let commit = GroupCommit::<u32, Result<u32, ()>>::default();
-        assert_eq!(commit.run("g", 1, |_| Vec::new(), || Err(())), Err(()));
+        assert_eq!(commit.run("g", 1, |_, _| Vec::new(), || Err(())), Err(()));
     }
 }

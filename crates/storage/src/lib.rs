@@ -37,6 +37,7 @@ mod settings;
 mod settlement;
 mod shared_counts;
 mod submission;
+mod submission_writes;
 mod task_record;
 mod tasks;
 #[cfg(feature = "test-support")]

@@ -2,21 +2,21 @@
 //! keys' rows are locked once, what settlements moved since the last submit is added to them
 //! (see `balances`), each submit is checked in turn against the limits as the ones
 //! before it left them (revocation, idempotency, inputs held, the billing hold, the webhook), and
-//! everything accepted is written with one statement per table. The result is what running the
+//! everything accepted is written together (see `submission_writes`). The result is what running the
 //! submits one after another would give, at the cost of one commit (see `group_commit`).
 
 use crate::accounts::Account;
 use crate::balances;
-use crate::connection::{on_native_connection, AnyConnection};
+use crate::connection::AnyConnection;
 use crate::idempotency::{self, EarlierRequest, IdempotencyClaim};
 use crate::keys::ApiKey;
-use crate::listener::JOBS_CHANNEL;
-use crate::schema::{accounts, api_keys, idempotency_keys, key_webhooks, ledger, task_webhooks, tasks};
+use crate::schema::tasks;
+use crate::submission_writes::{self, Accepted, BatchHolds};
 use crate::task_record::TaskRecord;
 use crate::webhooks::WebhookChoice;
-use crate::{dialect, now_millis, tracking, StorageError};
+use crate::{dialect, now_millis, StorageError};
 use diesel::prelude::*;
-use diesel::sql_types::Text;
+use diesel::sql_types::{Bool, Nullable, Text};
 use domain::{billing, BillingRefusal, Hold, TaskStatus, Usd};
 use std::collections::HashMap;
 
@@ -93,14 +93,27 @@ impl From<r2d2::Error> for SubmitError {
     }
 }
 
-/// Reads one row of `table` by id, locked `FOR UPDATE` on PostgreSQL, in one round trip.
-fn locked_row<Row>(conn: &mut AnyConnection, table: &str, id: &str) -> QueryResult<Row>
-where
-    Row: diesel::QueryableByName<crate::connection::MultiBackend> + 'static,
-{
-    dialect::sql_query(conn, &format!("SELECT * FROM {table} WHERE id = ?{{FOR_UPDATE}}"))
-        .bind::<Text, _>(id)
-        .get_result(conn)
+/// A key's row, locked, with its webhook settings, read in the same round trip (nearly every
+/// submit asks for the key's default webhook).
+const LOCKED_KEY: &str = "SELECT api_keys.*, \
+     EXISTS (SELECT 1 FROM key_webhooks w WHERE w.key_id = api_keys.id) AS has_webhook_secret, \
+     (SELECT w.default_url FROM key_webhooks w WHERE w.key_id = api_keys.id) AS webhook_default_url, \
+     COALESCE((SELECT w.default_on_running FROM key_webhooks w WHERE w.key_id = api_keys.id), FALSE) \
+       AS webhook_on_running \
+     FROM api_keys WHERE api_keys.id = ?{FOR_UPDATE}";
+
+/// A row of [`LOCKED_KEY`].
+#[derive(QueryableByName)]
+struct LockedKey {
+    // Not named `row`: the derive's own code names the row it reads so.
+    #[diesel(embed)]
+    key: ApiKey,
+    #[diesel(sql_type = Bool)]
+    has_webhook_secret: bool,
+    #[diesel(sql_type = Nullable<Text>)]
+    webhook_default_url: Option<String>,
+    #[diesel(sql_type = Bool)]
+    webhook_on_running: bool,
 }
 
 /// A key as this batch has it: its row, locked, and what the batch's earlier submits took.
@@ -108,8 +121,8 @@ struct KeyState {
     row: ApiKey,
     /// Bytes of stored inputs its queued and running tasks hold (read when first needed).
     inputs_held: Option<i64>,
-    /// Its webhook settings: `None` when it has no signing secret (read when first needed).
-    webhook: Option<Option<KeyDefaultWebhook>>,
+    /// Its webhook settings: `None` when it has no signing secret.
+    webhook: Option<KeyDefaultWebhook>,
     /// Holds this batch placed on it.
     held_here: i64,
 }
@@ -128,14 +141,6 @@ struct Passed {
     webhook: Option<(String, bool)>,
 }
 
-/// One accepted submit, waiting to be written.
-struct Accepted {
-    record: TaskRecord,
-    input_bytes: i64,
-    webhook: Option<(String, bool)>,
-    claim: Option<IdempotencyClaim>,
-}
-
 /// Runs `batch` (submits of one account, in order) in `conn`'s transaction. `Err` only for a
 /// failure of the whole transaction; each submit's refusal is its own entry.
 pub(crate) fn submit_batch(
@@ -147,14 +152,19 @@ pub(crate) fn submit_batch(
     // account without deadlocks (settlements take neither: see `balances`); keys in id order, so
     // two batches never wait on each other in a cycle. On SQLite the IMMEDIATE transaction
     // already holds the database's write lock, and the rows are simply read.
-    let mut account: Account = locked_row(conn, "accounts", &first.account_id)?;
+    let mut account: Account = dialect::sql_query(conn, "SELECT * FROM accounts WHERE id = ?{FOR_UPDATE}")
+        .bind::<Text, _>(&first.account_id)
+        .get_result(conn)?;
     let mut key_ids: Vec<&str> = batch.iter().map(|new| new.key_id.as_str()).collect();
     key_ids.sort_unstable();
     key_ids.dedup();
     let mut keys: HashMap<String, KeyState> = HashMap::new();
     for id in key_ids {
-        let row: ApiKey = locked_row(conn, "api_keys", id)?;
-        keys.insert(id.to_string(), KeyState { row, inputs_held: None, webhook: None, held_here: 0 });
+        let locked: LockedKey = dialect::sql_query(conn, LOCKED_KEY).bind::<Text, _>(id).get_result(conn)?;
+        let webhook = locked
+            .has_webhook_secret
+            .then_some(KeyDefaultWebhook { url: locked.webhook_default_url, on_running: locked.webhook_on_running });
+        keys.insert(id.to_string(), KeyState { row: locked.key, inputs_held: None, webhook, held_here: 0 });
     }
     // What the account's settlements moved since its last submit, added to the rows now held, so
     // the checks below see every settlement committed before this point.
@@ -202,31 +212,19 @@ pub(crate) fn submit_batch(
     if accepted.is_empty() {
         return Ok(results);
     }
-    // Delivered at commit to every listening worker (see `Database::listen_for_jobs`), wherever
-    // the transaction sends it: sent before the balance updates, it is not among the round trips
-    // a task waits through between its creation and its commit.
-    dialect::notify(conn, JOBS_CHANNEL)?;
-    if free_held_here != 0 {
-        diesel::update(accounts::table.find(&account.id))
-            .set(accounts::free_held_units.eq(accounts::free_held_units + free_held_here))
-            .execute(conn)?;
-    }
-    for (id, key) in &keys {
-        if key.held_here != 0 {
-            diesel::update(api_keys::table.find(id))
-                .set(api_keys::held_units.eq(api_keys::held_units + key.held_here))
-                .execute(conn)?;
-        }
-    }
-    // A task is created when its batch has held the rows it needs and written their balances,
-    // not when the batch began: its `created_at`, and so its pickup latency, leaves out the lock
-    // waits and the batch's other statements.
+    // A task is created when its batch has held the rows it needs, just before its row is written
+    // (with the balances, in one round trip on PostgreSQL): its `created_at`, and so its pickup
+    // latency, leaves out the lock waits and the batch's reads.
     let created = now_millis().max(now);
     for record in accepted.iter_mut().map(|accepted| &mut accepted.record).chain(results.iter_mut().flatten()) {
         record.created_at = created;
         record.updated_at = created;
     }
-    write_accepted(conn, &accepted, created)?;
+    let mut held_keys: Vec<(&str, i64)> =
+        keys.iter().filter(|(_, key)| key.held_here != 0).map(|(id, key)| (id.as_str(), key.held_here)).collect();
+    held_keys.sort_unstable();
+    let holds = BatchHolds { account_id: &account.id, free_held: free_held_here, keys: held_keys };
+    submission_writes::write(conn, &holds, &accepted, created)?;
     Ok(results)
 }
 
@@ -272,11 +270,13 @@ fn accept(
     let hold = billing::place_hold(&key.row.limits(), &account.limits(), new.price)?;
     let webhook = match &new.webhook {
         WebhookChoice::Off => None,
-        WebhookChoice::Requested(webhook) => match key_webhook(conn, key)? {
+        WebhookChoice::Requested(webhook) => match &key.webhook {
             Some(_) => Some((webhook.url.clone(), webhook.on_running)),
             None => return Err(SubmitError::NoWebhookSecret),
         },
-        WebhookChoice::KeyDefault(on_running) => key_webhook(conn, key)?
+        WebhookChoice::KeyDefault(on_running) => key
+            .webhook
+            .as_ref()
             .and_then(|default| Some((default.url.clone()?, on_running.unwrap_or(default.on_running)))),
     };
     // Accepted: what follows in the batch sees this submit's hold and inputs.
@@ -331,101 +331,4 @@ fn inputs_held(conn: &mut AnyConnection, key_id: &str) -> QueryResult<i64> {
         .load::<i64>(conn)?
         .into_iter()
         .fold(0, i64::saturating_add))
-}
-
-/// `key`'s webhook settings, read once per batch: `None` when it has no signing secret.
-fn key_webhook<'k>(conn: &mut AnyConnection, key: &'k mut KeyState) -> QueryResult<Option<&'k KeyDefaultWebhook>> {
-    if key.webhook.is_none() {
-        let row: Option<(Option<String>, bool)> = key_webhooks::table
-            .find(&key.row.id)
-            .select((key_webhooks::default_url, key_webhooks::default_on_running))
-            .first(conn)
-            .optional()?;
-        key.webhook = Some(row.map(|(url, on_running)| KeyDefaultWebhook { url, on_running }));
-    }
-    Ok(key.webhook.as_ref().and_then(Option::as_ref))
-}
-
-/// Writes the accepted submits: their tasks, hold ledger rows, webhooks and idempotency records,
-/// one statement per table.
-fn write_accepted(conn: &mut AnyConnection, accepted: &[Accepted], now: i64) -> QueryResult<()> {
-    let task_rows: Vec<_> = accepted
-        .iter()
-        .map(|Accepted { record, input_bytes, .. }| {
-            (
-                tasks::id.eq(&record.id),
-                tasks::key_id.eq(&record.key_id),
-                tasks::account_id.eq(&record.account_id),
-                tasks::engine.eq(&record.engine),
-                tasks::job.eq(&record.job),
-                tasks::status.eq(&record.status),
-                tasks::input_bytes.eq(*input_bytes),
-                tasks::created_at.eq(now),
-                tasks::updated_at.eq(now),
-                tasks::price_units.eq(record.price_units),
-                tasks::hold_allowance_units.eq(record.hold_allowance_units),
-                tasks::priority.eq(record.priority),
-                tasks::provider.eq(&record.provider),
-            )
-        })
-        .collect();
-    // On the backend's own connection: diesel writes many rows in one statement there.
-    on_native_connection!(conn, |native| diesel::insert_into(tasks::table).values(&task_rows).execute(native))?;
-    let ledger_rows: Vec<_> = accepted
-        .iter()
-        .map(|Accepted { record, .. }| {
-            (
-                ledger::task_id.eq(&record.id),
-                ledger::key_id.eq(&record.key_id),
-                ledger::account_id.eq(&record.account_id),
-                ledger::kind.eq("hold"),
-                ledger::amount_units.eq(record.price_units),
-                ledger::allowance_units.eq(record.hold_allowance_units),
-                ledger::created_at.eq(now),
-            )
-        })
-        .collect();
-    on_native_connection!(conn, |native| diesel::insert_into(ledger::table).values(&ledger_rows).execute(native))?;
-    let webhook_rows: Vec<_> = accepted
-        .iter()
-        .filter_map(|Accepted { record, webhook, .. }| {
-            let (url, on_running) = webhook.as_ref()?;
-            Some((
-                task_webhooks::task_id.eq(&record.id),
-                task_webhooks::url.eq(url),
-                task_webhooks::on_running.eq(*on_running),
-            ))
-        })
-        .collect();
-    if !webhook_rows.is_empty() {
-        on_native_connection!(conn, |native| diesel::insert_into(task_webhooks::table)
-            .values(&webhook_rows)
-            .execute(native))?;
-    }
-    let claim_rows: Vec<_> = accepted
-        .iter()
-        .filter_map(|Accepted { record, claim, .. }| {
-            let claim = claim.as_ref()?;
-            Some((
-                idempotency_keys::key_id.eq(&record.key_id),
-                idempotency_keys::idempotency_key.eq(&claim.key),
-                idempotency_keys::request_hash.eq(&claim.request_hash),
-                idempotency_keys::task_id.eq(&record.id),
-                idempotency_keys::created_at.eq(now),
-            ))
-        })
-        .collect();
-    if !claim_rows.is_empty() {
-        on_native_connection!(conn, |native| diesel::insert_into(idempotency_keys::table)
-            .values(&claim_rows)
-            .execute(native))?;
-    }
-    for Accepted { record, .. } in accepted {
-        if record.provider.is_some() {
-            // Not looked at by trackers while the submission is under way (see
-            // `Database::record_submission`).
-            tracking::hold_for_submission(conn, &record.id)?;
-        }
-    }
-    Ok(())
 }

@@ -1,6 +1,6 @@
 //! Tasks: creating one together with its billing hold, and reading it back.
 
-use crate::connection::{on_native_connection, AnyConnection};
+use crate::connection::{on_native_connection, AnyConnection, Backend};
 use crate::group_commit::GroupCommit;
 use crate::schema::{ledger, tasks};
 use crate::submission::{self, NewTask, SubmitError};
@@ -23,7 +23,7 @@ impl Database {
         SUBMITS.run(
             &group,
             new.clone(),
-            |batch| self.submit_tasks(&batch),
+            |batch, start_next| self.submit_in_turn(&batch, start_next),
             || Err(StorageError::Interrupted("the submit's transaction ended without an answer".into()).into()),
         )
     }
@@ -34,17 +34,33 @@ impl Database {
     /// statement's error), each submit runs again in its own, so one cannot fail the others;
     /// when the database cannot be reached, each is told so.
     pub fn submit_tasks(&self, batch: &[NewTask]) -> Vec<Result<TaskRecord, SubmitError>> {
-        let alone =
-            |new: &NewTask| match self.transaction(|conn| submission::submit_batch(conn, std::slice::from_ref(new))) {
-                Ok(mut results) => results.pop().unwrap_or_else(|| {
-                    Err(StorageError::Interrupted("the submit's transaction gave no answer".into()).into())
-                }),
-                Err(error) => Err(error.into()),
-            };
+        self.submit_in_turn(batch, &|| {})
+    }
+
+    /// [`Database::submit_tasks`], calling `start_next` on PostgreSQL once the batch has only its
+    /// commit left: the next batch of the account may start meanwhile and wait for the rows at
+    /// the database (see `group_commit`). SQLite has one writer at a time, where a second
+    /// transaction would only wait out its busy timeout.
+    fn submit_in_turn(&self, batch: &[NewTask], start_next: &dyn Fn()) -> Vec<Result<TaskRecord, SubmitError>> {
+        let in_transaction = |batch: &[NewTask]| {
+            self.transaction(|conn| {
+                let results = submission::submit_batch(conn, batch)?;
+                if conn.backend() == Backend::Postgres {
+                    start_next();
+                }
+                Ok::<_, StorageError>(results)
+            })
+        };
+        let alone = |new: &NewTask| match in_transaction(std::slice::from_ref(new)) {
+            Ok(mut results) => results.pop().unwrap_or_else(|| {
+                Err(StorageError::Interrupted("the submit's transaction gave no answer".into()).into())
+            }),
+            Err(error) => Err(error.into()),
+        };
         if batch.len() == 1 {
             return batch.iter().map(alone).collect();
         }
-        match self.transaction(|conn| submission::submit_batch(conn, batch)) {
+        match in_transaction(batch) {
             Ok(results) => results,
             // The database cannot be reached: every submit is told so at once. Running each
             // again would make the last wait out as many connection timeouts as there are

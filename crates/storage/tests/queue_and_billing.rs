@@ -971,6 +971,72 @@ fn a_batch_of_submits_checks_each_in_turn() {
     });
 }
 
+/// One batch of an account's submits under three keys (one with a signing secret and a default
+/// webhook, one with a secret only, one with neither): each task gets the webhook its request and
+/// its key give it, as the deliveries made at its start and its end show.
+#[test]
+fn a_batch_gives_each_task_the_webhook_of_its_request_and_key() {
+    each_backend(|db| {
+        let name = new_id("acct-name");
+        db.create_account(&name, false, usd("5")).expect("account");
+        let create_key = || {
+            let secret = keys::secret_from_random(rand_bytes());
+            db.create_key(&name, &keys::hash_secret(&secret), None, None).expect("key").id
+        };
+        let (hooked, secret_only, plain) = (create_key(), create_key(), create_key());
+        for key in [&hooked, &secret_only] {
+            db.set_webhook_secret(key, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").expect("secret");
+        }
+        let default = domain::TaskWebhook { url: "https://example.com/default".into(), on_running: true };
+        db.set_default_webhook(&hooked, Some(&default)).expect("default webhook");
+        let named = || {
+            storage::WebhookChoice::Requested(domain::TaskWebhook {
+                url: "https://example.com/named".into(),
+                on_running: false,
+            })
+        };
+        let with = |key: &str, webhook| NewTask { webhook, ..new_task(db, key, "0.1") };
+        let batch = [
+            with(&hooked, storage::WebhookChoice::KeyDefault(None)),
+            with(&hooked, storage::WebhookChoice::KeyDefault(Some(false))),
+            with(&hooked, named()),
+            with(&hooked, storage::WebhookChoice::Off),
+            with(&secret_only, storage::WebhookChoice::KeyDefault(None)),
+            with(&secret_only, named()),
+            with(&plain, storage::WebhookChoice::KeyDefault(Some(true))),
+            with(&plain, named()),
+        ];
+        let results = db.submit_tasks(&batch);
+        assert!(matches!(results[7], Err(SubmitError::NoWebhookSecret)), "{:?}", results[7]);
+        assert!(results[..7].iter().all(Result::is_ok), "{results:?}");
+        while let Some(task) = db.claim_task("w1", 60_000, RunningShares::UNLIMITED).expect("claim") {
+            db.finish_succeeded(&task.task.id, task.attempt, "[]", None, usd("0.1"), true).expect("finish");
+        }
+        let mut sent: Vec<(String, String, String)> = db
+            .claim_webhook_deliveries(60_000, 100)
+            .expect("deliveries")
+            .into_iter()
+            .map(|delivery| (delivery.task_id, delivery.event, delivery.url))
+            .collect();
+        sent.sort();
+        let (default, named) = ("https://example.com/default", "https://example.com/named");
+        let mut expected: Vec<(String, String, String)> = [
+            (0, "completed", default),
+            (0, "running", default),
+            (1, "completed", default),
+            (2, "completed", named),
+            (5, "completed", named),
+        ]
+        .into_iter()
+        .map(|(n, event, url)| (batch[n].id.clone(), event.to_string(), url.to_string()))
+        .collect();
+        expected.sort();
+        assert_eq!(sent, expected);
+        let held = |key: &str| db.key(key).expect("key").held_units;
+        assert_eq!((held(&hooked), held(&secret_only), held(&plain)), (0, 0, 0), "every hold settled");
+    });
+}
+
 /// Two api-servers (two pools, each batching its own submits) and 32 clients each submit at once
 /// to one key under a cap and an allowance: exactly what fits is accepted, and each idempotency
 /// key makes one task between them.
