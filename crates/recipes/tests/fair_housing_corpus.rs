@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout56.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout57.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -306,6 +306,15 @@ const MAX_FALSE_ALARMS_55: usize = 1;
 /// and a church nearby (the model), and residents listed as students, families and retirees.
 const MAX_MISSES_56: usize = 0;
 const MAX_FALSE_ALARMS_56: usize = 3;
+/// The fifty-seventh (at least half the preferences without a class word, in landlords', agents'
+/// and roommates' voices; about a tenth in Spanish, Portuguese, French, Chinese, Korean and
+/// Vietnamese; clean near-misses on landmarks, room names, accessible features and lawful
+/// older-persons housing), measured once on arrival after the fifty-sixth's round: 1 and 5 (rules
+/// alone 11 not flagged and 4). The miss: tenants made to certify they are HIV-negative. The false
+/// alarms: a mosque and a temple named as landmarks (by policy), a "man cave" (by policy), the
+/// previous owners who "kept kosher", and a plain Korean listing (the model).
+const MAX_MISSES_57: usize = 1;
+const MAX_FALSE_ALARMS_57: usize = 5;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -718,6 +727,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fifty-fourth corpus", include_str!("data/fair_housing_holdout54.tsv"), MAX_MISSES_54, MAX_FALSE_ALARMS_54),
     ("fifty-fifth corpus", include_str!("data/fair_housing_holdout55.tsv"), MAX_MISSES_55, MAX_FALSE_ALARMS_55),
     ("fifty-sixth corpus", include_str!("data/fair_housing_holdout56.tsv"), MAX_MISSES_56, MAX_FALSE_ALARMS_56),
+    ("fifty-seventh corpus", include_str!("data/fair_housing_holdout57.tsv"), MAX_MISSES_57, MAX_FALSE_ALARMS_57),
 ];
 
 #[test]
