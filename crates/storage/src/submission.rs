@@ -2,8 +2,8 @@
 //! keys' rows are locked once, what settlements moved since the last submit is added to them
 //! (see `balances`), each submit is checked in turn against the limits as the ones
 //! before it left them (revocation, idempotency, inputs held, the billing hold, the webhook), and
-//! everything accepted is written together (see `submission_writes`). The result is what running the
-//! submits one after another would give, at the cost of one commit (see `group_commit`).
+//! everything accepted is written together (see `submission_writes`). The result is what running
+//! the submits one after another would give, at the cost of one commit (see `group_commit`).
 
 use crate::accounts::Account;
 use crate::balances;
