@@ -182,19 +182,20 @@ fn service(options: &Options) -> Result<()> {
 async fn submits(postgres: bool) -> Result<()> {
     let server =
         Deployment::start("release", postgres, &[("EMBEDDED_WORKER", "false".into()), ("HTTP_WORKERS", "2".into())])?;
-    let usage: Value = reqwest::Client::new()
-        .get(format!("{}/v1/usage", server.base))
-        .bearer_auth(&server.key)
-        .send()
-        .await?
-        .json()
-        .await?;
-    let key_id = usage["key_id"].as_str().context("usage names the key")?;
-    server.admin(&["key", "rate", key_id, "--submits-per-minute", "0", "--reads-per-minute", "0"])?;
+    let target = Target { base: server.base.clone(), key: server.key.clone() };
+    let key_id = key_id(&reqwest::Client::new(), &target).await?;
+    server.admin(&["key", "rate", &key_id, "--submits-per-minute", "0", "--reads-per-minute", "0"])?;
     for _ in 0..3 {
         crate::poll_bench::submits_beside_anchor(&server.base, &server.key, postgres)?;
     }
     Ok(())
+}
+
+/// The id of `target`'s key, as its usage names it.
+async fn key_id(client: &reqwest::Client, target: &Target) -> Result<String> {
+    let usage: Value =
+        client.get(format!("{}/v1/usage", target.base)).bearer_auth(&target.key).send().await?.json().await?;
+    Ok(usage["key_id"].as_str().context("usage names the key")?.to_string())
 }
 
 /// Jobs in the pickup-latency figure.
@@ -537,9 +538,7 @@ async fn throughput(
     // request takes the limiter's path), half with them off for the key: the limits' cost on the
     // hot paths, side by side. Four passes, on-off-off-on, so that the database growing and the
     // process warming up weigh on both settings alike.
-    let usage: Value =
-        client.get(format!("{}/v1/usage", target.base)).bearer_auth(&target.key).send().await?.json().await?;
-    let key_id = usage["key_id"].as_str().context("usage names the key")?.to_string();
+    let key_id = key_id(client, target).await?;
     let mut ids = Vec::new();
     // (submits, polls) per second, summed over each setting's two passes.
     let mut limited_rates = (0.0, 0.0);

@@ -17,6 +17,7 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Untyped};
 use domain::TaskStatus;
+use std::sync::LazyLock;
 
 /// One accepted submit, waiting to be written.
 pub(crate) struct Accepted {
@@ -57,39 +58,31 @@ pub(crate) fn write(
 /// free allowance held, the queued status, the notified channel; then one array per column of the
 /// tasks (id, key, engine, job, input bytes, price, allowance held, priority, provider); then the
 /// keys and what each holds. The ledger's rows are made from the tasks the statement inserted.
-const WRITE_BATCH: [&str; 17] = [
-    "WITH batch AS (SELECT ",
-    "::text AS account_id, ",
-    "::bigint AS created, ",
-    "::bigint AS free_held, ",
-    "::text AS status, ",
-    "::text AS channel), \
-     new_tasks AS (INSERT INTO tasks (id, key_id, account_id, engine, job, status, input_bytes, created_at, \
-       updated_at, price_units, hold_allowance_units, priority, provider) \
-       SELECT submitted.id, submitted.key_id, batch.account_id, submitted.engine, submitted.job, batch.status, \
-         submitted.input_bytes, batch.created, batch.created, submitted.price_units, submitted.hold_allowance_units, \
-         submitted.priority, submitted.provider \
-       FROM batch, unnest(",
-    ", ",
-    ", ",
-    ", ",
-    ", ",
-    ", ",
-    ", ",
-    ", ",
-    ", ",
-    ") AS submitted(id, key_id, engine, job, input_bytes, price_units, hold_allowance_units, priority, provider) \
-       RETURNING id, key_id, account_id, price_units, hold_allowance_units, created_at), \
-     holds AS (INSERT INTO ledger (task_id, key_id, account_id, kind, amount_units, allowance_units, created_at) \
-       SELECT id, key_id, account_id, 'hold', price_units, hold_allowance_units, created_at FROM new_tasks), \
-     keys_held AS (UPDATE api_keys SET held_units = api_keys.held_units + held.units \
-       FROM unnest(",
-    ", ",
-    ") AS held(id, units) WHERE api_keys.id = held.id), \
-     account_held AS (UPDATE accounts SET free_held_units = accounts.free_held_units + batch.free_held \
-       FROM batch WHERE accounts.id = batch.account_id AND batch.free_held <> 0) \
-     SELECT pg_notify(channel, '') FROM batch",
-];
+const WRITE_BATCH: &str = "\
+WITH batch AS (
+  SELECT ?::text AS account_id, ?::bigint AS created, ?::bigint AS free_held, ?::text AS status, ?::text AS channel),
+new_tasks AS (
+  INSERT INTO tasks (id, key_id, account_id, engine, job, status, input_bytes, created_at, updated_at,
+    price_units, hold_allowance_units, priority, provider)
+  SELECT submitted.id, submitted.key_id, batch.account_id, submitted.engine, submitted.job, batch.status,
+    submitted.input_bytes, batch.created, batch.created, submitted.price_units, submitted.hold_allowance_units,
+    submitted.priority, submitted.provider
+  FROM batch, unnest(?, ?, ?, ?, ?, ?, ?, ?, ?)
+    AS submitted(id, key_id, engine, job, input_bytes, price_units, hold_allowance_units, priority, provider)
+  RETURNING id, key_id, account_id, price_units, hold_allowance_units, created_at),
+holds AS (
+  INSERT INTO ledger (task_id, key_id, account_id, kind, amount_units, allowance_units, created_at)
+  SELECT id, key_id, account_id, 'hold', price_units, hold_allowance_units, created_at FROM new_tasks),
+keys_held AS (
+  UPDATE api_keys SET held_units = api_keys.held_units + held.units
+  FROM unnest(?, ?) AS held(id, units) WHERE api_keys.id = held.id),
+account_held AS (
+  UPDATE accounts SET free_held_units = accounts.free_held_units + batch.free_held
+  FROM batch WHERE accounts.id = batch.account_id AND batch.free_held <> 0)
+SELECT pg_notify(channel, '') FROM batch";
+
+/// [`WRITE_BATCH`] cut at its placeholders: diesel numbers the binds pushed between the pieces.
+static WRITE_BATCH_PIECES: LazyLock<Vec<&'static str>> = LazyLock::new(|| WRITE_BATCH.split('?').collect());
 
 /// [`WRITE_BATCH`] with its binds: one statement type whose text never changes, so each
 /// connection prepares it once (`diesel::sql_query` would plan it anew on every batch).
@@ -145,7 +138,7 @@ impl RunQueryDsl<PgConnection> for WriteBatch<'_> {}
 
 impl QueryFragment<Pg> for WriteBatch<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        let mut pieces = WRITE_BATCH.iter();
+        let mut pieces = WRITE_BATCH_PIECES.iter();
         let mut next_piece = |out: &mut AstPass<'_, 'b, Pg>| out.push_sql(pieces.next().copied().unwrap_or(""));
         next_piece(&mut out);
         out.push_bind_param::<Text, _>(self.account_id)?;
