@@ -886,6 +886,9 @@ fn live_tasks_are_answered_from_memory_until_any_process_changes_them() {
     let status = |task: Option<storage::TaskRecord>| task.map(|t| t.status);
 
     let task = worker.submit_task(&new_task(&worker, &key.id, "0.4")).unwrap();
+    // Creation times are in milliseconds and ties go by id: the bystander is made a tick later so
+    // that the claim below surely takes `task`.
+    thread::sleep(std::time::Duration::from_millis(3));
     let bystander = worker.submit_task(&new_task(&worker, &key.id, "0.4")).unwrap();
     assert_eq!(status(poll(&task.id)), Some("queued".into()));
     assert_eq!(status(poll(&bystander.id)), Some("queued".into()));
