@@ -313,8 +313,8 @@ const MAX_FALSE_ALARMS_56: usize = 3;
 /// alone 11 not flagged and 4). The miss: tenants made to certify they are HIV-negative. The false
 /// alarms: a mosque and a temple named as landmarks (by policy), a "man cave" (by policy), the
 /// previous owners who "kept kosher", and a plain Korean listing (the model).
-const MAX_MISSES_57: usize = 1;
-const MAX_FALSE_ALARMS_57: usize = 5;
+const MAX_MISSES_57: usize = 0;
+const MAX_FALSE_ALARMS_57: usize = 4;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.

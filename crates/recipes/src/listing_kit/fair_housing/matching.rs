@@ -438,14 +438,15 @@ pub(super) fn regex_once(cell: &'static OnceLock<Option<Regex>>, pattern: &str) 
 /// after an article ("is a", ", a"): "the landlord is more comfortable renting to locals" is a
 /// preference. So does their own family: "the owner raised her twin boys here", "the sellers used
 /// it as a homework station for their kids", "the owner is downsizing now that the grandkids have
-/// moved", "our family celebrates Diwali, so the photos show lights". Who they are may be the
+/// moved", "our family celebrates Diwali, so the photos show lights", "the previous owners kept
+/// kosher". Who they are may be the
 /// ground of a preference ("Landlord is LDS and would like tenants who ..."), so the caller also
 /// requires that the text states no wish. It applies to every rule's match.
 fn describes_the_owners(before: &str) -> bool {
     static OWNERS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &OWNERS,
-        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(owners?|homeowners?|landlords?|landlady|landladies)(,| (is|are|was|were)) (a|an)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?|(raised|brought up) (her|his|their|our|my)( [a-z-]+){0,2}|(our|my) (family|household) (celebrates|celebrated|observes|observed|keeps|kept|marks|marked)|(sellers?|owners?|homeowners?|landlords?|landlady)\b[^.;!?]{0,80} ((for|with|of|by|and) (their|her|his)|now that (the|their|her|his)))$",
+        r"(^|[^a-z])((sellers?|vendors?|builders?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))(, (a|an|both|all|two)|( (is|are|was|were))( (a|an) [a-z-]+| (a|an|both|all|two))?)|(owners?|homeowners?|landlords?|landlady|landladies)(,| (is|are|was|were)) (a|an)|(built|founded|settled|designed|restored|(once|originally|previously) owned) (in (the )?\d{4}s? )?by( (a|an|the))?( [a-z-]+)?|(raised|brought up) (her|his|their|our|my)( [a-z-]+){0,2}|((our|my) (family|household)|(sellers?|owners?|homeowners?|(original|previous|former|first) (owners?|homeowners?|landlords?|landlady|landladies))) (celebrates|celebrated|observes|observed|keeps|kept|marks|marked)|(sellers?|owners?|homeowners?|landlords?|landlady)\b[^.;!?]{0,80} ((for|with|of|by|and) (their|her|his)|now that (the|their|her|his)))$",
     )
     .is_some_and(|owners| owners.is_match(before))
 }
@@ -667,41 +668,43 @@ fn lawful_in_context(text: &str, range: std::ops::Range<usize>, rule: &Rule, sha
         return false;
     }
     let sentence = if lawful.whole_statement { statement } else { text[sentence_around(text, range)].to_lowercase() };
-    lawful.words.iter().any(|context| {
-        sentence.match_indices(context).any(|(at, _)| {
-            let before = &sentence[..at];
-            // At the start of a word ("lease", not "please"), and not refused ("won't accept").
-            // Chinese, Japanese and Korean put no space between words: any place starts one.
-            let word_start =
-                !before.ends_with(|c: char| c.is_alphanumeric()) || context.starts_with(is_unspaced_script);
-            // Right before it, or before its article: "it is not a 55+ community".
-            let negation = |w: &str| {
-                matches!(
-                    w,
-                    "no" | "not" | "never" | "won't" | "don't" | "doesn't" | "can't" | "cannot" | "isn't" | "aren't"
-                        // Tagalog: "hindi pwede ang may anak", those with children are not fine.
-                        | "hindi"
-                        // Polish: "nie jest przystosowane", not adapted.
-                        | "nie"
-                )
-            };
-            // "not a registered 55+ community": a qualifier between the article and the words.
-            let mut words_before = before.split_whitespace().rev().skip_while(|w| {
-                matches!(
-                    *w,
-                    "registered" | "licensed" | "certified" | "designated" | "official" | "legal" | "true" | "formal"
-                )
-            });
-            // "nothing is available", "none are accepted": refused through the verb.
-            let refused = match words_before.next() {
-                Some("a" | "an" | "the") => words_before.next().is_some_and(negation),
-                Some("is" | "are" | "was" | "were" | "be" | "jest" | "są") => {
-                    words_before.next().is_some_and(|w| negation(w) || matches!(w, "nothing" | "none" | "nobody"))
-                }
-                last => last.is_some_and(negation),
-            };
-            word_start && !refused
-        })
+    lawful.words.iter().any(|context| says_unrefused(&sentence, context))
+}
+
+/// Whether lower-cased `sentence` says `words` at the start of a word and does not refuse them
+/// ("won't accept", "it is not a 55+ community"). Chinese, Japanese and Korean put no space
+/// between words: any place starts one.
+fn says_unrefused(sentence: &str, words: &str) -> bool {
+    sentence.match_indices(words).any(|(at, _)| {
+        let before = &sentence[..at];
+        let word_start = !before.ends_with(|c: char| c.is_alphanumeric()) || words.starts_with(is_unspaced_script);
+        // Right before it, or before its article: "it is not a 55+ community".
+        let negation = |w: &str| {
+            matches!(
+                w,
+                "no" | "not" | "never" | "won't" | "don't" | "doesn't" | "can't" | "cannot" | "isn't" | "aren't"
+                    // Tagalog: "hindi pwede ang may anak", those with children are not fine.
+                    | "hindi"
+                    // Polish: "nie jest przystosowane", not adapted.
+                    | "nie"
+            )
+        };
+        // "not a registered 55+ community": a qualifier between the article and the words.
+        let mut words_before = before.split_whitespace().rev().skip_while(|w| {
+            matches!(
+                *w,
+                "registered" | "licensed" | "certified" | "designated" | "official" | "legal" | "true" | "formal"
+            )
+        });
+        // "nothing is available", "none are accepted": refused through the verb.
+        let refused = match words_before.next() {
+            Some("a" | "an" | "the") => words_before.next().is_some_and(negation),
+            Some("is" | "are" | "was" | "were" | "be" | "jest" | "są") => {
+                words_before.next().is_some_and(|w| negation(w) || matches!(w, "nothing" | "none" | "nobody"))
+            }
+            last => last.is_some_and(negation),
+        };
+        word_start && !refused
     })
 }
 
@@ -1007,13 +1010,14 @@ pub(super) fn praises_diversity(statement: &str) -> bool {
 
 /// Whether `statement` states an age rule ("Age verification for at least one occupant is
 /// required") of a `text` that presents housing for older persons in the law's terms ("a 55+
-/// community under HOPA"): the rule is then the exemption's own. Only a statement about age
+/// community under HOPA") and does not deny it ("this is not a 55+ community"): the rule is then
+/// the exemption's own. Only a statement about age
 /// itself: the sentence model may name age for another preference in such a text ("Senior
 /// apartments notice: scooters are not allowed ...").
 pub(super) fn states_older_persons_age_rule(text: &str, statement: &str) -> bool {
     static AGE_RULE: OnceLock<Option<Regex>> = OnceLock::new();
     let text = text.to_lowercase();
-    OLDER_PERSONS_HOUSING.words.iter().any(|words| text.contains(words))
+    OLDER_PERSONS_HOUSING.words.iter().any(|words| says_unrefused(&text, words))
         && regex_once(
             &AGE_RULE,
             r"(?i)\b(age|ages|aged|years? old|years of age|\d\d (and (older|over)|or older))\b|\b\d\d\+",

@@ -597,6 +597,7 @@ mod tests {
         ("Q: Can only Christians apply? A: Yes.", Religion),
         ("Q: Could you give priority to Christian families? A: Sure.", Religion),
         ("No se aceptan personas mayores de 55 años.", Age),
+        ("Tenants must certify that they are HIV-negative.", Disability),
         ("高齢者不可。身体障害者補助犬は可。", Disability),
         ("Applicants must provide a U.S. citizen guarantor.", RaceOrNationalOrigin),
         ("No pets, but service animals are allowed with an additional $300 pet deposit.", Disability),
@@ -823,6 +824,8 @@ mod tests {
         "#RoommateWanted to share my flat, female preferred.",
         "Service animals are welcome with the pet deposit waived.",
         "The kitchen appliances are on the older side but work fine.",
+        "Two dishwashers, since the previous owners kept kosher.",
+        "The sellers observed Shabbat here for forty years.",
         "Mature Scots pines line the drive.",
         "Applicants whose visa application is still pending are welcome; we accept any valid ID.",
         "נדרשים 2 ערבים, ירדתי במחיר, יש חדר ילדים.",
@@ -961,6 +964,8 @@ mod tests {
         assert_eq!(findings[1].replacement, None);
         let (cleaned, _) = check("Walking distance to St. Mary's Church and the beach.");
         assert_eq!(cleaned, "Walking distance to local landmarks and the beach.");
+        let (cleaned, _) = check("Minutes from the Mormon temple grounds and downtown.");
+        assert_eq!(cleaned, "Minutes from local landmarks and downtown.");
         let (cleaned, _) = check("Steps from Temple Beth El, with parking.");
         assert_eq!(cleaned, "Steps from local landmarks, with parking.");
         let (cleaned, _) = check("Within walking distance of Temple Beth El and the park.");
@@ -1034,6 +1039,8 @@ mod tests {
             "Nonsmokers preferred; Catholics only.",
             // A lawful context the sentence itself denies.
             "Nobody under 18 may live here, as this is not a 55+ community.",
+            // Denied in another sentence: the age rule is not the exemption's.
+            "This is not a 55+ community. Still, every buyer must be at least 55 years old.",
         ] {
             assert!(!check(text).1.is_empty(), "{text:?} not flagged");
         }

@@ -191,7 +191,7 @@ pub(super) const RULES: &[Rule] = &[
         takes_name: true,
         unless_next: PLACE_NAMES,
         ..replace(
-            r"(walking distance|steps|minutes|close|near|nearby) (to|from|of)? ?(the |a )?((st\. |saint |[a-z'’]+ ){0,4})(church|cathedral|synagogue|mosque|temple|chapel)",
+            r"(walking distance|steps|minutes|close|near|nearby) (to|from|of)? ?(the |a )?((st\. |saint |[a-z'’]+ ){0,4})(church|cathedral|synagogue|mosque|temple|chapel)( grounds| campus| complex)?",
             Religion,
             "$1 $2 local landmarks",
         )
@@ -1181,7 +1181,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Disability named by condition, and refused accommodations.
     audience(
-        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) (health|shape|condition)|in good (health|shape)|(can't|cannot|unable to) climb|(must not|cannot|can't|may not) (use|need|require|be in) (an? )?(wheel ?chairs?|walkers?|canes?|crutches|scooters?|oxygen)|(people|persons|tenants|anyone|those|someone) (in|using|with|who use|who need) (an? )?(wheel ?chairs?|walkers?|crutches|scooters?)|wheel chairs?|dementia|alzheimer'?s|hiv[- ]positive|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)",
+        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) (health|shape|condition)|in good (health|shape)|(can't|cannot|unable to) climb|(must not|cannot|can't|may not) (use|need|require|be in) (an? )?(wheel ?chairs?|walkers?|canes?|crutches|scooters?|oxygen)|(people|persons|tenants|anyone|those|someone) (in|using|with|who use|who need) (an? )?(wheel ?chairs?|walkers?|crutches|scooters?)|wheel chairs?|dementia|alzheimer'?s|hiv[- ](positive|negative|free|status|tests?|testing|screening)|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)",
         Disability,
     ),
     // Service animals counted in a no-pets rule ("welcome, including emotional support animals"
