@@ -13,24 +13,21 @@
 //! bounds what a change made around the service (by hand, in the `sqlite3` shell) can hide.
 //! Memory is bounded as for ended tasks (`ended_tasks`).
 
-use crate::ended_tasks::{size_of_task, MAX_TASK_BYTES};
+use crate::ended_tasks::KeptTasks;
 use crate::shared_counts::SharedCounts;
 use crate::task_record::TaskRecord;
 use diesel::sql_types::Text;
 use diesel::sqlite::SqliteConnection;
 use domain::TaskStatus;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How many counts the shared table has.
 const COUNTS: usize = 4096;
 /// How long a kept task is answered from memory at most before it is read again.
 const ENTRY_LIFETIME: Duration = Duration::from_secs(1);
-/// The most memory the kept tasks take, roughly.
-const MAX_BYTES: usize = 16 << 20;
 
 /// The triggers that note a connection's task changes; temporary, so they live in the connection
 /// alone and nothing but this service's connections ever calls the function they name.
@@ -48,22 +45,15 @@ diesel::define_sql_function! {
 /// The live tasks of one process (see the module's text).
 pub(crate) struct LiveTasks {
     counts: SharedCounts,
-    state: Mutex<State>,
-}
-
-#[derive(Default)]
-struct State {
-    /// Task id to the task, its count before it was read, and when it was read.
-    tasks: HashMap<String, (TaskRecord, u64, Instant)>,
-    /// The kept tasks' sizes, summed.
-    bytes: usize,
+    /// Each kept task with its count before it was read.
+    tasks: Mutex<KeptTasks<u64>>,
 }
 
 impl LiveTasks {
     /// Maps the shared counts of the SQLite database at `database`.
     pub(crate) fn open(database: &Path) -> std::io::Result<LiveTasks> {
         let counts = SharedCounts::open(database, "tasks", COUNTS)?;
-        Ok(LiveTasks { counts, state: Mutex::default() })
+        Ok(LiveTasks { counts, tasks: Mutex::default() })
     }
 
     /// Task `id`'s count now: noted before the task is read, and given to [`LiveTasks::keep`].
@@ -76,26 +66,14 @@ impl LiveTasks {
         if task.status().map_or(true, TaskStatus::is_terminal) || task.expired_at.is_some() {
             return;
         }
-        let size = size_of_task(task);
-        if size > MAX_TASK_BYTES {
-            return;
-        }
-        let mut state = self.lock();
-        if state.bytes + size > MAX_BYTES {
-            state.tasks.clear();
-            state.bytes = 0;
-        }
-        if let Some((old, _, _)) = state.tasks.insert(task.id.clone(), (task.clone(), counted, Instant::now())) {
-            state.bytes -= size_of_task(&old);
-        }
-        state.bytes += size;
+        self.lock().insert(task, counted);
     }
 
     /// Task `id`, kept, unchanged since it was read and read within its lifetime, if key `key_id`
     /// created it.
     pub(crate) fn get(&self, id: &str, key_id: &str) -> Option<TaskRecord> {
-        let state = self.lock();
-        let (task, counted, read_at) = state.tasks.get(id)?;
+        let tasks = self.lock();
+        let (task, counted, read_at) = tasks.get(id)?;
         let trusted = task.key_id == key_id && read_at.elapsed() < ENTRY_LIFETIME && *counted == self.count_of(id);
         trusted.then(|| task.clone())
     }
@@ -111,9 +89,9 @@ impl LiveTasks {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // Every change leaves the state consistent, even one a panic interrupted.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, KeptTasks<u64>> {
+        // Every change leaves the map consistent, even one a panic interrupted.
+        self.tasks.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
