@@ -149,10 +149,33 @@ pub fn now_millis() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// A random identifier with a readable prefix, such as `task_3f9c...`.
+/// A new identifier with a readable prefix, such as `task_019afc3e5d2a00c1e87f94b2`: 24 hex
+/// digits, of which the first 12 are the time in Unix milliseconds, the next 4 a count of this
+/// process's ids and the last 8 random.
+///
+/// Ids sort in the order they were made within a process (but for the one millisecond in 65,536
+/// ids where the count wraps): tasks created in the same
+/// millisecond (a batch of submits shares its creation time) are taken from the queue by id
+/// after their time, so a key's jobs start in the order they were submitted. Ids are names, not
+/// secrets: every read of a task checks the key that created it.
 pub fn new_id(prefix: &str) -> String {
     use rand::Rng;
-    let bytes: [u8; 12] = rand::thread_rng().gen();
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{prefix}_{hex}")
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static MADE: AtomicU16 = AtomicU16::new(0);
+    let millis = now_millis().clamp(0, 0xffff_ffff_ffff);
+    let made = MADE.fetch_add(1, Ordering::Relaxed);
+    let random: u32 = rand::thread_rng().gen();
+    format!("{prefix}_{millis:012x}{made:04x}{random:08x}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ids_sort_in_the_order_they_are_made() {
+        let ids: Vec<String> = (0..5000).map(|_| super::new_id("task")).collect();
+        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "made in order, sorted in order");
+        assert!(ids.iter().all(|id| id.len() == "task_".len() + 24 && id[5..].bytes().all(|b| b.is_ascii_hexdigit())));
+        let random: std::collections::HashSet<&str> = ids.iter().map(|id| &id[21..]).collect();
+        assert!(random.len() > 4990, "the last 8 digits are random");
+    }
 }
