@@ -21,6 +21,7 @@ mod endings;
 mod figures;
 mod group_commit;
 mod idempotency;
+mod kept_tasks;
 mod key_cache;
 mod keys;
 mod ledger;
@@ -154,10 +155,10 @@ pub fn now_millis() -> i64 {
 /// process's ids and the last 8 random.
 ///
 /// Ids sort in the order they were made within a process (but for the one millisecond in 65,536
-/// ids where the count wraps): tasks created in the same
-/// millisecond (a batch of submits shares its creation time) are taken from the queue by id
-/// after their time, so a key's jobs start in the order they were submitted. Ids are names, not
-/// secrets: every read of a task checks the key that created it.
+/// ids where the count wraps): tasks created in the same millisecond (a batch of submits shares
+/// its creation time) are taken from the queue by id after their time, so a key's jobs start in
+/// the order they were submitted. Ids are names, not secrets: every read of a task checks the
+/// key that created it, and nothing that must be unguessable is named by one.
 pub fn new_id(prefix: &str) -> String {
     use rand::Rng;
     use std::sync::atomic::{AtomicU16, Ordering};

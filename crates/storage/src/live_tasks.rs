@@ -11,9 +11,9 @@
 //! A count is shared by the tasks whose ids fall in it, so a change to one makes the next poll of
 //! another read again, never the other way. An entry is trusted for at most a second, which
 //! bounds what a change made around the service (by hand, in the `sqlite3` shell) can hide.
-//! Memory is bounded as for ended tasks (`ended_tasks`).
+//! Memory is bounded (`kept_tasks`).
 
-use crate::ended_tasks::KeptTasks;
+use crate::kept_tasks::KeptTasks;
 use crate::shared_counts::SharedCounts;
 use crate::task_record::TaskRecord;
 use diesel::sql_types::Text;

@@ -439,9 +439,9 @@ pub(super) fn regex_once(cell: &'static OnceLock<Option<Regex>>, pattern: &str) 
 /// preference. So does their own family: "the owner raised her twin boys here", "the sellers used
 /// it as a homework station for their kids", "the owner is downsizing now that the grandkids have
 /// moved", "our family celebrates Diwali, so the photos show lights", "the previous owners kept
-/// kosher". Who they are may be the
-/// ground of a preference ("Landlord is LDS and would like tenants who ..."), so the caller also
-/// requires that the text states no wish. It applies to every rule's match.
+/// kosher". Who they are may be the ground of a preference ("Landlord is LDS and would like
+/// tenants who ..."), so the caller also requires that the text states no wish. It applies to
+/// every rule's match.
 fn describes_the_owners(before: &str) -> bool {
     static OWNERS: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
@@ -1011,9 +1011,8 @@ pub(super) fn praises_diversity(statement: &str) -> bool {
 /// Whether `statement` states an age rule ("Age verification for at least one occupant is
 /// required") of a `text` that presents housing for older persons in the law's terms ("a 55+
 /// community under HOPA") and does not deny it ("this is not a 55+ community"): the rule is then
-/// the exemption's own. Only a statement about age
-/// itself: the sentence model may name age for another preference in such a text ("Senior
-/// apartments notice: scooters are not allowed ...").
+/// the exemption's own. Only a statement about age itself: the sentence model may name age for
+/// another preference in such a text ("Senior apartments notice: scooters are not allowed ...").
 pub(super) fn states_older_persons_age_rule(text: &str, statement: &str) -> bool {
     static AGE_RULE: OnceLock<Option<Regex>> = OnceLock::new();
     let text = text.to_lowercase();

@@ -1039,11 +1039,13 @@ mod tests {
             "Nonsmokers preferred; Catholics only.",
             // A lawful context the sentence itself denies.
             "Nobody under 18 may live here, as this is not a 55+ community.",
-            // Denied in another sentence: the age rule is not the exemption's.
-            "This is not a 55+ community. Still, every buyer must be at least 55 years old.",
         ] {
             assert!(!check(text).1.is_empty(), "{text:?} not flagged");
         }
+        // Denied in another sentence: an age preference only the model reads is not the
+        // exemption's, and its sentence goes.
+        let (cleaned, _) = check("We are not a 55+ community. Ideally the tenant is over the age of 50.");
+        assert!(!cleaned.contains("age of 50"), "{cleaned:?}");
     }
 
     #[test]
