@@ -52,7 +52,8 @@ fn plan() -> Result<&'static Arc<TypedRunnableModel>, MediaError> {
 /// It learnt salient objects that stand inside the picture, so a subject cut by the frame (a
 /// flower filling it, a notebook seen close up) comes out faint or is passed over for a detail
 /// inside it; with a margin around the picture the same subject stands inside and is found.
-/// The framed look is taken when [`framed_look_is_better`] says so.
+/// The framed look is taken when [`framed_look_is_better`] says so. Then, where the subject
+/// fills only part of the picture, it looks a third time, closer ([`closer`]).
 pub(crate) fn subject_likelihood(rgb: &RgbImage) -> Result<Option<Vec<f32>>, MediaError> {
     let plain = look(&squeezed(rgb))?;
     if peak(&plain) < MIN_PEAK {
@@ -60,7 +61,101 @@ pub(crate) fn subject_likelihood(rgb: &RgbImage) -> Result<Option<Vec<f32>>, Med
     }
     let plain = stretched(plain);
     let framed = stretched(unframed(&look(&framed(rgb))?));
-    Ok(Some(if framed_look_is_better(&plain, &framed) { framed } else { plain }))
+    let chosen = if framed_look_is_better(&plain, &framed) { framed } else { plain };
+    Ok(Some(closer(rgb, chosen)?))
+}
+
+/// How far the closer look's window reaches past the subject's box on each side, as a share of
+/// the box's width and height.
+const CLOSE_MARGIN: f32 = 0.3;
+/// Largest share of the picture the closer look's window may cover: past it the look would see
+/// nearly the picture the first look saw.
+const MAX_CLOSE_SHARE: f32 = 0.8;
+/// Fewest picture pixels on each side of a window worth a closer look.
+const MIN_CLOSE_SIDE: u32 = 16;
+
+/// A closer look: the picture cropped to the subject's box with a margin, squeezed to the
+/// network's square, so a subject filling part of the picture is seen at more of the network's
+/// resolution (a bottle's trigger head, a bird's tail, a lute's neck). It only adds to `map`,
+/// the likelihood over the whole picture: inside the window each pixel keeps the larger of the
+/// two looks' values, since the closer look resolves parts the first could not, and outside it
+/// nothing changes. There is no closer look when the window would cover most of the picture.
+fn closer(rgb: &RgbImage, mut map: Vec<f32>) -> Result<Vec<f32>, MediaError> {
+    let Some(window) = close_window(&map, rgb.width(), rgb.height()) else {
+        return Ok(map);
+    };
+    let crop = imageops::crop_imm(rgb, window.x, window.y, window.width, window.height).to_image();
+    let close = stretched(look(&squeezed(&crop))?);
+    let side = SIDE as f32;
+    // Each network pixel of the picture, placed in the window's own square.
+    let inside = |at: usize, picture: u32, start: u32, length: u32| -> Option<f32> {
+        let position = (at as f32 + 0.5) * picture as f32 / side;
+        let within = (position - start as f32) / length as f32 * side - 0.5;
+        (-0.5..side - 0.5).contains(&within).then_some(within.clamp(0.0, side - 1.0))
+    };
+    for my in 0..SIDE {
+        let Some(cy) = inside(my, rgb.height(), window.y, window.height) else { continue };
+        for mx in 0..SIDE {
+            let Some(cx) = inside(mx, rgb.width(), window.x, window.width) else { continue };
+            let value = bilinear(&close, cx, cy);
+            let here = &mut map[my * SIDE + mx];
+            *here = here.max(value);
+        }
+    }
+    Ok(map)
+}
+
+/// A rectangle of the picture, in its pixels.
+#[derive(Debug, PartialEq)]
+struct Window {
+    x: u32,
+    y: u32,
+    width: u32,
+    height: u32,
+}
+
+/// The window of a `width`x`height` picture a closer look sees: the box of `map`'s subject (its
+/// values over one half, over the picture at [`SIDE`]x[`SIDE`]) widened by [`CLOSE_MARGIN`] on
+/// each side. `None` when there is no subject, when the window would cover more than
+/// [`MAX_CLOSE_SHARE`] of the picture, or when it is too small to show the network anything.
+fn close_window(map: &[f32], width: u32, height: u32) -> Option<Window> {
+    let (mut x0, mut y0, mut x1, mut y1) = (SIDE, SIDE, 0, 0);
+    for (i, _) in map.iter().enumerate().filter(|(_, &p)| p > 0.5) {
+        let (x, y) = (i % SIDE, i / SIDE);
+        (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1));
+    }
+    if x1 <= x0 || y1 <= y0 {
+        return None;
+    }
+    // From the network's square to the picture, widened and kept inside it.
+    let span = |start: usize, end: usize, picture: u32| -> (u32, u32) {
+        let scale = picture as f32 / SIDE as f32;
+        let margin = CLOSE_MARGIN * (end - start) as f32;
+        let from = ((start as f32 - margin) * scale).floor().max(0.0) as u32;
+        let to = (((end as f32 + margin) * scale).ceil() as u32).min(picture);
+        (from, to.saturating_sub(from))
+    };
+    let (x, window_width) = span(x0, x1, width);
+    let (y, window_height) = span(y0, y1, height);
+    let share = (window_width as f32 * window_height as f32) / (width as f32 * height as f32);
+    (share <= MAX_CLOSE_SHARE && window_width.min(window_height) >= MIN_CLOSE_SIDE).then_some(Window {
+        x,
+        y,
+        width: window_width,
+        height: window_height,
+    })
+}
+
+/// `values` (row by row over the network's square) read between pixels at (`x`, `y`).
+fn bilinear(values: &[f32], x: f32, y: f32) -> f32 {
+    let last = SIDE - 1;
+    let (x0, y0) = ((x.floor() as usize).min(last), (y.floor() as usize).min(last));
+    let (x1, y1) = ((x0 + 1).min(last), (y0 + 1).min(last));
+    let (tx, ty) = (x - x0 as f32, y - y0 as f32);
+    let at = |x: usize, y: usize| values[y * SIDE + x];
+    let top = at(x0, y0) * (1.0 - tx) + at(x1, y0) * tx;
+    let bottom = at(x0, y1) * (1.0 - tx) + at(x1, y1) * tx;
+    top * (1.0 - ty) + bottom * ty
 }
 
 /// The share of a picture's margin a framed look may claim before it has read the picture
@@ -235,6 +330,37 @@ mod tests {
         // An unsure framed look.
         let unsure: Vec<f32> = rectangle(0, SIDE, 0, 280).iter().map(|&p| 0.3 + 0.3 * p).collect();
         assert!(!framed_look_is_better(&cup, &unsure));
+    }
+
+    #[test]
+    fn a_closer_look_sees_the_subject_with_a_margin_unless_it_fills_the_picture() {
+        // A subject over the middle fifth of each side of a 640x480 picture: its box widened by
+        // 30% of its size on each side, in the picture's pixels.
+        let window = close_window(&rectangle(128, 192, 128, 192), 640, 480).expect("a window");
+        assert_eq!(window, Window { x: 217, y: 163, width: 206, height: 154 });
+        // A subject whose widened box covers most of the picture, none at all, or one too small.
+        assert_eq!(close_window(&rectangle(20, 300, 20, 300), 640, 480), None);
+        assert_eq!(close_window(&vec![0.0; SIDE * SIDE], 640, 480), None);
+        assert_eq!(close_window(&rectangle(160, 162, 160, 162), 640, 480), None);
+    }
+
+    #[test]
+    fn a_closer_look_only_adds_to_the_likelihood_and_only_inside_its_window() {
+        let (w, h) = (400u32, 300u32);
+        // A small red square on grey, which the first look marks only faintly.
+        let picture = RgbImage::from_fn(w, h, |x, y| {
+            if (180..220).contains(&x) && (130..170).contains(&y) {
+                Rgb([200, 30, 40])
+            } else {
+                Rgb([128, 128, 128])
+            }
+        });
+        let faint: Vec<f32> = rectangle(144, 176, 139, 181).iter().map(|&p| if p > 0.0 { 0.6 } else { 0.0 }).collect();
+        let closer_map = closer(&picture, faint.clone()).expect("the model runs");
+        assert!(closer_map.iter().zip(&faint).all(|(c, f)| c >= f), "a closer look never lowers a value");
+        let centre = closer_map[160 * SIDE + 160];
+        assert!(centre > 0.9, "the square's centre, seen closer: {centre}");
+        assert_eq!(closer_map[5 * SIDE + 5], 0.0, "outside the window nothing changes");
     }
 
     #[test]
