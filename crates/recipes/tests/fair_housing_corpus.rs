@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout57.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout58.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -315,6 +315,17 @@ const MAX_FALSE_ALARMS_56: usize = 3;
 /// previous owners who "kept kosher", and a plain Korean listing (the model).
 const MAX_MISSES_57: usize = 0;
 const MAX_FALSE_ALARMS_57: usize = 4;
+/// The fifty-eighth (about two thirds of the preferences without a class word: euphemisms, emoji,
+/// slang, second-hand reports; a third hidden mid-listing; about a tenth in Spanish, Tagalog,
+/// Polish, Arabic, Hindi, Italian, Japanese, Russian and Vietnamese; clean near-misses on room
+/// names, landmarks, lawful older-persons housing and roommate ads, agents' names and the
+/// sellers' story), measured once on arrival after the fifty-seventh's round: 5 and 13 (rules
+/// alone 29 not flagged and 11). Its round: 0 and 4, the four left a church named as a landmark
+/// (by policy), room "for a growing household" and a home "good for a couple, a family or
+/// roommates" (household kinds named, by policy), and an Italian listing near Little Italy (the
+/// model).
+const MAX_MISSES_58: usize = 0;
+const MAX_FALSE_ALARMS_58: usize = 4;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -728,6 +739,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fifty-fifth corpus", include_str!("data/fair_housing_holdout55.tsv"), MAX_MISSES_55, MAX_FALSE_ALARMS_55),
     ("fifty-sixth corpus", include_str!("data/fair_housing_holdout56.tsv"), MAX_MISSES_56, MAX_FALSE_ALARMS_56),
     ("fifty-seventh corpus", include_str!("data/fair_housing_holdout57.tsv"), MAX_MISSES_57, MAX_FALSE_ALARMS_57),
+    ("fifty-eighth corpus", include_str!("data/fair_housing_holdout58.tsv"), MAX_MISSES_58, MAX_FALSE_ALARMS_58),
 ];
 
 #[test]

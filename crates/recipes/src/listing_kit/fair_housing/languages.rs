@@ -116,6 +116,8 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|da trắng|da đen|da màu|màu da|sắc tộc|chủng tộc|quốc tịch|dân tộc|di dân|nhập cư|(phải|cần|chỉ) (nói|biết|rành) tiếng",
             r"|maputi|mapuputi|kulay ng balat|dayuhan|intsik|bumbay|(pinoy|pilipino|filipino|puti|itim|negro|amerikano|kano) (lamang|lang)",
             r"|(lamang|lang) sa (mga )?(pinoy|pilipino|filipino|puti|itim|negro|amerikano|kano|intsik|bumbay)|lahi",
+            // "Pinoy na tenant": a tenant described by an origin, Tagalog's adjective before "na".
+            r"|(pinoy|pinay|pilipino|pilipina|filipino|filipina|puti|itim|amerikano|kano|intsik|bumbay) na (tenant|tenants|umuupa|uupa|nangungupahan|mangungupahan|boarder|bedspacer|renter|titira|pamilya)",
             r"|étrangers|immigrés|couleur de peau|nationalité|de souche",
             // German.
             r"|ausländer|migranten|staatsbürger|hautfarbe|nur (an|für) (deutsche|deutschen|einheimische)|(deutsch|englisch|russisch|polnisch|türkisch|spanisch|französisch|italienisch|arabisch)sprachig(e|en|er|es)?",
@@ -127,7 +129,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"cristian[oa]s|cat[oó]lic[oa]s|de fe (cat[oó]lica|cristiana|evang[eé]lica|jud[ií]a|musulmana)|carta del p[aá]rroco|evang[eé]lic[oa]s|jud[ií][oa]s|musulman(es|as)|creyentes|ateos|mormones|testigos de jehov[aá]",
             r"|crist[ãa]os|judeus|mu[çc]ulmanos|ateus",
             r"|công giáo|phật tử|đạo phật|phật giáo|tin lành|theo đạo|có đạo|hồi giáo|do thái|cơ đốc|thiên chúa giáo",
-            r"|katoliko|kristiyano|iglesia ni cristo",
+            r"|katoliko|kristiyano|iglesia ni cristo|nagsisimba|sumisimba|magsimba",
             r"|chrétiens|juifs|musulmans|catholiques|(de )?confession (chrétienne|catholique|protestante|juive|musulmane|israélite)",
             r"|(familles?|locataires?|personnes?|couples?|foyers?) (catholiques?|chrétien(ne)?s?|jui(f|ve|fs|ves)|musulman(e)?s?|protestant(e)?s?)",
             r"|(catholique|chrétienne|chrétien|juive|juif|musulmane|musulman|protestante|protestant)s? pratiquant(e)?s?",

@@ -71,6 +71,7 @@ pub(super) fn tells_the_owners_history(statement: &str, policy: Policy) -> bool 
             within_an_ordinary_phrase(statement, m.range(), c.rule.unless_within)
                 || (describes_the_owners(&before) && !states_a_wish(statement))
                 || (describes_the_writer(&before) && !asks_for_the_same(statement))
+                || tells_its_own_story(statement, m.range())
         })
     })
 }
@@ -122,6 +123,7 @@ pub(super) fn first_match(
                         || within_an_ordinary_phrase(text, m.range(), c.rule.unless_within)
                         || (describes_the_owners(&before) && !states_a_wish(text))
                         || (describes_the_writer(&before) && !asks_for_the_same(text))
+                        || tells_its_own_story(text, m.range())
                     {
                         return false;
                     }
@@ -342,6 +344,13 @@ fn inside_proper_name(text: &str, range: std::ops::Range<usize>, next: Option<&s
     if next.is_some_and(possessive_name) {
         return true;
     }
+    // "Listed by Christian White, Broker": a person named after the words that present an agent.
+    if is_capitalised(&text[range.clone()])
+        && next.is_some_and(is_capitalised)
+        && presents_an_agent(&text[..range.start])
+    {
+        return true;
+    }
     // Title case or capitals: every word of four letters or more after the first capitalised,
     // past a label that says a title follows ("Brochure headline: Where Young Professionals ...").
     let titled = titled_after_label(&text[around.start..range.start]).map_or(sentence, |start| &sentence[start..]);
@@ -372,6 +381,57 @@ fn inside_proper_name(text: &str, range: std::ops::Range<usize>, next: Option<&s
             && earlier.next().is_some_and(|w| !JOINING.contains(&w.to_lowercase().as_str()))
     });
     before_a_name || after_a_name
+}
+
+/// Whether the text before a name ends in words that present the agent, host or contact of a
+/// listing ("Listed by", "Showing agent:", "co-listed with", "Contact"): the capitalised words
+/// after them are a person's name, even where a word of it names a class ("Christian White").
+fn presents_an_agent(before: &str) -> bool {
+    static PRESENTS: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &PRESENTS,
+        r"(?i)\b((listed|presented|offered|represented|marketed|hosted|shown|co-listed|brokered) (by|with)|courtesy of|((listing|showing|buyer's|buyers'|seller's|co-listing) )?agents?:?|brokers?:|realtors?\W*:|contact:?|call|text|email|ask for)\s*$",
+    )
+    .is_some_and(|presents| presents.is_match(before))
+}
+
+/// Whether `statement` only names a listing's people: an agent's label and capitalised names
+/// ("Showing agent: Hope Young", "co-listed with Grant Oldman"). Names are not read for what their
+/// words mean.
+pub(super) fn only_names_agents(statement: &str) -> bool {
+    let words: Vec<&str> = statement.split_whitespace().collect();
+    let label = |word: &str| {
+        matches!(
+            word.trim_matches(|c: char| !c.is_alphanumeric() && c != '-').to_lowercase().as_str(),
+            "listed"
+                | "co-listed"
+                | "presented"
+                | "hosted"
+                | "shown"
+                | "by"
+                | "with"
+                | "and"
+                | "agent"
+                | "agents"
+                | "listing"
+                | "showing"
+                | "broker"
+                | "realtor"
+                | "contact"
+                | "courtesy"
+                | "of"
+                | "open"
+                | "house"
+        )
+    };
+    let starts_with_label = words.first().is_some_and(|w| label(w)) && presents_an_agent_somewhere(statement);
+    starts_with_label && words.iter().all(|w| label(w) || is_capitalised(w) || !w.chars().any(char::is_alphabetic))
+}
+
+/// Whether `statement` holds words that present an agent anywhere, as [`presents_an_agent`] reads
+/// them at the end of a text.
+fn presents_an_agent_somewhere(statement: &str) -> bool {
+    statement.char_indices().any(|(at, _)| presents_an_agent(&statement[..at]))
 }
 
 /// Days, which are capitalised before a faith's observance ("a Saturday Sabbath", "the Wednesday
@@ -451,6 +511,28 @@ fn describes_the_owners(before: &str) -> bool {
     .is_some_and(|owners| owners.is_match(before))
 }
 
+/// Where `text` tells the owners' or the writer's own household story in a phrase holding a class
+/// word: "as a single dad, I loved ...", "now the kids are grown", "after 30 years and five
+/// grandchildren", "we held every Passover seder around this table". A class word inside one
+/// says who lived there, not who is wanted, unless the text also states a wish or asks for the
+/// same.
+fn tells_its_own_story(text: &str, range: std::ops::Range<usize>) -> bool {
+    static STORY: OnceLock<Option<Regex>> = OnceLock::new();
+    let Some(story) = regex_once(
+        &STORY,
+        concat!(
+            r"(?i)\bas (a|an) ((single|working|stay-at-home|new|young|retired|divorced|widowed) )?(dad|mom|mum|father|mother|parent|grandparent|grandmother|grandfather|widow|widower|retiree)s?,? (i|we)\b",
+            r"|\b(now|since) (that )?(the|our|my) (kids|children|boys|girls|grandkids|grandchildren|sons|daughters) (are|have) (all )?(grown( up)?|moved out|left home|flown the nest|gone)",
+            r"|\b(after|over) ([a-z0-9-]+ )?years( here| in this (house|home))?,? (and|with) (our |the )?([a-z0-9-]+ )?(kids|children|grandchildren|grandkids|sons|daughters)\b",
+            r"|\b(we|i) (always |once |proudly )?(held|hosted|celebrated|observed|marked) (every |each |all |our |many |the |a )?([a-z'\u{2019}]+ ){0,2}(passover|seders?|christmas|easter|hanukkah|chanukah|diwali|eid|ramadan|iftars?|shabbat|sabbath|rosh hashanah|yom kippur|sukkot|kwanzaa|lunar new year)\b",
+        ),
+    ) else {
+        return false;
+    };
+    let told = story.find_iter(text).any(|found| found.start() <= range.start && range.end <= found.end());
+    told && !states_a_wish(text) && !asks_for_the_same(text)
+}
+
 /// Whether the (lower-case) text before a class word makes it the writer's description of
 /// themselves: "I'm a gay man, 34", "I'm a Muslim woman in my 30s". It says who the writer is;
 /// a wish stated beside it is a preference only when it asks for the same ([`asks_for_the_same`]).
@@ -464,16 +546,25 @@ fn describes_the_writer(before: &str) -> bool {
 /// fellow ..."): then the writer's description is the ground of a preference.
 fn asks_for_the_same(text: &str) -> bool {
     static SAME: OnceLock<Option<Regex>> = OnceLock::new();
+    static SHARED_ROOMS: OnceLock<Option<Regex>> = OnceLock::new();
+    // "Roommate wanted to share my apartment": the rooms shared, not who the writer is.
+    let rooms = regex_once(
+        &SHARED_ROOMS,
+        r"(?i)\b(shares?|sharing|shared) (my|our|the|a|this) ((two|three|2|3)[- ]?(bed(room)?|br) |spare |big |cozy |sunny )?(apartment|home|house|flat|place|room|kitchen|bathroom|bath|living room|space|condo|unit|\d ?br)\b",
+    );
+    let rest = rooms.map_or(std::borrow::Cow::Borrowed(text), |rooms| rooms.replace_all(text, " "));
     regex_once(&SAME, r"(?i)\b(like me|like myself|like us|same|shares?|sharing|fellow|as well|too|also)\b")
-        .is_some_and(|same| same.is_match(text))
+        .is_some_and(|same| same.is_match(&rest))
 }
 
 /// Whether `statement` lets assistance animals in without a charge or a condition ("Service
 /// animals and emotional support animals are allowed even in our no-pet buildings"): what the law
-/// asks, not a preference. A charge, a refusal or an "only" anywhere in it is left to be read.
+/// asks, not a preference. A charge, a refusal or an "only" anywhere in it is left to be read; a
+/// charge waived ("there's no pet deposit for assistance animals") is none.
 pub(super) fn lets_assistance_animals_in(statement: &str) -> bool {
     static LET_IN: OnceLock<Option<Regex>> = OnceLock::new();
     static CONDITION: OnceLock<Option<Regex>> = OnceLock::new();
+    static WAIVED: OnceLock<Option<Regex>> = OnceLock::new();
     let let_in = regex_once(
         &LET_IN,
         r"(?i)\b(service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?)\b[^.;!?]{0,60}\b(are|is) (always |also )?(allowed|permitted|welcome|welcomed|accepted)\b",
@@ -482,7 +573,12 @@ pub(super) fn lets_assistance_animals_in(statement: &str) -> bool {
         &CONDITION,
         r"(?i)\b(not|never|only|unless|deposits?|fees?|rent|charges?|surcharges?|extra|additional|but)\b|n't\b|n\u{2019}t\b",
     );
-    let_in.is_some_and(|r| r.is_match(statement)) && condition.is_some_and(|r| !r.is_match(statement))
+    let waived = regex_once(
+        &WAIVED,
+        r"(?i)\b(there's |there is |with |and )?no (pet |extra |additional |animal )?(deposits?|fees?|charges?|surcharges?|pet rent)\b",
+    );
+    let conditions = waived.map_or(std::borrow::Cow::Borrowed(statement), |waived| waived.replace_all(statement, " "));
+    let_in.is_some_and(|r| r.is_match(statement)) && condition.is_some_and(|r| !r.is_match(&conditions))
 }
 
 /// Whether `statement` only asks that whoever signs the lease be of legal age ("Se requiere una
@@ -864,6 +960,7 @@ pub(super) fn shares_living_quarters(text: &str) -> bool {
     static SEEKS: OnceLock<Option<Regex>> = OnceLock::new();
     static MANY_UNITS: OnceLock<Option<Regex>> = OnceLock::new();
     static LIVES_ELSEWHERE: OnceLock<Option<Regex>> = OnceLock::new();
+    static OWN_HOME: OnceLock<Option<Regex>> = OnceLock::new();
     let seeks = regex_once(
         &SEEKS,
         r"(?i)\b((room ?mate|housemate|flatmate)s? (wanted|needed)|(seeking|seek|looking for|need|needs|want|wants) an? ((new|female|male|woman|man|girl|guy|clean|quiet|responsible) )*(room ?mate|housemate|flatmate)|(room ?mate|housemate|flatmate) (for|in|to share) my|share my|rooms? (to share |for rent |to let |available )?in my|(live|living|share) with me|live-in (landlady|landlord|owner|homeowner|host)|rooms? in (her|his|my|our) (flat|home|house|apartment)|(sublet|subletting|subleasing|renting out|rent out|letting) my (spare |extra |second |back |front |box |small )?room|(we'd|we would|we'll|we will) (be )?shar(e|ing) (the|a|my|our) (only )?(bathroom|kitchen|flat|apartment|house|home|place))\b",
@@ -878,11 +975,17 @@ pub(super) fn shares_living_quarters(text: &str) -> bool {
     let (Some(seeks), Some(many_units), Some(lives_elsewhere)) = (seeks, many_units, lives_elsewhere) else {
         return false;
     };
-    // "I own the house and live in it": the writer's own home, not one of a landlord's buildings.
+    // "I own the house and live in it", "the spare room in the house I own": the writer's own
+    // home, not one of a landlord's buildings.
     let lives_here = writer_lives_there(text);
     let rest = lives_here.as_ref().map_or(std::borrow::Cow::Borrowed(text), |found| {
         std::borrow::Cow::Owned(format!("{} {}", &text[..found.start], &text[found.end..]))
     });
+    let own_home = regex_once(
+        &OWN_HOME,
+        r"(?i)\b(the|my|our) (house|home|flat|apartment|condo|place) (that |which )?(i|we) own\b",
+    );
+    let rest = own_home.map_or(rest.clone(), |own_home| own_home.replace_all(&rest, " "));
     (seeks.is_match(text) || (lives_here.is_some() && lets_a_room_of_it(text)))
         && !many_units.is_match(&rest)
         && !lives_elsewhere.is_match(text)
@@ -960,7 +1063,7 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
 /// qualified applicant welcome ("공정주택법을 준수하며 자격을 갖춘 모든 지원자를 환영합니다"),
 /// everyone welcome ("Alle Bewerber sind willkommen", "Hoan nghênh tất cả mọi người").
 const FAIR_HOUSING_DECLARED: &str = concat!(
-    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(without regard (to|for)|regardless of|irrespective of) (race|colou?r|religion|sex|gender|national origin|familial status|disability|age|immigration status|citizenship|nationality|ancestry|ethnicity)|equal (housing )?opportunity|fair housing)\b",
+    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(no|never an?|not an?) (applicants?|one|tenants?|buyers?|renters?|households?|person|family|families) (will|shall|would|is|are|gets?|can) (ever )?(be )?(refused|rejected|turned away|denied|treated differently|excluded) (because of|based on|on the basis of|for)|(without regard (to|for)|regardless of|irrespective of) (race|colou?r|religion|sex|gender|national origin|familial status|disability|age|immigration status|citizenship|nationality|ancestry|ethnicity)|equal (housing )?opportunity|fair housing)\b",
     r"|공정\s?주택|차별하지 않|모든 (자격을 갖춘 )?(지원자|신청자)|모든 분(을|들을)? 환영|公平住房|平等机会|平等機會|不歧视|不歧視|所有(合格的?)?申请人|欢迎所有|歡迎所有|(不论|不論|无论|無論)(种族|種族|宗教|国籍|國籍|性别|性別|肤色|膚色|残疾|殘疾|家庭)",
     r"|nhà ở công bằng|không phân biệt đối xử|(hoan nghênh|chào đón) tất cả|bất kể (chủng tộc|tôn giáo|quốc tịch|giới tính|màu da|khuyết tật|tình trạng gia đình)",
     r"|vivienda justa|igualdad de oportunidades|sin discriminaci[oó]n|no discriminamos|sin importar (la |su )?(raza|religi[oó]n|origen|sexo|discapacidad)|independientemente de (la |su )?(raza|religi[oó]n|origen|sexo)|sin distinci[oó]n de (raza|religi[oó]n|origen|sexo)|todos son bienvenidos",

@@ -390,7 +390,7 @@ fn read_preference(text: &str, range: std::ops::Range<usize>, shares_home: bool)
             return None;
         }
     }
-    if matching::tells_the_owners_history(statement, Policy::RULES_ONLY) {
+    if matching::tells_the_owners_history(statement, Policy::RULES_ONLY) || matching::only_names_agents(statement) {
         return None;
     }
     let category = sentence_model::preference_in(&hashtags::without_any_marker(statement))?;
@@ -660,6 +660,14 @@ mod tests {
         ("Would love a roommate from our homeland.", RaceOrNationalOrigin),
         // The writer's own description is the ground of a preference when the same is asked for.
         ("I'm a Muslim woman looking for a housemate like me.", Religion),
+        // Children by the gear a home is free of, or that the owner is done with.
+        ("Cozy walk-up, stroller-free since the renovation.", FamilialStatus),
+        ("The owner upstairs is done with diapers and wants the unit kept that way.", FamilialStatus),
+        ("Whole flat, dudes only.", Sex),
+        ("As the photos show, a very uniform crowd on this block.", Steering),
+        // Tagalog: a Filipino tenant preferred; a churchgoing one.
+        ("Gusto ng may-ari ng Pinoy na tenant.", RaceOrNationalOrigin),
+        ("Mas gusto ang tenant na nagsisimba tuwing Linggo.", Religion),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -869,6 +877,14 @@ mod tests {
         "The kids' growth chart on the pantry door stays.",
         "공정주택법을 준수하며 모든 지원자를 환영합니다.",
         "We love its diversity; come see why.",
+        // The owners' or the writer's own household story.
+        "As a single mom I loved the fenced yard; now the kids are grown and it's someone else's turn.",
+        "After 25 years and three grandchildren, the sellers are moving closer to family.",
+        "We hosted every Christmas dinner in this dining room.",
+        // A room in the writer's own home: the sex of the housemate may be named.
+        "Grad student seeking a female housemate for the spare room in the house I own; shared kitchen.",
+        "No tenant will be refused because of religion, disability or national origin.",
+        "Your service dog is welcome, and there's no pet deposit for assistance animals.",
     ];
 
     #[test]
@@ -886,6 +902,7 @@ mod tests {
     #[test]
     fn assistance_animals_let_in_are_told_from_animals_let_in_on_conditions() {
         assert!(matching::lets_assistance_animals_in("Service and support animals are welcome in every unit."));
+        assert!(matching::lets_assistance_animals_in("Guide dogs are welcome; there's no pet deposit for them."));
         for conditioned in [
             "Service animals are allowed with the usual pet deposit.",
             "Support animals are only accepted in ground-floor units.",

@@ -700,12 +700,12 @@ pub(super) const AUDIENCE: &[Rule] = &[
     Rule {
         unless_before: &["painted", "maintenance", "handy", "delivery", "repair", "service"],
         ..audience(
-            r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girlfriends?|boyfriends?|girls?|boys?|guys?|gals?|fellas?|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
+            r"men|women|woman|man|ladies|lady|gentlemen|gentleman|males?|females?|bachelors?|bachelorettes?|girlfriends?|boyfriends?|girls?|boys?|guys?|gals?|fellas?|dudes|blokes|lads|sorority|fraternity|trans|transgender|transsexuals?|non-?binary|genderqueer|gays?|lesbians?|queer|bisexuals?|lgbtq?\+?|homosexuals?|heterosexuals?|straight (couples?|people|tenants|renters|buyers|men|women)|sexual orientation|gender identity|(single|working) (gal|guy|woman|man|mom|dad|mother|father|parent)s?|(he|she) will (love|enjoy|appreciate)",
             Sex,
         )
     },
     audience(
-        r"(right|better|good|certain|our|your|same|different|other|that|those|these) (kind|sort|type|crowd)s? of (people|neighbors|neighbours|families|buyers|tenants|folks)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|ssi|ssdi|food stamps|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
+        r"(right|better|good|certain|our|your|same|different|other|that|those|these) (kind|sort|type|crowd)s? of (people|neighbors|neighbours|families|buyers|tenants|folks)|(uniform|homogeneous|homogenous|monocultural) (crowd|bunch|group|mix|neighbou?rs|street|block|population|area|residents)|the right (crowd|people|element)|(safe|safest|crime[- ]free)[, ]+(and )?(crime[- ]free |quiet )?(neighborhoods?|neighbourhoods?|communit(y|ies)|areas?|streets?|locations?|blocks?|parts? of town)|like[- ]minded|(no|without|not accepting) (section[- ]8|vouchers|housing (choice )?vouchers|welfare|ssi|ssdi|food stamps|government assistance|public assistance|rental assistance|housing assistance|subsidies|subsidized tenants)|(vouchers?|section[- ]8|subsidies|rental assistance) (are |is )?not (accepted|allowed|welcome|taken)",
         Steering,
     ),
     // Child support refused as income: a household with children turned away ("welfare, child
@@ -1988,7 +1988,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Children by what they bring, and pregnancy.
     audience(
-        r"(little|tiny|small) (feet|footsteps)|pitter[- ]patter|(no|without|not|never|sin) ([a-z0-9.,]+ ){0,4}(sippy cups|crayons|school backpacks|school runs?|bunk beds|toys|diapers|tricycles|trikes|cochecitos|cunas|carriolas|sandboxes|feedings|night feedings|diaper pails)|(gives?|giving|gave) birth|(gets?|becomes?|became|is|are|being|got) pregnant|pregnan(cy|cies)|baby on the way|(no|without|with no|zero|any) dependents",
+        r"(little|tiny|small) (feet|footsteps)|pitter[- ]patter|(no|without|not|never|sin) ([a-z0-9.,]+ ){0,4}(sippy cups|crayons|school backpacks|school runs?|bunk beds|toys|diapers|tricycles|trikes|cochecitos|cunas|carriolas|sandboxes|feedings|night feedings|diaper pails)|(gives?|giving|gave) birth|(gets?|becomes?|became|is|are|being|got) pregnant|pregnan(cy|cies)|baby on the way|(no|without|with no|zero|any) dependents|(sippy[- ]cups?|nappy|nappies|diapers?|strollers?|prams?|crayons?|toys?|tricycles?|trikes?|cribs?|car[- ]seats?|high[- ]?chairs?|pacifiers?|play[- ]?dates?)[- ]free|(done|finished|through) with (the )?(nappies|nappy|diapers?|homework|school runs?|sippy cups|car seats|strollers|prams|cribs|toddlers|teething|potty training)",
         FamilialStatus,
     ),
     // Faith by sacrament and by a Spanish listing's practice.
@@ -2342,6 +2342,10 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "no fees",
             "no additional",
             "without charge",
+            "no deposit",
+            "no pet deposit",
+            "no pet fee",
+            "no pet rent",
         ]),
         ..audience(
             r"(esa|emotional[- ]support animal|assistance animal|service animal|support animal|service dog|guide dog)s? ((processing|application|registration|verification|administrative|admin|letter|review|screening) )?(fees?|charges?|deposits?)|(esa|assistance animal|service animal|support animal) (owners|holders|handlers) (pay|owe)|(fee|deposit|charge) (for|per) (each |every |an? )?(esa|assistance animal|service animal|support animal|emotional[- ]support animal)s?",
