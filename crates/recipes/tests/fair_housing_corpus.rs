@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout58.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout59.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -326,6 +326,14 @@ const MAX_FALSE_ALARMS_57: usize = 4;
 /// model).
 const MAX_MISSES_58: usize = 0;
 const MAX_FALSE_ALARMS_58: usize = 4;
+/// The fifty-ninth (about two thirds of the preferences without a class word, in landlords',
+/// agents', managers', sellers', roommates', co-op boards' and HOAs' voices; one of each verdict
+/// in each of twelve other languages; clean near-misses on room names, landmarks, lawful
+/// older-persons housing and roommate ads, lawful screening and names), measured once on arrival
+/// after the fifty-eighth's round: 10 and 13 (rules alone 39 not flagged and 10). Not yet worked
+/// on: the bounds are its one run's figures.
+const MAX_MISSES_59: usize = 10;
+const MAX_FALSE_ALARMS_59: usize = 13;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -740,6 +748,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fifty-sixth corpus", include_str!("data/fair_housing_holdout56.tsv"), MAX_MISSES_56, MAX_FALSE_ALARMS_56),
     ("fifty-seventh corpus", include_str!("data/fair_housing_holdout57.tsv"), MAX_MISSES_57, MAX_FALSE_ALARMS_57),
     ("fifty-eighth corpus", include_str!("data/fair_housing_holdout58.tsv"), MAX_MISSES_58, MAX_FALSE_ALARMS_58),
+    ("fifty-ninth corpus", include_str!("data/fair_housing_holdout59.tsv"), MAX_MISSES_59, MAX_FALSE_ALARMS_59),
 ];
 
 #[test]

@@ -395,11 +395,11 @@ fn presents_an_agent(before: &str) -> bool {
     .is_some_and(|presents| presents.is_match(before))
 }
 
-/// Whether `statement` only names a listing's people: an agent's label and capitalised names
-/// ("Showing agent: Hope Young", "co-listed with Grant Oldman"). Names are not read for what their
-/// words mean.
+/// Whether `statement` only names a listing's people: it opens with an agent's label and the
+/// rest is capitalised names ("Showing agent: Hope Young", "co-listed with Grant Oldman"). Names
+/// are not read for what their words mean.
 pub(super) fn only_names_agents(statement: &str) -> bool {
-    let words: Vec<&str> = statement.split_whitespace().collect();
+    static OPENS: OnceLock<Option<Regex>> = OnceLock::new();
     let label = |word: &str| {
         matches!(
             word.trim_matches(|c: char| !c.is_alphanumeric() && c != '-').to_lowercase().as_str(),
@@ -424,14 +424,13 @@ pub(super) fn only_names_agents(statement: &str) -> bool {
                 | "house"
         )
     };
-    let starts_with_label = words.first().is_some_and(|w| label(w)) && presents_an_agent_somewhere(statement);
-    starts_with_label && words.iter().all(|w| label(w) || is_capitalised(w) || !w.chars().any(char::is_alphabetic))
-}
-
-/// Whether `statement` holds words that present an agent anywhere, as [`presents_an_agent`] reads
-/// them at the end of a text.
-fn presents_an_agent_somewhere(statement: &str) -> bool {
-    statement.char_indices().any(|(at, _)| presents_an_agent(&statement[..at]))
+    let opens_with_a_label = regex_once(
+        &OPENS,
+        r"(?i)^\W*((open house )?(listed|presented|hosted|shown|co-listed) (by|with)|courtesy of|((listing|showing|co-listing) )?agents?\b|brokers?\b|realtors?\b|contact\b)",
+    )
+    .is_some_and(|opens| opens.is_match(statement));
+    opens_with_a_label
+        && statement.split_whitespace().all(|w| label(w) || is_capitalised(w) || !w.chars().any(char::is_alphabetic))
 }
 
 /// Days, which are capitalised before a faith's observance ("a Saturday Sabbath", "the Wednesday
