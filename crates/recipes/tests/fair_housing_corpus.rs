@@ -330,9 +330,9 @@ const MAX_FALSE_ALARMS_58: usize = 4;
 /// agents', managers', sellers', roommates', co-op boards' and HOAs' voices; one of each verdict
 /// in each of twelve other languages; clean near-misses on room names, landmarks, lawful
 /// older-persons housing and roommate ads, lawful screening and names), measured once on arrival
-/// after the fifty-eighth's round: 10 and 13 (rules alone 39 not flagged and 10). Not yet worked
-/// on: the bounds are its one run's figures.
-const MAX_MISSES_59: usize = 10;
+/// after the fifty-eighth's round: 10 and 13 (rules alone 39 not flagged and 10). A first part of
+/// its round (misses only): 5 and 13.
+const MAX_MISSES_59: usize = 5;
 const MAX_FALSE_ALARMS_59: usize = 13;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and

@@ -51,7 +51,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             // French.
             r"|enfants|bébés|femmes enceintes|poussettes|lits à barreaux",
             // German.
-            r"|kinder|familien mit kindern|schwangere",
+            r"|kinder|kinderlos(e|en|er|es)?|familien mit kindern|schwangere",
         ),
         FamilialStatus,
     ),
@@ -99,7 +99,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             r"|deficientes|defici[êe]ncias?|cadeirantes|doentes mentais|cegos|surdos",
             r"|khuyết tật|tàn tật|người (đi )?xe lăn|tâm thần|người mù|người điếc",
             r"|may kapansanan|kapansanan|pilay|bulag|bingi",
-            r"|handicapés|personnes handicapées",
+            r"|handicapés|personnes handicapées|pas de fauteuils? roulants?",
             // German.
             r"|behinderte|rollstuhlfahrer|(keine|nicht mit) (assistenzhunde?n?|assistenztiere?n?|blindenhunde?n?|blindenführhunde?n?|führhunde?n?|therapiehunde?n?|signalhunde?n?)",
         ),
@@ -187,7 +187,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
             "tanggap ang may anak",
             "welcome ang may anak",
         ]),
-        ..audience(r"may (anak|bata)", FamilialStatus)
+        ..audience(r"may (maliliit na |maliit na |mga )?(anak|bata)", FamilialStatus)
     },
     audience(r"(pa gen|pa vle|san|pa pou|pa aksepte) timoun|timoun pa (aksepte|pèmèt|gen dwa)", FamilialStatus),
     // Somali and Amharic: a people named as the ones wanted.

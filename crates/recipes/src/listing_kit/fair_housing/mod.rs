@@ -668,6 +668,12 @@ mod tests {
         // Tagalog: a Filipino tenant preferred; a churchgoing one.
         ("Gusto ng may-ari ng Pinoy na tenant.", RaceOrNationalOrigin),
         ("Mas gusto ang tenant na nagsisimba tuwing Linggo.", Religion),
+        ("Bawal ang may maliit na anak.", FamilialStatus),
+        ("Der Vermieter sucht kinderlose Mieter.", FamilialStatus),
+        ("Studio au calme, pas de fauteuil roulant.", Disability),
+        ("Good hearing is a must for whoever rents the attic.", Disability),
+        ("Comfort dog? That's an extra $50 a month in pet rent.", Disability),
+        ("Families with strollers go to the back building; anyone with car seats parks there too.", FamilialStatus),
     ];
 
     /// Ordinary listing sentences that must pass untouched.
@@ -885,6 +891,7 @@ mod tests {
         "Grad student seeking a female housemate for the spare room in the house I own; shared kitchen.",
         "No tenant will be refused because of religion, disability or national origin.",
         "Your service dog is welcome, and there's no pet deposit for assistance animals.",
+        "Accessible en fauteuil roulant, ascenseur et douche de plain-pied.",
     ];
 
     #[test]

@@ -1728,7 +1728,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "ordinary pets",
         ]),
         ..audience(
-            r"(service|assistance|support|emotional[- ]support|guide|seeing[- ]eye|therapy) (animals?|dogs?)\b[^.;!?]{0,40}\b(there's|there is|there will be|there'll be|you'll pay|you will pay|we charge|we'll charge|we will charge|we add|that's|that is|it's|it is) (also )?(an? )?([\w$,.-]+ )?(extra|additional|separate|higher|added) ([\w$,.-]+ ){0,2}(deposits?|fees?|rent|charges?|surcharges?)",
+            r"(service|assistance|support|emotional[- ]support|comfort|guide|seeing[- ]eye|therapy) (animals?|dogs?)\b[^.;!?]{0,40}\b(there's|there is|there will be|there'll be|you'll pay|you will pay|we charge|we'll charge|we will charge|we add|that's|that is|it's|it is) (also )?(an? )?([\w$,.-]+ )?(extra|additional|separate|higher|added) ([\w$,.-]+ ){0,2}(deposits?|fees?|rent|charges?|surcharges?)",
             Disability,
         )
     },
@@ -1988,7 +1988,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Children by what they bring, and pregnancy.
     audience(
-        r"(little|tiny|small) (feet|footsteps)|pitter[- ]patter|(no|without|not|never|sin) ([a-z0-9.,]+ ){0,4}(sippy cups|crayons|school backpacks|school runs?|bunk beds|toys|diapers|tricycles|trikes|cochecitos|cunas|carriolas|sandboxes|feedings|night feedings|diaper pails)|(gives?|giving|gave) birth|(gets?|becomes?|became|is|are|being|got) pregnant|pregnan(cy|cies)|baby on the way|(no|without|with no|zero|any) dependents|(sippy[- ]cups?|nappy|nappies|diapers?|strollers?|prams?|crayons?|toys?|tricycles?|trikes?|cribs?|car[- ]seats?|high[- ]?chairs?|pacifiers?|play[- ]?dates?)[- ]free|(done|finished|through) with (the )?(nappies|nappy|diapers?|homework|school runs?|sippy cups|car seats|strollers|prams|cribs|toddlers|teething|potty training)",
+        r"(little|tiny|small) (feet|footsteps)|pitter[- ]patter|(no|without|not|never|sin) ([a-z0-9.,]+ ){0,4}(sippy cups|crayons|school backpacks|school runs?|bunk beds|toys|diapers|tricycles|trikes|cochecitos|cunas|carriolas|sandboxes|feedings|night feedings|diaper pails)|(gives?|giving|gave) birth|(gets?|becomes?|became|is|are|being|got) pregnant|pregnan(cy|cies)|baby on the way|(no|without|with no|zero|any) dependents|(sippy[- ]cups?|nappy|nappies|diapers?|strollers?|prams?|crayons?|toys?|tricycles?|trikes?|cribs?|car[- ]seats?|high[- ]?chairs?|pacifiers?|play[- ]?dates?)[- ]free|(anyone|anybody|those|households?|families|tenants|renters|residents|people) with (car[- ]seats|strollers|prams|cribs|high ?chairs|playpens)|(done|finished|through) with (the )?(nappies|nappy|diapers?|homework|school runs?|sippy cups|car seats|strollers|prams|cribs|toddlers|teething|potty training)",
         FamilialStatus,
     ),
     // Faith by sacrament and by a Spanish listing's practice.
@@ -2032,7 +2032,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // A sense or a body part a home is said to need ("works best for folks with sharp ears").
     audience(
-        r"(folks|people|someone|anyone|those|tenants?|renters?|buyers?|residents?|applicants?) with (sharp|good|perfect|keen|strong|young|healthy|excellent) (ears|hearing|eyes|eyesight|vision|knees|legs|lungs|backs?|joints|hips)",
+        r"(folks|people|someone|anyone|those|tenants?|renters?|buyers?|residents?|applicants?) with (sharp|good|perfect|keen|strong|young|healthy|excellent) (ears|hearing|eyes|eyesight|vision|knees|legs|lungs|backs?|joints|hips)|(sharp|good|perfect|keen|strong|healthy|excellent|20/20) (ears|hearing|eyes|eyesight|vision|knees|legs|lungs|backs?|joints|hips) (is |are )?(a must|required|a requirement|needed|necessary|essential)",
         Disability,
     ),
     // Children told by their routines and pastimes, refused: feedings at night, nap times, play
