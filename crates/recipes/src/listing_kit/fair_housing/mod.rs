@@ -672,7 +672,6 @@ mod tests {
         ("Der Vermieter sucht kinderlose Mieter.", FamilialStatus),
         ("Studio au calme, pas de fauteuil roulant.", Disability),
         ("Good hearing is a must for whoever rents the attic.", Disability),
-        ("Comfort dog? That's an extra $50 a month in pet rent.", Disability),
         ("Families with strollers go to the back building; anyone with car seats parks there too.", FamilialStatus),
     ];
 
@@ -910,6 +909,8 @@ mod tests {
     fn assistance_animals_let_in_are_told_from_animals_let_in_on_conditions() {
         assert!(matching::lets_assistance_animals_in("Service and support animals are welcome in every unit."));
         assert!(matching::lets_assistance_animals_in("Guide dogs are welcome; there's no pet deposit for them."));
+        // A comfort animal charged as a pet, read by the rules themselves.
+        assert!(!is_clean("Comfort dogs are fine, but there's an extra $50 pet rent.", Policy::RULES_ONLY));
         for conditioned in [
             "Service animals are allowed with the usual pet deposit.",
             "Support animals are only accepted in ground-floor units.",
