@@ -31,7 +31,7 @@ const MAX_FALSE_ALARMS_21: usize = 2;
 const MAX_MISSES_22: usize = 0;
 const MAX_FALSE_ALARMS_22: usize = 0;
 const MAX_MISSES_23: usize = 0;
-const MAX_FALSE_ALARMS_23: usize = 6;
+const MAX_FALSE_ALARMS_23: usize = 5;
 /// The twenty-fourth corpus's figures on its one run were 15 and 6 (the rules alone: 26 and 4),
 /// its writer asked to state at least half the preferences without a class word. The twenty-fifth,
 /// asked the same, was measured once on arrival (15 and 2; rules alone 35 and 2). The rules for
@@ -215,7 +215,7 @@ const MAX_FALSE_ALARMS_44: usize = 4;
 /// alone 12 and 6); of the nine, five name a place of worship, three the model reads, and one is an
 /// open house's "bring the whole family".
 const MAX_MISSES_45: usize = 0;
-const MAX_FALSE_ALARMS_45: usize = 9;
+const MAX_FALSE_ALARMS_45: usize = 8;
 /// The forty-sixth corpus (property managers' templates and auto-replies, chatbot transcripts,
 /// captions and reel scripts, student, senior, corporate and military housing, co-op notices,
 /// ads from eleven countries; twenty languages), measured on arrival after the forty-fifth's
@@ -238,7 +238,7 @@ const MAX_FALSE_ALARMS_46: usize = 6;
 /// (rules alone 7 and 5); 0 and 9 after its review (rules alone 7 and 7), which withdrew the
 /// Japanese "whatever the nationality" and "level access" as excuses that also hid refusals.
 const MAX_MISSES_47: usize = 0;
-const MAX_FALSE_ALARMS_47: usize = 9;
+const MAX_FALSE_ALARMS_47: usize = 8;
 /// The forty-eighth (subtler wording asked for: "no little feet", "mature professional", a
 /// doctor's note naming the diagnosis, code words; ten languages), measured on arrival after the
 /// forty-seventh's round: 2 and 4 (rules alone 13 and 2). Its round (a diagnosis asked to be
@@ -275,7 +275,7 @@ const MAX_FALSE_ALARMS_51: usize = 3;
 /// 1 and 7 (rules alone 32 and 1), six of the false alarms the model's; the miss is "Sweet little
 /// studio above the bakery.", kept after its refusal is dropped, "little" being on this file's list.
 const MAX_MISSES_52: usize = 1;
-const MAX_FALSE_ALARMS_52: usize = 7;
+const MAX_FALSE_ALARMS_52: usize = 6;
 /// The fifty-third (at least 70 preferences without a class word, about fifteen per class,
 /// harassment among them; voicemails, chatbot answers, HOA rules and ten other languages),
 /// measured on arrival after the fifty-second's round: 12 and 16 (rules alone 30 not flagged and
@@ -283,7 +283,7 @@ const MAX_FALSE_ALARMS_52: usize = 7;
 /// named by their faith (by policy), the model's readings and descriptions of people that state no
 /// wish (a leasing agent who is "a mother of two", the sellers' "aging parents").
 const MAX_MISSES_53: usize = 0;
-const MAX_FALSE_ALARMS_53: usize = 14;
+const MAX_FALSE_ALARMS_53: usize = 13;
 /// The fifty-fourth (about fifteen preferences per class, most indirect: steering by who would
 /// "blend in", looks wanted, assistance animals charged as pets; Korean, Tagalog, Spanish and
 /// German), measured on arrival after the fifty-third's round: 8 and 12 (rules alone 19 not
@@ -331,9 +331,10 @@ const MAX_FALSE_ALARMS_58: usize = 4;
 /// in each of twelve other languages; clean near-misses on room names, landmarks, lawful
 /// older-persons housing and roommate ads, lawful screening and names), measured once on arrival
 /// after the fifty-eighth's round: 10 and 13 (rules alone 39 not flagged and 10). A first part of
-/// its round (misses only): 5 and 13.
-const MAX_MISSES_59: usize = 5;
-const MAX_FALSE_ALARMS_59: usize = 13;
+/// its round (misses only): 5 and 13; the rest: 0 and 6 (rules alone 29 and 4), the six four
+/// places of worship named as landmarks and two "man cave"s (policy).
+const MAX_MISSES_59: usize = 0;
+const MAX_FALSE_ALARMS_59: usize = 6;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.

@@ -415,8 +415,12 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     ),
     // Chinese and Korean listings: a run of characters naming children, a sex, an age, a
     // people, skin, a faith or a disability. (Neither script puts a word boundary inside the
-    // run, and Korean joins its particles to the word, so a rule reads the whole run.)
-    audience(in_run!(r"\p{Han}", "小孩|孩子|儿童|兒童|婴儿|嬰兒|怀孕|懷孕"), FamilialStatus),
+    // run, and Korean joins its particles to the word, so a rule reads the whole run.) A room or
+    // a playground named for children is the home's ("婴儿房", a nursery; "儿童游乐场").
+    audience(
+        in_run!(r"\p{Han}", "小孩|孩子|(儿童|兒童)(?:[^房遊游]|$)|(婴儿|嬰兒)(?:[^房]|$)|怀孕|懷孕"),
+        FamilialStatus,
+    ),
     audience(in_run!(r"\p{Han}", "中国人|华人|白人|黑人|肤色|外国人|移民|亚洲人"), RaceOrNationalOrigin),
     // A language asked of the client, unless it is the one the agent or the office speaks ("我们的
     // 经纪人会说普通话": our agent speaks Mandarin).

@@ -122,7 +122,8 @@ pub(super) fn first_match(
                     if qualified
                         || within_an_ordinary_phrase(text, m.range(), c.rule.unless_within)
                         || (describes_the_owners(&before) && !states_a_wish(text))
-                        || (describes_the_writer(&before) && !asks_for_the_same(text))
+                        || ((describes_the_writer(&before) || (shares_home && opens_as_the_writer(text, m.range())))
+                            && !asks_for_the_same(text))
                         || tells_its_own_story(text, m.range())
                     {
                         return false;
@@ -150,13 +151,17 @@ pub(super) fn first_match(
                     let shouted = m.as_str().chars().filter(|c| c.is_alphabetic()).count() > 1
                         && !m.as_str().chars().any(char::is_lowercase);
                     // "Mt. Bachelor", "the Mother Lode", "Golden Years Antiques", "a Boy Scout
-                    // camp": a class word inside a place's or an organisation's proper name.
+                    // camp": a class word inside a place's or an organisation's proper name. The
+                    // article a rule reads with it is no part of the name ("the Blind Pass beach
+                    // access" for "the blind").
+                    let name_start = m.start() + if m.as_str().starts_with("the ") { "the ".len() } else { 0 };
+                    let named_words = &text[name_start..m.end()];
                     let in_a_name = c.rule.whole_word
                         && !c.rule.landmark
-                        && capitalised(Some(m.as_str()))
-                        && (!m.as_str().contains(' ') || m.as_str().split(' ').all(is_capitalised))
+                        && capitalised(Some(named_words))
+                        && (!named_words.contains(' ') || named_words.split(' ').all(is_capitalised))
                         && (PLACE_TITLES.contains(&word_before)
-                            || (!shouted && inside_proper_name(text, m.range(), first)));
+                            || (!shouted && inside_proper_name(text, name_start..m.end(), first)));
                     if institution || landmark || in_a_name {
                         return false;
                     }
@@ -541,15 +546,31 @@ fn describes_the_writer(before: &str) -> bool {
         .is_some_and(|writer| writer.is_match(before))
 }
 
+/// Whether the class word at `range` of `text` is part of the words that open it (after at most
+/// a label, "Roommate wanted:") to introduce its writer: a word and a word for a person, then
+/// what the person does ("Gay guy who owns a two-bed condo, looking for a male roommate"). It
+/// says who writes, as "I'm a ..." does ([`describes_the_writer`]).
+fn opens_as_the_writer(text: &str, range: std::ops::Range<usize>) -> bool {
+    static INTRODUCTION: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(
+        &INTRODUCTION,
+        r"(?i)^(?:[^.!?;:]{0,40}:\s*)?(?P<writer>[\w'-]+\s+(guy|gal|man|woman|girl|dude|lady|fellow|professional|student|couple))\b,?\s+(who|here|looking|seeking|renting|subletting|offering|with (a|an|my) (spare|extra|room|two|three|2|3))\b",
+    )
+    .and_then(|introduction| introduction.captures(text))
+    .and_then(|found| found.name("writer"))
+    .is_some_and(|writer| writer.start() <= range.start && range.end <= writer.end())
+}
+
 /// Whether `text` asks for people like the writer ("someone like me", "who shares my faith", "a
 /// fellow ..."): then the writer's description is the ground of a preference.
 fn asks_for_the_same(text: &str) -> bool {
     static SAME: OnceLock<Option<Regex>> = OnceLock::new();
     static SHARED_ROOMS: OnceLock<Option<Regex>> = OnceLock::new();
-    // "Roommate wanted to share my apartment": the rooms shared, not who the writer is.
+    // "Roommate wanted to share my apartment", "to share it with me": the rooms shared, not
+    // who the writer is.
     let rooms = regex_once(
         &SHARED_ROOMS,
-        r"(?i)\b(shares?|sharing|shared) (my|our|the|a|this) ((two|three|2|3)[- ]?(bed(room)?|br) |spare |big |cozy |sunny )?(apartment|home|house|flat|place|room|kitchen|bathroom|bath|living room|space|condo|unit|\d ?br)\b",
+        r"(?i)\b(shares?|sharing|shared) ((my|our|the|a|this) ((two|three|2|3)[- ]?(bed(room)?|br) |spare |big |cozy |sunny )?(apartment|home|house|flat|place|room|kitchen|bathroom|bath|living room|space|condo|unit|\d ?br)|it with (me|us))\b",
     );
     let rest = rooms.map_or(std::borrow::Cow::Borrowed(text), |rooms| rooms.replace_all(text, " "));
     regex_once(&SAME, r"(?i)\b(like me|like myself|like us|same|shares?|sharing|fellow|as well|too|also)\b")
@@ -898,6 +919,7 @@ fn only_plain_words_before(before: &str) -> bool {
         "nonsmoking",
         "non-smoking",
         "only",
+        "another",
     ];
     let clause = before.rsplit([':', ',', ';', '.', '!', '?', '\u{2014}', '-']).next().unwrap_or(before);
     clause.split_whitespace().next_back().is_none_or(|word| {
@@ -909,7 +931,7 @@ fn only_plain_words_before(before: &str) -> bool {
 /// Whether a sex preference the sentence model reads in `statement` is lawful: its text
 /// `shares_home` (seeks someone to share the writer's home) and `statement` names the sex
 /// sought outright ("female seeking female"), each sex word after a plain one, and no
-/// orientation or gender identity. A preference hinted at instead ("a sorority-style house") is
+/// orientation or gender identity outside the words that introduce the writer. A preference hinted at instead ("a sorority-style house") is
 /// still dropped: the check cannot tell what else it hints at.
 pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, shares_home: bool) -> bool {
     const IDENTITIES: &[&str] = &[
@@ -936,6 +958,11 @@ pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, shares_home: bool) ->
     let Some(words) = regex_once(&WORDS, r"[\w-]+") else { return false };
     let mut sex_named = false;
     for word in words.find_iter(statement) {
+        // Who the writer is ("Gay guy who owns a condo, looking for a male roommate") is no
+        // part of whom they seek.
+        if opens_as_the_writer(statement, word.range()) {
+            continue;
+        }
         let lower = word.as_str().to_lowercase();
         if IDENTITIES.contains(&lower.as_str()) {
             return false;
@@ -980,15 +1007,15 @@ pub(super) fn shares_living_quarters(text: &str) -> bool {
     let rest = lives_here.as_ref().map_or(std::borrow::Cow::Borrowed(text), |found| {
         std::borrow::Cow::Owned(format!("{} {}", &text[..found.start], &text[found.end..]))
     });
-    let own_home = regex_once(
-        &OWN_HOME,
-        r"(?i)\b(the|my|our) (house|home|flat|apartment|condo|place) (that |which )?(i|we) own\b",
-    );
+    let own_home = regex_once(&OWN_HOME, &format!(r"(?i)\b(the|my|our) ({HOMES}|place) (that |which )?(i|we) own\b"));
     let rest = own_home.map_or(rest.clone(), |own_home| own_home.replace_all(&rest, " "));
     (seeks.is_match(text) || (lives_here.is_some() && lets_a_room_of_it(text)))
         && !many_units.is_match(&rest)
         && !lives_elsewhere.is_match(text)
 }
+
+/// The words for a home a writer may own and live in.
+const HOMES: &str = "home|house|flat|apartment|condo|townhouse|townhome|bungalow|cottage|loft";
 
 /// Where `text` says the writer (or the owner) lives in the home offered: "I live here", "the
 /// owner lives in the home", "I own the house and live in it", "owner-occupied".
@@ -996,7 +1023,7 @@ fn writer_lives_there(text: &str) -> Option<std::ops::Range<usize>> {
     static LIVES_HERE: OnceLock<Option<Regex>> = OnceLock::new();
     regex_once(
         &LIVES_HERE,
-        r"(?i)\b((i|we) (also )?(live|reside) (here|on site|onsite|in (it|the (home|house|unit|flat|apartment|condo)))|(i|we) own (the|this|my|our) (house|home|flat|apartment|condo) and (live|reside) (in it|here|there)|(i|we) own and (live|reside) in (the|this|my|our) (\w+ )?(house|home|flat|apartment|condo)|(in|of) (my|our) own (home|house|flat|apartment|condo)|(the )?(home|house|flat|apartment|condo) (i|we) live in|living in (the|my|our) (own )?(home|house|flat|apartment|condo) (i|we) own|(i'm|i am|we're|we are) [a-z ]{0,30}living here|(the )?(owner|landlord|landlady|homeowner) (lives|resides) (in|at) (the|this) (home|house|unit|flat|apartment|condo|property)|owner[- ]occupied)\b",
+        &format!(r"(?i)\b((i|we) (also )?(live|reside) (here|on site|onsite|in (it|the (unit|{HOMES})))|(i|we) own (the|this|my|our) ({HOMES}) and (live|reside) (in it|here|there)|(i|we) own and (live|reside) in (the|this|my|our) (\w+ )?({HOMES})|(in|of) (my|our) own ({HOMES})|(the )?({HOMES}) (i|we) (own and )?(live|reside) in|living in (the|my|our) (own )?({HOMES}) (i|we) own|(i'm|i am|we're|we are) [a-z ]{{0,30}}living here|(the )?(owner|landlord|landlady|homeowner) (lives|resides) (in|at) (the|this) (unit|property|{HOMES})|owner[- ]occupied)\b"),
     )?
     .find(text)
     .map(|found| found.range())
@@ -1060,9 +1087,10 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
 /// Equal opportunity declared in the law's own terms, in the languages listings are written in:
 /// fair housing, equal opportunity, no discrimination, regardless of the classes, every
 /// qualified applicant welcome ("공정주택법을 준수하며 자격을 갖춘 모든 지원자를 환영합니다"),
-/// everyone welcome ("Alle Bewerber sind willkommen", "Hoan nghênh tất cả mọi người").
+/// everyone welcome ("Alle Bewerber sind willkommen", "Hoan nghênh tất cả mọi người", "Nou
+/// aksepte tout moun ki kalifye").
 const FAIR_HOUSING_DECLARED: &str = concat!(
-    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(no|never an?|not an?) (applicants?|one|tenants?|buyers?|renters?|households?|person|family|families) (will|shall|would|is|are|gets?|can) (ever )?(be )?(refused|rejected|turned away|denied|treated differently|excluded) (because of|based on|on the basis of|for)|(without regard (to|for)|regardless of|irrespective of) (race|colou?r|religion|sex|gender|national origin|familial status|disability|age|immigration status|citizenship|nationality|ancestry|ethnicity)|equal (housing )?opportunity|fair housing)\b",
+    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(no|never an?|not an?) (applicants?|one|tenants?|buyers?|renters?|households?|person|family|families) (will|shall|would|is|are|gets?|can) (ever )?(be )?(refused|rejected|turned away|denied|treated differently|excluded) (because of|based on|on the basis of|for)|(without regard (to|for)|regardless of|irrespective of) (race|colou?r|religion|sex|gender|national origin|familial status|disability|age|immigration status|citizenship|nationality|ancestry|ethnicity)|equal (housing )?opportunity|fair housing|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire) (about|into|regarding|whether|if)( (you|your|applicants'?|tenants'?|anyone's|have|any))* (children|kids|family|families|familial status|age|religion|faith|national origin|citizenship|immigration status|disabilit(y|ies)|medical (conditions|history)|marital status|sexual orientation|gender))\b",
     r"|공정\s?주택|차별하지 않|모든 (자격을 갖춘 )?(지원자|신청자)|모든 분(을|들을)? 환영|公平住房|平等机会|平等機會|不歧视|不歧視|所有(合格的?)?申请人|欢迎所有|歡迎所有|(不论|不論|无论|無論)(种族|種族|宗教|国籍|國籍|性别|性別|肤色|膚色|残疾|殘疾|家庭)",
     r"|nhà ở công bằng|không phân biệt đối xử|(hoan nghênh|chào đón) tất cả|bất kể (chủng tộc|tôn giáo|quốc tịch|giới tính|màu da|khuyết tật|tình trạng gia đình)",
     r"|vivienda justa|igualdad de oportunidades|sin discriminaci[oó]n|no discriminamos|sin importar (la |su )?(raza|religi[oó]n|origen|sexo|discapacidad)|independientemente de (la |su )?(raza|religi[oó]n|origen|sexo)|sin distinci[oó]n de (raza|religi[oó]n|origen|sexo)|todos son bienvenidos",
@@ -1071,6 +1099,9 @@ const FAIR_HOUSING_DECLARED: &str = concat!(
     r"|chancengleich|ohne diskriminierung|unabhängig von (herkunft|religion|geschlecht|hautfarbe|nationalität|behinderung|familienstand)|alle ((bewerber(innen)?|interessenten|mieter(innen)?) )?sind (herzlich )?willkommen",
     r"|(bez względu na|niezależnie od) (rasę|religię|pochodzenie|płeć|niepełnosprawność|narodowość|wyznanie|kolor skóry)|wszyscy (są )?mile widziani|независимо от (расы|религии|национальности|пола|происхождения|инвалидности)|рады всем|без дискриминации",
     r"|pantay na pabahay|walang diskriminasyon|lahat ay malugod na tinatanggap|(بغض|بصرف) النظر عن (العرق|الدين|الجنس|الأصل|الإعاقة|اللون)|نرحب بجميع|دون تمييز",
+    r"|(nou )?aksepte tout moun|tout moun (byenveni|akeyi)|san diskriminasyon|kèlkeswa (ras|relijyon|orijin|sèks|koulè)",
+    r"|dhammaan (codsadayaasha|dadka)( waa)?( la)?( soo)? (dhaweynayaa|dhawaynayaa|soo dhawaynayaa)|takoor la'aan",
+    r"|تمام (درخواست دہندگان|امیدواروں|لوگوں) (کا|کو) خیرمقدم|سب کا خیرمقدم|بلا امتیاز|बिना भेदभाव|सभी (आवेदकों|लोगों) का स्वागत",
 );
 
 /// Whether `statement` declares equal opportunity in the law's own terms (see
@@ -1086,11 +1117,19 @@ pub(super) fn declares_fair_housing(statement: &str) -> bool {
 /// or the other languages [`FAIR_HOUSING_DECLARED`] reads.
 fn turns(statement: &str) -> bool {
     static TURNS: OnceLock<Option<Regex>> = OnceLock::new();
+    static LAWFUL_LIMIT: OnceLock<Option<Regex>> = OnceLock::new();
+    // "We don't ask about children; the only limit is the occupancy code": a lawful limit named
+    // as the only one narrows nothing the declaration opened.
+    let limit = regex_once(
+        &LAWFUL_LIMIT,
+        r"(?i)\bthe only (limits?|requirements?|rules?|restrictions?|conditions?|criteria|criterion|cap|caps) (is|are) (the |a |an |our |your )?(city's |county's |state's |local |legal |lawful )?(occupancy|income|credit|background|rental history|screening|lease)\b",
+    );
+    let statement = limit.map_or(std::borrow::Cow::Borrowed(statement), |limit| limit.replace_all(statement, " "));
     regex_once(
         &TURNS,
-        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided|pero|sin embargo|solo|sólo|excepto|salvo|menos|exceto|apenas|mais|seulement|sauf|aber|nur|außer|ausgenommen|nhưng|chỉ|trừ|ngoại trừ|oprócz|poza|tylko|ale|кроме|только|но|maliban|lamang)\b|하지만|그러나|만 |제외|但|只|除了|ما عدا|باستثناء|فقط|لكن",
+        r"(?i)\b(but|however|except|prefer|preferred|preference|only|though|although|unless|if|as long as|provided|pero|sin embargo|solo|sólo|excepto|salvo|menos|exceto|apenas|mais|seulement|sauf|aber|nur|außer|ausgenommen|nhưng|chỉ|trừ|ngoại trừ|oprócz|poza|tylko|ale|кроме|только|но|maliban|lamang|sèlman|kaliya|keliya)\b|하지만|그러나|만 |제외|但|只|除了|ما عدا|باستثناء|فقط|لكن|صرف|केवल|सिर्फ",
     )
-    .is_some_and(|turns| turns.is_match(statement))
+    .is_some_and(|turns| turns.is_match(&statement))
 }
 
 /// Whether `statement` praises a neighbourhood's diversity ("I grew up in this neighborhood and

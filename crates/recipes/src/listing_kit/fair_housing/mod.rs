@@ -891,7 +891,36 @@ mod tests {
         "No tenant will be refused because of religion, disability or national origin.",
         "Your service dog is welcome, and there's no pet deposit for assistance animals.",
         "Accessible en fauteuil roulant, ascenseur et douche de plain-pied.",
+        // A place's name with a class word after "the"; a room named for a baby; equal
+        // opportunity in Haitian Creole and as questions not asked.
+        "Three-minute stroll to the Blind Pass beach access and the pier.",
+        "三房两厅，带家庭活动室和婴儿房，需提供收入证明。",
+        "Nou aksepte tout moun ki kalifye.",
+        "We never ask about kids; the only limit is the local occupancy code.",
+        // Roommates for the writer's own home, the writer introduced first.
+        "Queer woman who owns a small bungalow, looking for a female roommate to share it with me.",
+        "Housemate wanted: I'm a man renting out the spare room in my own flat and would prefer to live with another man.",
+        "I'm a guy renting out the spare room in the townhouse I own and live in; looking for a male housemate.",
     ];
+
+    /// Preferences the rules themselves read, without the sentence model: teenagers told by a
+    /// learner's permit, older people by their dinner hour, churchgoers by their Sunday morning,
+    /// seizures, a comfort animal asked about before its charge, people across the tracks, and a
+    /// writer's orientation asked of the roommate too.
+    #[test]
+    fn preferences_told_by_habits_and_conditions_are_read_by_the_rules() {
+        for flagged in [
+            "History of seizures or fainting spells? The balcony unit isn't for you.",
+            "Anyone with a learner's-permit driver in the house should look at our other property.",
+            "This one's for the early-bird-dinner set.",
+            "Comfort animal? That's an extra $75 a month in pet rent.",
+            "Sunday-morning regulars get $100 off the first month.",
+            "Safe block, none of the element you see across the tracks.",
+            "Gay guy looking for a gay roommate to share my condo.",
+        ] {
+            assert!(!is_clean(flagged, Policy::RULES_ONLY), "{flagged:?}");
+        }
+    }
 
     #[test]
     fn the_flagged_corpus_is_flagged_under_its_category() {

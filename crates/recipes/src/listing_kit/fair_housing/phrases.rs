@@ -1181,7 +1181,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // Disability named by condition, and refused accommodations.
     audience(
-        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) (health|shape|condition)|in good (health|shape)|(can't|cannot|unable to) climb|(must not|cannot|can't|may not) (use|need|require|be in) (an? )?(wheel ?chairs?|walkers?|canes?|crutches|scooters?|oxygen)|(people|persons|tenants|anyone|those|someone) (in|using|with|who use|who need) (an? )?(wheel ?chairs?|walkers?|crutches|scooters?)|wheel chairs?|dementia|alzheimer'?s|hiv[- ](positive|negative|free|status|tests?|testing|screening)|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)",
+        r"psych(iatric)? (patients|ward|cases|history)|group homes?|(sane|stable|normal) (people|persons|tenants|folks|residents|applicants|individuals)|insane|lunatics?|crazies|psychos?|retard(s|ed)?|((won't|will not|doesn't|does not|don't|do not|never) (need|require|ask for|request)|(without|not) (needing|requiring|asking for)) (any )?(special |reasonable )?(accommodations?|modifications?)|good (physical|mental) (health|shape|condition)|in good (health|shape)|(can't|cannot|unable to) climb|(must not|cannot|can't|may not) (use|need|require|be in) (an? )?(wheel ?chairs?|walkers?|canes?|crutches|scooters?|oxygen)|(people|persons|tenants|anyone|those|someone) (in|using|with|who use|who need) (an? )?(wheel ?chairs?|walkers?|crutches|scooters?)|wheel chairs?|dementia|alzheimer'?s|hiv[- ](positive|negative|free|status|tests?|testing|screening)|hiv|autism|schizophreni(a|c)|bipolar|ptsd|down syndrome|cerebral palsy|epilep(sy|tic)|(history of |prone to )?(seizures|seizure disorders?|fainting (spells|episodes))",
         Disability,
     ),
     // Service animals counted in a no-pets rule ("welcome, including emotional support animals"
@@ -1466,7 +1466,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: OLDER_PERSONS_HOUSING,
         ..audience(
-            r"(near|nearing|close to|approaching) retirement|(the )?(younger|older|young|retired|senior) set",
+            r"(near|nearing|close to|approaching) retirement|(the )?(younger|older|young|retired|senior) set|(the )?(early[- ]bird|early[- ]bird[- ](dinner|special)|golden[- ]years) (set|crowd)",
             Age,
         )
     },
@@ -1713,7 +1713,8 @@ pub(super) const DESCRIBED: &[Rule] = &[
     ),
     // "If you've got a service dog there's an extra two-fifty deposit for that": a charge on an
     // assistance animal, unless it is waived or is other pets' ("service animals welcome, for
-    // other pets there's an extra deposit"). A "no pets" elsewhere does not waive it.
+    // other pets there's an extra deposit"). A "no pets" elsewhere does not waive it. The animal
+    // may be asked about on its own ("Comfort animal? That's an extra $75 a month").
     Rule {
         lawful_context: Lawful::in_sentence(&[
             "waived",
@@ -1728,7 +1729,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "ordinary pets",
         ]),
         ..audience(
-            r"(service|assistance|support|emotional[- ]support|comfort|guide|seeing[- ]eye|therapy) (animals?|dogs?)\b[^.;!?]{0,40}\b(there's|there is|there will be|there'll be|you'll pay|you will pay|we charge|we'll charge|we will charge|we add|that's|that is|it's|it is) (also )?(an? )?([\w$,.-]+ )?(extra|additional|separate|higher|added) ([\w$,.-]+ ){0,2}(deposits?|fees?|rent|charges?|surcharges?)",
+            r"(service|assistance|support|emotional[- ]support|comfort|guide|seeing[- ]eye|therapy) (animals?|dogs?)\b\??[^.;!?]{0,40}\b(there's|there is|there will be|there'll be|you'll pay|you will pay|we charge|we'll charge|we will charge|we add|that's|that is|it's|it is) (also )?(an? )?([\w$,.-]+ )?(extra|additional|separate|higher|added) ([\w$,.-]+ ){0,5}(deposits?|fees?|rent|charges?|surcharges?)",
             Disability,
         )
     },
@@ -2041,6 +2042,11 @@ pub(super) const DESCRIBED: &[Rule] = &[
         r"(midnight|night ?time|nighttime|late[- ]night|overnight|middle[- ]of[- ]the[- ]night) feedings|nap[- ]?time schedules?|saturday[- ]morning cartoons|(play ?dates|sleepovers)\b[^.;]{0,60}\b(banned|not allowed|prohibited|not permitted|forbidden)|(no|bans? on|banned) (play ?dates|sleepovers)|(rather than|instead of|not|no|without|never)( [a-z'’]+){0,4} (travel (soccer|baseball|hockey|ball|team)s?|little league|soccer (practices?|tournaments?|games?))",
         FamilialStatus,
     ),
+    // Teenagers told by learning to drive ("anyone with a learner's-permit driver in the house").
+    audience(
+        r"(anyone|anybody|households?|families|those|folks|people|tenants|applicants|renters|buyers) with (a |an |any )?(teen(age)?|learner'?s?([- ]permit)?|student) drivers?|learner'?s?[- ]permit (drivers?|holders?|teens?|kids?)",
+        FamilialStatus,
+    ),
     // A pregnancy asked about ("can I ask when you're due?").
     audience(r"when (are you|you're|you’re|you are|is the baby|is your baby) due\b|(your|the baby's|the baby’s) due date", FamilialStatus),
     // Membership of a congregation rewarded ("$50 off for tenants who register in the parish").
@@ -2190,11 +2196,11 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // Worship told by the pew, a quarter named for the people who live there, a photo asked of
     // applicants to see who they are, and their kin.
     audience(
-        r"(sunday|saturday|sabbath|friday) (mornings?|evenings?|nights?|afternoons?)( [a-z]+){0,2} (in|at) (the |a )?(pews?|mass|services|synagogue|shul|mosque)|(fill|fills|filling|in) the pews|in a pew( on| every)? (sundays?|saturdays?|the sabbath)|(sunday[- ]morning|church[- ]going|churchgoing|god[- ]fearing|bible[- ]reading|grace[- ]before[- ](dinner|meals?|supper))[,]? ([a-z-]+,? ){0,3}(kind|sort|type) of (place|building|household|house|street|block|community|home|people|folks|tenants?)",
+        r"(sunday|saturday|sabbath|friday) (mornings?|evenings?|nights?|afternoons?)( [a-z]+){0,2} (in|at) (the |a )?(pews?|mass|services|synagogue|shul|mosque)|(fill|fills|filling|in) the pews|in a pew( on| every)? (sundays?|saturdays?|the sabbath)|(sunday[- ]morning|church[- ]going|churchgoing|god[- ]fearing|bible[- ]reading|grace[- ]before[- ](dinner|meals?|supper))[,]? ([a-z-]+,? ){0,3}(kind|sort|type) of (place|building|household|house|street|block|community|home|people|folks|tenants?)|(sunday[- ]morning|sabbath) (regulars|faithful)|(church[- ]going|churchgoing|mass[- ]going|pew) (regulars|crowd|faithful|folks|types|set)",
         Religion,
     ),
     audience(
-        r"(far|away|safely away|a world away|miles|well away) from (the )?(?-i:barrio|ghetto|hood|projects)\b|(not one of|none of) those [\x22“'‘]?diverse[\x22”'’]? (neighbou?rhoods?|areas?|communit(y|ies)|blocks?|buildings?|places|parts of town)|(element|crowd|types|folks|people) (from )?across the tracks|country[- ]club (crowd|types)|the country[- ]club set",
+        r"(far|away|safely away|a world away|miles|well away) from (the )?(?-i:barrio|ghetto|hood|projects)\b|(not one of|none of) those [\x22“'‘]?diverse[\x22”'’]? (neighbou?rhoods?|areas?|communit(y|ies)|blocks?|buildings?|places|parts of town)|(element|crowd|types|folks|people)( (you see|you'll see|you find|living|who live|that lives?))? (from )?across the tracks|country[- ]club (crowd|types)|the country[- ]club set",
         Steering,
     ),
     audience(

@@ -48,12 +48,14 @@ fn bounds_around(text: &str, range: std::ops::Range<usize>, semicolons_end: bool
 }
 
 /// Whether the `c` at byte `i` ends a sentence: "!", "?", ";" or a line break, their full-width
-/// forms and the ideographic full stop ("。", which needs no space after it), or a full stop
+/// forms, the ideographic full stop ("。", which needs no space after it), the full stops of
+/// Urdu ("۔"), Hindi ("।") and Amharic ("።") and the Arabic question mark ("؟"), or a full stop
 /// before a space or the end that ends one (see [`full_stop_ends_sentence`]; not a decimal point,
 /// "2.5").
 fn is_sentence_end(text: &str, i: usize, c: char) -> bool {
     match c {
-        '!' | '?' | ';' | '\n' | '\u{3002}' | '\u{ff01}' | '\u{ff1f}' | '\u{ff1b}' => true,
+        '!' | '?' | ';' | '\n' | '\u{3002}' | '\u{ff01}' | '\u{ff1f}' | '\u{ff1b}' | '\u{06d4}' | '\u{0964}'
+        | '\u{1362}' | '\u{061f}' => true,
         '.' => {
             let after = &text[i + 1..];
             after.chars().next().is_none_or(char::is_whitespace)
@@ -123,8 +125,14 @@ pub(super) fn fix_article(
 
 /// `replacement` with its first letter capitalised when `original`'s was and it starts a
 /// sentence (`text_before` is what comes before it): "A lovely Christian home" reads "A lovely
-/// home", not "A lovely Home".
+/// home", not "A lovely Home". An `original` in capitals gives a replacement in capitals ("W/
+/// NURSERY & MAN CAVE" reads "W/ NURSERY & BONUS ROOM").
 pub(super) fn match_case(original: &str, replacement: &str, text_before: &str) -> String {
+    let shouted =
+        original.chars().filter(|c| c.is_alphabetic()).count() > 1 && !original.chars().any(char::is_lowercase);
+    if shouted {
+        return replacement.to_uppercase();
+    }
     let starts_sentence =
         text_before.trim_end().is_empty() || text_before.trim_end().ends_with(['.', '!', '?', ';', ':', '\n']);
     if starts_sentence && is_capitalised(original) {
@@ -147,7 +155,15 @@ pub(super) fn collapse_whitespace(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::statements;
+    use super::{match_case, statements};
+
+    #[test]
+    fn a_rewrite_keeps_the_case_of_what_it_replaces() {
+        assert_eq!(match_case("MAN CAVE", "bonus room", "4BR W/ NURSERY & "), "BONUS ROOM");
+        assert_eq!(match_case("Man cave", "bonus room", ""), "Bonus room");
+        assert_eq!(match_case("Christian", "", "A lovely "), "");
+        assert_eq!(match_case("man cave", "bonus room", "A "), "bonus room");
+    }
 
     #[test]
     fn initialisms_before_a_lower_case_word_and_abbreviations_do_not_end_a_sentence() {
@@ -164,5 +180,8 @@ mod tests {
         let text = "駅から徒歩5分です。外国人不可。Near the park; quiet！Ask？";
         let found: Vec<&str> = statements(text).into_iter().map(|range| text[range].trim_end()).collect();
         assert_eq!(found, ["駅から徒歩5分です。", "外国人不可。", "Near the park; quiet！", "Ask？"]);
+        // Urdu's and Hindi's full stops.
+        let text = "مسجد کے قریب۔ سب کا خیرمقدم ہے۔ बाज़ार के पास। सभी का स्वागत है।";
+        assert_eq!(statements(text).len(), 4);
     }
 }
