@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout59.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout60.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -335,6 +335,13 @@ const MAX_FALSE_ALARMS_58: usize = 4;
 /// places of worship named as landmarks and two "man cave"s (policy).
 const MAX_MISSES_59: usize = 0;
 const MAX_FALSE_ALARMS_59: usize = 6;
+/// The sixtieth (about two thirds of the preferences without a class word, in euphemisms,
+/// pastimes as proxies, price incentives, applicants' questions and coded descriptions; about a
+/// tenth in twelve other languages; clean near-misses on room names, accessibility offered,
+/// assistance animals let in, lawful older-persons housing and roommate ads), measured once on
+/// arrival after the fifty-ninth's round: 4 and 5 (rules alone 19 not flagged and 4).
+const MAX_MISSES_60: usize = 4;
+const MAX_FALSE_ALARMS_60: usize = 5;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -750,6 +757,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fifty-seventh corpus", include_str!("data/fair_housing_holdout57.tsv"), MAX_MISSES_57, MAX_FALSE_ALARMS_57),
     ("fifty-eighth corpus", include_str!("data/fair_housing_holdout58.tsv"), MAX_MISSES_58, MAX_FALSE_ALARMS_58),
     ("fifty-ninth corpus", include_str!("data/fair_housing_holdout59.tsv"), MAX_MISSES_59, MAX_FALSE_ALARMS_59),
+    ("sixtieth corpus", include_str!("data/fair_housing_holdout60.tsv"), MAX_MISSES_60, MAX_FALSE_ALARMS_60),
 ];
 
 #[test]
