@@ -69,7 +69,7 @@ const MAX_FALSE_ALARMS_28: usize = 0;
 /// without a class word, told through everyday life): 25 and 4 (rules alone 47 and 2) on its one
 /// run; the check before the retraining gives 27 and 6, the check as it stood at the start of
 /// this round of work 31 and 7 (54 and 3).
-const MAX_MISSES_29: usize = 1;
+const MAX_MISSES_29: usize = 0;
 const MAX_FALSE_ALARMS_29: usize = 1;
 /// The thirtieth corpus, written after the twenty-ninth's one run (half its preferences without a
 /// class word, half in the ways ad writers use class words): 6 and 1 (rules alone 18 and 0) on its
@@ -191,7 +191,7 @@ const MAX_FALSE_ALARMS_42: usize = 3;
 /// "LGBTQ+-owned", "we welcome everyone", a lone tag or abbreviation not read by the model):
 /// 0 and 5 (rules alone 0 and 2); of the five, three are the model's and two rewrites by design.
 const MAX_MISSES_43: usize = 0;
-const MAX_FALSE_ALARMS_43: usize = 5;
+const MAX_FALSE_ALARMS_43: usize = 4;
 /// The forty-fourth corpus (holiday-rental house rules, managers' templates, agents' captions,
 /// transcribed video tours, student, senior and sublet ads, development copy; fifteen languages),
 /// measured on arrival after the forty-third's round: 17 and 10 (rules alone 42 and 6). Its round
@@ -215,7 +215,7 @@ const MAX_FALSE_ALARMS_44: usize = 4;
 /// alone 12 and 6); of the nine, five name a place of worship, three the model reads, and one is an
 /// open house's "bring the whole family".
 const MAX_MISSES_45: usize = 0;
-const MAX_FALSE_ALARMS_45: usize = 8;
+const MAX_FALSE_ALARMS_45: usize = 7;
 /// The forty-sixth corpus (property managers' templates and auto-replies, chatbot transcripts,
 /// captions and reel scripts, student, senior, corporate and military housing, co-op notices,
 /// ads from eleven countries; twenty languages), measured on arrival after the forty-fifth's
@@ -339,9 +339,11 @@ const MAX_FALSE_ALARMS_59: usize = 6;
 /// pastimes as proxies, price incentives, applicants' questions and coded descriptions; about a
 /// tenth in twelve other languages; clean near-misses on room names, accessibility offered,
 /// assistance animals let in, lawful older-persons housing and roommate ads), measured once on
-/// arrival after the fifty-ninth's round: 4 and 5 (rules alone 19 not flagged and 4).
-const MAX_MISSES_60: usize = 4;
-const MAX_FALSE_ALARMS_60: usize = 5;
+/// arrival after the fifty-ninth's round: 4 and 5 (rules alone 19 not flagged and 4). Its round:
+/// 0 and 2 (rules alone 15 and 2), an unlabelled question about an assistance animal's charge
+/// (the rules) and a "man cave" (policy).
+const MAX_MISSES_60: usize = 0;
+const MAX_FALSE_ALARMS_60: usize = 2;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.

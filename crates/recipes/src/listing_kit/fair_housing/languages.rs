@@ -406,6 +406,12 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         FamilialStatus,
     ),
     audience(r"(pouze|jen|výhradně|vyhradne) (pro )?(ženy|ženám|zeny|zenam|muže|mužům|muze|muzum|studentky|slečnu|slečny|slecnu|slecny)", Sex),
+    // Spanish: an assistance animal let in on a pet's deposit or fee ("Se aceptan animales de
+    // servicio, pero con depósito de mascota").
+    audience(
+        r"animales de (servicio|asistencia|apoyo emocional)\b[^.;!?]{0,60}\b(con|pagan|pagar|paga|requieren|deben pagar|se cobra) (un |el |una |la )?(dep[oó]sito|cargo|tarifa|cuota|renta)",
+        Disability,
+    ),
     // German: no offspring. Spanish: papers and English asked of the tenant (the subjunctive:
     // "que hable bien el inglés"; "nuestro agente habla bien inglés" describes the agent).
     audience(r"ohne nachwuchs", FamilialStatus),

@@ -580,22 +580,23 @@ fn asks_for_the_same(text: &str) -> bool {
 /// Whether `statement` lets assistance animals in without a charge or a condition ("Service
 /// animals and emotional support animals are allowed even in our no-pet buildings"): what the law
 /// asks, not a preference. A charge, a refusal or an "only" anywhere in it is left to be read; a
-/// charge waived ("there's no pet deposit for assistance animals") is none.
+/// charge waived ("there's no pet deposit for assistance animals", "sin costo adicional") is
+/// none. Read in English and Spanish.
 pub(super) fn lets_assistance_animals_in(statement: &str) -> bool {
     static LET_IN: OnceLock<Option<Regex>> = OnceLock::new();
     static CONDITION: OnceLock<Option<Regex>> = OnceLock::new();
     static WAIVED: OnceLock<Option<Regex>> = OnceLock::new();
     let let_in = regex_once(
         &LET_IN,
-        r"(?i)\b(service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?)\b[^.;!?]{0,60}\b(are|is) (always |also )?(allowed|permitted|welcome|welcomed|accepted)\b",
+        r"(?i)\b(service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?)\b[^.;!?]{0,60}\b(are|is) (always |also )?(allowed|permitted|welcome|welcomed|accepted)\b|\b(se aceptan|se admiten|se permiten|aceptamos|admitimos|permitimos|bienvenidos) (los )?(animales|perros) de (servicio|asistencia|apoyo emocional)\b",
     );
     let condition = regex_once(
         &CONDITION,
-        r"(?i)\b(not|never|only|unless|deposits?|fees?|rent|charges?|surcharges?|extra|additional|but)\b|n't\b|n\u{2019}t\b",
+        r"(?i)\b(not|never|only|unless|deposits?|fees?|rent|charges?|surcharges?|extra|additional|but|no se|solo|sólo|solamente|excepto|pero|dep[oó]sitos?|cargos?|costos?|tarifas?|cuotas?|adicional(es)?)\b|n't\b|n\u{2019}t\b",
     );
     let waived = regex_once(
         &WAIVED,
-        r"(?i)\b(there's |there is |with |and )?no (pet |extra |additional |animal )?(deposits?|fees?|charges?|surcharges?|pet rent)\b",
+        r"(?i)\b(there's |there is |with |and )?no (pet |extra |additional |animal )?(deposits?|fees?|charges?|surcharges?|pet rent)\b|\bsin (ning[uú]n )?(costo|cargo|dep[oó]sito|tarifa|cuota)( adicional| extra)?\b",
     );
     let conditions = waived.map_or(std::borrow::Cow::Borrowed(statement), |waived| waived.replace_all(statement, " "));
     let_in.is_some_and(|r| r.is_match(statement)) && condition.is_some_and(|r| !r.is_match(&conditions))
@@ -920,6 +921,7 @@ fn only_plain_words_before(before: &str) -> bool {
         "non-smoking",
         "only",
         "another",
+        "other",
     ];
     let clause = before.rsplit([':', ',', ';', '.', '!', '?', '\u{2014}', '-']).next().unwrap_or(before);
     clause.split_whitespace().next_back().is_none_or(|word| {
@@ -1077,12 +1079,23 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
     let declares = regex_once(
         &DECLARES,
         &format!(
-            r"{FAIR_HOUSING_DECLARED}|(?i)\b((on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)( [a-z]+){{0,2}} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\s*([.,!;]|$)|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome|welcomes? (applicants|tenants|buyers|renters|residents|people|households|everyone) of (every|any|all) (races?|colou?rs?|religions?|faiths?|backgrounds?|national origins?|sex|genders?|ages?)\b)"
+            r"{FAIR_HOUSING_DECLARED}|(?i)\b((on|under|by) the same (terms|rules|basis) as (everyone|everybody|all|any)|{NOT_ASKING}( [a-z]+){{0,2}} (about|into|for|regarding)|(all|any) (lawful|legal|verifiable) (sources|forms) of income|income from (all|any) (lawful|legal|verifiable) sources|(everyone|everybody|anyone|all)(['’]s| is| are)? welcome|(we )?welcomes? (everyone|everybody|all)\s*([.,!;]|$)|of (every|any|all) (backgrounds?|faiths?|ages|races|origins)\b.*\bwelcome|welcomes? (applicants|tenants|buyers|renters|residents|people|households|everyone) of (every|any|all) (races?|colou?rs?|religions?|faiths?|backgrounds?|national origins?|sex|genders?|ages?)\b)"
         ),
     );
     let statement = &text[statement_around(text, range)];
     declares.is_some_and(|declares| declares.is_match(statement)) && !turns(statement)
 }
+
+/// Not asking about a class, said by the writer, the landlord or their staff ("we will never
+/// ask", "landlord does not ask") or to the staff ("do not ask applicants"); not a reader told
+/// "don't ask for a reserved spot because of a disability". A macro, so that [`concat!`] can
+/// read it too.
+macro_rules! not_asking {
+    () => {
+        r"((we|i|they|(the |our )?(landlords?|landlady|owners?|managers?|management|office|staff|agents?))( will| would)? (do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire)|(do not|don't|never) (ask|inquire|enquire) (applicants|tenants|anyone|callers|prospects|buyers|renters|people))"
+    };
+}
+const NOT_ASKING: &str = not_asking!();
 
 /// Equal opportunity declared in the law's own terms, in the languages listings are written in:
 /// fair housing, equal opportunity, no discrimination, regardless of the classes, every
@@ -1090,7 +1103,9 @@ fn states_equal_opportunity(text: &str, range: std::ops::Range<usize>) -> bool {
 /// everyone welcome ("Alle Bewerber sind willkommen", "Hoan nghênh tất cả mọi người", "Nou
 /// aksepte tout moun ki kalifye").
 const FAIR_HOUSING_DECLARED: &str = concat!(
-    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(no|never an?|not an?) (applicants?|one|tenants?|buyers?|renters?|households?|person|family|families) (will|shall|would|is|are|gets?|can) (ever )?(be )?(refused|rejected|turned away|denied|treated differently|excluded) (because of|based on|on the basis of|for)|(without regard (to|for)|regardless of|irrespective of) (race|colou?r|religion|sex|gender|national origin|familial status|disability|age|immigration status|citizenship|nationality|ancestry|ethnicity)|equal (housing )?opportunity|fair housing|(do not|don't|does not|doesn't|never|will not|won't) (ask|inquire|enquire) (about|into|regarding|whether|if)( (you|your|applicants'?|tenants'?|anyone's|have|any))* (children|kids|family|families|familial status|age|religion|faith|national origin|citizenship|immigration status|disabilit(y|ies)|medical (conditions|history)|marital status|sexual orientation|gender))\b",
+    r"(?i)\b((do not|don't|does not|doesn't|never|will not|won't) discriminate|(no|never an?|not an?) (applicants?|one|tenants?|buyers?|renters?|households?|person|family|families) (will|shall|would|is|are|gets?|can) (ever )?(be )?(refused|rejected|turned away|denied|treated differently|excluded) (because of|based on|on the basis of|for)|(without regard (to|for)|regardless of|irrespective of) (race|colou?r|religion|sex|gender|national origin|familial status|disability|age|immigration status|citizenship|nationality|ancestry|ethnicity)|equal (housing )?opportunity|fair housing|",
+    not_asking!(),
+    r" (about|into|regarding|whether|if)( (you|your|applicants'?|tenants'?|anyone's|have|any))* (children|kids|family|families|familial status|age|religion|faith|national origin|citizenship|immigration status|disabilit(y|ies)|medical (conditions|history)|marital status|sexual orientation|gender))\b",
     r"|공정\s?주택|차별하지 않|모든 (자격을 갖춘 )?(지원자|신청자)|모든 분(을|들을)? 환영|公平住房|平等机会|平等機會|不歧视|不歧視|所有(合格的?)?申请人|欢迎所有|歡迎所有|(不论|不論|无论|無論)(种族|種族|宗教|国籍|國籍|性别|性別|肤色|膚色|残疾|殘疾|家庭)",
     r"|nhà ở công bằng|không phân biệt đối xử|(hoan nghênh|chào đón) tất cả|bất kể (chủng tộc|tôn giáo|quốc tịch|giới tính|màu da|khuyết tật|tình trạng gia đình)",
     r"|vivienda justa|igualdad de oportunidades|sin discriminaci[oó]n|no discriminamos|sin importar (la |su )?(raza|religi[oó]n|origen|sexo|discapacidad)|independientemente de (la |su )?(raza|religi[oó]n|origen|sexo)|sin distinci[oó]n de (raza|religi[oó]n|origen|sexo)|todos son bienvenidos",

@@ -901,12 +901,17 @@ mod tests {
         "Queer woman who owns a small bungalow, looking for a female roommate to share it with me.",
         "Housemate wanted: I'm a man renting out the spare room in my own flat and would prefer to live with another man.",
         "I'm a guy renting out the spare room in the townhouse I own and live in; looking for a male housemate.",
+        "Female only: a room in my flat, sharing the kitchen with me and one other woman.",
+        // An accommodation offered in a question; assistance animals let in free, in Spanish.
+        "Need an accommodation for a disability? Call the office and we'll work with you.",
+        "Se aceptan animales de servicio y de apoyo emocional sin costo adicional.",
     ];
 
     /// Preferences the rules themselves read, without the sentence model: teenagers told by a
     /// learner's permit, older people by their dinner hour, churchgoers by their Sunday morning,
-    /// seizures, a comfort animal asked about before its charge, people across the tracks, and a
-    /// writer's orientation asked of the roommate too.
+    /// seizures, a comfort animal asked about before its charge, people across the tracks, a
+    /// writer's orientation asked of the roommate too, assistance animals let in only on a
+    /// payment, an accommodation refused before it is asked for, conditions asked about.
     #[test]
     fn preferences_told_by_habits_and_conditions_are_read_by_the_rules() {
         for flagged in [
@@ -917,6 +922,11 @@ mod tests {
             "Sunday-morning regulars get $100 off the first month.",
             "Safe block, none of the element you see across the tracks.",
             "Gay guy looking for a gay roommate to share my condo.",
+            "We'll take a service dog only if the tenant pays the $200 pet deposit.",
+            "Q: Can my daughter's support dog come? A: Only if you pay the monthly pet rent.",
+            "Don't ask for a closer parking space because of a disability.",
+            "Please tell us about any medical conditions before the viewing.",
+            "Se aceptan animales de servicio, pero con depósito de mascota.",
         ] {
             assert!(!is_clean(flagged, Policy::RULES_ONLY), "{flagged:?}");
         }

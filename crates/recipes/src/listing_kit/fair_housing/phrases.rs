@@ -971,6 +971,10 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "other than service",
     "reasonable accommodation",
     "reasonable modification",
+    "need an accommodation",
+    "need a modification",
+    "an accommodation for",
+    "a modification for",
     "on request",
     "upon request",
     "let us know",
@@ -1742,6 +1746,22 @@ pub(super) const DESCRIBED: &[Rule] = &[
             Disability,
         )
     },
+    // "Don't ask for a reserved spot near the door because of a disability": an accommodation
+    // refused before it is asked for.
+    audience(
+        r"(don't|do not|never|no need to|no point in|no use) (ask|asking|request|requesting)\b[^.;!?]{0,60}\b(because of|due to|on account of|for) (a |an |your |any )?(disabilit(y|ies)|handicap|medical (conditions?|reasons?|needs?)|mobility (issues?|needs?))",
+        Disability,
+    ),
+    // "We'll allow a guide dog only if the tenant prepays $300 for carpet cleaning", "Q: Can my
+    // son's therapy dog live with us? A: Only if you pay the pet rent": an assistance animal let
+    // in on a payment.
+    Rule {
+        lawful_context: Lawful::in_sentence(&["waived", "exempt", "not charged", "refunded in full"]),
+        ..audience(
+            r"(service|assistance|support|emotional[- ]support|comfort|guide|seeing[- ]eye|therapy) (animals?|dogs?)\b[^.;!]{0,80}\bonly (if|when|after|once|with)\b[^.;!?]{0,40}\b(pay|pays|paying|paid|prepay|prepays|prepaid|deposits?|fees?|rent)",
+            Disability,
+        )
+    },
     audience(r"cross-?dress(ers?|ing)|drag (queens?|kings?|performers?)|transvestites?|effeminate", Sex),
     // Origin by birthplace and by country; people by what they are not.
     Rule {
@@ -2361,7 +2381,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(DISABILITY_PROVIDED_FOR),
         ..audience(
-            r"(describ|detail|explain|disclos|list)(e|es|ing|ed)? ((their|your|his|her) (medical |mental health |health |psychiatric )?|(the|any) (medical|mental health|health|psychiatric) )(conditions?|diagnos[ie]s|illness(es)?|disabilit(y|ies)|impairments?|medications?|treatment)\b|(tell|inform) us about (your|their) (treatment|diagnosis|condition|medications?|hospitali[sz]ations?)|(stat|specify|nam|giv|show|reveal|confirm)(e|es|ed|ing|ying|ies|ied)? (your|their|his|her|the|an?) (exact |specific |precise |full |actual |underlying )?(medical )?diagnos[ie]s|(tell|give|show) us (your|their) (exact |specific )?diagnos[ie]s|(have you|has anyone in your household|have they) (ever )?been hospitali[sz]ed|(no|not|nobody|no one|anyone|tenants?|residents?|applicants?)\b[^.;]{0,20}\b(on|using|taking|prescribed) (methadone|suboxone|buprenorphine|antipsychotics|psychiatric (meds|medications?))",
+            r"(describ|detail|explain|disclos|list)(e|es|ing|ed)? ((their|your|his|her) (medical |mental health |health |psychiatric )?|(the|any) (medical|mental health|health|psychiatric) )(conditions?|diagnos[ie]s|illness(es)?|disabilit(y|ies)|impairments?|medications?|treatment)\b|(tell|inform) us about (your|their|any) ((physical|medical|mental|mental health|health|psychiatric) )?(treatment|diagnos[ie]s|conditions?|medications?|hospitali[sz]ations?|disabilit(y|ies)|impairments?)|(stat|specify|nam|giv|show|reveal|confirm)(e|es|ed|ing|ying|ies|ied)? (your|their|his|her|the|an?) (exact |specific |precise |full |actual |underlying )?(medical )?diagnos[ie]s|(tell|give|show) us (your|their) (exact |specific )?diagnos[ie]s|(have you|has anyone in your household|have they) (ever )?been hospitali[sz]ed|(no|not|nobody|no one|anyone|tenants?|residents?|applicants?)\b[^.;]{0,20}\b(on|using|taking|prescribed) (methadone|suboxone|buprenorphine|antipsychotics|psychiatric (meds|medications?))",
             Disability,
         )
     },
