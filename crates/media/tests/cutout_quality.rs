@@ -105,7 +105,7 @@ const HELD_OUT_2_BOUNDS: (f64, f64) = (0.45, 0.85);
 const HELD_OUT_3_BOUNDS: (f64, f64) = (0.9, 0.95);
 const HELD_OUT_4_BOUNDS: (f64, f64) = (0.2, 0.8);
 const HELD_OUT_5_BOUNDS: (f64, f64) = (0.5, 0.83);
-const HELD_OUT_6_BOUNDS: (f64, f64) = (0.75, 0.9);
+const HELD_OUT_6_BOUNDS: (f64, f64) = (0.8, 0.93);
 const HELD_OUT_7_BOUNDS: (f64, f64) = (0.82, 0.94);
 
 fn path(file: &str) -> PathBuf {

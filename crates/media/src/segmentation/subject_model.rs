@@ -66,8 +66,9 @@ pub(crate) fn subject_likelihood(rgb: &RgbImage) -> Result<Option<Vec<f32>>, Med
 }
 
 /// How far the closer look's window reaches past the subject's box on each side, as a share of
-/// the box's width and height.
-const CLOSE_MARGIN: f32 = 0.3;
+/// the box's width and height: the wider margin first, the narrower where the wider would cover
+/// most of the picture (a seated figure filling the frame still gains from a look at its box).
+const CLOSE_MARGINS: [f32; 2] = [0.3, 0.1];
 /// Largest share of the picture the closer look's window may cover: past it the look would see
 /// nearly the picture the first look saw.
 const MAX_CLOSE_SHARE: f32 = 0.8;
@@ -115,9 +116,10 @@ struct Window {
 }
 
 /// The window of a `width`x`height` picture a closer look sees: the box of `map`'s subject (its
-/// values over one half, over the picture at [`SIDE`]x[`SIDE`]) widened by [`CLOSE_MARGIN`] on
-/// each side. `None` when there is no subject, when the window would cover more than
-/// [`MAX_CLOSE_SHARE`] of the picture, or when it is too small to show the network anything.
+/// values over one half, over the picture at [`SIDE`]x[`SIDE`]) widened on each side by the
+/// first of [`CLOSE_MARGINS`] that keeps it within [`MAX_CLOSE_SHARE`] of the picture. `None`
+/// when there is no subject, when even the narrowest window would cover more, or when it is too
+/// small to show the network anything.
 fn close_window(map: &[f32], width: u32, height: u32) -> Option<Window> {
     let (mut x0, mut y0, mut x1, mut y1) = (SIDE, SIDE, 0, 0);
     for (i, _) in map.iter().enumerate().filter(|(_, &p)| p > 0.5) {
@@ -128,22 +130,20 @@ fn close_window(map: &[f32], width: u32, height: u32) -> Option<Window> {
         return None;
     }
     // From the network's square to the picture, widened and kept inside it.
-    let span = |start: usize, end: usize, picture: u32| -> (u32, u32) {
+    let span = |start: usize, end: usize, picture: u32, share: f32| -> (u32, u32) {
         let scale = picture as f32 / SIDE as f32;
-        let margin = CLOSE_MARGIN * (end - start) as f32;
+        let margin = share * (end - start) as f32;
         let from = ((start as f32 - margin) * scale).floor().max(0.0) as u32;
         let to = (((end as f32 + margin) * scale).ceil() as u32).min(picture);
         (from, to.saturating_sub(from))
     };
-    let (x, window_width) = span(x0, x1, width);
-    let (y, window_height) = span(y0, y1, height);
-    let share = (window_width as f32 * window_height as f32) / (width as f32 * height as f32);
-    (share <= MAX_CLOSE_SHARE && window_width.min(window_height) >= MIN_CLOSE_SIDE).then_some(Window {
-        x,
-        y,
-        width: window_width,
-        height: window_height,
-    })
+    let window = CLOSE_MARGINS.iter().find_map(|&margin| {
+        let (x, window_width) = span(x0, x1, width, margin);
+        let (y, window_height) = span(y0, y1, height, margin);
+        let share = (window_width as f32 * window_height as f32) / (width as f32 * height as f32);
+        (share <= MAX_CLOSE_SHARE).then_some(Window { x, y, width: window_width, height: window_height })
+    })?;
+    (window.width.min(window.height) >= MIN_CLOSE_SIDE).then_some(window)
 }
 
 /// `values` (row by row over the network's square) read between pixels at (`x`, `y`).
@@ -338,7 +338,10 @@ mod tests {
         // 30% of its size on each side, in the picture's pixels.
         let window = close_window(&rectangle(128, 192, 128, 192), 640, 480).expect("a window");
         assert_eq!(window, Window { x: 217, y: 163, width: 206, height: 154 });
-        // A subject whose widened box covers most of the picture, none at all, or one too small.
+        // A subject whose box widened by 30% would cover most of the picture: widened by 10%.
+        let window = close_window(&rectangle(48, 272, 48, 272), 640, 480).expect("a narrower window");
+        assert_eq!(window, Window { x: 51, y: 38, width: 538, height: 404 });
+        // A subject whose box covers most of the picture, none at all, or one too small.
         assert_eq!(close_window(&rectangle(20, 300, 20, 300), 640, 480), None);
         assert_eq!(close_window(&vec![0.0; SIDE * SIDE], 640, 480), None);
         assert_eq!(close_window(&rectangle(160, 162, 160, 162), 640, 480), None);
