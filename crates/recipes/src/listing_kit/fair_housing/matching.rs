@@ -933,8 +933,9 @@ fn only_plain_words_before(before: &str) -> bool {
 /// Whether a sex preference the sentence model reads in `statement` is lawful: its text
 /// `shares_home` (seeks someone to share the writer's home) and `statement` names the sex
 /// sought outright ("female seeking female"), each sex word after a plain one, and no
-/// orientation or gender identity outside the words that introduce the writer. A preference hinted at instead ("a sorority-style house") is
-/// still dropped: the check cannot tell what else it hints at.
+/// orientation or gender identity outside the words that introduce the writer. A preference
+/// hinted at instead ("a sorority-style house") is still dropped: the check cannot tell what else
+/// it hints at.
 pub(super) fn seeks_a_roommate_of_one_sex(statement: &str, shares_home: bool) -> bool {
     const IDENTITIES: &[&str] = &[
         "gay",
