@@ -927,6 +927,8 @@ mod tests {
             "Don't ask for a closer parking space because of a disability.",
             "Please tell us about any medical conditions before the viewing.",
             "Se aceptan animales de servicio, pero con depósito de mascota.",
+            "Anyone who'd need an accommodation for a disability should look elsewhere.",
+            "We can't make an accommodation for a disability of any kind.",
         ] {
             assert!(!is_clean(flagged, Policy::RULES_ONLY), "{flagged:?}");
         }

@@ -971,10 +971,13 @@ const DISABILITY_PROVIDED_FOR: &[&str] = &[
     "other than service",
     "reasonable accommodation",
     "reasonable modification",
-    "need an accommodation",
-    "need a modification",
-    "an accommodation for",
-    "a modification for",
+    // An accommodation offered as a question ("Need an accommodation for a disability? Call
+    // us"); only the question, since "anyone who'd need an accommodation ... should look
+    // elsewhere" and "we can't make an accommodation for" refuse one.
+    "need an accommodation?",
+    "need a modification?",
+    "need an accommodation for a disability?",
+    "need a modification for a disability?",
     "on request",
     "upon request",
     "let us know",
