@@ -3,7 +3,7 @@
 
 use super::languages::OTHER_LANGUAGES;
 use super::phrases::{Rule, AUDIENCE, CLASS_WORDS, DESCRIBED, MASTER, OLDER_PERSONS_HOUSING, RULES};
-use super::text::{is_capitalised, sentence_around, statement_around};
+use super::text::{is_capitalised, is_shouted, sentence_around, statement_around};
 use super::{Category, Policy};
 use regex::Regex;
 use std::sync::OnceLock;
@@ -148,8 +148,7 @@ pub(super) fn first_match(
                         && (named || name_before || (matches!(first, Some("on" | "at")) && capitalised(second)));
                     // A class word in capitals amid lower-case words is shouted, not a name
                     // ("Stylish home, NO BOYS ALLOWED!").
-                    let shouted = m.as_str().chars().filter(|c| c.is_alphabetic()).count() > 1
-                        && !m.as_str().chars().any(char::is_lowercase);
+                    let shouted = is_shouted(m.as_str());
                     // "Mt. Bachelor", "the Mother Lode", "Golden Years Antiques", "a Boy Scout
                     // camp": a class word inside a place's or an organisation's proper name. The
                     // article a rule reads with it is no part of the name ("the Blind Pass beach

@@ -128,9 +128,7 @@ pub(super) fn fix_article(
 /// home", not "A lovely Home". An `original` in capitals gives a replacement in capitals ("W/
 /// NURSERY & MAN CAVE" reads "W/ NURSERY & BONUS ROOM").
 pub(super) fn match_case(original: &str, replacement: &str, text_before: &str) -> String {
-    let shouted =
-        original.chars().filter(|c| c.is_alphabetic()).count() > 1 && !original.chars().any(char::is_lowercase);
-    if shouted {
+    if is_shouted(original) {
         return replacement.to_uppercase();
     }
     let starts_sentence =
@@ -141,6 +139,12 @@ pub(super) fn match_case(original: &str, replacement: &str, text_before: &str) -
     } else {
         replacement.to_string()
     }
+}
+
+/// Whether `words` are written in capitals: more than one letter and none in lower case
+/// ("NO BOYS", not "I" or "Boys").
+pub(super) fn is_shouted(words: &str) -> bool {
+    words.chars().filter(|c| c.is_alphabetic()).count() > 1 && !words.chars().any(char::is_lowercase)
 }
 
 /// Whether `word` starts with a capital letter.
