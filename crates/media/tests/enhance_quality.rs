@@ -22,13 +22,15 @@ const MIN_IMPROVEMENT: f64 = 0.25;
 /// Enhancing an original may move it by at most this mean CIEDE2000 (the prototype's worst: 1.9).
 const MAX_ORIGINAL_CHANGE: f64 = 3.5;
 /// Tuning bounds: the figures measured on the two tuning sets (see the tests), rounded up.
-const MAX_TUNING: SetFigures = SetFigures { overall: 0.65, worst_kind: 0.77, made_worse: 12, most_moved: 7.0 };
-const MAX_SECOND_TUNING: SetFigures = SetFigures { overall: 0.59, worst_kind: 0.76, made_worse: 12, most_moved: 6.3 };
+const MAX_TUNING: SetFigures = SetFigures { overall: 0.63, worst_kind: 0.77, made_worse: 11, most_moved: 6.0 };
+const MAX_SECOND_TUNING: SetFigures = SetFigures { overall: 0.59, worst_kind: 0.73, made_worse: 12, most_moved: 6.3 };
 /// Held-out bounds: the figures of the one run on the held-out photos, rounded up.
-const MAX_HELD_OUT: SetFigures = SetFigures { overall: 0.55, worst_kind: 0.67, made_worse: 7, most_moved: 8.3 };
-const MAX_THIRD_HELD_OUT: SetFigures = SetFigures { overall: 0.61, worst_kind: 0.79, made_worse: 10, most_moved: 7.4 };
-const MAX_FOURTH_HELD_OUT: SetFigures = SetFigures { overall: 0.57, worst_kind: 0.77, made_worse: 5, most_moved: 6.3 };
-const MAX_HOMES: SetFigures = SetFigures { overall: 0.53, worst_kind: 0.76, made_worse: 3, most_moved: 4.8 };
+const MAX_HELD_OUT: SetFigures = SetFigures { overall: 0.55, worst_kind: 0.68, made_worse: 5, most_moved: 8.3 };
+const MAX_THIRD_HELD_OUT: SetFigures = SetFigures { overall: 0.59, worst_kind: 0.78, made_worse: 10, most_moved: 7.4 };
+const MAX_FOURTH_HELD_OUT: SetFigures = SetFigures { overall: 0.57, worst_kind: 0.76, made_worse: 4, most_moved: 4.6 };
+/// The fifth held-out set's figures on its one run (the seventh version), rounded up.
+const MAX_FIFTH_HELD_OUT: SetFigures = SetFigures { overall: 0.58, worst_kind: 0.69, made_worse: 4, most_moved: 6.5 };
+const MAX_HOMES: SetFigures = SetFigures { overall: 0.52, worst_kind: 0.69, made_worse: 2, most_moved: 4.8 };
 /// "bright and warm" must raise mean L* and mean b* (yellow-blue) by at least this much.
 const MIN_STYLE_SHIFT: f64 = 1.0;
 
@@ -413,6 +415,27 @@ const FOURTH_HELD_OUT: [&str; 14] = [
     "street_canal_brick_townhouses_bare_trees.jpg",
 ];
 
+/// A fifth held-out set (`photos/heldout6/`, sources and licences in its `SOURCES.md`): gathered
+/// by someone who had not seen the enhancement, from packages no earlier set used, after its
+/// seventh version was fixed, and measured once on it. Two interiors (a stair hall under a
+/// skylight, a home office), apartment blocks, a castle, a campus, dusk scenes, beaches, a high
+/// view and a misty lake.
+const FIFTH_HELD_OUT: [&str; 13] = [
+    "beach_granite_boulders_palms_blue_sky.jpg",
+    "dusk_lakeside_chateau_floodlit_mountains.jpg",
+    "dusk_observatory_domes_pink_sunset_clouds.jpg",
+    "dusk_sunset_sky_house_silhouette_street_lamp.jpg",
+    "exterior_apartment_blocks_riverside_overcast.jpg",
+    "exterior_apartment_building_corner_balconies_blue_sky.jpg",
+    "exterior_castle_on_hill_daisy_meadow_blue_sky.jpg",
+    "exterior_university_buildings_pond_reflection.jpg",
+    "high_view_city_below_wooded_mountains.jpg",
+    "interior_home_office_desk_white_wall.jpg",
+    "interior_tulip_spiral_staircase_skylight.jpg",
+    "landscape_misty_lake_jetty_morning.jpg",
+    "waterfront_beach_palm_causeway_blue_sky.jpg",
+];
+
 /// What one set of photos gives, every degradation: mean CIEDE2000 before and after by kind, the
 /// photos made worse and how far an undegraded photo moves.
 struct SetFigures {
@@ -526,4 +549,10 @@ fn third_held_out_photos_are_measured() {
 #[test]
 fn fourth_held_out_photos_are_measured() {
     measure_set("held-out 4", "heldout5", &FOURTH_HELD_OUT).assert_within(&MAX_FOURTH_HELD_OUT);
+}
+
+/// The fifth held-out set; bounds as for the first.
+#[test]
+fn fifth_held_out_photos_are_measured() {
+    measure_set("held-out 5", "heldout6", &FIFTH_HELD_OUT).assert_within(&MAX_FIFTH_HELD_OUT);
 }

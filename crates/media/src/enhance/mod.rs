@@ -79,6 +79,12 @@ const CLIPPED_SHARE_FULL: f32 = 0.15;
 /// A channel at or above this display level, after white balance, is clipped (a channel clipped
 /// by a colour cast is scaled below it by the balance: the cast, not the exposure, clipped it).
 const CLIPPED_LEVEL: f32 = 0.995;
+/// A channel at or above this level as uploaded is clipped too, unless the balance lowers it by
+/// more than a tenth: a cast strong enough to clip a channel is corrected by more than that,
+/// while the slight correction a clipped photo's estimate gives (a few percent) would otherwise
+/// hide its clipped whites from [`CLIPPED_LEVEL`] and leave an over-exposed photo undarkened.
+const CLIPPED_INPUT: u8 = 254;
+const CAST_CLIPPED_GAIN: f32 = 0.9;
 
 /// Clarity blur radius as a fraction of the long side: large enough to act on objects (walls,
 /// furniture), not texture.
@@ -237,7 +243,7 @@ fn plan_rgb(rgb: &RgbImage, intent: &Intent, rotation: f32) -> Plan {
 
     // Levels from the darkest and brightest channel, so a saturated colour
     // counts as bright or dark as it looks rather than by its luma.
-    // The same pass counts the pixels clipped in a channel after the balance.
+    // The same pass counts the pixels clipped in a channel by the exposure rather than a cast.
     let mut darkest = [0u64; 256];
     let mut brightest = [0u64; 256];
     let mut clipped = 0u64;
@@ -246,7 +252,7 @@ fn plan_rgb(rgb: &RgbImage, intent: &Intent, rotation: f32) -> Plan {
         let top = c[0].max(c[1]).max(c[2]);
         darkest[level_index(c[0].min(c[1]).min(c[2]))] += 1;
         brightest[level_index(top)] += 1;
-        clipped += u64::from(top >= CLIPPED_LEVEL);
+        clipped += u64::from(top >= CLIPPED_LEVEL || clipped_by_exposure(p.0, gains));
     }
     let n = u64::from(small.width()) * u64::from(small.height());
     let black = level_value(percentile(&darkest, n, BLACK_PERCENTILE));
@@ -311,6 +317,12 @@ fn need(black: f32, white: f32, key: f32, target: f32, cast: Option<Cast>) -> f3
     let exposure = (key - target).abs() / NEED_KEY_DISTANCE;
     let cast = cast.map_or(0.0, |c| (c.warmth.abs() - WARM_TOLERANCE).max(0.0) * c.confidence / NEED_CAST);
     hazy.max(dull).max(exposure).max(cast).clamp(0.0, 1.0)
+}
+
+/// Whether a pixel has a channel clipped as uploaded that the white balance `gains` leave near
+/// its level: the exposure clipped it, not a colour cast.
+fn clipped_by_exposure(p: [u8; 3], gains: [f32; 3]) -> bool {
+    p.iter().zip(gains).any(|(&v, gain)| v >= CLIPPED_INPUT && gain >= CAST_CLIPPED_GAIN)
 }
 
 /// How sure it is that a photo is over-exposed, 0 to 1, from the `share` of its pixels clipped
@@ -534,8 +546,17 @@ mod tests {
         assert_eq!(need(0.0, 1.0, KEY_DEFAULT, KEY_DEFAULT, None), 0.0);
         assert_eq!(need(0.25, 0.75, KEY_DEFAULT, KEY_DEFAULT, None), 1.0);
         assert_eq!(need(0.0, 1.0, 0.2, KEY_DEFAULT, None), 1.0);
-        let warm = Cast { warmth: 0.2, tint: 0.0, confidence: 1.0 };
+        let warm = Cast { warmth: 0.3, tint: 0.0, confidence: 1.0 };
         assert_eq!(need(0.0, 1.0, KEY_DEFAULT, KEY_DEFAULT, Some(warm)), 1.0);
+    }
+
+    #[test]
+    fn a_channel_clipped_by_the_exposure_counts_and_one_clipped_by_a_cast_does_not() {
+        // A white sky under the slight correction an estimate gives a clipped photo.
+        assert!(clipped_by_exposure([255, 255, 255], [1.02, 0.99, 0.97]));
+        // A red channel clipped by a warm cast, which the balance lowers by a fifth.
+        assert!(!clipped_by_exposure([255, 200, 150], [0.8, 1.02, 1.2]));
+        assert!(!clipped_by_exposure([250, 240, 230], [1.0, 1.0, 1.0]));
     }
 
     use super::notes::{

@@ -15,11 +15,14 @@ const CLIP_LEVEL: u8 = 250;
 const EDGE_GRADIENT: f32 = 0.01;
 /// Share of edge pixels at which the estimate is fully trusted; flatter photos are corrected less.
 const EDGE_SHARE_FULL_CONFIDENCE: f32 = 0.05;
-/// Warmth of the light (half the natural log of its R/B ratio) left alone: rooms lit by lamps
-/// are meant to look warm.
-pub(super) const WARM_TOLERANCE: f32 = 0.05;
-/// Share of a warm cast beyond the tolerance that is removed: a warm-lit scene keeps some glow.
-pub(super) const WARM_CORRECTION: f32 = 0.85;
+/// Warmth of the light (half the natural log of its R/B ratio) left alone: rooms lit by lamps,
+/// low sun and late light are meant to look warm, and well-exposed photos of such scenes (golden
+/// hour, sandstone, a harbour at dusk) read from 0.1 to 0.25 of their own.
+pub(super) const WARM_TOLERANCE: f32 = 0.15;
+/// Correction per unit of warmth beyond the tolerance. Above one, so that the correction catches
+/// up with a strong cast: one of 0.4 (a camera balanced for daylight under lamps) loses 0.3 and
+/// keeps some glow, while a warmth up to the tolerance is kept whole.
+pub(super) const WARM_CORRECTION: f32 = 1.2;
 /// Share removed when the notes ask for warmth.
 pub(super) const WARM_CORRECTION_WARM_NOTES: f32 = 0.4;
 /// Share removed when the notes ask for a twilight look, whose lights are meant to glow.
