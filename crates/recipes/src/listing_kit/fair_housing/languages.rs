@@ -151,7 +151,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     // Spanish and Portuguese listings: service animals refused; Spanish: birthplace wanted.
     audience(
         concat!(
-            r"(no se aceptan|no aceptamos|no se permiten|no permitimos|sin) (animales de (servicio|apoyo|asistencia)|perros (de servicio|gu[ií]a)|sillas de ruedas)",
+            r"(no se aceptan|no aceptamos|no se permiten|no permitimos|sin) (animales de (servicio|apoyo|asistencia)|perros (de (servicio|asistencia|apoyo)|gu[ií]a)|sillas de ruedas)",
             r"|n[ãa]o (aceitamos|se aceitam|permitimos|s[ãa]o (aceitos|permitidos))[^.;]{0,40}\b((c[ãa]o|c[ãa]es)[- ]guias?|animais? de (suporte|apoio|assist[êe]ncia|servi[çc]o))",
         ),
         Disability,
@@ -242,7 +242,7 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
         ..audience(r"niepełnosprawn\w*|inwalid\w*|wózk\w* inwalidzk\w*", Disability)
     },
     audience(
-        r"(tylko|wyłącznie) (dla )?(polaków|polek|polakom|obywateli)|polaków|cudzoziem\w*|obcokrajowc\w*|imigrant\w*|obywatel(stwo|stwa)|kolor skóry|ras(a|y|ę)",
+        r"(tylko|wyłącznie) (dla )?(polaków|polek|polakom|obywateli|białych|czarnych)|(biał|czarn)(ych|ym|i) (najemc|lokator|osób|osob|rodzin)\w*|polaków|cudzoziem\w*|obcokrajowc\w*|imigrant\w*|obywatel(stwo|stwa)|kolor skóry|ras(a|y|ę)",
         RaceOrNationalOrigin,
     ),
     audience(r"katolik\w*|chrześcijan\w*|muzułman\w*|żyd(zi|ów|om)|wierząc\w*|ateist\w*", Religion),

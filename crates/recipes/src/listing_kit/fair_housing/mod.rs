@@ -929,6 +929,9 @@ mod tests {
             "Se aceptan animales de servicio, pero con depósito de mascota.",
             "Anyone who'd need an accommodation for a disability should look elsewhere.",
             "We can't make an accommodation for a disability of any kind.",
+            "Q: My son has a service dog, is that OK? A: Sorry, the building only allows cats.",
+            "No se aceptan perros de asistencia en el edificio.",
+            "Mieszkanie tylko dla białych najemców.",
         ] {
             assert!(!is_clean(flagged, Policy::RULES_ONLY), "{flagged:?}");
         }
