@@ -21,10 +21,10 @@ const PHOTOS: [&str; 4] = ["coffee.jpg", "rocket.jpg", "chelsea.jpg", "astronaut
 const MIN_IMPROVEMENT: f64 = 0.25;
 /// Enhancing an original may move it by at most this mean CIEDE2000 (the prototype's worst: 1.9).
 const MAX_ORIGINAL_CHANGE: f64 = 3.5;
-/// Tuning bounds: the figures measured on the two tuning sets (see the tests), rounded up.
+/// Bounds: each set's figures with the current (seventh) version, rounded up (docs/recipes.md), so
+/// a change that does worse fails. The held-out sets' one-run figures are in the docs too.
 const MAX_TUNING: SetFigures = SetFigures { overall: 0.63, worst_kind: 0.77, made_worse: 11, most_moved: 6.0 };
 const MAX_SECOND_TUNING: SetFigures = SetFigures { overall: 0.59, worst_kind: 0.73, made_worse: 12, most_moved: 6.3 };
-/// Held-out bounds: the figures of the one run on the held-out photos, rounded up.
 const MAX_HELD_OUT: SetFigures = SetFigures { overall: 0.55, worst_kind: 0.68, made_worse: 5, most_moved: 8.3 };
 const MAX_THIRD_HELD_OUT: SetFigures = SetFigures { overall: 0.59, worst_kind: 0.78, made_worse: 10, most_moved: 7.4 };
 const MAX_FOURTH_HELD_OUT: SetFigures = SetFigures { overall: 0.57, worst_kind: 0.76, made_worse: 4, most_moved: 4.6 };

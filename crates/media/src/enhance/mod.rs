@@ -79,11 +79,11 @@ const CLIPPED_SHARE_FULL: f32 = 0.15;
 /// A channel at or above this display level, after white balance, is clipped (a channel clipped
 /// by a colour cast is scaled below it by the balance: the cast, not the exposure, clipped it).
 const CLIPPED_LEVEL: f32 = 0.995;
-/// A channel at or above this level as uploaded is clipped too, unless the balance lowers it by
-/// more than a tenth: a cast strong enough to clip a channel is corrected by more than that,
-/// while the slight correction a clipped photo's estimate gives (a few percent) would otherwise
-/// hide its clipped whites from [`CLIPPED_LEVEL`] and leave an over-exposed photo undarkened.
-const CLIPPED_INPUT: u8 = 254;
+/// Smallest white-balance gain on a channel clipped as uploaded (at [`CLIPPED_LEVEL`] before the
+/// balance) that leaves it counted as clipped: a cast strong enough to clip a channel is
+/// corrected by more than a tenth, while the slight correction a clipped photo's estimate gives
+/// (a few percent) would otherwise hide its clipped whites and leave an over-exposed photo
+/// undarkened.
 const CAST_CLIPPED_GAIN: f32 = 0.9;
 
 /// Clarity blur radius as a fraction of the long side: large enough to act on objects (walls,
@@ -322,7 +322,7 @@ fn need(black: f32, white: f32, key: f32, target: f32, cast: Option<Cast>) -> f3
 /// Whether a pixel has a channel clipped as uploaded that the white balance `gains` leave near
 /// its level: the exposure clipped it, not a colour cast.
 fn clipped_by_exposure(p: [u8; 3], gains: [f32; 3]) -> bool {
-    p.iter().zip(gains).any(|(&v, gain)| v >= CLIPPED_INPUT && gain >= CAST_CLIPPED_GAIN)
+    p.iter().zip(gains).any(|(&v, gain)| level_value(v) >= CLIPPED_LEVEL && gain >= CAST_CLIPPED_GAIN)
 }
 
 /// How sure it is that a photo is over-exposed, 0 to 1, from the `share` of its pixels clipped

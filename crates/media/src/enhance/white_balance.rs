@@ -174,6 +174,9 @@ mod tests {
         let gains = white_balance_gains(&cast, &Intent::default());
         assert!(gains[0] < gains[1] && gains[1] < gains[2], "{gains:?}");
         assert!((luma(gains) - 1.0).abs() < 1e-5, "{gains:?}");
+        // A scene's own warm light, up to the tolerance, is kept whole.
+        let golden = white_balance_gains(&Cast { warmth: WARM_TOLERANCE, ..cast }, &Intent::default());
+        assert!(golden.iter().all(|&g| (g - 1.0).abs() < 1e-6), "{golden:?}");
         let unsure = white_balance_gains(&Cast { confidence: 0.0, ..cast }, &Intent::default());
         assert!(unsure.iter().all(|&g| (g - 1.0).abs() < 1e-6), "{unsure:?}");
     }
