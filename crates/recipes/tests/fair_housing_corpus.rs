@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout61.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout62.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -346,9 +346,16 @@ const MAX_MISSES_60: usize = 0;
 const MAX_FALSE_ALARMS_60: usize = 2;
 /// The sixty-first corpus, written like the sixtieth: 4 misses and 8 false alarms (rules alone
 /// 19 and 7) on arrival; the round after it (a Polish preference for white tenants, Spanish
-/// assistance dogs refused, "has a guide dog ...? A: Sorry") left 1 and 8 (16 and 7).
-const MAX_MISSES_61: usize = 1;
+/// assistance dogs refused, "has a guide dog ...? A: Sorry") left 1 and 8 (16 and 7); the
+/// sixty-second's round read its last miss, a reader's remark between question and answer: 0.
+const MAX_MISSES_61: usize = 0;
 const MAX_FALSE_ALARMS_61: usize = 8;
+/// The sixty-second corpus, written like the sixtieth: 9 misses and 14 false alarms (rules alone
+/// 20 and 11) on arrival, several of them lawful answers dropped whole ("Q: I'm pregnant - will
+/// that affect my application? A: No. Every applicant is evaluated on the same criteria."). Its
+/// round left 1 and 8 (rules alone 12 and 6).
+const MAX_MISSES_62: usize = 1;
+const MAX_FALSE_ALARMS_62: usize = 8;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -766,6 +773,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("fifty-ninth corpus", include_str!("data/fair_housing_holdout59.tsv"), MAX_MISSES_59, MAX_FALSE_ALARMS_59),
     ("sixtieth corpus", include_str!("data/fair_housing_holdout60.tsv"), MAX_MISSES_60, MAX_FALSE_ALARMS_60),
     ("sixty-first corpus", include_str!("data/fair_housing_holdout61.tsv"), MAX_MISSES_61, MAX_FALSE_ALARMS_61),
+    ("sixty-second corpus", include_str!("data/fair_housing_holdout62.tsv"), MAX_MISSES_62, MAX_FALSE_ALARMS_62),
 ];
 
 #[test]

@@ -922,7 +922,8 @@ fn only_plain_words_before(before: &str) -> bool {
         "another",
         "other",
     ];
-    let clause = before.rsplit([':', ',', ';', '.', '!', '?', '\u{2014}', '-']).next().unwrap_or(before);
+    // A bracket opens a clause too: "Housemate wanted (female) for my flat".
+    let clause = before.rsplit([':', ',', ';', '.', '!', '?', '\u{2014}', '-', '(']).next().unwrap_or(before);
     clause.split_whitespace().next_back().is_none_or(|word| {
         let word = word.to_lowercase();
         PLAIN.contains(&word.as_str()) || SEXES.contains(&word.as_str())

@@ -938,6 +938,33 @@ mod tests {
     }
 
     #[test]
+    fn proof_and_observance_demanded_are_read_and_concerns_lifted_are_left() {
+        for flagged in [
+            "We need proof your support animal is on a national registry.",
+            "Applicants must disclose any hospitalizations from the last 5 years.",
+            "Strict no-strollers policy in the hallways.",
+            "Tenants are expected to keep Sunday as a day of rest.",
+            "3BR house, max 2 occupants total.",
+            "Não aceitamos casais homossexuais nem cão de assistência.",
+            "Q: Would you rent the 2BR to me? I'm a woman. A: Sorry, only to men.",
+        ] {
+            assert!(!is_clean(flagged, Policy::RULES_ONLY), "{flagged:?}");
+        }
+        for lawful in [
+            "Service animals do not need to be registered or certified.",
+            "Stroller parking in the lobby.",
+            "Service dogs are always welcome; breed and weight limits do not apply to them.",
+            "We welcome accommodation requests and never charge pet rent for assistance animals.",
+            "Q: I'm pregnant - will that affect my application? A: No. Every applicant is evaluated alike.",
+            "Q: Can we apply as a same-sex couple? A: Absolutely, all qualified applicants are welcome.",
+            "Chat: renter: do u ask about religion? agent: No, never.",
+            "Housemate wanted (female) for my 2BR flat; I live here and we share the kitchen.",
+        ] {
+            assert!(is_clean(lawful, Policy::RULES_ONLY), "{lawful:?}");
+        }
+    }
+
+    #[test]
     fn the_flagged_corpus_is_flagged_under_its_category() {
         for (sentence, category) in FLAGGED {
             let (cleaned, findings) = check(sentence);

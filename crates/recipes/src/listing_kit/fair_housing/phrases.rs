@@ -1019,7 +1019,31 @@ const ANIMAL_FEES_WAIVED: &[&str] = &[
     "exempt",
     "not charged",
     "never charged",
+    "never charge",
+    "don't charge",
+    "do not charge",
+    "doesn't charge",
+    "does not charge",
     "free of charge",
+];
+
+/// Rules and charges that may "not apply" to someone: a limit waived, not a refusal.
+const RULES_THAT_APPLY: &[&str] = &[
+    "limits",
+    "limit",
+    "restrictions",
+    "restriction",
+    "rules",
+    "rule",
+    "fees",
+    "fee",
+    "deposits",
+    "deposit",
+    "charges",
+    "policies",
+    "policy",
+    "requirements",
+    "rent",
 ];
 
 /// What a landlord or seller may lawfully prefer or refuse.
@@ -1208,10 +1232,13 @@ pub(super) const DESCRIBED: &[Rule] = &[
         Steering,
     ),
     // Refusals and preferences whatever the class.
-    unless_lawful(
-        r"need not apply|needn't apply|should not apply|(please )?(do not|don't) (bother )?(applying|apply)",
-        Steering,
-    ),
+    unless_lawful(r"need not apply|needn't apply|should not apply", Steering),
+    // "Please don't apply", not a rule that does not apply to someone ("breed and weight limits
+    // do not apply to them").
+    Rule {
+        unless_before: RULES_THAT_APPLY,
+        ..unless_lawful(r"(please )?(do not|don't) (bother )?(applying|apply)", Steering)
+    },
     unless_lawful(
         r"((will|would|do|does|did|can|shall)( not|n't)|won't|wont|cannot|never|refuses? to) (rent|sell|lease|show|consider|accept)( (it|this|the) (unit|home|house|apartment|property|place|room|space))? to|not rented to",
         Steering,
@@ -1307,13 +1334,34 @@ pub(super) const DESCRIBED: &[Rule] = &[
         ..unless_lawful(r"(are |is )?(strongly |highly )?(preferred|prefered)", Steering)
     },
     unless_lawful(
-        r"(you'll|you will|you'd|you would|you) (fit|blend) (right )?in|stand out( here)? if you|feel (right )?at home (here )?if",
+        r"(you'll|you will|you'd|you would|you) (fit|blend) (right )?in|stand out( here)? if you|feel (right )?at home (here )?if|(fit|blend)s? (right )?in with (the )?(other|existing|current) (folks|people|tenants|residents|renters|neighbou?rs|owners|families)|(fit|blend)s? (right )?in with everyone else",
         Steering,
     ),
     // Health as a condition of renting, and disclosures of it.
     audience(
-        r"(clean|full|sound|perfect|good) (bill of )?(physical|mental)( and (physical|mental))? (health|shape|condition)|psychiatric (medications?|meds|treatment|care|conditions?|illness|disorders?|diagnos[ie]s)|(disclose|list|report|declare) (any |all |your )?(prescription |current )?(medications?|prescriptions|diagnos[ie]s|medical (conditions?|history)|health (conditions?|history))|(tenants|applicants|residents|renters|buyers|people|someone|anyone|who are|who is) (fully|completely|totally) independent",
+        r"(clean|full|sound|perfect|good) (bill of )?(physical|mental)( and (physical|mental))? (health|shape|condition)|psychiatric (medications?|meds|treatment|care|conditions?|illness|disorders?|diagnos[ie]s)|(disclose|list|report|declare) (any |all |your )?(prescription |current |past |recent |prior )?(medications?|prescriptions|diagnos[ie]s|hospitali[sz]ations?|hospital stays|medical (conditions?|history)|health (conditions?|history))|(tenants|applicants|residents|renters|buyers|people|someone|anyone|who are|who is) (fully|completely|totally) independent",
         Disability,
+    ),
+    // An assistance animal held to proof the law does not ask: a registry, a certificate, a
+    // school's training ("Service animals need not be registered" is the law).
+    Rule {
+        lawful_context: Lawful::in_sentence(&["not required", "need not", "needn't", "don't need", "do not need", "no need", "never ask", "not ask"]),
+        ..audience(
+            r"(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?)\b[^.;!?]{0,40}\b((on|in) a (national |official |state )?(registry|register|database)|registered|certified|certification|certificates?|trained by a (certified|licensed|professional|accredited))",
+            Disability,
+        )
+    },
+    // Families kept out by their things ("no strollers"), and a faith's observance imposed on
+    // tenants ("Tenants are expected to keep Sunday as a day of rest").
+    audience(r"no[- ](strollers?|prams?|buggies|pushchairs|cribs)|(strollers?|prams?|pushchairs) (are )?(not (allowed|permitted)|prohibited|banned|forbidden)", FamilialStatus),
+    audience(
+        r"(expected|required|asked|must|need to|needs to|have to|has to) (to )?(keep|observe|honou?r|respect) (the )?(sunday|sabbath|shabbat|lord'?s day)|(keep|observe) (the )?(sunday|sabbath|shabbat|lord'?s day) (as a day of rest|holy)",
+        Religion,
+    ),
+    // Applicants by where their people live ("send applicants from the reservation elsewhere").
+    audience(
+        r"(applicants?|tenants?|renters?|people|folks|families|those|anyone|buyers?) (from|off) the (reservation|rez|pueblo)",
+        RaceOrNationalOrigin,
     ),
     // Accommodations and modifications refused, and service animals treated as pets.
     audience(
@@ -1361,7 +1409,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(PER_BEDROOM),
         ..audience(
-            r"(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?|max(imum)? occupancy (is|of) (one|two|1|2) (people|persons|occupants)",
+            r"(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?|max(imum)? occupancy (is|of) (one|two|1|2) (people|persons|occupants)|([3-9]|three|four|five|six)[- ]?(br|bd|bed|bedroom|bdrm)s?\b[^.;]{0,40}\b(max(imum)?|no more than|limit of|up to) (of )?(one|two|1|2) (people|persons|occupants)",
             FamilialStatus,
         )
     },

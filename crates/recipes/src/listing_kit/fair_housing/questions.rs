@@ -34,6 +34,7 @@ impl Part<'_> {
         match *self {
             Part::Read(read) => Some(Cow::Borrowed(read)),
             Part::Answered { question, answer } if only_grants_leave(question, answer) => None,
+            Part::Answered { question, answer } if only_lifts_a_concern(question, answer) => None,
             Part::Answered { question, answer } if answer_stands_alone(question, answer) => Some(Cow::Borrowed(answer)),
             Part::Answered { .. } => Some(self.as_written()),
         }
@@ -64,8 +65,12 @@ const ASKING: &str = "can|could|may|might|is|are|was|were|do|does|did|will|would
 /// kids." says too little to stand alone.
 const LONGEST_ANSWER_READ_WITH_ITS_QUESTION: usize = 6;
 
+/// The longest remark, in characters, a reader may add after the question and before its answer
+/// ("Q: Would you rent it to me? I'm a woman. A: ..."): the remark is read with the question.
+const LONGEST_REMARK: usize = 80;
+
 /// `text` cut into its questions with their answers and the text around them. A question is
-/// one sentence that asks; its answer is the first sentence after the answer's label (and the
+/// one sentence that asks, with a short remark after it; its answer is the first sentence after the answer's label (and the
 /// one after that when the first only assents), and what follows it is read as it stands.
 /// Each part is trimmed; a text with no "Q: ...? A: ..." is one [`Part::Read`].
 pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
@@ -74,7 +79,7 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
     let Some(asked) = regex_once(
         &ASKED,
         &format!(
-            r"(?i)\b(?:faq:\s*(?:q[:.]\s*)?|(?:{ASKER}):\s|q\.\s)(?:{ASKING})\b(?:[^?!;.\n]|\.\S){{0,300}}\?(?P<gap>\s*)(?P<answer>\b(?:{ANSWERER}):\s|a\.\s)"
+            r"(?i)\b(?:faq:\s*(?:q[:.]\s*)?|(?:{ASKER}):\s|q\.\s)(?:{ASKING})\b(?:[^?!;.\n]|\.\S){{0,300}}\?(?:\s+[^\s?!;.:\n][^?!;.:\n]{{0,{LONGEST_REMARK}}}[.!])?(?P<gap>\s*)(?P<answer>\b(?:{ANSWERER}):\s|a\.\s)"
         ),
     ) else {
         return vec![Part::Read(text)];
@@ -127,6 +132,11 @@ pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
     static REFUSES: OnceLock<Option<Regex>> = OnceLock::new();
     static CONDITIONAL: OnceLock<Option<Regex>> = OnceLock::new();
     let said = what_is_said(answer);
+    // "Q: I'm pregnant, will that affect my application? A: No. Every applicant is evaluated on
+    // the same criteria.": a concern lifted, then a rule for everyone, says what it says alone.
+    if lifts_a_concern(question, said).is_some_and(speaks_of_everyone) || grants_leave_to_everyone(question, said) {
+        return true;
+    }
     if said.split_whitespace().count() <= LONGEST_ANSWER_READ_WITH_ITS_QUESTION {
         return false;
     }
@@ -177,6 +187,52 @@ fn only_grants_leave(question: &str, answer: &str) -> bool {
         && asks_permission.is_match(asked)
         && !negation.is_match(asked)
         && !asks_a_requirement(asked)
+}
+
+/// Whether `answer` only lifts the concern `question` raises about the reader ("Q: I use a
+/// wheelchair, is that a problem? A: Not at all."): no preference is stated.
+fn only_lifts_a_concern(question: &str, answer: &str) -> bool {
+    lifts_a_concern(question, what_is_said(answer)).is_some_and(|rest| !rest.chars().any(char::is_alphanumeric))
+}
+
+/// Where `question` asks whether something about the reader is a problem or counts against
+/// them ("..., is that a problem?", "Will that affect my application?"), or whether the writer
+/// asks about it or requires it ("Do you ask about religion?"), and `said` denies it
+/// ("No.", "Not at all", "Of course not"), what `said` goes on to say after the denial.
+fn lifts_a_concern<'a>(question: &str, said: &'a str) -> Option<&'a str> {
+    static CONCERN: OnceLock<Option<Regex>> = OnceLock::new();
+    static DENIAL: OnceLock<Option<Regex>> = OnceLock::new();
+    let concern = regex_once(
+        &CONCERN,
+        r"(?i)\b(is|would|will|does|could|might) (that|this|it) (be )?(a |an |any )?(problem|issue|concern|dealbreaker|deal-breaker|obstacle)\b|\b(will|would|does|could|might|is) (that|this|it) (going to )?(affect|matter|hurt|count against|impact|disqualify)\b|\bany (problems?|issues?) with (that|this)\b|^(do|does|will|would|did) (you|u|ya|they|the (owner|landlord|landlady|manager|management|hoa|agent|seller)) (ever )?(ask|check|care|screen|discriminate|require|need)\b",
+    )?;
+    let denial = regex_once(
+        &DENIAL,
+        r"(?i)^((no|nope|not at all|of course not|absolutely not|certainly not|not in the (least|slightest)|never|no problem|not a problem|no issue|none)\b[.,!;:\s]*)+",
+    )?;
+    let denied = denial.find(said)?;
+    concern.is_match(what_is_said(question)).then_some(&said[denied.end()..])
+}
+
+/// Whether `said` grants the leave `question` asks and goes on only to welcome everyone alike
+/// ("Q: Can we apply as a same-sex couple? A: Absolutely, all qualified applicants are welcome.").
+fn grants_leave_to_everyone(question: &str, said: &str) -> bool {
+    let Some(granted) = grants().and_then(|grants| grants.find(said)) else { return false };
+    asks_only_leave(question) && speaks_of_everyone(&said[granted.end()..])
+}
+
+/// Whether `rest` speaks of every applicant alike, with no condition or exception ("Every
+/// applicant is evaluated on the same criteria", "all qualified applicants are welcome").
+fn speaks_of_everyone(rest: &str) -> bool {
+    static EVERYONE: OnceLock<Option<Regex>> = OnceLock::new();
+    static EXCEPTION: OnceLock<Option<Regex>> = OnceLock::new();
+    let everyone = regex_once(&EVERYONE, r"(?i)\b(every|everyone|everybody|all|any|anyone|anybody)\b");
+    let exception = regex_once(
+        &EXCEPTION,
+        r"(?i)\b(but|only|unless|except|if|as long as|so long as|provided|though|although|however|just not|other than)\b",
+    );
+    let (Some(everyone), Some(exception)) = (everyone, exception) else { return false };
+    everyone.is_match(rest) && !exception.is_match(rest)
 }
 
 /// Whether `said` assents and says nothing more ("Yes.", "Of course!", "Correct.").
@@ -262,6 +318,41 @@ mod tests {
                 Part::Answered { question: "Tenant: Can bikes go inside?", answer: "Manager: In the bike room." },
             ]
         );
+    }
+
+    #[test]
+    fn a_remark_after_the_question_is_read_with_it() {
+        let text = "Q: Would you rent the 2BR to me? I'm a woman. A: Sorry, only to men. Call us.";
+        assert_eq!(
+            parts(text),
+            vec![
+                Part::Answered {
+                    question: "Q: Would you rent the 2BR to me? I'm a woman.",
+                    answer: "A: Sorry, only to men."
+                },
+                Part::Read("Call us."),
+            ]
+        );
+        // Two sentences between are not a remark: the text is read as it stands.
+        let spread = "Q: Is it quiet? I work nights. I sleep days. A: Very quiet.";
+        assert_eq!(parts(spread), vec![Part::Read(spread)]);
+    }
+
+    #[test]
+    fn a_concern_lifted_or_leave_given_to_everyone_states_no_preference() {
+        let concern = "User: I have an emotional support cat, is that a problem?";
+        assert!(only_lifts_a_concern(concern, "Bot: Not at all."));
+        assert!(!only_lifts_a_concern(concern, "Bot: Yes, sorry."));
+        assert!(!only_lifts_a_concern("Q: Can I bring my cat?", "A: No."));
+        assert!(only_lifts_a_concern("renter: do u ask about religion?", "agent: No, never."));
+        assert!(!only_lifts_a_concern("Q: Does the owner consider families?", "A: No."));
+        let pregnant = "Q: I'm pregnant - will that affect my application?";
+        assert!(answer_stands_alone(pregnant, "A: No. Every applicant is evaluated on the same criteria."));
+        assert!(!answer_stands_alone(pregnant, "A: No, but the owner prefers adults."));
+        assert!(!answer_stands_alone(pregnant, "A: No, we would move you to building C."));
+        let couple = "Q: Can we apply as a same-sex couple?";
+        assert!(answer_stands_alone(couple, "A: Absolutely, all qualified applicants are welcome."));
+        assert!(!answer_stands_alone(couple, "A: Yes, if all of you sign."));
     }
 
     #[test]
