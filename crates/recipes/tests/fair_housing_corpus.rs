@@ -4,7 +4,7 @@
 //! earlier corpus and measured once when it arrived: `data/fair_housing_holdout.tsv` (the
 //! nineteenth), `data/fair_housing_holdout20.tsv`, `data/fair_housing_holdout21.tsv`,
 //! `data/fair_housing_holdout22.tsv`, `data/fair_housing_holdout23.tsv`,
-//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout62.tsv`. A miss is
+//! `data/fair_housing_holdout24.tsv` to `data/fair_housing_holdout63.tsv`. A miss is
 //! a flagged sentence that is not flagged, or comes out still naming a protected class (judged by
 //! this file's own list of class words, not the check's); a false alarm is a clean sentence that
 //! is changed. `data/fair_housing_plain.tsv`, `data/fair_housing_plain2.tsv` and
@@ -356,6 +356,11 @@ const MAX_FALSE_ALARMS_61: usize = 8;
 /// round left 1 and 8 (rules alone 12 and 6).
 const MAX_MISSES_62: usize = 1;
 const MAX_FALSE_ALARMS_62: usize = 8;
+/// The sixty-third corpus, written like the sixtieth and measured once on arrival after the
+/// sixty-second's round: 7 misses and 13 false alarms (rules alone 26 and 11). Its round left 4
+/// and 12 (rules alone 23 and 10).
+const MAX_MISSES_63: usize = 4;
+const MAX_FALSE_ALARMS_63: usize = 12;
 /// Everyday listing sentences changed. The rules alone change none of any set; the model
 /// changed 3 of the first and 2 of the second on their one runs, has learnt them since, and
 /// leaves them alone.
@@ -774,6 +779,7 @@ const HELD_OUT: &[(&str, &str, usize, usize)] = &[
     ("sixtieth corpus", include_str!("data/fair_housing_holdout60.tsv"), MAX_MISSES_60, MAX_FALSE_ALARMS_60),
     ("sixty-first corpus", include_str!("data/fair_housing_holdout61.tsv"), MAX_MISSES_61, MAX_FALSE_ALARMS_61),
     ("sixty-second corpus", include_str!("data/fair_housing_holdout62.tsv"), MAX_MISSES_62, MAX_FALSE_ALARMS_62),
+    ("sixty-third corpus", include_str!("data/fair_housing_holdout63.tsv"), MAX_MISSES_63, MAX_FALSE_ALARMS_63),
 ];
 
 #[test]

@@ -150,14 +150,14 @@ pub(super) const OTHER_LANGUAGES: &[Rule] = &[
     audience(r"(solo|s[oó]lo) (hombres|mujeres)", Sex),
     // Spanish and Portuguese listings: gay and lesbian tenants refused.
     audience(
-        r"(no (aceptamos|se aceptan|alquilamos a|rentamos a|admitimos)|n[ãa]o (aceitamos|se aceitam|alugamos (a|para)|admitimos))[^.;]{0,40}\b(homosexuales|homossexuais|gays|lesbianas|l[ée]sbicas|parejas del mismo sexo|casais do mesmo sexo)",
+        r"(no (aceptamos|se aceptan|alquilamos a|rentamos a|admitimos)|n[ãa]o (aceitamos|se aceitam|alugamos (a|para)|admitimos))[^.;,]{0,40}\b(homosexuales|homossexuais|gays?|gais|lesbianas|l[ée]sbicas|parejas del mismo sexo|casais do mesmo sexo)",
         Sex,
     ),
     // Spanish and Portuguese listings: service animals refused; Spanish: birthplace wanted.
     audience(
         concat!(
             r"(no se aceptan|no aceptamos|no se permiten|no permitimos|sin) (animales de (servicio|apoyo|asistencia)|perros (de (servicio|asistencia|apoyo)|gu[ií]a)|sillas de ruedas)",
-            r"|n[ãa]o (aceitamos|se aceitam|permitimos|s[ãa]o (aceitos|permitidos))[^.;]{0,40}\b((c[ãa]o|c[ãa]es)[- ]guias?|(c[ãa]o|c[ãa]es|animais?) de (suporte|apoio|assist[êe]ncia|servi[çc]o))",
+            r"|n[ãa]o (aceitamos|se aceitam|permitimos|s[ãa]o (aceitos|permitidos))[^.;]{0,40}\b((c[ãa]o|c[ãa]es)[- ]guias?|(c[ãa]o|c[ãa]es|anima(l|is)) de (suporte|apoio|assist[êe]ncia|servi[çc]o))",
         ),
         Disability,
     ),

@@ -881,7 +881,8 @@ fn names_a_sex(words: &str) -> bool {
         && words.iter().all(|word| SEXES.contains(&word.as_str()) || SHARERS.contains(&word.as_str()) || word == "only")
 }
 
-/// Whether the word right before a sex word, in its clause (back to a colon, comma or the start),
+/// Whether the word right before a sex word (past a bracket that opens on it), in its clause
+/// (back to a colon, comma or the start),
 /// only seeks a roommate ("Roommate wanted: female", "Seeking a male", "looking for a female"):
 /// no other class rides along with the sex named ("desi girl preferred", "healthy female
 /// preferred").
@@ -922,8 +923,10 @@ fn only_plain_words_before(before: &str) -> bool {
         "another",
         "other",
     ];
-    // A bracket opens a clause too: "Housemate wanted (female) for my flat".
-    let clause = before.rsplit([':', ',', ';', '.', '!', '?', '\u{2014}', '-', '(']).next().unwrap_or(before);
+    // A bracket does not hide the word before it: "Housemate wanted (female)" names the sex after
+    // a plain word, "Healthy (female) housemate" after another class.
+    let before = before.trim_end().trim_end_matches('(');
+    let clause = before.rsplit([':', ',', ';', '.', '!', '?', '\u{2014}', '-']).next().unwrap_or(before);
     clause.split_whitespace().next_back().is_none_or(|word| {
         let word = word.to_lowercase();
         PLAIN.contains(&word.as_str()) || SEXES.contains(&word.as_str())

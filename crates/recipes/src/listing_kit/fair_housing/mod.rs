@@ -947,6 +947,14 @@ mod tests {
             "3BR house, max 2 occupants total.",
             "Não aceitamos casais homossexuais nem cão de assistência.",
             "Q: Would you rent the 2BR to me? I'm a woman. A: Sorry, only to men.",
+            "Q: Are pets allowed? Ideal for a mature couple. A: Yes.",
+            "Q: Is it true you won't rent to families with kids? A: Correct, any of them.",
+            "We don't charge application fees, but a pet fee applies to service animals.",
+            "We never ask about disabilities, but service dogs must be certified.",
+            "Healthy (female) housemate wanted for my flat; I live here.",
+            "Service animals allowed only if registered with a national registry.",
+            "Assistance animal requests are subject to a $300 processing fee.",
+            "Reasonable accommodation requests will be considered after 12 months of tenancy.",
         ] {
             assert!(!is_clean(flagged, Policy::RULES_ONLY), "{flagged:?}");
         }
@@ -959,6 +967,14 @@ mod tests {
             "Q: Can we apply as a same-sex couple? A: Absolutely, all qualified applicants are welcome.",
             "Chat: renter: do u ask about religion? agent: No, never.",
             "Housemate wanted (female) for my 2BR flat; I live here and we share the kitchen.",
+            "Service animals welcome in our LEED-certified building.",
+            "Service animals don't have to be registered.",
+            "Residents must respect Sunday quiet hours.",
+            "Applicants from the reservation list are called in order.",
+            "3BR cabin with a loft that sleeps up to 2 people.",
+            "User: im trans, is that going to be an issue? Bot: No. Every application is evaluated alike.",
+            "Service dogs welcome with no pet deposit.",
+            "Accommodation requests are reviewed within 5 business days.",
         ] {
             assert!(is_clean(lawful, Policy::RULES_ONLY), "{lawful:?}");
         }

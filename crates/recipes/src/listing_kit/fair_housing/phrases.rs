@@ -1019,11 +1019,16 @@ const ANIMAL_FEES_WAIVED: &[&str] = &[
     "exempt",
     "not charged",
     "never charged",
-    "never charge",
-    "don't charge",
-    "do not charge",
-    "doesn't charge",
-    "does not charge",
+    "never charge pet",
+    "never charge a pet",
+    "don't charge pet",
+    "do not charge pet",
+    "never charge for assistance",
+    "never charge for service",
+    "don't charge for assistance",
+    "don't charge for service",
+    "do not charge for assistance",
+    "do not charge for service",
     "free of charge",
 ];
 
@@ -1040,9 +1045,13 @@ const RULES_THAT_APPLY: &[&str] = &[
     "deposits",
     "deposit",
     "charges",
+    "charge",
     "policies",
     "policy",
     "requirements",
+    "requirement",
+    "terms",
+    "discounts",
     "rent",
 ];
 
@@ -1268,7 +1277,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     },
     // A limit on children, and what children need.
     audience(
-        r"(one|two|1|2|single|no more than (one|two|1|2))[- ]child(ren)?|child limit|limit of (one|two|1|2) (child|children|kids?)|(max|maximum|limit|up to|no more than|only) (of )?(one|1|two|2) (child|children|kids?)|(no|not|never|without) (room for )?(strollers?|cribs?|car seats?|high ?chairs?|bassinets?|playpens?)",
+        r"(one|two|1|2|single|no more than (one|two|1|2))[- ]child(ren)?|child limit|limit of (one|two|1|2) (child|children|kids?)|(max|maximum|limit|up to|no more than|only) (of )?(one|1|two|2) (child|children|kids?)|(no|not|never|without)[- ](room for )?(strollers?|prams?|pushchairs?|cribs?|car seats?|high ?chairs?|bassinets?|playpens?)",
         FamilialStatus,
     ),
     // National origin by cooking, music and names ("Curry Road" is a street).
@@ -1345,24 +1354,47 @@ pub(super) const DESCRIBED: &[Rule] = &[
     // An assistance animal held to proof the law does not ask: a registry, a certificate, a
     // school's training ("Service animals need not be registered" is the law).
     Rule {
-        lawful_context: Lawful::in_sentence(&["not required", "need not", "needn't", "don't need", "do not need", "no need", "never ask", "not ask"]),
+        lawful_context: Lawful::in_sentence(&["never ask", "won't ask", "will not ask", "don't ask", "do not ask"]),
         ..audience(
-            r"(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?)\b[^.;!?]{0,40}\b((on|in) a (national |official |state )?(registry|register|database)|registered|certified|certification|certificates?|trained by a (certified|licensed|professional|accredited))",
+            concat!(
+                r"(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?) (must|need to|needs to|has to|have to|are required to|is required to|should) be ",
+                r"(registered|certified|(listed )?(on|in) a (national |official |state )?(registry|register|database)|trained by)",
+                r"|proof (that )?(your|the|their) (service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?|cats?) (is|are|was|were) ",
+                r"(registered|certified|(listed )?(on|in) a (national |official |state )?(registry|register|database)|trained by)",
+                r"|(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?) (are |is )?(allowed|permitted|accepted|welcome) only (if|when|once) (they are |it is |they're |it's )?(registered|certified)",
+            ),
             Disability,
         )
     },
-    // Families kept out by their things ("no strollers"), and a faith's observance imposed on
-    // tenants ("Tenants are expected to keep Sunday as a day of rest").
-    audience(r"no[- ](strollers?|prams?|buggies|pushchairs|cribs)|(strollers?|prams?|pushchairs) (are )?(not (allowed|permitted)|prohibited|banned|forbidden)", FamilialStatus),
+    // An assistance animal, or its request, charged at all ("Assistance animal requests are
+    // subject to a $300 processing fee").
+    Rule {
+        lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
+        ..audience(
+            r"(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?)( requests?)? (are |is )?subject to (a |an )?(\$?[\d,]+ )?(processing |application |pet |animal |extra |additional )?(fees?|deposits?|charges?)",
+            Disability,
+        )
+    },
+    // Accommodations put off ("Reasonable accommodation requests will be considered after 12
+    // months of tenancy"): the law asks that they be considered when asked.
     audience(
-        r"(expected|required|asked|must|need to|needs to|have to|has to) (to )?(keep|observe|honou?r|respect) (the )?(sunday|sabbath|shabbat|lord'?s day)|(keep|observe) (the )?(sunday|sabbath|shabbat|lord'?s day) (as a day of rest|holy)",
+        r"(accommodations?|modifications?)( requests?)? (will be |are |is |can be |may be )?(only )?(considered|granted|reviewed|accepted|approved|made) (only )?(after|once you have|once you've)",
+        Disability,
+    ),
+    // A faith's day of rest imposed on tenants ("Tenants are expected to keep Sunday as a day of
+    // rest"); the Sabbath itself is a faith word of its own.
+    audience(
+        r"(keep|observe|honou?r|respect) (sundays?|the lord['’]?s day) (as a day of rest|as the lord['’]?s day|holy)",
         Religion,
     ),
     // Applicants by where their people live ("send applicants from the reservation elsewhere").
-    audience(
-        r"(applicants?|tenants?|renters?|people|folks|families|those|anyone|buyers?) (from|off) the (reservation|rez|pueblo)",
-        RaceOrNationalOrigin,
-    ),
+    Rule {
+        unless_next: &["list", "lists", "desk", "office", "system", "form", "forms", "number", "date", "fee", "line"],
+        ..audience(
+            r"(applicants?|tenants?|renters?|people|folks|families|those|anyone|buyers?) (from|off) the (reservation|rez|pueblo)",
+            RaceOrNationalOrigin,
+        )
+    },
     // Accommodations and modifications refused, and service animals treated as pets.
     audience(
         r"(won't|will not|wouldn't|would not) be (needing|requiring|asking for|requesting) (any )?(special |reasonable )?(accommodations?|modifications?)|(unable to|not able to|cannot|can't|won't|will not|do not|don't|does not|doesn't|never|not) (allow|permit|approve|accept|install|make|add)(ing)? ([a-z-]+ ){0,3}(grab bars|ramps?|handrails|stair ?lifts|wheelchair lifts|(reasonable |special )?(modifications|accommodations))|(service|assistance|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?) (count|counts|are counted|will count|are treated as pets|are subject to|require (the |a )?(same |standard |usual |regular |full )?(\$?[\d,]+ )?(pet )?(deposit|fee|rent)|pay (the |a )?(same |standard |usual |regular |full )?(\$?[\d,]+ )?pet)",
@@ -1409,7 +1441,7 @@ pub(super) const DESCRIBED: &[Rule] = &[
     Rule {
         lawful_context: Lawful::in_sentence(PER_BEDROOM),
         ..audience(
-            r"(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?|max(imum)? occupancy (is|of) (one|two|1|2) (people|persons|occupants)|([3-9]|three|four|five|six)[- ]?(br|bd|bed|bedroom|bdrm)s?\b[^.;]{0,40}\b(max(imum)?|no more than|limit of|up to) (of )?(one|two|1|2) (people|persons|occupants)",
+            r"(occupancy|occupants) (capped|limited|restricted) (at|to) (one|two|1|2)( people| persons| occupants)?|max(imum)? occupancy (is|of) (one|two|1|2) (people|persons|occupants)|([3-9]|three|four|five|six)[- ]?(br|bd|bed|bedroom|bdrm)s?\b[^.;]{0,40}\b(max(imum)?|no more than|limit of) (of )?(one|two|1|2) (people|persons|occupants|adults|tenants|residents)",
             FamilialStatus,
         )
     },

@@ -3,7 +3,9 @@
 //! kids?") states no preference; the answer does. An answer that says little of its own takes
 //! its sense from the question ("Q: Do I need to speak English? A: Yes."), and the two are read
 //! as one statement; one that only grants the leave asked ("Q: Can I bring my kids? A: Yes.")
-//! states no preference.
+//! or only denies a concern the reader raises ("Q: I use a wheelchair, is that a problem? A: Not
+//! at all.") states no preference. A reader's short remark between the question and the answer
+//! ("Q: Would you rent it to me? I'm a woman. A: ...") is read with the two, always.
 
 use super::matching::regex_once;
 use super::text::statements;
@@ -28,11 +30,14 @@ pub(super) enum Part<'a> {
 impl Part<'_> {
     /// The text the check reads for this part: a text as it stands, an answer that stands alone
     /// (see [`answer_stands_alone`]), or else the question and its answer as one; none when the
-    /// answer only grants the leave asked ("Q: Do you allow support animals? A: Yes."), which
-    /// states no preference whatever the question names.
+    /// answer only grants the leave asked ("Q: Do you allow support animals? A: Yes.") or only
+    /// denies the concern asked about ("Q: I'm pregnant, is that a problem? A: No."), which
+    /// state no preference whatever the question names. A question with a remark after it is
+    /// always read with its answer, so the remark is read too.
     pub(super) fn as_checked(&self) -> Option<Cow<'_, str>> {
         match *self {
             Part::Read(read) => Some(Cow::Borrowed(read)),
+            Part::Answered { question, .. } if has_a_remark(question) => Some(self.as_written()),
             Part::Answered { question, answer } if only_grants_leave(question, answer) => None,
             Part::Answered { question, answer } if only_lifts_a_concern(question, answer) => None,
             Part::Answered { question, answer } if answer_stands_alone(question, answer) => Some(Cow::Borrowed(answer)),
@@ -59,15 +64,18 @@ const ANSWERER: &str =
 /// How a reader's question starts: it asks ("Can I ...", "Is there ...", "I'm 72, is that a
 /// problem?"). A writer's pitch put as a question ("Q: Why is this flat perfect for ...?",
 /// "Q: Looking for ...?") is the writer's statement and is read as one.
-const ASKING: &str = "can|could|may|might|is|are|was|were|do|does|did|will|would|should|shall|am|have|has|what|what's|how|where|when|which|who|any|i'm|i am|i have|we're|we are|we have|my|our|if|hi|hello";
+const ASKING: &str = "can|could|may|might|is|are|was|were|do|does|did|will|would|should|shall|am|have|has|what|what's|how|where|when|which|who|any|i'm|im|i am|i have|we're|we are|we have|my|our|if|hi|hello";
 
 /// The longest answer, in words after its label, that is read with its question: "Sorry, no
 /// kids." says too little to stand alone.
 const LONGEST_ANSWER_READ_WITH_ITS_QUESTION: usize = 6;
 
-/// The longest remark, in characters, a reader may add after the question and before its answer
-/// ("Q: Would you rent it to me? I'm a woman. A: ..."): the remark is read with the question.
+/// The longest remark, in characters with its full stop, a reader may add after the question
+/// and before its answer ("Q: Would you rent it to me? I'm a woman. A: ..."): the remark is read
+/// with the question.
 const LONGEST_REMARK: usize = 80;
+/// A remark's characters between its first and its last.
+const REMARK_BODY: usize = LONGEST_REMARK - 2;
 
 /// `text` cut into its questions with their answers and the text around them. A question is
 /// one sentence that asks, with a short remark after it; its answer is the first sentence after the answer's label (and the
@@ -79,7 +87,7 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
     let Some(asked) = regex_once(
         &ASKED,
         &format!(
-            r"(?i)\b(?:faq:\s*(?:q[:.]\s*)?|(?:{ASKER}):\s|q\.\s)(?:{ASKING})\b(?:[^?!;.\n]|\.\S){{0,300}}\?(?:\s+[^\s?!;.:\n][^?!;.:\n]{{0,{LONGEST_REMARK}}}[.!])?(?P<gap>\s*)(?P<answer>\b(?:{ANSWERER}):\s|a\.\s)"
+            r"(?i)\b(?:faq:\s*(?:q[:.]\s*)?|(?:{ASKER}):\s|q\.\s)(?:{ASKING})\b(?:[^?!;.\n]|\.\S){{0,300}}\?(?:\s+[^\s?!;.:\n][^?!;.:\n]{{0,{REMARK_BODY}}}[.!])?(?P<gap>\s*)(?P<answer>\b(?:{ANSWERER}):\s|a\.\s)"
         ),
     ) else {
         return vec![Part::Read(text)];
@@ -127,10 +135,16 @@ pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
 /// what the question asks, unless the question asks leave ("Q: Can kids use the pool? A: Yes,
 /// ...") rather than whether a thing is required ("Q: Must I be a citizen? A: Yes, ...") or
 /// true ("Q: Is this a Christian household? A: Yes, and ..."). Refusing a requirement ("Q: Do I
-/// need to speak English? A: No, our staff speak Spanish and Tagalog too.") stands alone.
+/// need to speak English? A: No, our staff speak Spanish and Tagalog too.") stands alone, and so
+/// does, however short, a concern denied or leave granted that goes on only to treat every
+/// applicant alike ("A: No. Every applicant is evaluated on the same criteria."). An answer
+/// after a reader's remark never stands alone.
 pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
     static REFUSES: OnceLock<Option<Regex>> = OnceLock::new();
     static CONDITIONAL: OnceLock<Option<Regex>> = OnceLock::new();
+    if has_a_remark(question) {
+        return false;
+    }
     let said = what_is_said(answer);
     // "Q: I'm pregnant, will that affect my application? A: No. Every applicant is evaluated on
     // the same criteria.": a concern lifted, then a rule for everyone, says what it says alone.
@@ -170,23 +184,31 @@ pub(super) fn answer_stands_alone(question: &str, answer: &str) -> bool {
 /// Yes."), asks something of the writer ("Could you give priority to ...?") or holds a negation
 /// ("Do you not allow ...?").
 fn only_grants_leave(question: &str, answer: &str) -> bool {
-    static PERMITS: OnceLock<Option<Regex>> = OnceLock::new();
+    permits().is_some_and(|permits| says_only(what_is_said(answer), permits)) && asks_permission(question)
+}
+
+/// Whether `question` asks permission for the reader ("Can I ...", "Are pets allowed?", "Do you
+/// accept ...?", "We're a same-sex couple, is that OK?") and nothing more: not whether something
+/// is required or true, nothing of the writer, no negation.
+fn asks_permission(question: &str) -> bool {
     static ASKS_PERMISSION: OnceLock<Option<Regex>> = OnceLock::new();
     static NEGATION: OnceLock<Option<Regex>> = OnceLock::new();
-    let permits = regex_once(&PERMITS, &format!(r"(?i)^({PERMITTING})\b"));
     let asks_permission = regex_once(
         &ASKS_PERMISSION,
-        r"(?i)^((can|could|may) (i|we|my|our)\b|(do|does|will|would) (you|the (owner|landlord|building|property|complex|park|hoa)) (allow|accept|permit|welcome|take|rent to)\b|(are|is) [^?]{1,60}\b(allowed|permitted|welcome|ok|okay|accepted)\?)",
+        r"(?i)^((can|could|may) (i|we|my|our)\b|(do|does|will|would) (you|the (owner|landlord|building|property|complex|park|hoa)) (allow|accept|permit|welcome|take|rent to)\b|(are|is) [^?]{1,60}\b(allowed|permitted|welcome|ok|okay|accepted)\?)|, (is|would) (that|this|it) (be )?(ok|okay|alright|all right|fine|allowed|acceptable)\?$",
     );
     let negation = regex_once(&NEGATION, r"(?i)\b(not|never|no)\b|n['’]t\b");
-    let (Some(permits), Some(asks_permission), Some(negation)) = (permits, asks_permission, negation) else {
+    let (Some(asks_permission), Some(negation)) = (asks_permission, negation) else {
         return false;
     };
     let asked = what_is_said(question);
-    says_only(what_is_said(answer), permits)
-        && asks_permission.is_match(asked)
-        && !negation.is_match(asked)
-        && !asks_a_requirement(asked)
+    asks_permission.is_match(asked) && !negation.is_match(asked) && !asks_a_requirement(asked)
+}
+
+/// Whether a reader's remark follows the question ("Q: Would you rent it to me? I'm a woman."):
+/// a question without one ends at its question mark.
+fn has_a_remark(question: &str) -> bool {
+    !question.trim_end().ends_with('?')
 }
 
 /// Whether `answer` only lifts the concern `question` raises about the reader ("Q: I use a
@@ -204,34 +226,40 @@ fn lifts_a_concern<'a>(question: &str, said: &'a str) -> Option<&'a str> {
     static DENIAL: OnceLock<Option<Regex>> = OnceLock::new();
     let concern = regex_once(
         &CONCERN,
-        r"(?i)\b(is|would|will|does|could|might) (that|this|it) (be )?(a |an |any )?(problem|issue|concern|dealbreaker|deal-breaker|obstacle)\b|\b(will|would|does|could|might|is) (that|this|it) (going to )?(affect|matter|hurt|count against|impact|disqualify)\b|\bany (problems?|issues?) with (that|this)\b|^(do|does|will|would|did) (you|u|ya|they|the (owner|landlord|landlady|manager|management|hoa|agent|seller)) (ever )?(ask|check|care|screen|discriminate|require|need)\b",
+        r"(?i)\b(is|would|will|does|could|might) (that|this|it) (going to )?(be )?(a |an |any )?(problem|issue|concern|dealbreaker|deal-breaker|obstacle)\b|\b(will|would|does|could|might|is) (that|this|it) (going to )?(affect|matter|hurt|count against|impact|disqualify)\b|\bany (problems?|issues?) with (that|this)\b|^(do|does|will|would|did) (you|u|ya|they|the (owner|landlord|landlady|manager|management|hoa|agent|seller)) (ever )?(ask|check|care|screen|discriminate|require|need)\b",
     )?;
     let denial = regex_once(
         &DENIAL,
-        r"(?i)^((no|nope|not at all|of course not|absolutely not|certainly not|not in the (least|slightest)|never|no problem|not a problem|no issue|none)\b[.,!;:\s]*)+",
+        r"(?i)^((no problem|not a problem|no issue|not at all|of course not|absolutely not|certainly not|not in the (least|slightest)|nope|none|never|no)\b[.,!;:\s]*)+",
     )?;
     let denied = denial.find(said)?;
     concern.is_match(what_is_said(question)).then_some(&said[denied.end()..])
 }
 
-/// Whether `said` grants the leave `question` asks and goes on only to welcome everyone alike
-/// ("Q: Can we apply as a same-sex couple? A: Absolutely, all qualified applicants are welcome.").
+/// Whether `said` permits what `question` asks leave for ([`asks_permission`]) and goes on only
+/// to treat everyone alike ("Q: Can we apply as a same-sex couple? A: Absolutely, all qualified
+/// applicants are welcome.").
 fn grants_leave_to_everyone(question: &str, said: &str) -> bool {
-    let Some(granted) = grants().and_then(|grants| grants.find(said)) else { return false };
-    asks_only_leave(question) && speaks_of_everyone(&said[granted.end()..])
+    let Some(granted) = permits().and_then(|permits| permits.find(said)) else { return false };
+    asks_permission(question) && speaks_of_everyone(&said[granted.end()..])
 }
 
-/// Whether `rest` speaks of every applicant alike, with no condition or exception ("Every
-/// applicant is evaluated on the same criteria", "all qualified applicants are welcome").
+/// Whether `rest` is one clause that treats every applicant alike, with no condition or exception
+/// ("Every applicant is evaluated on the same criteria", "all qualified applicants are
+/// welcome"); "we'd move you to building C with all the others" is not.
 fn speaks_of_everyone(rest: &str) -> bool {
     static EVERYONE: OnceLock<Option<Regex>> = OnceLock::new();
     static EXCEPTION: OnceLock<Option<Regex>> = OnceLock::new();
-    let everyone = regex_once(&EVERYONE, r"(?i)\b(every|everyone|everybody|all|any|anyone|anybody)\b");
+    let everyone = regex_once(
+        &EVERYONE,
+        r"(?i)^(every|each|all|any)( qualified| eligible| prospective)? (applicants?|applications?|renters?|tenants?|residents?|one|body|people|households?|families)\b[^,;:]*\b(welcome|welcomed|evaluated|treated|considered|screened|judged|reviewed|processed|held)\b[^,;:]*$",
+    );
     let exception = regex_once(
         &EXCEPTION,
         r"(?i)\b(but|only|unless|except|if|as long as|so long as|provided|though|although|however|just not|other than)\b",
     );
     let (Some(everyone), Some(exception)) = (everyone, exception) else { return false };
+    let rest = rest.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | '.' | '!' | ';' | ':'));
     everyone.is_match(rest) && !exception.is_match(rest)
 }
 
@@ -248,6 +276,12 @@ fn says_only(said: &str, words: &Regex) -> bool {
 /// An answer without its label ("A:", "Bot:").
 fn what_is_said(answer: &str) -> &str {
     answer.split_once([':', '.']).map_or(answer, |(_, said)| said).trim()
+}
+
+/// How an answer permits ([`PERMITTING`]).
+fn permits() -> Option<&'static Regex> {
+    static PERMITS: OnceLock<Option<Regex>> = OnceLock::new();
+    regex_once(&PERMITS, &format!(r"(?i)^({PERMITTING})\b"))
 }
 
 /// Assents that permit ("Sure", "Of course", "No problem").
@@ -353,6 +387,17 @@ mod tests {
         let couple = "Q: Can we apply as a same-sex couple?";
         assert!(answer_stands_alone(couple, "A: Absolutely, all qualified applicants are welcome."));
         assert!(!answer_stands_alone(couple, "A: Yes, if all of you sign."));
+        assert!(!answer_stands_alone(pregnant, "A: No, we would move you to building C with all the others."));
+        let refused = "Q: Is it true you won't rent to families with kids?";
+        assert!(!answer_stands_alone(refused, "A: Correct, any of them."));
+        assert!(!answer_stands_alone(refused, "A: Yes, all of them."));
+        assert!(only_lifts_a_concern("Q: I have a cat, is that a problem?", "A: No problem."));
+        // A remark is never passed over.
+        let remark = "Q: I have a service dog, is that a problem? Adults-only building btw.";
+        assert_eq!(
+            parts(&format!("{remark} A: Not at all."))[0].as_checked().as_deref(),
+            Some(&*format!("{remark} A: Not at all."))
+        );
     }
 
     #[test]
