@@ -879,6 +879,21 @@ macro_rules! ability {
     };
 }
 
+/// An assistance animal by its kind ("service dog", "emotional support animal", "guide dog").
+macro_rules! assistance_animal {
+    () => {
+        r"(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?)"
+    };
+}
+
+/// Papers or schooling the law does not ask of an assistance animal: a registry, a certificate,
+/// a trainer.
+macro_rules! animal_credentials {
+    () => {
+        r"(registered|certified|(listed )?(on|in) a (national |official |state )?(registry|register|database)|trained by)"
+    };
+}
+
 /// One or more words of a class joined by "or", "and", "/" or commas, then a word for people
 /// ("Black or Hispanic applicants"); `between` may stand before the people ("Spanish speaking").
 macro_rules! class_then_people {
@@ -1357,21 +1372,17 @@ pub(super) const DESCRIBED: &[Rule] = &[
         lawful_context: Lawful::in_sentence(&["never ask", "won't ask", "will not ask", "don't ask", "do not ask"]),
         ..audience(
             concat!(
-                r"(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?) (must|need to|needs to|has to|have to|are required to|is required to|should) be ",
-                r"(registered|certified|(listed )?(on|in) a (national |official |state )?(registry|register|database)|trained by)",
-                r"|proof (that )?(your|the|their) (service|assistance|support|emotional[- ]support|guide|therapy) (animals?|dogs?|cats?) (is|are|was|were) ",
-                r"(registered|certified|(listed )?(on|in) a (national |official |state )?(registry|register|database)|trained by)",
-                r"|(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?) (are |is )?(allowed|permitted|accepted|welcome) only (if|when|once) (they are |it is |they're |it's )?(registered|certified)",
+                assistance_animal!(),
+                r" (must|need to|needs to|has to|have to|are required to|is required to|should) be ",
+                animal_credentials!(),
+                r"|proof (that )?(your|the|their) ",
+                assistance_animal!(),
+                r" (is|are|was|were) ",
+                animal_credentials!(),
+                "|",
+                assistance_animal!(),
+                r" (are |is )?(allowed|permitted|accepted|welcome) only (if|when|once) (they are |it is |they're |it's )?(registered|certified)",
             ),
-            Disability,
-        )
-    },
-    // An assistance animal, or its request, charged at all ("Assistance animal requests are
-    // subject to a $300 processing fee").
-    Rule {
-        lawful_context: Lawful::in_sentence(ANIMAL_FEES_WAIVED),
-        ..audience(
-            r"(service|assistance|support|emotional[- ]support|guide|therapy|seeing[- ]eye) (animals?|dogs?|cats?)( requests?)? (are |is )?subject to (a |an )?(\$?[\d,]+ )?(processing |application |pet |animal |extra |additional )?(fees?|deposits?|charges?)",
             Disability,
         )
     },
@@ -2457,7 +2468,11 @@ pub(super) const DESCRIBED: &[Rule] = &[
             "no pet rent",
         ]),
         ..audience(
-            r"(esa|emotional[- ]support animal|assistance animal|service animal|support animal|service dog|guide dog)s? ((processing|application|registration|verification|administrative|admin|letter|review|screening) )?(fees?|charges?|deposits?)|(esa|assistance animal|service animal|support animal) (owners|holders|handlers) (pay|owe)|(fee|deposit|charge) (for|per) (each |every |an? )?(esa|assistance animal|service animal|support animal|emotional[- ]support animal)s?",
+            concat!(
+                assistance_animal!(),
+                r"( requests?)? (are |is )?subject to (a |an )?(\$?[\d,]+ )?(processing |application |pet |animal |extra |additional )?(fees?|deposits?|charges?)|",
+                r"(esa|emotional[- ]support animal|assistance animal|service animal|support animal|service dog|guide dog)s? ((processing|application|registration|verification|administrative|admin|letter|review|screening) )?(fees?|charges?|deposits?)|(esa|assistance animal|service animal|support animal) (owners|holders|handlers) (pay|owe)|(fee|deposit|charge) (for|per) (each |every |an? )?(esa|assistance animal|service animal|support animal|emotional[- ]support animal)s?",
+            ),
             Disability,
         )
     },

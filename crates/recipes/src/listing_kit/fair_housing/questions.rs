@@ -78,8 +78,9 @@ const LONGEST_REMARK: usize = 80;
 const REMARK_BODY: usize = LONGEST_REMARK - 2;
 
 /// `text` cut into its questions with their answers and the text around them. A question is
-/// one sentence that asks, with a short remark after it; its answer is the first sentence after the answer's label (and the
-/// one after that when the first only assents), and what follows it is read as it stands.
+/// one sentence that asks, with a short remark after it; its answer is the first sentence after
+/// the answer's label (and the one after that when the first only assents), and what follows it
+/// is read as it stands.
 /// Each part is trimmed; a text with no "Q: ...? A: ..." is one [`Part::Read`].
 pub(super) fn parts(text: &str) -> Vec<Part<'_>> {
     static ASKED: OnceLock<Option<Regex>> = OnceLock::new();
